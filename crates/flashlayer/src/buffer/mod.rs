@@ -1,0 +1,340 @@
+//! A real buffer pool: frames of bytes over any [`PageStore`], driven by any
+//! [`Policy`] — the same policy values the simulator runs.
+//!
+//! Protocol (fix-use-unfix, CASA §4.3): [`BufferPool::fix_read`] and
+//! [`BufferPool::fix_write`] pin a page and return a guard; dropping the
+//! guard unfixes it. A page is dirty if it was modified while fixed: a
+//! [`PageMut`] sets its update flag on the first mutable access, and the flag
+//! becomes the page's dirty state at unfix. The policy sees each request at
+//! unfix time with its real op (`W` if modified, else `R`), as CASA needs;
+//! a miss is announced and admitted at fix time (as a read) and, if the page
+//! is then modified, marked dirty at unfix.
+//!
+//! Guarantees:
+//! - pinned pages are never evicted; if every frame is pinned, a fix that
+//!   needs a frame fails with [`Error::AllPinned`] instead of waiting;
+//! - a dirty victim is written to the store before its frame is reused;
+//! - [`BufferPool::flush`] writes every dirty page whose guards were dropped
+//!   before the call, then flushes the store (`fsync` for a file store);
+//! - the pool is `Sync`: any number of threads may fix pages concurrently.
+//!
+//! Concurrency design: one mutex guards the metadata, the policy and the
+//! store (so page loads and write-backs are serialised); each frame's bytes
+//! sit behind their own reader-writer lock, held by guards. A frame is only
+//! reused when its pin count is 0, and a guard unpins only after releasing
+//! its frame lock, so taking a victim's frame lock under the mutex never
+//! waits and the two locks cannot deadlock.
+
+use crate::error::{Error, Result};
+use crate::policy::Policy;
+use crate::store::PageStore;
+use crate::types::{DenseId, Metrics, Op, PageId};
+use rustc_hash::FxHashMap;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug)]
+struct State<P, S> {
+    policy: P,
+    store: S,
+    ids: FxHashMap<PageId, DenseId>,
+    originals: Vec<PageId>,
+    frame_of: Vec<u32>,
+    page_in: Vec<u32>,
+    pins: Vec<u32>,
+    free: Vec<u32>,
+    m: Metrics,
+}
+
+impl<P: Policy, S: PageStore> State<P, S> {
+    fn dense(&mut self, page: PageId) -> Result<DenseId> {
+        if let Some(&d) = self.ids.get(&page) {
+            return Ok(d);
+        }
+        let d = DenseId::try_from(self.originals.len())
+            .ok()
+            .filter(|&d| d <= crate::types::MAX_DENSE)
+            .ok_or_else(|| Error::invalid("buffer pool: too many distinct pages"))?;
+        self.ids.insert(page, d);
+        self.originals.push(page);
+        self.frame_of.push(NIL);
+        Ok(d)
+    }
+}
+
+/// A buffer pool of `frames` pages of `page_size` bytes.
+#[derive(Debug)]
+pub struct BufferPool<P: Policy, S: PageStore> {
+    page_size: usize,
+    frames: Box<[RwLock<Box<[u8]>>]>,
+    state: Mutex<State<P, S>>,
+}
+
+impl<P: Policy, S: PageStore> BufferPool<P, S> {
+    /// A pool with one frame per page of `policy.capacity()`, each of the
+    /// store's page size. Fails for a capacity of 0 or a store without data.
+    pub fn new(policy: P, store: S) -> Result<Self> {
+        let n = policy.capacity();
+        if n == 0 {
+            return Err(Error::invalid("buffer size must be at least 1 page"));
+        }
+        let page_size = store.page_size();
+        if page_size == 0 {
+            return Err(Error::invalid("a buffer pool needs a store that keeps data (page size > 0)"));
+        }
+        if n >= NIL as usize {
+            return Err(Error::invalid("too many frames"));
+        }
+        let frames = (0..n).map(|_| RwLock::new(vec![0u8; page_size].into_boxed_slice())).collect();
+        Ok(BufferPool {
+            page_size,
+            frames,
+            state: Mutex::new(State {
+                policy,
+                store,
+                ids: FxHashMap::default(),
+                originals: Vec::new(),
+                frame_of: Vec::new(),
+                page_in: vec![NIL; n],
+                pins: vec![0; n],
+                free: (0..n as u32).rev().collect(),
+                m: Metrics::default(),
+            }),
+        })
+    }
+
+    /// Bytes per page.
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    /// Number of frames.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<P, S>> {
+        // A panic while holding the mutex leaves consistent metadata (no
+        // step of this module panics half-way), so poisoning is not fatal.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Pins `page` for reading.
+    pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
+        let (frame, dense, hit) = self.fix(page)?;
+        let guard = self.frames[frame as usize].read().unwrap_or_else(|e| e.into_inner());
+        Ok(PageRef {
+            pool: self,
+            frame,
+            dense,
+            hit,
+            guard: Some(guard),
+        })
+    }
+
+    /// Pins `page` for writing. The page becomes dirty only if the guard is
+    /// dereferenced mutably.
+    pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
+        let (frame, dense, hit) = self.fix(page)?;
+        let guard = self.frames[frame as usize].write().unwrap_or_else(|e| e.into_inner());
+        Ok(PageMut {
+            pool: self,
+            frame,
+            dense,
+            hit,
+            modified: false,
+            guard: Some(guard),
+        })
+    }
+
+    /// Pins the page, loading it on a miss. Returns (frame, dense id, hit).
+    fn fix(&self, page: PageId) -> Result<(u32, DenseId, bool)> {
+        let mut st = self.lock();
+        let st = &mut *st;
+        let d = st.dense(page)?;
+        let f = st.frame_of[d as usize];
+        if f != NIL {
+            st.pins[f as usize] += 1;
+            st.m.hits += 1;
+            return Ok((f, d, true));
+        }
+        let hit = st.policy.access(d, Op::Read);
+        debug_assert!(!hit, "policy holds page {page} that has no frame");
+        let f = match st.free.pop() {
+            Some(f) => f,
+            None => self.evict(st)?,
+        };
+        let mut data = self.frames[f as usize].write().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = st.store.read(page, &mut data) {
+            st.free.push(f);
+            return Err(e);
+        }
+        drop(data);
+        st.m.misses += 1;
+        st.m.physical_reads += 1;
+        st.frame_of[d as usize] = f;
+        st.page_in[f as usize] = d;
+        st.pins[f as usize] = 1;
+        let cost = st.store.cost_of(page);
+        st.policy.insert(d, Op::Read, cost);
+        Ok((f, d, false))
+    }
+
+    /// Evicts an unpinned page and returns its (now free) frame.
+    fn evict(&self, st: &mut State<P, S>) -> Result<u32> {
+        let State {
+            policy,
+            frame_of,
+            pins,
+            ..
+        } = st;
+        let v = policy
+            .evict(|p| pins[frame_of[p as usize] as usize] == 0)
+            .ok_or(Error::AllPinned(self.frames.len()))?;
+        let f = st.frame_of[v.page as usize];
+        if v.dirty {
+            let orig = st.originals[v.page as usize];
+            // Pin count 0: no guard holds this frame, so this never waits.
+            let data = self.frames[f as usize].read().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = st.store.write(orig, &data) {
+                // Keep the page, still dirty, so nothing is lost.
+                let cost = st.store.cost_of(orig);
+                st.policy.insert(v.page, Op::Write, cost);
+                return Err(e);
+            }
+            st.m.dirty_evictions += 1;
+            st.m.physical_writes += 1;
+        }
+        st.frame_of[v.page as usize] = NIL;
+        st.page_in[f as usize] = NIL;
+        Ok(f)
+    }
+
+    fn unfix(&self, frame: u32, dense: DenseId, hit: bool, modified: bool) {
+        let mut st = self.lock();
+        st.pins[frame as usize] -= 1;
+        st.m.requests += 1;
+        st.m.writes += u64::from(modified);
+        let op = if modified { Op::Write } else { Op::Read };
+        if hit {
+            st.policy.access(dense, op);
+        } else if modified {
+            st.policy.mark_dirty(dense);
+        }
+    }
+
+    /// Writes every dirty page not currently fixed for writing, then makes
+    /// the store durable. Pages modified by guards dropped before this call
+    /// are durable when it returns.
+    pub fn flush(&self) -> Result<()> {
+        let mut st = self.lock();
+        let st = &mut *st;
+        for f in 0..self.frames.len() {
+            let d = st.page_in[f];
+            if d == NIL || !st.policy.is_dirty(d) {
+                continue;
+            }
+            // A writer holding the frame will mark the page dirty again when
+            // it unfixes; its changes are not "before this call".
+            let Ok(data) = self.frames[f].try_read() else {
+                continue;
+            };
+            let orig = st.originals[d as usize];
+            st.store.write(orig, &data)?;
+            st.m.physical_writes += 1;
+            let cost = st.store.cost_of(orig);
+            st.policy.mark_clean(d, cost);
+        }
+        st.store.flush()
+    }
+
+    /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
+    /// modified; `dirty_at_end` is the number of dirty pages buffered now.
+    pub fn metrics(&self) -> Metrics {
+        let st = self.lock();
+        let mut m = st.m.clone();
+        m.reads = m.requests - m.writes;
+        m.dirty_at_end = st.policy.dirty_count() as u64;
+        let io = st.store.stats();
+        m.virtual_time = io.virtual_time;
+        m.erases = io.erases;
+        m
+    }
+
+    /// Whether `page` is in the buffer now.
+    pub fn is_resident(&self, page: PageId) -> bool {
+        let st = self.lock();
+        st.ids.get(&page).is_some_and(|&d| st.frame_of[d as usize] != NIL)
+    }
+
+    /// Runs `f` on the policy (for inspection).
+    pub fn with_policy<R>(&self, f: impl FnOnce(&P) -> R) -> R {
+        f(&self.lock().policy)
+    }
+
+    /// Flushes and returns the store.
+    pub fn close(self) -> Result<S> {
+        self.flush()?;
+        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(st.store)
+    }
+}
+
+/// A page pinned for reading; unpinned on drop.
+#[derive(Debug)]
+pub struct PageRef<'a, P: Policy, S: PageStore> {
+    pool: &'a BufferPool<P, S>,
+    frame: u32,
+    dense: DenseId,
+    hit: bool,
+    guard: Option<RwLockReadGuard<'a, Box<[u8]>>>,
+}
+
+impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.guard.as_ref().expect("guard lives until drop")
+    }
+}
+
+impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        self.pool.unfix(self.frame, self.dense, self.hit, false);
+    }
+}
+
+/// A page pinned for writing; unpinned on drop. Any mutable access marks it
+/// modified, which makes the page dirty at unfix.
+#[derive(Debug)]
+pub struct PageMut<'a, P: Policy, S: PageStore> {
+    pool: &'a BufferPool<P, S>,
+    frame: u32,
+    dense: DenseId,
+    hit: bool,
+    modified: bool,
+    guard: Option<RwLockWriteGuard<'a, Box<[u8]>>>,
+}
+
+impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.guard.as_ref().expect("guard lives until drop")
+    }
+}
+
+impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.modified = true;
+        self.guard.as_mut().expect("guard lives until drop")
+    }
+}
+
+impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        self.pool.unfix(self.frame, self.dense, self.hit, self.modified);
+    }
+}

@@ -1,0 +1,341 @@
+//! Device cost models (`DESIGN.md` §2, §4).
+//!
+//! A [`DeviceModel`] prices physical operations in virtual time: random and
+//! sequential reads and writes, and block erases for raw NAND. Virtual time is
+//! `T_v = Σ operations × their costs` (CASA Eq. 1). Units are those of the
+//! source: microseconds for measured devices, abstract cost units for ratios.
+//!
+//! Presets are named after the paper they come from; [`DeviceModel::parse`]
+//! also accepts `ratio:1:N` and explicit `read=1,write=64[,...]` specs.
+
+use crate::error::{Error, Result};
+
+/// Unit of a model's costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostUnit {
+    /// Microseconds measured on a real device.
+    Micros,
+    /// Dimensionless cost units (ratios, normalised costs).
+    Units,
+}
+
+impl CostUnit {
+    /// Short name for reports (`"us"` or `"units"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostUnit::Micros => "us",
+            CostUnit::Units => "units",
+        }
+    }
+}
+
+/// Costs of the physical operations of one device.
+///
+/// Defaults where a source gives no number: sequential read and write cost
+/// the same as random ones, and a device has no erase (`erase = None`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceModel {
+    /// Preset name or the spec the model was parsed from.
+    pub name: String,
+    /// Random page read.
+    pub read: f64,
+    /// Random page write.
+    pub write: f64,
+    /// Sequential page read (the next page after the previous read).
+    pub seq_read: f64,
+    /// Sequential page write (clustered write-back, next page after the previous one).
+    pub seq_write: f64,
+    /// Block erase, for raw NAND only.
+    pub erase: Option<f64>,
+    /// Unit of every cost above.
+    pub unit: CostUnit,
+}
+
+/// One row of [`PRESETS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// Name users type.
+    pub name: &'static str,
+    /// Random read cost.
+    pub read: f64,
+    /// Random write cost.
+    pub write: f64,
+    /// Sequential read cost.
+    pub seq_read: f64,
+    /// Sequential write cost.
+    pub seq_write: f64,
+    /// Erase cost, if any.
+    pub erase: Option<f64>,
+    /// Unit.
+    pub unit: CostUnit,
+    /// Where the numbers come from.
+    pub source: &'static str,
+}
+
+/// The presets of `DESIGN.md` §4, each citing its source.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "koltsidas08-flash",
+        read: 1.0,
+        write: 118.0,
+        seq_read: 1.0,
+        // §7 "Deferred page migrations": sequential flash writes are over
+        // 10x faster than random ones.
+        seq_write: 11.8,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "Koltsidas & Viglas 2008, Table 1 (normalised to a flash read); sequential write from §7",
+    },
+    Preset {
+        name: "koltsidas08-magnetic",
+        read: 23.0,
+        write: 12.0,
+        seq_read: 23.0,
+        seq_write: 12.0,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "Koltsidas & Viglas 2008, Table 1 (normalised to a flash read)",
+    },
+    Preset {
+        name: "pdl10-mlc-nand",
+        read: 110.0,
+        write: 1010.0,
+        seq_read: 110.0,
+        seq_write: 1010.0,
+        erase: Some(1500.0),
+        unit: CostUnit::Micros,
+        source: "Kim, Whang & Song 2010, Table 1 (2,048+64-byte pages, 64 pages per block)",
+    },
+    Preset {
+        name: "hypro-ssd",
+        read: 271.0,
+        write: 803.0,
+        seq_read: 271.0,
+        seq_write: 803.0,
+        erase: None,
+        unit: CostUnit::Micros,
+        source: "Lv et al. (HyPro), Table 4",
+    },
+    Preset {
+        name: "hypro-hdd",
+        read: 12700.0,
+        write: 13700.0,
+        seq_read: 12700.0,
+        seq_write: 13700.0,
+        erase: None,
+        unit: CostUnit::Micros,
+        source: "Lv et al. (HyPro), Table 4",
+    },
+    Preset {
+        name: "fdbuffer-hdd",
+        read: 1.0,
+        write: 1.1,
+        seq_read: 1.0,
+        seq_write: 1.1,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "On et al. 2010, §5.1: asymmetry factor R = 1.1 (7200 rpm SATA disk)",
+    },
+    Preset {
+        name: "fdbuffer-intel",
+        read: 1.0,
+        write: 5.8,
+        seq_read: 1.0,
+        seq_write: 5.8,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "On et al. 2010, §5.1: asymmetry factor R = 5.8 (Intel X25-M)",
+    },
+    Preset {
+        name: "fdbuffer-mtron",
+        read: 1.0,
+        write: 39.6,
+        seq_read: 1.0,
+        seq_write: 39.6,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "On et al. 2010, §5.1: asymmetry factor R = 39.6 (Mtron MSD-SATA3035)",
+    },
+    Preset {
+        name: "fdbuffer-sdcard",
+        read: 1.0,
+        write: 121.3,
+        seq_read: 1.0,
+        seq_write: 121.3,
+        erase: None,
+        unit: CostUnit::Units,
+        source: "On et al. 2010, §5.1: asymmetry factor R = 121.3 (Kingston SD4 card)",
+    },
+];
+
+const SPEC_HELP: &str = "expected a preset name, 'ratio:1:N' or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..]'";
+
+impl DeviceModel {
+    /// A symmetric model with read = write = 1 unit: miss counting.
+    pub fn unit() -> Self {
+        DeviceModel::ratio(1.0)
+    }
+
+    /// CASA's cost ratio `1:n`: read 1, write `n` (units).
+    pub fn ratio(n: f64) -> Self {
+        DeviceModel {
+            name: format!("ratio:1:{n}"),
+            read: 1.0,
+            write: n,
+            seq_read: 1.0,
+            seq_write: n,
+            erase: None,
+            unit: CostUnit::Units,
+        }
+    }
+
+    /// A named preset from [`PRESETS`].
+    pub fn preset(name: &str) -> Option<Self> {
+        PRESETS.iter().find(|p| p.name == name).map(|p| DeviceModel {
+            name: p.name.to_string(),
+            read: p.read,
+            write: p.write,
+            seq_read: p.seq_read,
+            seq_write: p.seq_write,
+            erase: p.erase,
+            unit: p.unit,
+        })
+    }
+
+    /// Parses a device spec: a preset name, `ratio:1:N` (or `ratio:R:W`), or
+    /// `read=R,write=W` with optional `seq_read`, `seq_write`, `erase` and
+    /// `unit=us|units` (default `units`). Omitted sequential costs equal the
+    /// random ones. Every cost must be a finite number > 0.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        if let Some(m) = Self::preset(spec) {
+            return Ok(m);
+        }
+        if let Some(rest) = spec.strip_prefix("ratio:") {
+            let parts: Vec<&str> = rest.split(':').collect();
+            let [r, w] = parts.as_slice() else {
+                return Err(Error::invalid(format!("device '{spec}': {SPEC_HELP}")));
+            };
+            let r = positive(spec, "read", r)?;
+            let w = positive(spec, "write", w)?;
+            let mut m = DeviceModel::ratio(w / r);
+            m.name = spec.to_string();
+            return Ok(m);
+        }
+        if spec.contains('=') {
+            let mut read = None;
+            let mut write = None;
+            let mut seq_read = None;
+            let mut seq_write = None;
+            let mut erase = None;
+            let mut unit = CostUnit::Units;
+            for kv in spec.split(',') {
+                let Some((k, v)) = kv.split_once('=') else {
+                    return Err(Error::invalid(format!("device '{spec}': '{kv}' is not key=value; {SPEC_HELP}")));
+                };
+                let k = k.trim();
+                match k {
+                    "read" => read = Some(positive(spec, k, v)?),
+                    "write" => write = Some(positive(spec, k, v)?),
+                    "seq_read" => seq_read = Some(positive(spec, k, v)?),
+                    "seq_write" => seq_write = Some(positive(spec, k, v)?),
+                    "erase" => erase = Some(positive(spec, k, v)?),
+                    "unit" => {
+                        unit = match v.trim() {
+                            "us" => CostUnit::Micros,
+                            "units" => CostUnit::Units,
+                            other => {
+                                return Err(Error::invalid(format!(
+                                    "device '{spec}': unit must be 'us' or 'units', found '{other}'"
+                                )))
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(Error::invalid(format!(
+                            "device '{spec}': unknown key '{other}' (keys: read, write, seq_read, seq_write, erase, unit)"
+                        )))
+                    }
+                }
+            }
+            let (Some(read), Some(write)) = (read, write) else {
+                return Err(Error::invalid(format!("device '{spec}': both read= and write= are required")));
+            };
+            return Ok(DeviceModel {
+                name: spec.to_string(),
+                read,
+                write,
+                seq_read: seq_read.unwrap_or(read),
+                seq_write: seq_write.unwrap_or(write),
+                erase,
+                unit,
+            });
+        }
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        Err(Error::invalid(format!(
+            "unknown device '{spec}': {SPEC_HELP}; presets: {}",
+            names.join(", ")
+        )))
+    }
+
+    /// Write cost over read cost (the asymmetry factor R of FD-Buffer, the
+    /// cost ratio of CASA).
+    pub fn asymmetry(&self) -> f64 {
+        self.write / self.read
+    }
+}
+
+fn positive(spec: &str, key: &str, v: &str) -> Result<f64> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(Error::invalid(format!(
+            "device '{spec}': {key} must be a number > 0, found '{}'",
+            v.trim()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_by_name() {
+        for p in PRESETS {
+            let m = DeviceModel::parse(p.name).unwrap();
+            assert_eq!(m.read, p.read);
+            assert_eq!(m.write, p.write);
+        }
+    }
+
+    #[test]
+    fn ratio_and_key_value_specs_parse() {
+        let m = DeviceModel::parse("ratio:1:64").unwrap();
+        assert_eq!((m.read, m.write, m.seq_write), (1.0, 64.0, 64.0));
+        let m = DeviceModel::parse("read=2,write=8,seq_write=1,unit=us").unwrap();
+        assert_eq!((m.read, m.write, m.seq_read, m.seq_write), (2.0, 8.0, 2.0, 1.0));
+        assert_eq!(m.unit, CostUnit::Micros);
+        assert_eq!(m.asymmetry(), 4.0);
+    }
+
+    #[test]
+    fn bad_specs_are_errors_that_name_the_problem() {
+        for (spec, needle) in [
+            ("nvme", "presets:"),
+            ("ratio:1", "ratio:1:N"),
+            ("ratio:1:-3", "must be a number > 0"),
+            ("read=1", "both read= and write="),
+            ("read=1,write=2,speed=3", "unknown key 'speed'"),
+            ("read=1,write=x", "found 'x'"),
+        ] {
+            let e = DeviceModel::parse(spec).unwrap_err().to_string();
+            assert!(e.contains(needle), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn koltsidas_flash_sequential_write_is_ten_times_cheaper() {
+        let m = DeviceModel::preset("koltsidas08-flash").unwrap();
+        assert!((m.write / m.seq_write - 10.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,63 @@
+//! The crate's error type. Every user mistake (bad trace line, unknown policy,
+//! impossible size) is an [`Error`] with enough context to fix it; the engine
+//! never panics on input.
+
+use std::path::PathBuf;
+
+/// Result alias for the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in flashlayer.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A trace file is malformed: `file:line: what was expected`.
+    #[error("{path}:{line}: {msg}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line for text formats, 1-based record number for binary ones.
+        line: u64,
+        /// What was expected and what was found.
+        msg: String,
+    },
+    /// A binary file is damaged or cut short.
+    #[error("{path}: {msg}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// An operating-system error, with the file it concerns.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An argument is outside what the operation can do.
+    #[error("{0}")]
+    Invalid(String),
+    /// Every frame of a buffer pool is pinned; nothing can be evicted.
+    #[error("all {0} buffer frames are pinned; no page can be evicted")]
+    AllPinned(usize),
+    /// A store-level I/O failure without a path (memory or emulated devices).
+    #[error("store: {0}")]
+    Store(String),
+}
+
+impl Error {
+    /// Wraps an `io::Error` with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An [`Error::Invalid`] from anything printable.
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::Invalid(msg.into())
+    }
+}

@@ -1,0 +1,36 @@
+//! # flashlayer
+//!
+//! I/O-asymmetry-aware storage management for databases: buffer replacement
+//! that knows a flash write costs more than a read, page stores that price
+//! every physical I/O with a [`device::DeviceModel`], a real
+//! [`buffer::BufferPool`] with pin/unpin, and a trace-driven simulator
+//! ([`sim`]) that drives the very same [`policy::Policy`] values.
+//!
+//! The layering follows `DESIGN.md` §1: trace readers and workload generators
+//! produce requests, a policy decides hits and victims, a store pays for misses
+//! and write-backs, and [`types::Metrics`] come out. Lower layers never call up.
+//!
+//! ```
+//! use flashlayer::{policy::Lru, sim::Simulator, store::CostStore, device::DeviceModel, types::Op};
+//!
+//! let device = DeviceModel::parse("ratio:1:64").unwrap();
+//! let mut sim = Simulator::new(Lru::new(2), CostStore::new(device));
+//! for (page, op) in [(0, Op::Read), (1, Op::Write), (0, Op::Read), (2, Op::Read), (1, Op::Read)] {
+//!     sim.request(page, op).unwrap();
+//! }
+//! let m = sim.finish();
+//! assert_eq!((m.hits, m.misses, m.dirty_evictions), (1, 4, 1));
+//! ```
+
+pub mod buffer;
+pub mod device;
+pub mod error;
+pub mod policy;
+pub mod sim;
+pub mod store;
+pub mod trace;
+pub mod types;
+pub mod workload;
+
+pub use error::{Error, Result};
+pub use types::{DenseId, Metrics, Op, PageId, Request};

@@ -1,0 +1,184 @@
+//! ARC (Megiddo & Modha, FAST 2003): two resident lists, `T1` (seen once
+//! recently) and `T2` (seen at least twice), two ghost lists `B1`, `B2` of
+//! equal total size, and a target `p` for `|T1|` adapted on ghost hits.
+//!
+//! Mapping onto the [`Policy`] protocol: `access` on a miss performs the
+//! adaptation of `p` (cases II and III of the paper's Fig. 4) and remembers
+//! the incoming page; `evict` performs `REPLACE(x, p)` (or, in case IV-A with
+//! `B1` empty, discards the LRU page of `T1` without a ghost); `insert` does
+//! the ghost-directory trimming of case IV and admits the page. The result is
+//! request-for-request the paper's algorithm (tested against a reference).
+//! `p` is real-valued as in the paper. Pinned pages are skipped; when the
+//! list `REPLACE` chooses has no evictable page the other one is used.
+
+use super::list::{Lists, NIL};
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const T1: u8 = 1;
+const T2: u8 = 2;
+const B1: u8 = 3;
+const B2: u8 = 4;
+
+/// Adaptive Replacement Cache.
+#[derive(Clone, Debug)]
+pub struct Arc {
+    cap: usize,
+    p: f64,
+    l: Lists<4>,
+    incoming: u32,
+}
+
+impl Arc {
+    /// An ARC buffer of `capacity` pages, `p = 0`.
+    pub fn new(capacity: usize) -> Self {
+        Arc {
+            cap: capacity,
+            p: 0.0,
+            l: Lists::new(),
+            incoming: NIL,
+        }
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self
+    }
+
+    /// The current target size of `T1`.
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    #[inline]
+    fn resident(&self, page: DenseId) -> bool {
+        matches!(self.l.list_of(page), T1 | T2)
+    }
+
+    fn take(
+        &mut self,
+        list: u8,
+        ghost: Option<u8>,
+        evictable: &mut impl FnMut(DenseId) -> bool,
+    ) -> Option<Victim> {
+        let page = self.l.find_from_back(list, &mut *evictable)?;
+        let dirty = self.l.remove(page);
+        if let Some(g) = ghost {
+            self.l.push_front(g, page);
+        }
+        Some(Victim { page, dirty })
+    }
+}
+
+impl Policy for Arc {
+    fn name(&self) -> String {
+        "ARC".into()
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+    fn len(&self) -> usize {
+        self.l.len(T1) + self.l.len(T2)
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.resident(page)
+    }
+    fn is_dirty(&self, page: DenseId) -> bool {
+        self.l.is_dirty(page)
+    }
+    fn dirty_count(&self) -> usize {
+        self.l.dirty_count()
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        let (b1, b2) = (self.l.len(B1) as f64, self.l.len(B2) as f64);
+        match self.l.list_of(page) {
+            T1 | T2 => {
+                self.l.move_front(T2, page);
+                if op.is_write() {
+                    self.l.set_dirty(page, true);
+                }
+                return true;
+            }
+            B1 => {
+                let delta = if b1 >= b2 { 1.0 } else { b2 / b1 };
+                self.p = (self.p + delta).min(self.cap as f64);
+            }
+            B2 => {
+                let delta = if b2 >= b1 { 1.0 } else { b1 / b2 };
+                self.p = (self.p - delta).max(0.0);
+            }
+            _ => {}
+        }
+        self.incoming = page;
+        false
+    }
+
+    #[inline]
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        match self.l.list_of(page) {
+            B1 | B2 => {
+                self.l.unlink(page);
+                self.l.push_front(T2, page);
+            }
+            _ => {
+                let (t1, t2) = (self.l.len(T1), self.l.len(T2));
+                let (b1, b2) = (self.l.len(B1), self.l.len(B2));
+                if t1 + b1 >= self.cap {
+                    if let Some(old) = self.l.back(B1) {
+                        self.l.unlink(old);
+                    }
+                } else if t1 + t2 + b1 + b2 >= 2 * self.cap {
+                    if let Some(old) = self.l.back(B2) {
+                        self.l.unlink(old);
+                    }
+                }
+                self.l.push_front(T1, page);
+            }
+        }
+        self.incoming = NIL;
+        self.l.set_dirty(page, op.is_write());
+    }
+
+    #[inline]
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        let x = self.incoming;
+        let x_list = if x == NIL { 0 } else { self.l.list_of(x) };
+        let t1 = self.l.len(T1);
+        if x_list != B1 && x_list != B2 && t1 + self.l.len(B1) >= self.cap && t1 >= self.cap {
+            // Case IV-A, |T1| = c: the LRU page of T1 leaves without a ghost.
+            if let Some(v) = self.take(T1, None, &mut evictable) {
+                return Some(v);
+            }
+            return self.take(T2, Some(B2), &mut evictable);
+        }
+        let t1f = t1 as f64;
+        let from_t1 = t1 >= 1 && ((x_list == B2 && t1f == self.p) || t1f > self.p);
+        let (first, second) = if from_t1 {
+            ((T1, B1), (T2, B2))
+        } else {
+            ((T2, B2), (T1, B1))
+        };
+        match self.take(first.0, Some(first.1), &mut evictable) {
+            Some(v) => Some(v),
+            None => self.take(second.0, Some(second.1), &mut evictable),
+        }
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        if self.resident(page) {
+            self.l.set_dirty(page, true);
+        }
+    }
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        if self.resident(page) {
+            self.l.set_dirty(page, false);
+        }
+    }
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        self.resident(page).then(|| self.l.remove(page))
+    }
+}

@@ -1,0 +1,5 @@
+//! FIFO: evict the page that entered the buffer first; hits change nothing.
+//! It is the non-promoting form of the list in `lru.rs`.
+
+/// First-in, first-out replacement.
+pub type Fifo = super::lru::Queue<false>;

@@ -1,0 +1,207 @@
+//! Index-based intrusive doubly-linked lists over dense page ids.
+//!
+//! Every page is in at most one of `K` lists; a node holds its neighbours and
+//! a tag (which list, and the dirty bit). All operations are O(1) and touch
+//! one 12-byte node per page, which keeps the LRU family allocation-free and
+//! cache-friendly.
+
+use crate::types::DenseId;
+
+pub(crate) const NIL: u32 = u32::MAX;
+const DIRTY: u8 = 0x80;
+const LIST_MASK: u8 = 0x7f;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    prev: u32,
+    next: u32,
+    tag: u8,
+}
+
+const EMPTY: Node = Node {
+    prev: NIL,
+    next: NIL,
+    tag: 0,
+};
+
+/// `K` lists numbered `1..=K`; list 0 means "in no list".
+#[derive(Clone, Debug)]
+pub(crate) struct Lists<const K: usize> {
+    nodes: Vec<Node>,
+    head: [u32; K],
+    tail: [u32; K],
+    len: [usize; K],
+    dirty: usize,
+}
+
+impl<const K: usize> Lists<K> {
+    pub(crate) fn new() -> Self {
+        Lists {
+            nodes: Vec::new(),
+            head: [NIL; K],
+            tail: [NIL; K],
+            len: [0; K],
+            dirty: 0,
+        }
+    }
+
+    /// Which list `page` is in (0 for none).
+    #[inline]
+    pub(crate) fn list_of(&self, page: DenseId) -> u8 {
+        match self.nodes.get(page as usize) {
+            Some(n) => n.tag & LIST_MASK,
+            None => 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_dirty(&self, page: DenseId) -> bool {
+        self.nodes
+            .get(page as usize)
+            .is_some_and(|n| n.tag & DIRTY != 0)
+    }
+
+    #[inline]
+    pub(crate) fn set_dirty(&mut self, page: DenseId, dirty: bool) {
+        let n = &mut self.nodes[page as usize];
+        let was = n.tag & DIRTY != 0;
+        if was != dirty {
+            n.tag ^= DIRTY;
+            if dirty {
+                self.dirty += 1;
+            } else {
+                self.dirty -= 1;
+            }
+        }
+    }
+
+    pub(crate) fn dirty_count(&self) -> usize {
+        self.dirty
+    }
+
+    #[inline]
+    pub(crate) fn len(&self, list: u8) -> usize {
+        self.len[usize::from(list) - 1]
+    }
+
+    #[inline]
+    pub(crate) fn back(&self, list: u8) -> Option<DenseId> {
+        let t = self.tail[usize::from(list) - 1];
+        (t != NIL).then_some(t)
+    }
+
+    /// Makes room for ids up to `page`.
+    #[inline]
+    fn ensure(&mut self, page: DenseId) {
+        let need = page as usize + 1;
+        if need > self.nodes.len() {
+            self.grow(need);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        let new_len = need.max(self.nodes.len() * 2).max(64);
+        self.nodes.resize(new_len, EMPTY);
+    }
+
+    /// Pre-sizes for `n` pages so that the hot path never grows.
+    pub(crate) fn reserve_pages(&mut self, n: usize) {
+        if n > self.nodes.len() {
+            self.nodes.resize(n, EMPTY);
+        }
+    }
+
+    /// Puts a page that is in no list at the head (MRU end) of `list`.
+    #[inline]
+    pub(crate) fn push_front(&mut self, list: u8, page: DenseId) {
+        self.ensure(page);
+        let l = usize::from(list) - 1;
+        let old = self.head[l];
+        {
+            let n = &mut self.nodes[page as usize];
+            debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
+            n.prev = NIL;
+            n.next = old;
+            n.tag = (n.tag & DIRTY) | list;
+        }
+        if old == NIL {
+            self.tail[l] = page;
+        } else {
+            self.nodes[old as usize].prev = page;
+        }
+        self.head[l] = page;
+        self.len[l] += 1;
+    }
+
+    /// Unlinks `page` from its list, keeping its dirty bit.
+    #[inline]
+    pub(crate) fn unlink(&mut self, page: DenseId) {
+        let Node { prev, next, tag } = self.nodes[page as usize];
+        let l = usize::from(tag & LIST_MASK) - 1;
+        if prev == NIL {
+            self.head[l] = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.tail[l] = prev;
+        } else {
+            self.nodes[next as usize].prev = prev;
+        }
+        self.len[l] -= 1;
+        let n = &mut self.nodes[page as usize];
+        n.tag &= DIRTY;
+        n.prev = NIL;
+        n.next = NIL;
+    }
+
+    /// Moves a listed page to the head of `list` (possibly the same list).
+    #[inline]
+    pub(crate) fn move_front(&mut self, list: u8, page: DenseId) {
+        if self.head[usize::from(list) - 1] == page {
+            return;
+        }
+        self.unlink(page);
+        self.push_front(list, page);
+    }
+
+    /// Unlinks `page` and clears its dirty bit: it leaves the buffer.
+    #[inline]
+    pub(crate) fn remove(&mut self, page: DenseId) -> bool {
+        let dirty = self.is_dirty(page);
+        self.unlink(page);
+        self.set_dirty(page, false);
+        dirty
+    }
+
+    /// Walks `list` from its tail (LRU end) towards its head and returns the
+    /// first page `ok` accepts.
+    #[inline]
+    pub(crate) fn find_from_back(
+        &self,
+        list: u8,
+        mut ok: impl FnMut(DenseId) -> bool,
+    ) -> Option<DenseId> {
+        let mut cur = self.tail[usize::from(list) - 1];
+        while cur != NIL {
+            if ok(cur) {
+                return Some(cur);
+            }
+            cur = self.nodes[cur as usize].prev;
+        }
+        None
+    }
+
+    /// Iterates `list` from head (MRU) to tail (LRU); for tests and snapshots.
+    pub(crate) fn iter(&self, list: u8) -> impl Iterator<Item = DenseId> + '_ {
+        let mut cur = self.head[usize::from(list) - 1];
+        std::iter::from_fn(move || {
+            (cur != NIL).then(|| {
+                let p = cur;
+                cur = self.nodes[p as usize].next;
+                p
+            })
+        })
+    }
+}

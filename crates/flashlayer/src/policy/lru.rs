@@ -1,0 +1,106 @@
+//! LRU: evict the least recently used page. The baseline every flash-aware
+//! paper compares against (CASA §5, FD-Buffer §5, Koltsidas §6).
+//!
+//! LRU and FIFO are one list that differs only in whether a hit moves the
+//! page to the head, so both are [`Queue`]; FIFO lives in `fifo.rs`.
+
+use super::list::Lists;
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const L: u8 = 1;
+
+/// A single recency (`PROMOTE = true`, LRU) or arrival (`PROMOTE = false`,
+/// FIFO) list; the victim is its tail.
+#[derive(Clone, Debug)]
+pub struct Queue<const PROMOTE: bool> {
+    cap: usize,
+    l: Lists<1>,
+}
+
+/// Least-recently-used replacement.
+pub type Lru = Queue<true>;
+
+impl<const PROMOTE: bool> Queue<PROMOTE> {
+    /// A buffer of `capacity` pages.
+    pub fn new(capacity: usize) -> Self {
+        Queue {
+            cap: capacity,
+            l: Lists::new(),
+        }
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self
+    }
+
+    /// Resident pages from head (most recent) to tail (next victim).
+    pub fn order(&self) -> Vec<DenseId> {
+        self.l.iter(L).collect()
+    }
+}
+
+impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
+    fn name(&self) -> String {
+        if PROMOTE { "LRU" } else { "FIFO" }.into()
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+    fn len(&self) -> usize {
+        self.l.len(L)
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.l.list_of(page) == L
+    }
+    fn is_dirty(&self, page: DenseId) -> bool {
+        self.l.is_dirty(page)
+    }
+    fn dirty_count(&self) -> usize {
+        self.l.dirty_count()
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        if self.l.list_of(page) != L {
+            return false;
+        }
+        if PROMOTE {
+            self.l.move_front(L, page);
+        }
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        true
+    }
+
+    #[inline]
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.l.push_front(L, page);
+        self.l.set_dirty(page, op.is_write());
+    }
+
+    #[inline]
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
+        let page = self.l.find_from_back(L, evictable)?;
+        let dirty = self.l.remove(page);
+        Some(Victim { page, dirty })
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        if self.contains(page) {
+            self.l.set_dirty(page, true);
+        }
+    }
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        if self.contains(page) {
+            self.l.set_dirty(page, false);
+        }
+    }
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        self.contains(page).then(|| self.l.remove(page))
+    }
+}

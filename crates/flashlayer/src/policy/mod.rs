@@ -1,0 +1,118 @@
+//! Buffer replacement policies and the [`Policy`] contract (`DESIGN.md` §2).
+//!
+//! One policy value serves every caller: the trace simulator
+//! ([`crate::sim::Simulator`]), the real [`crate::buffer::BufferPool`], and
+//! (in later layers) the DRAM and flash tiers. Policies work on dense page ids
+//! ([`DenseId`]) and keep their per-page state in plain vectors indexed by
+//! them, so the per-request path neither hashes nor allocates. Vectors grow on
+//! the first [`Policy::insert`] of a larger id, so a pool whose universe of
+//! pages grows over time works too.
+//!
+//! The protocol a caller follows for one request `(page, op)`:
+//!
+//! 1. `access(page, op)`: if the page is resident the policy records the hit
+//!    (a write dirties it) and returns `true`. Otherwise it returns `false`;
+//!    a miss is always announced this way before the page is admitted, so
+//!    policies with ghost lists (2Q, ARC) can look the page up once.
+//! 2. On a miss with `len() == capacity()`, `evict(evictable)` chooses and
+//!    removes a victim among resident pages for which `evictable` says yes
+//!    (the buffer pool passes "not pinned"); the caller writes it back if the
+//!    returned [`Victim`] is dirty. `cluster` may add more dirty pages to write
+//!    in the same batch (write clustering); the caller then calls
+//!    `mark_clean` for each of them.
+//! 3. `insert(page, op, cost)` admits the page.
+//!
+//! Dirty state lives in the policy, so clean-first policies (CFLRU, CASA,
+//! FD-Buffer) and the caller agree on it. `mark_dirty` records a modification
+//! that came without a new access (the buffer pool's update flag, CASA §4.3).
+
+mod arc;
+mod belady;
+mod clock;
+mod fifo;
+mod list;
+mod lru;
+mod spec;
+mod twoq;
+
+pub use arc::Arc;
+pub use belady::Belady;
+pub use clock::Clock;
+pub use fifo::Fifo;
+pub use lru::Lru;
+pub use spec::{PolicyKind, PolicySpec};
+pub use twoq::TwoQ;
+
+use crate::types::{DenseId, IoKind, Op, PageCost};
+
+/// A page chosen for eviction, already removed from the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Victim {
+    /// The evicted page.
+    pub page: DenseId,
+    /// Whether it must be written back before its frame is reused.
+    pub dirty: bool,
+}
+
+/// A buffer replacement policy over dense page ids. See the module docs for
+/// the calling protocol.
+pub trait Policy {
+    /// Display name, with parameters (`"CFLRU(0.5)"`).
+    fn name(&self) -> String;
+
+    /// Number of pages the buffer holds.
+    fn capacity(&self) -> usize;
+
+    /// Number of resident pages.
+    fn len(&self) -> usize;
+
+    /// `true` when no page is resident.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `page` is resident.
+    fn contains(&self, page: DenseId) -> bool;
+
+    /// Whether `page` is resident and dirty.
+    fn is_dirty(&self, page: DenseId) -> bool;
+
+    /// Number of resident dirty pages.
+    fn dirty_count(&self) -> usize;
+
+    /// Records a request. Returns `true` on a hit; on a miss returns `false`
+    /// and leaves the resident set unchanged.
+    fn access(&mut self, page: DenseId, op: Op) -> bool;
+
+    /// Admits `page` after a miss. Requires `len() < capacity()` and that the
+    /// page is not resident. `cost` prices I/O on the page's current device.
+    fn insert(&mut self, page: DenseId, op: Op, cost: PageCost);
+
+    /// Chooses a victim among resident pages for which `evictable(page)` is
+    /// true, removes it and returns it; `None` if there is none.
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim>;
+
+    /// Records that a resident page was modified without a new access.
+    fn mark_dirty(&mut self, page: DenseId);
+
+    /// Records that a resident dirty page was written back and stays resident
+    /// (write clustering, checkpoints); `cost` prices its device from now on.
+    fn mark_clean(&mut self, page: DenseId, cost: PageCost);
+
+    /// Drops a resident page without eviction; returns its dirty flag, or
+    /// `None` if it was not resident.
+    fn remove(&mut self, page: DenseId) -> Option<bool>;
+
+    /// Write clustering: after `victim` was chosen dirty, pushes more resident
+    /// dirty pages that should be written back in the same batch. The default
+    /// clusters nothing.
+    fn cluster(&mut self, victim: DenseId, out: &mut Vec<DenseId>) {
+        let _ = (victim, out);
+    }
+
+    /// Observes the cost of a physical I/O (measured latency or virtual cost),
+    /// for policies that learn the device's asymmetry. Default: ignored.
+    fn observe_io(&mut self, kind: IoKind, cost: f64) {
+        let _ = (kind, cost);
+    }
+}

@@ -1,0 +1,139 @@
+//! 2Q (Johnson & Shasha, VLDB 1994), the full version: a FIFO `A1in` for
+//! pages seen once, a ghost FIFO `A1out` remembering pages recently evicted
+//! from `A1in`, and an LRU `Am` for pages re-referenced after leaving `A1in`.
+//!
+//! Defaults follow the 2Q paper's recommendation: `Kin` = 25% and `Kout` = 50%
+//! of the buffer (at least one page each). When the preferred queue has no
+//! evictable (unpinned) page, the victim comes from the other one.
+
+use super::list::Lists;
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const A1IN: u8 = 1;
+const AM: u8 = 2;
+const A1OUT: u8 = 3;
+
+/// 2Q replacement.
+#[derive(Clone, Debug)]
+pub struct TwoQ {
+    cap: usize,
+    kin: usize,
+    kout: usize,
+    l: Lists<3>,
+}
+
+impl TwoQ {
+    /// 2Q with the default `Kin = 0.25` and `Kout = 0.5` of `capacity`.
+    pub fn new(capacity: usize) -> Self {
+        Self::with_params(capacity, 0.25, 0.5)
+    }
+
+    /// 2Q with `Kin = kin × capacity` and `Kout = kout × capacity`, each
+    /// rounded down and at least 1.
+    pub fn with_params(capacity: usize, kin: f64, kout: f64) -> Self {
+        TwoQ {
+            cap: capacity,
+            kin: ((capacity as f64 * kin) as usize).max(1),
+            kout: ((capacity as f64 * kout) as usize).max(1),
+            l: Lists::new(),
+        }
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self
+    }
+
+    #[inline]
+    fn resident(&self, page: DenseId) -> bool {
+        matches!(self.l.list_of(page), A1IN | AM)
+    }
+
+    fn take(&mut self, list: u8, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
+        let page = self.l.find_from_back(list, &mut *evictable)?;
+        let dirty = self.l.remove(page);
+        if list == A1IN {
+            self.l.push_front(A1OUT, page);
+            if self.l.len(A1OUT) > self.kout {
+                let old = self.l.back(A1OUT).expect("A1out is not empty");
+                self.l.unlink(old);
+            }
+        }
+        Some(Victim { page, dirty })
+    }
+}
+
+impl Policy for TwoQ {
+    fn name(&self) -> String {
+        "2Q".into()
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+    fn len(&self) -> usize {
+        self.l.len(A1IN) + self.l.len(AM)
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.resident(page)
+    }
+    fn is_dirty(&self, page: DenseId) -> bool {
+        self.l.is_dirty(page)
+    }
+    fn dirty_count(&self) -> usize {
+        self.l.dirty_count()
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        match self.l.list_of(page) {
+            AM => self.l.move_front(AM, page),
+            A1IN => {}
+            _ => return false,
+        }
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        true
+    }
+
+    #[inline]
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        if self.l.list_of(page) == A1OUT {
+            self.l.unlink(page);
+            self.l.push_front(AM, page);
+        } else {
+            self.l.push_front(A1IN, page);
+        }
+        self.l.set_dirty(page, op.is_write());
+    }
+
+    #[inline]
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        let (first, second) = if self.l.len(A1IN) > self.kin || self.l.len(AM) == 0 {
+            (A1IN, AM)
+        } else {
+            (AM, A1IN)
+        };
+        match self.take(first, &mut evictable) {
+            Some(v) => Some(v),
+            None => self.take(second, &mut evictable),
+        }
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        if self.resident(page) {
+            self.l.set_dirty(page, true);
+        }
+    }
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        if self.resident(page) {
+            self.l.set_dirty(page, false);
+        }
+    }
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        self.resident(page).then(|| self.l.remove(page))
+    }
+}

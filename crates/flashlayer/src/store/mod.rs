@@ -1,0 +1,151 @@
+//! Page stores (`DESIGN.md` §2): where misses are read from and dirty pages
+//! written to. Every store prices its physical I/O with a
+//! [`DeviceModel`] through a [`Meter`]; some also keep the bytes.
+//!
+//! - [`CostStore`] keeps no data: the simulator's store.
+//! - [`MemStore`] keeps pages in memory: tests and small pools.
+//! - [`FileStore`] keeps pages in a real file with `pread`/`pwrite`, optional
+//!   `O_DIRECT`, and `fsync` on [`PageStore::flush`].
+//!
+//! Later layers add the hybrid flash+HDD store, the SSD cache tier and the
+//! NAND flash stores behind the same trait.
+
+mod cost;
+mod file;
+mod mem;
+
+pub use cost::CostStore;
+pub use file::{FileStore, FileStoreBuilder};
+pub use mem::MemStore;
+
+use crate::device::DeviceModel;
+use crate::error::Result;
+use crate::types::{PageCost, PageId};
+
+/// Physical I/O a store performed, and its price.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IoStats {
+    /// Page reads (random and sequential).
+    pub reads: u64,
+    /// Page writes (random and sequential).
+    pub writes: u64,
+    /// Of `reads`, those priced as sequential.
+    pub seq_reads: u64,
+    /// Of `writes`, those priced as sequential.
+    pub seq_writes: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Σ operations × their costs, in the device model's unit.
+    pub virtual_time: f64,
+}
+
+/// A device that holds pages.
+pub trait PageStore {
+    /// Bytes per page, or 0 if the store keeps no data (it then accepts
+    /// buffers of any length and leaves read buffers untouched).
+    fn page_size(&self) -> usize;
+
+    /// Reads `page` into `buf`. A page never written reads as zeros.
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()>;
+
+    /// Writes `buf` as the new contents of `page`. Durable only after
+    /// [`PageStore::flush`].
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()>;
+
+    /// Writes a batch together (write clustering). A page whose id follows
+    /// the previous page of the batch is priced as a sequential write.
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()>;
+
+    /// Makes every write so far durable.
+    fn flush(&mut self) -> Result<()>;
+
+    /// What reading and writing `page` costs on the device it lives on.
+    fn cost_of(&self, page: PageId) -> PageCost;
+
+    /// I/O performed so far.
+    fn stats(&self) -> IoStats;
+}
+
+/// Prices physical operations with a [`DeviceModel`] and counts them; the
+/// accounting every store shares.
+#[derive(Clone, Debug)]
+pub struct Meter {
+    device: DeviceModel,
+    stats: IoStats,
+}
+
+impl Meter {
+    /// A meter for `device` with zero counts.
+    pub fn new(device: DeviceModel) -> Self {
+        Meter {
+            device,
+            stats: IoStats::default(),
+        }
+    }
+
+    /// The device model.
+    pub fn device(&self) -> &DeviceModel {
+        &self.device
+    }
+
+    /// Counts one read; returns its cost.
+    #[inline]
+    pub fn read(&mut self, sequential: bool) -> f64 {
+        let c = if sequential { self.device.seq_read } else { self.device.read };
+        self.stats.reads += 1;
+        self.stats.seq_reads += u64::from(sequential);
+        self.stats.virtual_time += c;
+        c
+    }
+
+    /// Counts one write; returns its cost.
+    #[inline]
+    pub fn write(&mut self, sequential: bool) -> f64 {
+        let c = if sequential { self.device.seq_write } else { self.device.write };
+        self.stats.writes += 1;
+        self.stats.seq_writes += u64::from(sequential);
+        self.stats.virtual_time += c;
+        c
+    }
+
+    /// Counts one erase; returns its cost (0 for a device without erases).
+    pub fn erase(&mut self) -> f64 {
+        let c = self.device.erase.unwrap_or(0.0);
+        self.stats.erases += 1;
+        self.stats.virtual_time += c;
+        c
+    }
+
+    /// The per-page cost on this device (random I/O).
+    #[inline]
+    pub fn page_cost(&self) -> PageCost {
+        PageCost {
+            read: self.device.read,
+            write: self.device.write,
+        }
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> IoStats {
+        self.stats
+    }
+
+    /// Prices each page of a write batch: sequential when it follows the
+    /// previous page of the batch.
+    pub fn write_batch(&mut self, pages: impl IntoIterator<Item = PageId>) {
+        let mut prev: Option<PageId> = None;
+        for p in pages {
+            self.write(prev.is_some_and(|q| q.checked_add(1) == Some(p)));
+            prev = Some(p);
+        }
+    }
+}
+
+fn check_len(page_size: usize, len: usize) -> Result<()> {
+    if len != page_size {
+        return Err(crate::Error::invalid(format!(
+            "buffer of {len} bytes for a store of {page_size}-byte pages"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! `flt`, flashlayer's native trace format: compact, streamable, and
+//! directly usable by the simulator without decoding.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `b"FLTRACE\x01"` |
+//! | 8 | 4 | format version, `1` |
+//! | 12 | 4 | flags, `0` (reserved for optional sections such as byte ranges) |
+//! | 16 | 8 | `n_requests` |
+//! | 24 | 8 | `n_pages` (distinct pages) |
+//! | 32 | 4 | CRC-32 (IEEE) of everything after the header |
+//! | 36 | 4 | reserved, `0` |
+//! | 40 | 4 × `n_requests` | requests: bit 31 = write, bits 0..=30 dense page id |
+//! | … | 8 × `n_pages` | original page id of each dense id, in order |
+//!
+//! Dense ids are assigned in order of first appearance, so a reader can stream
+//! the requests front to back; the original ids follow them so that a writer
+//! can stream too (it patches the header when it finishes). A file is valid
+//! only if its length matches the header, the CRC matches, and every dense id
+//! is below `n_pages`; [`Flt::open`] checks all three.
+
+use super::Format;
+use crate::error::{Error, Result};
+use crate::types::{pack, unpack, DenseId, Op, PageId, MAX_DENSE};
+use memmap2::Mmap;
+use rustc_hash::FxHashMap;
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"FLTRACE\x01";
+/// Current format version.
+pub const VERSION: u32 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 40;
+
+/// Assigns dense ids to page ids in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Remapper {
+    map: FxHashMap<PageId, DenseId>,
+    ids: Vec<PageId>,
+}
+
+impl Remapper {
+    /// The dense id of `page`, assigning the next one if it is new.
+    #[inline]
+    pub fn dense(&mut self, page: PageId) -> Result<DenseId> {
+        if let Some(&d) = self.map.get(&page) {
+            return Ok(d);
+        }
+        let d = self.ids.len();
+        if d > MAX_DENSE as usize {
+            return Err(Error::invalid(format!(
+                "more than {} distinct pages; the flt format holds at most that many",
+                MAX_DENSE as u64 + 1
+            )));
+        }
+        self.map.insert(page, d as DenseId);
+        self.ids.push(page);
+        Ok(d as DenseId)
+    }
+
+    /// Original ids in dense order.
+    pub fn ids(&self) -> &[PageId] {
+        &self.ids
+    }
+}
+
+/// Streams requests into an `flt` file.
+#[derive(Debug)]
+pub struct FltWriter<W: Write + Seek> {
+    out: BufWriter<W>,
+    path: PathBuf,
+    remap: Remapper,
+    n: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl FltWriter<File> {
+    /// Creates (truncating) `path`.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let f = File::create(path).map_err(|e| Error::io(path, e))?;
+        FltWriter::new(f, path)
+    }
+}
+
+impl<W: Write + Seek> FltWriter<W> {
+    /// A writer on `out`; `path` is used in error messages only.
+    pub fn new(out: W, path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let mut out = BufWriter::with_capacity(1 << 20, out);
+        out.write_all(&[0u8; HEADER_LEN]).map_err(|e| Error::io(&path, e))?;
+        Ok(FltWriter {
+            out,
+            path,
+            remap: Remapper::default(),
+            n: 0,
+            crc: crc32fast::Hasher::new(),
+        })
+    }
+
+    /// Appends one request.
+    #[inline]
+    pub fn push(&mut self, page: PageId, op: Op) -> Result<()> {
+        let d = self.remap.dense(page)?;
+        let b = pack(d, op).to_le_bytes();
+        self.crc.update(&b);
+        self.out.write_all(&b).map_err(|e| Error::io(&self.path, e))?;
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Requests written so far.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// `true` before the first request.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Writes the page table and the header; returns the inner writer.
+    pub fn finish(mut self) -> Result<W> {
+        let io = |e| Error::io(&self.path, e);
+        for id in self.remap.ids() {
+            let b = id.to_le_bytes();
+            self.crc.update(&b);
+            self.out.write_all(&b).map_err(io)?;
+        }
+        let header = header_bytes(self.n, self.remap.ids().len() as u64, self.crc.clone().finalize());
+        self.out.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.out.write_all(&header).map_err(io)?;
+        self.out.flush().map_err(io)?;
+        self.out.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))
+    }
+}
+
+fn header_bytes(n_requests: u64, n_pages: u64, crc: u32) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[0..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[16..24].copy_from_slice(&n_requests.to_le_bytes());
+    h[24..32].copy_from_slice(&n_pages.to_le_bytes());
+    h[32..36].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+#[derive(Debug)]
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
+#[derive(Debug)]
+pub struct Flt {
+    bytes: Bytes,
+    path: PathBuf,
+    n_requests: usize,
+    n_pages: usize,
+}
+
+impl Flt {
+    /// Opens and validates an `flt` file (length, CRC, dense ids).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        Self::from_file(&f, path)
+    }
+
+    /// Maps an open `flt` file; `path` names it in errors.
+    pub fn from_file(f: &File, path: &Path) -> Result<Self> {
+        let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len < HEADER_LEN as u64 {
+            return Err(corrupt(path, format!("truncated: {len} bytes, shorter than the {HEADER_LEN}-byte flt header")));
+        }
+        // SAFETY: the map is read-only and flashlayer never writes a trace it
+        // has open; a concurrent external writer could change the bytes, which
+        // validation below would catch before use only if it happened first.
+        // This is the documented contract of memmap2 for read-only maps.
+        let map = unsafe { Mmap::map(f) }.map_err(|e| Error::io(path, e))?;
+        Self::validate(Bytes::Mapped(map), path)
+    }
+
+    /// Validates an in-memory `flt` image.
+    pub fn from_bytes(bytes: Vec<u8>, path: impl AsRef<Path>) -> Result<Self> {
+        Self::validate(Bytes::Owned(bytes), path.as_ref())
+    }
+
+    fn validate(bytes: Bytes, path: &Path) -> Result<Self> {
+        let b: &[u8] = match &bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        };
+        if b.len() < HEADER_LEN {
+            return Err(corrupt(path, format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte flt header", b.len())));
+        }
+        if &b[0..8] != MAGIC {
+            return Err(corrupt(path, "not an flt trace (bad magic bytes)".into()));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(corrupt(path, format!("flt version {version}; this build reads version {VERSION}")));
+        }
+        let flags = u32_at(12);
+        if flags != 0 {
+            return Err(corrupt(path, format!("unknown flt flags {flags:#x}")));
+        }
+        let n_requests = u64_at(16);
+        let n_pages = u64_at(24);
+        let want = n_requests
+            .checked_mul(4)
+            .and_then(|r| n_pages.checked_mul(8).and_then(|p| r.checked_add(p)))
+            .and_then(|x| x.checked_add(HEADER_LEN as u64));
+        if want != Some(b.len() as u64) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "truncated or damaged: header says {n_requests} requests and {n_pages} pages ({} bytes), file has {} bytes",
+                    want.map_or_else(|| "too many".to_string(), |w| w.to_string()),
+                    b.len()
+                ),
+            ));
+        }
+        if n_pages > u64::from(MAX_DENSE) + 1 {
+            return Err(corrupt(path, format!("{n_pages} pages exceed the flt limit")));
+        }
+        let crc = crc32fast::hash(&b[HEADER_LEN..]);
+        if crc != u32_at(32) {
+            return Err(corrupt(path, format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32))));
+        }
+        let (n_requests, n_pages) = (n_requests as usize, n_pages as usize);
+        let reqs = &b[HEADER_LEN..HEADER_LEN + 4 * n_requests];
+        let max = reqs
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) & MAX_DENSE)
+            .max();
+        if let Some(max) = max {
+            if max as usize >= n_pages {
+                return Err(corrupt(path, format!("request refers to dense page {max} but the trace has {n_pages} pages")));
+            }
+        }
+        Ok(Flt {
+            bytes,
+            path: path.to_path_buf(),
+            n_requests,
+            n_pages,
+        })
+    }
+
+    fn raw(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    /// Where the trace came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of requests.
+    pub fn len(&self) -> usize {
+        self.n_requests
+    }
+
+    /// `true` for an empty trace.
+    pub fn is_empty(&self) -> bool {
+        self.n_requests == 0
+    }
+
+    /// Number of distinct pages (dense ids are `0..pages()`).
+    pub fn pages(&self) -> usize {
+        self.n_pages
+    }
+
+    /// The packed request words as little-endian bytes, 4 per request.
+    pub fn request_bytes(&self) -> &[u8] {
+        &self.raw()[HEADER_LEN..HEADER_LEN + 4 * self.n_requests]
+    }
+
+    /// Packed request words, decoded.
+    pub fn words(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.request_bytes()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+    }
+
+    /// Dense requests.
+    pub fn requests(&self) -> impl ExactSizeIterator<Item = (DenseId, Op)> + '_ {
+        self.words().map(unpack)
+    }
+
+    /// The original id of dense page `d`.
+    pub fn original(&self, d: DenseId) -> PageId {
+        let o = HEADER_LEN + 4 * self.n_requests + 8 * d as usize;
+        u64::from_le_bytes(self.raw()[o..o + 8].try_into().expect("8 bytes"))
+    }
+
+    /// All original ids in dense order.
+    pub fn originals(&self) -> Vec<PageId> {
+        let o = HEADER_LEN + 4 * self.n_requests;
+        self.raw()[o..]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
+    }
+
+    /// The format (always [`Format::Flt`]).
+    pub fn format(&self) -> Format {
+        Format::Flt
+    }
+}
+
+fn corrupt(path: &Path, msg: String) -> Error {
+    Error::Corrupt {
+        path: path.to_path_buf(),
+        msg,
+    }
+}

@@ -1,0 +1,140 @@
+//! Core value types shared by every layer: page ids, operations, requests and
+//! the metrics a run reports (`DESIGN.md` §2).
+
+/// A page id as the user or the trace names it (any 64-bit value).
+pub type PageId = u64;
+
+/// A dense page id in `0..n`, assigned once per trace or buffer pool so that
+/// policies index plain vectors instead of hashing (`DESIGN.md` §1 rule 4).
+/// At most [`MAX_DENSE`]` + 1` distinct pages fit.
+pub type DenseId = u32;
+
+/// Largest dense id: the top bit of a packed request word holds the op.
+pub const MAX_DENSE: DenseId = (1 << 31) - 1;
+
+/// A logical operation on a page held in the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// The page is read.
+    Read,
+    /// The page is modified (dirtied) in the buffer.
+    Write,
+}
+
+impl Op {
+    /// `true` for [`Op::Write`].
+    #[inline]
+    pub fn is_write(self) -> bool {
+        matches!(self, Op::Write)
+    }
+
+    /// The one-letter form used by csv traces.
+    pub fn letter(self) -> char {
+        match self {
+            Op::Read => 'R',
+            Op::Write => 'W',
+        }
+    }
+}
+
+/// One logical page request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    /// The page, as named by the trace.
+    pub page: PageId,
+    /// Read or write.
+    pub op: Op,
+}
+
+/// Packs a dense request into the 32-bit word of the `flt` format: bit 31 is
+/// the op (1 = write), bits 0..=30 the dense page id.
+#[inline]
+pub fn pack(page: DenseId, op: Op) -> u32 {
+    debug_assert!(page <= MAX_DENSE);
+    page | (u32::from(op.is_write()) << 31)
+}
+
+/// Inverse of [`pack`].
+#[inline]
+pub fn unpack(word: u32) -> (DenseId, Op) {
+    let op = if word >> 31 == 1 { Op::Write } else { Op::Read };
+    (word & MAX_DENSE, op)
+}
+
+/// The per-page cost of physical I/O on the device a page currently lives on.
+/// Policies that weigh eviction cost (CASA, Koltsidas' cost segment) receive
+/// it when a page is admitted or written back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PageCost {
+    /// Cost of reading the page back in after eviction.
+    pub read: f64,
+    /// Cost of writing the page back if it is dirty.
+    pub write: f64,
+}
+
+/// What kind of physical I/O a store performed, for cost observers such as
+/// CASA's moving-average ratio detection (§5.3 of Ou & Härder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoKind {
+    /// A page read.
+    Read,
+    /// A page write.
+    Write,
+}
+
+/// One point of a run's time series, taken every `series_every` requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SeriesPoint {
+    /// Requests served so far.
+    pub requests: u64,
+    /// Hits so far.
+    pub hits: u64,
+    /// Physical reads so far.
+    pub physical_reads: u64,
+    /// Physical writes so far.
+    pub physical_writes: u64,
+    /// Virtual time so far.
+    pub virtual_time: f64,
+}
+
+/// Counters of a run (`DESIGN.md` §2). All counts are exact.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// Logical requests served.
+    pub requests: u64,
+    /// Logical read requests.
+    pub reads: u64,
+    /// Logical write requests.
+    pub writes: u64,
+    /// Requests that found their page in the buffer.
+    pub hits: u64,
+    /// Requests that did not.
+    pub misses: u64,
+    /// Physical page reads issued to the store.
+    pub physical_reads: u64,
+    /// Physical page writes issued to the store (write-backs, clustered or not).
+    pub physical_writes: u64,
+    /// Evictions of dirty pages (each forced a write-back).
+    pub dirty_evictions: u64,
+    /// Dirty pages still in the buffer when the run ended; they are not written.
+    pub dirty_at_end: u64,
+    /// Block erases (flash stores only).
+    pub erases: u64,
+    /// Pages moved between devices or tiers.
+    pub migrations: u64,
+    /// Virtual time: Σ physical operations × their device costs.
+    pub virtual_time: f64,
+    /// Optional time series.
+    pub series: Vec<SeriesPoint>,
+}
+
+impl Metrics {
+    /// `misses / requests`, 0 for an empty run.
+    pub fn miss_ratio(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.misses as f64 / self.requests as f64
+        }
+    }
+}

@@ -1,0 +1,563 @@
+//! Every policy against a slow, obviously-correct reference model, request by
+//! request: same hit/miss, same victim, same dirty flag. Random traces with
+//! random "pinned" pages exercise the evictable filter too.
+
+use flashlayer::policy::{Arc, Belady, Clock, Fifo, Lru, Policy, TwoQ, Victim};
+use flashlayer::types::{pack, Op, PageCost};
+use proptest::prelude::*;
+use std::collections::VecDeque;
+
+const COST: PageCost = PageCost { read: 1.0, write: 1.0 };
+
+#[derive(Debug, PartialEq, Clone, Copy)]
+enum Event {
+    Hit,
+    Miss(Option<Victim>),
+}
+
+/// Drives a policy the way the simulator does; `pinned(i, page)` says whether
+/// `page` is pinned at request `i`.
+fn drive<P: Policy>(p: &mut P, trace: &[(u32, Op)], pinned: &dyn Fn(usize, u32) -> bool) -> Vec<Event> {
+    let mut out = Vec::new();
+    for (i, &(page, op)) in trace.iter().enumerate() {
+        if p.access(page, op) {
+            out.push(Event::Hit);
+            continue;
+        }
+        let mut victim = None;
+        if p.len() >= p.capacity() {
+            victim = p.evict(|q| !pinned(i, q));
+            if victim.is_none() {
+                out.push(Event::Miss(None));
+                continue;
+            }
+        }
+        p.insert(page, op, COST);
+        out.push(Event::Miss(victim));
+    }
+    out
+}
+
+trait Model {
+    fn step(&mut self, page: u32, op: Op, evictable: &dyn Fn(u32) -> bool) -> Event;
+}
+
+fn run_model(m: &mut dyn Model, trace: &[(u32, Op)], pinned: &dyn Fn(usize, u32) -> bool) -> Vec<Event> {
+    trace
+        .iter()
+        .enumerate()
+        .map(|(i, &(p, op))| m.step(p, op, &|q| !pinned(i, q)))
+        .collect()
+}
+
+/// Resident pages with dirty flags, in a Vec, searched linearly.
+#[derive(Default)]
+struct Resident(Vec<(u32, bool)>);
+impl Resident {
+    fn pos(&self, p: u32) -> Option<usize> {
+        self.0.iter().position(|e| e.0 == p)
+    }
+}
+
+/// LRU / FIFO model: index 0 is the LRU (or oldest) end.
+struct QueueModel {
+    cap: usize,
+    promote: bool,
+    r: Resident,
+}
+impl Model for QueueModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = self.r.pos(page) {
+            let mut e = self.r.0[i];
+            e.1 |= op.is_write();
+            if self.promote {
+                self.r.0.remove(i);
+                self.r.0.push(e);
+            } else {
+                self.r.0[i] = e;
+            }
+            return Event::Hit;
+        }
+        let mut victim = None;
+        if self.r.0.len() == self.cap {
+            let Some(i) = self.r.0.iter().position(|e| ev(e.0)) else {
+                return Event::Miss(None);
+            };
+            let (p, d) = self.r.0.remove(i);
+            victim = Some(Victim { page: p, dirty: d });
+        }
+        self.r.0.push((page, op.is_write()));
+        Event::Miss(victim)
+    }
+}
+
+/// CLOCK model: a fixed array of frames and a hand.
+struct ClockModel {
+    frames: Vec<Option<(u32, bool, bool)>>, // page, referenced, dirty
+    hand: usize,
+}
+impl Model for ClockModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(f) = self.frames.iter_mut().flatten().find(|f| f.0 == page) {
+            f.1 = true;
+            f.2 |= op.is_write();
+            return Event::Hit;
+        }
+        // Fill the lowest empty frame first (matches the free stack order).
+        if let Some(slot) = self.frames.iter().position(Option::is_none) {
+            self.frames[slot] = Some((page, true, op.is_write()));
+            return Event::Miss(None);
+        }
+        let n = self.frames.len();
+        for _ in 0..=2 * n {
+            let f = self.hand;
+            self.hand = (f + 1) % n;
+            let (p, r, d) = self.frames[f].expect("full");
+            if !ev(p) {
+                continue;
+            }
+            if r {
+                self.frames[f] = Some((p, false, d));
+                continue;
+            }
+            self.frames[f] = Some((page, true, op.is_write()));
+            return Event::Miss(Some(Victim { page: p, dirty: d }));
+        }
+        Event::Miss(None)
+    }
+}
+
+/// 2Q model straight from Johnson & Shasha's full-version pseudo-code.
+struct TwoQModel {
+    cap: usize,
+    kin: usize,
+    kout: usize,
+    a1in: VecDeque<(u32, bool)>, // front = newest
+    am: VecDeque<(u32, bool)>,   // front = MRU
+    a1out: VecDeque<u32>,
+}
+impl Model for TwoQModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        let w = op.is_write();
+        if let Some(i) = self.am.iter().position(|e| e.0 == page) {
+            let mut e = self.am.remove(i).expect("present");
+            e.1 |= w;
+            self.am.push_front(e);
+            return Event::Hit;
+        }
+        if let Some(e) = self.a1in.iter_mut().find(|e| e.0 == page) {
+            e.1 |= w;
+            return Event::Hit;
+        }
+        let mut victim = None;
+        if self.a1in.len() + self.am.len() == self.cap {
+            let from_a1 = self.a1in.len() > self.kin || self.am.is_empty();
+            let take_a1 = |s: &mut Self| -> Option<Victim> {
+                let i = s.a1in.iter().rposition(|e| ev(e.0))?;
+                let (p, d) = s.a1in.remove(i).expect("present");
+                s.a1out.push_front(p);
+                if s.a1out.len() > s.kout {
+                    s.a1out.pop_back();
+                }
+                Some(Victim { page: p, dirty: d })
+            };
+            let take_am = |s: &mut Self| -> Option<Victim> {
+                let i = s.am.iter().rposition(|e| ev(e.0))?;
+                let (p, d) = s.am.remove(i).expect("present");
+                Some(Victim { page: p, dirty: d })
+            };
+            victim = if from_a1 {
+                take_a1(self).or_else(|| take_am(self))
+            } else {
+                take_am(self).or_else(|| take_a1(self))
+            };
+            if victim.is_none() {
+                return Event::Miss(None);
+            }
+        }
+        if let Some(i) = self.a1out.iter().position(|&p| p == page) {
+            self.a1out.remove(i);
+            self.am.push_front((page, w));
+        } else {
+            self.a1in.push_front((page, w));
+        }
+        Event::Miss(victim)
+    }
+}
+
+/// ARC model following Fig. 4 of Megiddo & Modha (FAST 2003) literally.
+struct ArcModel {
+    c: usize,
+    p: f64,
+    t1: VecDeque<(u32, bool)>, // front = MRU
+    t2: VecDeque<(u32, bool)>,
+    b1: VecDeque<u32>,
+    b2: VecDeque<u32>,
+}
+impl ArcModel {
+    fn replace(&mut self, x_in_b2: bool, ev: &dyn Fn(u32) -> bool) -> Option<Victim> {
+        let t1 = self.t1.len();
+        let from_t1 = t1 >= 1 && ((x_in_b2 && t1 as f64 == self.p) || t1 as f64 > self.p);
+        let take_t1 = |s: &mut Self| {
+            let i = s.t1.iter().rposition(|e| ev(e.0))?;
+            let (pg, d) = s.t1.remove(i).expect("present");
+            s.b1.push_front(pg);
+            Some(Victim { page: pg, dirty: d })
+        };
+        let take_t2 = |s: &mut Self| {
+            let i = s.t2.iter().rposition(|e| ev(e.0))?;
+            let (pg, d) = s.t2.remove(i).expect("present");
+            s.b2.push_front(pg);
+            Some(Victim { page: pg, dirty: d })
+        };
+        if from_t1 {
+            take_t1(self).or_else(|| take_t2(self))
+        } else {
+            take_t2(self).or_else(|| take_t1(self))
+        }
+    }
+}
+impl Model for ArcModel {
+    fn step(&mut self, x: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        let w = op.is_write();
+        let c = self.c;
+        // Case I
+        for list in [0, 1] {
+            let l = if list == 0 { &mut self.t1 } else { &mut self.t2 };
+            if let Some(i) = l.iter().position(|e| e.0 == x) {
+                let mut e = l.remove(i).expect("present");
+                e.1 |= w;
+                self.t2.push_front(e);
+                return Event::Hit;
+            }
+        }
+        let full = self.t1.len() + self.t2.len() == c;
+        // Case II
+        if let Some(i) = self.b1.iter().position(|&p| p == x) {
+            let (b1, b2) = (self.b1.len() as f64, self.b2.len() as f64);
+            self.p = (self.p + if b1 >= b2 { 1.0 } else { b2 / b1 }).min(c as f64);
+            let v = if full { self.replace(false, ev) } else { None };
+            if full && v.is_none() {
+                return Event::Miss(None);
+            }
+            let i = self.b1.iter().position(|&p| p == x).unwrap_or(i);
+            self.b1.remove(i);
+            self.t2.push_front((x, w));
+            return Event::Miss(v);
+        }
+        // Case III
+        if let Some(i) = self.b2.iter().position(|&p| p == x) {
+            let (b1, b2) = (self.b1.len() as f64, self.b2.len() as f64);
+            self.p = (self.p - if b2 >= b1 { 1.0 } else { b1 / b2 }).max(0.0);
+            let v = if full { self.replace(true, ev) } else { None };
+            if full && v.is_none() {
+                return Event::Miss(None);
+            }
+            let i = self.b2.iter().position(|&p| p == x).unwrap_or(i);
+            self.b2.remove(i);
+            self.t2.push_front((x, w));
+            return Event::Miss(v);
+        }
+        // Case IV
+        let mut v = None;
+        if self.t1.len() + self.b1.len() == c {
+            if self.t1.len() < c {
+                self.b1.pop_back();
+                if full {
+                    v = self.replace(false, ev);
+                }
+            } else {
+                let i = self.t1.iter().rposition(|e| ev(e.0));
+                v = match i {
+                    Some(i) => {
+                        let (pg, d) = self.t1.remove(i).expect("present");
+                        Some(Victim { page: pg, dirty: d })
+                    }
+                    None => self.replace(false, ev),
+                };
+            }
+        } else {
+            let total = self.t1.len() + self.t2.len() + self.b1.len() + self.b2.len();
+            if total >= c {
+                if total == 2 * c {
+                    self.b2.pop_back();
+                }
+                if full {
+                    v = self.replace(false, ev);
+                }
+            }
+        }
+        if full && v.is_none() {
+            return Event::Miss(None);
+        }
+        self.t1.push_front((x, w));
+        Event::Miss(v)
+    }
+}
+
+/// Belady model: on a miss, scan residents for the furthest next use; among
+/// never-used-again pages prefer clean, then the lowest page id... any
+/// never-reused clean page is equally good, so the test compares miss counts
+/// and dirty flags of victims, not victim identities, for ties.
+fn belady_model_misses(cap: usize, trace: &[(u32, Op)]) -> (u64, u64) {
+    let mut res: Vec<(u32, bool)> = Vec::new();
+    let (mut misses, mut dirty_ev) = (0, 0);
+    for (i, &(p, op)) in trace.iter().enumerate() {
+        if let Some(e) = res.iter_mut().find(|e| e.0 == p) {
+            e.1 |= op.is_write();
+            continue;
+        }
+        misses += 1;
+        if res.len() == cap {
+            let next = |q: u32| trace[i + 1..].iter().position(|r| r.0 == q).map_or(usize::MAX, |d| d);
+            let best = (0..res.len())
+                .max_by_key(|&k| (next(res[k].0), !res[k].1))
+                .expect("full");
+            if res[best].1 {
+                dirty_ev += 1;
+            }
+            res.remove(best);
+        }
+        res.push((p, op.is_write()));
+    }
+    (misses, dirty_ev)
+}
+
+fn trace_strategy(max_pages: u32, max_len: usize) -> impl Strategy<Value = Vec<(u32, Op)>> {
+    prop::collection::vec(
+        (0..max_pages, prop::bool::weighted(0.3)).prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
+        0..max_len,
+    )
+}
+
+/// A deterministic "pinned" pattern: page q is pinned at request i when a
+/// hash of (seed, i, q) falls under `share`.
+fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
+    move |i, q| {
+        if share == 0 {
+            return false;
+        }
+        let mut h = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(q).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 32;
+        (h % 100) < u64::from(share)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn lru_matches_reference(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut Lru::new(cap), &t, &pin);
+        let want = run_model(&mut QueueModel { cap, promote: true, r: Resident::default() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn fifo_matches_reference(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut Fifo::new(cap), &t, &pin);
+        let want = run_model(&mut QueueModel { cap, promote: false, r: Resident::default() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn clock_matches_reference(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut Clock::new(cap), &t, &pin);
+        let want = run_model(&mut ClockModel { frames: vec![None; cap], hand: 0 }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn twoq_matches_reference(cap in 1usize..16, t in trace_strategy(40, 500), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut TwoQ::new(cap), &t, &pin);
+        let kin = (cap / 4).max(1);
+        let kout = (cap / 2).max(1);
+        let mut m = TwoQModel { cap, kin, kout, a1in: VecDeque::new(), am: VecDeque::new(), a1out: VecDeque::new() };
+        let want = run_model(&mut m, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn arc_matches_reference(cap in 1usize..16, t in trace_strategy(40, 500)) {
+        let none = |_: usize, _: u32| false;
+        let got = drive(&mut Arc::new(cap), &t, &none);
+        let mut m = ArcModel { c: cap, p: 0.0, t1: VecDeque::new(), t2: VecDeque::new(), b1: VecDeque::new(), b2: VecDeque::new() };
+        let want = run_model(&mut m, &t, &none);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn arc_with_pins_keeps_pinned_pages_and_its_invariants(cap in 1usize..16, t in trace_strategy(40, 500), seed: u64, share in 1u8..40) {
+        let pin = pins(seed, share);
+        let mut a = Arc::new(cap);
+        for (i, e) in drive(&mut a, &t, &pin).into_iter().enumerate() {
+            if let Event::Miss(Some(v)) = e {
+                prop_assert!(!pin(i, v.page));
+            }
+            prop_assert!(a.len() <= cap);
+            prop_assert!(a.p() >= 0.0 && a.p() <= cap as f64);
+        }
+    }
+
+    #[test]
+    fn belady_matches_reference_miss_and_dirty_eviction_counts(cap in 1usize..10, t in trace_strategy(25, 300)) {
+        let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+        let mut b = Belady::new(cap, &words).unwrap();
+        let ev = drive(&mut b, &t, &|_, _| false);
+        let misses = ev.iter().filter(|e| matches!(e, Event::Miss(_))).count() as u64;
+        let dirty = ev.iter().filter(|e| matches!(e, Event::Miss(Some(Victim { dirty: true, .. })))).count() as u64;
+        prop_assert_eq!((misses, dirty), belady_model_misses(cap, &t));
+    }
+
+    #[test]
+    fn no_online_policy_beats_belady_in_misses(cap in 1usize..10, t in trace_strategy(25, 300)) {
+        let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+        let none = |_: usize, _: u32| false;
+        let count = |ev: Vec<Event>| ev.iter().filter(|e| matches!(e, Event::Miss(_))).count();
+        let opt = count(drive(&mut Belady::new(cap, &words).unwrap(), &t, &none));
+        prop_assert!(opt <= count(drive(&mut Lru::new(cap), &t, &none)));
+        prop_assert!(opt <= count(drive(&mut Fifo::new(cap), &t, &none)));
+        prop_assert!(opt <= count(drive(&mut Clock::new(cap), &t, &none)));
+        prop_assert!(opt <= count(drive(&mut TwoQ::new(cap), &t, &none)));
+        prop_assert!(opt <= count(drive(&mut Arc::new(cap), &t, &none)));
+    }
+
+    #[test]
+    fn belady_equals_exhaustive_optimum_on_tiny_traces(cap in 1usize..4, t in trace_strategy(6, 14)) {
+        let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+        let got = drive(&mut Belady::new(cap, &words).unwrap(), &t, &|_, _| false)
+            .iter().filter(|e| matches!(e, Event::Miss(_))).count();
+        prop_assert_eq!(got, exhaustive_min_misses(cap, &t));
+    }
+
+    #[test]
+    fn dirty_count_matches_is_dirty(cap in 1usize..12, t in trace_strategy(30, 300)) {
+        fn check<P: Policy>(mut p: P, t: &[(u32, Op)]) -> Result<(), TestCaseError> {
+            drive(&mut p, t, &|_, _| false);
+            let n = (0..30).filter(|&q| p.is_dirty(q)).count();
+            prop_assert_eq!(n, p.dirty_count());
+            Ok(())
+        }
+        check(Lru::new(cap), &t)?;
+        check(Fifo::new(cap), &t)?;
+        check(Clock::new(cap), &t)?;
+        check(TwoQ::new(cap), &t)?;
+        check(Arc::new(cap), &t)?;
+    }
+}
+
+/// Minimum misses over every eviction choice (demand paging), by exhaustive
+/// search over resident sets.
+fn exhaustive_min_misses(cap: usize, t: &[(u32, Op)]) -> usize {
+    use std::collections::HashMap;
+    fn go(cap: usize, t: &[(u32, Op)], i: usize, set: u64, memo: &mut HashMap<(usize, u64), usize>) -> usize {
+        if i == t.len() {
+            return 0;
+        }
+        if let Some(&v) = memo.get(&(i, set)) {
+            return v;
+        }
+        let p = t[i].0;
+        let bit = 1u64 << p;
+        let v = if set & bit != 0 {
+            go(cap, t, i + 1, set, memo)
+        } else if (set.count_ones() as usize) < cap {
+            1 + go(cap, t, i + 1, set | bit, memo)
+        } else {
+            (0..64)
+                .filter(|q| set & (1 << q) != 0)
+                .map(|q| 1 + go(cap, t, i + 1, (set & !(1 << q)) | bit, memo))
+                .min()
+                .expect("full set is not empty")
+        };
+        memo.insert((i, set), v);
+        v
+    }
+    go(cap, t, 0, 0, &mut HashMap::new())
+}
+
+fn ops(s: &str) -> Vec<(u32, Op)> {
+    s.split_whitespace()
+        .map(|tok| {
+            let (op, p) = tok.split_at(1);
+            (p.parse().unwrap(), if op == "w" { Op::Write } else { Op::Read })
+        })
+        .collect()
+}
+
+fn misses<P: Policy>(mut p: P, t: &[(u32, Op)]) -> usize {
+    drive(&mut p, t, &|_, _| false)
+        .iter()
+        .filter(|e| matches!(e, Event::Miss(_)))
+        .count()
+}
+
+#[test]
+fn hand_worked_reference_string_gives_textbook_miss_counts() {
+    // The classic string 7 0 1 2 0 3 0 4 2 3 0 3 2 1 2 0 1 7 0 1 with three
+    // frames: 15 faults FIFO, 12 LRU, 9 OPT (Silberschatz, "Operating System
+    // Concepts", ch. 10).
+    let t = ops("r7 r0 r1 r2 r0 r3 r0 r4 r2 r3 r0 r3 r2 r1 r2 r0 r1 r7 r0 r1");
+    let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+    assert_eq!(misses(Fifo::new(3), &t), 15);
+    assert_eq!(misses(Lru::new(3), &t), 12);
+    assert_eq!(misses(Belady::new(3, &words).unwrap(), &t), 9);
+}
+
+#[test]
+fn fifo_shows_beladys_anomaly_and_lru_does_not() {
+    // 1 2 3 4 1 2 5 1 2 3 4 5: FIFO faults 9 with 3 frames, 10 with 4.
+    let t = ops("r1 r2 r3 r4 r1 r2 r5 r1 r2 r3 r4 r5");
+    assert_eq!(misses(Fifo::new(3), &t), 9);
+    assert_eq!(misses(Fifo::new(4), &t), 10);
+    assert_eq!(misses(Lru::new(3), &t), 10);
+    assert_eq!(misses(Lru::new(4), &t), 8);
+}
+
+#[test]
+fn clock_gives_second_chance_to_referenced_pages() {
+    // Frames [1,2,3] all referenced; 4 sweeps and clears every bit, evicts 1.
+    // Then 2 is hit (bit set again); 5 skips 2, evicts 3.
+    let t = ops("r1 r2 r3 r4 r2 r5");
+    let mut c = Clock::new(3);
+    let ev = drive(&mut c, &t, &|_, _| false);
+    assert_eq!(ev[3], Event::Miss(Some(Victim { page: 1, dirty: false })));
+    assert_eq!(ev[4], Event::Hit);
+    assert_eq!(ev[5], Event::Miss(Some(Victim { page: 3, dirty: false })));
+}
+
+#[test]
+fn belady_evicts_a_clean_page_first_among_never_reused() {
+    // Buffer 2: w1 r2 then r3 needs a victim; neither 1 nor 2 is used again,
+    // so the clean page 2 goes and no write-back happens.
+    let t = ops("w1 r2 r3");
+    let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+    let ev = drive(&mut Belady::new(2, &words).unwrap(), &t, &|_, _| false);
+    assert_eq!(ev[2], Event::Miss(Some(Victim { page: 2, dirty: false })));
+}
+
+#[test]
+fn scan_resistance_of_2q_and_arc_beats_lru_on_hot_set_plus_scan() {
+    // A hot set of 4 pages, each referenced twice to establish it, then
+    // rounds of the hot set between one-time scan pages. With 5 frames LRU
+    // cycles through 6 pages a round and, after the first round, misses every
+    // request (4 + 2 + 49 × 6 = 300); 2Q and ARC
+    // keep the hot set (ARC in T2) and miss only the scan pages.
+    let mut s = String::from("r0 r0 r1 r1 r2 r2 r3 r3 ");
+    for round in 0..50 {
+        for h in 0..4 {
+            s.push_str(&format!("r{h} "));
+        }
+        s.push_str(&format!("r{} r{} ", 100 + 2 * round, 101 + 2 * round));
+    }
+    let t = ops(&s);
+    assert_eq!(misses(Lru::new(5), &t), 300);
+    assert_eq!(misses(Arc::new(5), &t), 4 + 100);
+    assert!(misses(TwoQ::new(5), &t) < 300);
+}
