@@ -1,3 +1,351 @@
+//! PyO3 bindings of the flashlayer engine: `flashlayer._native`.
+//!
+//! Thin by design (`DESIGN.md` §1 rule 5): every function converts arguments,
+//! releases the GIL for the engine call, and converts results to plain
+//! Python values. Engine errors become `flashlayer.FlashlayerError`, which the
+//! CLI prints as one line with exit code 2.
+
+use flashlayer::device::{DeviceModel, PRESETS};
+use flashlayer::policy::{PolicySpec, POLICIES};
+use flashlayer::sim::{self, RunOptions};
+use flashlayer::trace::{self, Flt, Format, ReadOptions, FORMATS};
+use flashlayer::types::Metrics;
+use flashlayer::workload::{self, ZipfParams};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+use std::time::Instant;
+
+create_exception!(
+    _native,
+    FlashlayerError,
+    PyValueError,
+    "A user-facing error from the engine: bad trace, unknown name, impossible size."
+);
+
+fn err(e: flashlayer::Error) -> PyErr {
+    FlashlayerError::new_err(e.to_string())
+}
+
+fn read_options(format: Option<&str>, page_size: Option<u64>) -> PyResult<ReadOptions> {
+    Ok(ReadOptions {
+        format: format.map(Format::parse).transpose().map_err(err)?,
+        page_size,
+    })
+}
+
+/// A trace opened for replay (an `flt` file mapped, or another format
+/// converted once to a temporary `flt`).
+#[pyclass(module = "flashlayer._native", frozen)]
+struct Trace {
+    flt: Flt,
+    source: PathBuf,
+}
+
+#[pymethods]
+impl Trace {
+    /// Opens `path`; `format` is detected when omitted; `page_size` applies to
+    /// block traces only (default 4096).
+    #[staticmethod]
+    #[pyo3(signature = (path, format=None, page_size=None))]
+    fn open(py: Python<'_>, path: PathBuf, format: Option<&str>, page_size: Option<u64>) -> PyResult<Self> {
+        let opts = read_options(format, page_size)?;
+        let flt = py.detach(|| trace::load(&path, opts)).map_err(err)?;
+        Ok(Trace { flt, source: path })
+    }
+
+    /// The path the trace was opened from.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.source.clone()
+    }
+
+    /// Number of distinct pages.
+    #[getter]
+    fn pages(&self) -> usize {
+        self.flt.pages()
+    }
+
+    fn __len__(&self) -> usize {
+        self.flt.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Trace({:?}, requests={}, pages={})",
+            self.source.display().to_string(),
+            self.flt.len(),
+            self.flt.pages()
+        )
+    }
+
+    /// Summary statistics: requests, reads, writes, distinct_pages,
+    /// pages_written, write_share, hot20_share.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = py.detach(|| trace::stats(&self.flt));
+        let d = PyDict::new(py);
+        d.set_item("requests", s.requests)?;
+        d.set_item("reads", s.reads)?;
+        d.set_item("writes", s.writes)?;
+        d.set_item("distinct_pages", s.distinct_pages)?;
+        d.set_item("pages_written", s.pages_written)?;
+        d.set_item("write_share", s.write_share)?;
+        d.set_item("hot20_share", s.hot20_share)?;
+        Ok(d)
+    }
+
+    fn __iter__(slf: Py<Self>) -> TraceIter {
+        TraceIter { trace: slf, pos: 0 }
+    }
+}
+
+/// Iterates `(page_id, "R" | "W")` with original page ids.
+#[pyclass(module = "flashlayer._native")]
+struct TraceIter {
+    trace: Py<Trace>,
+    pos: usize,
+}
+
+#[pymethods]
+impl TraceIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+    fn __next__(&mut self, py: Python<'_>) -> Option<(u64, &'static str)> {
+        let t = self.trace.bind(py).get();
+        let b = t.flt.request_bytes();
+        let o = 4 * self.pos;
+        if o >= b.len() {
+            return None;
+        }
+        self.pos += 1;
+        let w = u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let (d, op) = flashlayer::types::unpack(w);
+        Some((t.flt.original(d), if op.is_write() { "W" } else { "R" }))
+    }
+}
+
+fn metrics_dict<'py>(
+    py: Python<'py>,
+    policy: &str,
+    buffer: usize,
+    device: &DeviceModel,
+    m: &Metrics,
+    seconds: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("policy", policy)?;
+    d.set_item("buffer_pages", buffer)?;
+    d.set_item("device", &device.name)?;
+    d.set_item("cost_unit", device.unit.as_str())?;
+    d.set_item("requests", m.requests)?;
+    d.set_item("reads", m.reads)?;
+    d.set_item("writes", m.writes)?;
+    d.set_item("hits", m.hits)?;
+    d.set_item("misses", m.misses)?;
+    d.set_item("miss_ratio", m.miss_ratio())?;
+    d.set_item("physical_reads", m.physical_reads)?;
+    d.set_item("physical_writes", m.physical_writes)?;
+    d.set_item("dirty_evictions", m.dirty_evictions)?;
+    d.set_item("dirty_at_end", m.dirty_at_end)?;
+    d.set_item("virtual_time", m.virtual_time)?;
+    d.set_item("seconds", seconds)?;
+    let rps = if seconds > 0.0 { m.requests as f64 / seconds } else { 0.0 };
+    d.set_item("requests_per_second", rps)?;
+    if !m.series.is_empty() {
+        let s = PyDict::new(py);
+        s.set_item("requests", m.series.iter().map(|p| p.requests).collect::<Vec<_>>())?;
+        s.set_item("hits", m.series.iter().map(|p| p.hits).collect::<Vec<_>>())?;
+        s.set_item("physical_reads", m.series.iter().map(|p| p.physical_reads).collect::<Vec<_>>())?;
+        s.set_item("physical_writes", m.series.iter().map(|p| p.physical_writes).collect::<Vec<_>>())?;
+        s.set_item("virtual_time", m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>())?;
+        d.set_item("series", s)?;
+    }
+    Ok(d)
+}
+
+/// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over a
+/// cost-only store priced by `device` (default `ratio:1:1`). `progress`, if
+/// given, is called with the number of requests served after every million.
+/// `seconds` covers the replay only; `open_seconds` is added by callers that
+/// time opening too.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, buffer_pages, device=None, series_every=0, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    trace: &Trace,
+    policy: &str,
+    buffer_pages: i64,
+    device: Option<&str>,
+    series_every: u64,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = PolicySpec::parse(policy).map_err(err)?;
+    if buffer_pages < 1 {
+        return Err(FlashlayerError::new_err(format!(
+            "buffer size must be at least 1 page, got {buffer_pages}"
+        )));
+    }
+    let device = match device {
+        Some(s) => DeviceModel::parse(s).map_err(err)?,
+        None => DeviceModel::unit(),
+    };
+    let opts = RunOptions {
+        buffer_pages: buffer_pages as usize,
+        device,
+        series_every,
+    };
+    let progress = progress.map(Bound::unbind);
+    let start = Instant::now();
+    let result = py.detach(|| {
+        let mut cb = |n: u64| {
+            if let Some(p) = &progress {
+                Python::attach(|py| {
+                    // A failing progress callback must not abort the run.
+                    let _ = p.call1(py, (n,));
+                });
+            }
+        };
+        sim::run(&trace.flt, &spec, &opts, &mut cb)
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let m = result.map_err(err)?;
+    metrics_dict(py, spec.name(), opts.buffer_pages, &opts.device, &m, seconds)
+}
+
+/// Converts a trace; returns the number of requests written.
+#[pyfunction]
+#[pyo3(signature = (input, output, from_format=None, to_format=None, page_size=None))]
+fn convert(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    from_format: Option<&str>,
+    to_format: Option<&str>,
+    page_size: Option<u64>,
+) -> PyResult<u64> {
+    let opts = read_options(from_format, page_size)?;
+    let to = to_format.map(Format::parse).transpose().map_err(err)?;
+    py.detach(|| trace::convert(&input, opts, &output, to)).map_err(err)
+}
+
+/// Joins traces into `output` (CASA's CONCAT); see the engine's `concat`.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, disjoint=false, format=None, page_size=None))]
+fn concat(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    disjoint: bool,
+    format: Option<&str>,
+    page_size: Option<u64>,
+) -> PyResult<u64> {
+    let opts = read_options(format, page_size)?;
+    py.detach(|| {
+        let list: Vec<(&std::path::Path, ReadOptions)> = inputs.iter().map(|p| (p.as_path(), opts)).collect();
+        trace::concat(&list, disjoint, &output)
+    })
+    .map_err(err)
+}
+
+/// Writes a Zipf trace to `output` (`.flt` or `.csv[.gz]`); returns requests.
+#[pyfunction]
+#[pyo3(signature = (output, requests, pages, alpha, write_ratio, seed))]
+fn gen_zipf(
+    py: Python<'_>,
+    output: PathBuf,
+    requests: u64,
+    pages: u64,
+    alpha: f64,
+    write_ratio: f64,
+    seed: u64,
+) -> PyResult<u64> {
+    let params = ZipfParams {
+        requests,
+        pages,
+        alpha,
+        write_ratio,
+        seed,
+    };
+    py.detach(|| {
+        let to = trace::output_format(&output, None)?;
+        let gen = workload::zipf(&params)?;
+        trace::write_all(&output, to, |emit| {
+            for (p, op) in gen {
+                emit(p, op)?;
+            }
+            Ok(())
+        })
+    })
+    .map_err(err)
+}
+
+/// Validates a device spec and returns its costs.
+#[pyfunction]
+fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
+    let m = DeviceModel::parse(spec).map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("name", &m.name)?;
+    d.set_item("read", m.read)?;
+    d.set_item("write", m.write)?;
+    d.set_item("seq_read", m.seq_read)?;
+    d.set_item("seq_write", m.seq_write)?;
+    d.set_item("erase", m.erase)?;
+    d.set_item("unit", m.unit.as_str())?;
+    Ok(d)
+}
+
+/// Validates a policy name; returns its canonical name.
+#[pyfunction]
+fn policy_name(name: &str) -> PyResult<&'static str> {
+    Ok(PolicySpec::parse(name).map_err(err)?.name())
+}
+
+/// `[(name, description)]` of every policy.
+#[pyfunction]
+fn policies() -> Vec<(&'static str, &'static str)> {
+    POLICIES.iter().map(|p| (p.0, p.2)).collect()
+}
+
+/// `[(name, description)]` of every trace format.
+#[pyfunction]
+fn formats() -> Vec<(&'static str, &'static str)> {
+    FORMATS.iter().map(|f| (f.0, f.2)).collect()
+}
+
+/// Every device preset with its costs and source.
+#[pyfunction]
+fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for p in PRESETS {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("read", p.read)?;
+        d.set_item("write", p.write)?;
+        d.set_item("seq_read", p.seq_read)?;
+        d.set_item("seq_write", p.seq_write)?;
+        d.set_item("erase", p.erase)?;
+        d.set_item("unit", p.unit.as_str())?;
+        d.set_item("source", p.source)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 #[pymodule]
-fn _native(_m: &Bound<'_, PyModule>) -> PyResult<()> { Ok(()) }
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FlashlayerError", m.py().get_type::<FlashlayerError>())?;
+    m.add_class::<Trace>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(concat, m)?)?;
+    m.add_function(wrap_pyfunction!(gen_zipf, m)?)?;
+    m.add_function(wrap_pyfunction!(device, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_name, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    Ok(())
+}

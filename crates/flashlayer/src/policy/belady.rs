@@ -23,12 +23,12 @@ pub struct Belady {
     cap: usize,
     next_use: Vec<u32>,
     t: usize,
-    heap: Vec<u32>,
+    /// Max-heap of (key, page); keys inline so sifting touches one array.
+    heap: Vec<(u64, u32)>,
     pos: Vec<u32>,
-    key: Vec<u64>,
     dirty: Vec<bool>,
     dirty_count: usize,
-    scratch: Vec<u32>,
+    scratch: Vec<(u64, u32)>,
 }
 
 impl Belady {
@@ -36,24 +36,34 @@ impl Belady {
     /// words (see [`crate::types::pack`]). Fails if the trace has `u32::MAX`
     /// requests or more.
     pub fn new(capacity: usize, trace: &[u32]) -> crate::Result<Self> {
-        if trace.len() >= NEVER as usize {
+        Self::from_words(capacity, trace.len(), trace.iter().rev().copied())
+    }
+
+    /// Like [`Belady::new`], from the trace's `len` words given back to
+    /// front (so a mapped `flt` file needs no copy).
+    pub fn from_words(capacity: usize, len: usize, rev_words: impl Iterator<Item = u32>) -> crate::Result<Self> {
+        if len >= NEVER as usize {
             return Err(crate::Error::invalid("Belady supports fewer than 2^32 - 1 requests"));
         }
-        let pages = trace.iter().map(|w| (w & MAX_DENSE) as usize + 1).max().unwrap_or(0);
-        let mut last = vec![NEVER; pages];
-        let mut next_use = vec![NEVER; trace.len()];
-        for (i, w) in trace.iter().enumerate().rev() {
+        let mut last: Vec<u32> = Vec::new();
+        let mut next_use = vec![NEVER; len];
+        let mut i = len;
+        for w in rev_words.take(len) {
+            i -= 1;
             let p = (w & MAX_DENSE) as usize;
+            if p >= last.len() {
+                last.resize((p + 1).max(last.len() * 2), NEVER);
+            }
             next_use[i] = last[p];
             last[p] = i as u32;
         }
+        let pages = last.len();
         Ok(Belady {
             cap: capacity,
             next_use,
             t: 0,
             heap: Vec::with_capacity(capacity),
             pos: vec![NIL; pages],
-            key: vec![0; pages],
             dirty: vec![false; pages],
             dirty_count: 0,
             scratch: Vec::new(),
@@ -87,49 +97,57 @@ impl Belady {
     }
 
     #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a] as usize] = a as u32;
-        self.pos[self.heap[b] as usize] = b as u32;
+    fn place(&mut self, i: usize, e: (u64, u32)) {
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 
+    /// Moves the entry at `i` up while it beats its parent (hole method).
     #[inline]
     fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.key[self.heap[parent] as usize] >= self.key[self.heap[i] as usize] {
+            let p = self.heap[parent];
+            if p.0 >= e.0 {
                 break;
             }
-            self.swap(i, parent);
+            self.place(i, p);
             i = parent;
         }
+        self.place(i, e);
     }
 
+    /// Moves the entry at `i` down while a child beats it (hole method).
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
+        let e = self.heap[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 break;
             }
             let r = l + 1;
-            let mut big = l;
-            if r < n && self.key[self.heap[r] as usize] > self.key[self.heap[l] as usize] {
-                big = r;
-            }
-            if self.key[self.heap[big] as usize] <= self.key[self.heap[i] as usize] {
+            let big = if r < n && self.heap[r].0 > self.heap[l].0 { r } else { l };
+            let c = self.heap[big];
+            if c.0 <= e.0 {
                 break;
             }
-            self.swap(i, big);
+            self.place(i, c);
             i = big;
         }
+        self.place(i, e);
+    }
+
+    fn key_of(&self, page: DenseId) -> u64 {
+        self.heap[self.pos[page as usize] as usize].0
     }
 
     fn rekey(&mut self, page: DenseId, key: u64) {
-        let old = self.key[page as usize];
-        self.key[page as usize] = key;
         let i = self.pos[page as usize] as usize;
+        let old = self.heap[i].0;
+        self.heap[i].0 = key;
         if key > old {
             self.sift_up(i);
         } else if key < old {
@@ -138,23 +156,24 @@ impl Belady {
     }
 
     fn push(&mut self, page: DenseId, key: u64) {
-        self.key[page as usize] = key;
-        self.heap.push(page);
+        self.heap.push((key, page));
         let i = self.heap.len() - 1;
-        self.pos[page as usize] = i as u32;
         self.sift_up(i);
     }
 
-    fn pop_at(&mut self, i: usize) -> DenseId {
-        let last = self.heap.len() - 1;
-        self.swap(i, last);
-        let page = self.heap.pop().expect("heap is not empty");
-        self.pos[page as usize] = NIL;
-        if i < self.heap.len() {
+    fn pop_at(&mut self, i: usize) -> (u64, DenseId) {
+        let last = self.heap.pop().expect("heap is not empty");
+        let removed = if i < self.heap.len() {
+            let removed = self.heap[i];
+            self.place(i, last);
             self.sift_down(i);
-            self.sift_up(i);
-        }
-        page
+            self.sift_up(self.pos[last.1 as usize] as usize);
+            removed
+        } else {
+            last
+        };
+        self.pos[removed.1 as usize] = NIL;
+        removed
     }
 
     fn consume(&mut self) -> u32 {
@@ -209,15 +228,14 @@ impl Policy for Belady {
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         let mut found = None;
         while !self.heap.is_empty() {
-            let page = self.pop_at(0);
+            let (key, page) = self.pop_at(0);
             if evictable(page) {
                 found = Some(page);
                 break;
             }
-            self.scratch.push(page);
+            self.scratch.push((key, page));
         }
-        while let Some(p) = self.scratch.pop() {
-            let k = self.key[p as usize];
+        while let Some((k, p)) = self.scratch.pop() {
             self.push(p, k);
         }
         let page = found?;
@@ -229,7 +247,7 @@ impl Policy for Belady {
     fn mark_dirty(&mut self, page: DenseId) {
         if self.resident(page) && !self.dirty[page as usize] {
             self.set_dirty(page, true);
-            if self.key[page as usize] == u64::MAX {
+            if self.key_of(page) == u64::MAX {
                 self.rekey(page, u64::MAX - 1);
             }
         }
@@ -237,7 +255,7 @@ impl Policy for Belady {
     fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
         if self.resident(page) && self.dirty[page as usize] {
             self.set_dirty(page, false);
-            if self.key[page as usize] == u64::MAX - 1 {
+            if self.key_of(page) == u64::MAX - 1 {
                 self.rekey(page, u64::MAX);
             }
         }

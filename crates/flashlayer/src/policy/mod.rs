@@ -40,7 +40,7 @@ pub use belady::Belady;
 pub use clock::Clock;
 pub use fifo::Fifo;
 pub use lru::Lru;
-pub use spec::{PolicyKind, PolicySpec};
+pub use spec::{PolicyKind, PolicySpec, POLICIES};
 pub use twoq::TwoQ;
 
 use crate::types::{DenseId, IoKind, Op, PageCost};

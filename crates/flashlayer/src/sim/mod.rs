@@ -183,9 +183,11 @@ pub fn run(trace: &Flt, spec: &PolicySpec, opts: &RunOptions, progress: &mut dyn
         PolicyKind::TwoQ => replay(TwoQ::new(cap).with_pages(pages), store, trace, opts, progress),
         PolicyKind::Arc => replay(Arc::new(cap).with_pages(pages), store, trace, opts, progress),
         PolicyKind::Belady => {
-            let words: Vec<u32> = trace.words().collect();
-            let policy = Belady::new(cap, &words)?;
-            drop(words);
+            let rev = trace
+                .request_bytes()
+                .rchunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")));
+            let policy = Belady::from_words(cap, trace.len(), rev)?;
             replay(policy, store, trace, opts, progress)
         }
     }

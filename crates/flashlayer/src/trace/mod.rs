@@ -113,6 +113,11 @@ impl Format {
         if let Some(f) = sniff_text(&head) {
             return Ok(f);
         }
+        if base.ends_with(".csv") {
+            // A .csv that looks like no known layout is read as `page,op`, so
+            // the csv reader can say which line is wrong.
+            return Ok(Format::Csv);
+        }
         Err(Error::invalid(format!(
             "{}: cannot tell the trace format; pass --format ({})",
             path.display(),
@@ -212,7 +217,7 @@ pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
 pub fn write_all(
     out: &Path,
     format: Format,
-    mut produce: impl FnMut(&mut dyn FnMut(PageId, Op) -> Result<()>) -> Result<()>,
+    produce: impl FnOnce(&mut dyn FnMut(PageId, Op) -> Result<()>) -> Result<()>,
 ) -> Result<u64> {
     match format {
         Format::Flt => {

@@ -1,0 +1,289 @@
+//! The buffer pool against a model: contents survive eviction and flush,
+//! pinned pages stay, a full pool of pinned pages is an error, threads lose
+//! no update, and the pool makes the same decisions as the simulator.
+
+use flashlayer::buffer::BufferPool;
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::{Arc, Clock, Fifo, Lru, Policy, TwoQ};
+use flashlayer::sim::Simulator;
+use flashlayer::store::{CostStore, FileStore, MemStore, PageStore};
+use flashlayer::types::Op;
+use flashlayer::Error;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+const PS: usize = 64;
+
+#[derive(Debug, Clone)]
+enum Step {
+    /// Fix a page; if `modify`, write `value` into byte 0..8; keep it pinned
+    /// if `hold`.
+    Fix { page: u64, write: bool, modify: bool, value: u64, hold: bool },
+    /// Drop the i-th held guard.
+    Release(usize),
+    Flush,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (0u64..24, any::<bool>(), any::<bool>(), any::<u64>(), prop::bool::weighted(0.2))
+            .prop_map(|(page, write, modify, value, hold)| Step::Fix { page, write, modify: write && modify, value, hold }),
+        2 => (0usize..8).prop_map(Step::Release),
+        1 => Just(Step::Flush),
+    ]
+}
+
+fn check_pool<P: Policy>(policy: P, steps: &[Step]) -> Result<(), TestCaseError> {
+    let cap = policy.capacity();
+    let pool = BufferPool::new(policy, MemStore::new(PS, DeviceModel::unit())).unwrap();
+    let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+    enum Held<'a, P: Policy> {
+        R(#[expect(dead_code, reason = "held only to keep the pin")] flashlayer::buffer::PageRef<'a, P, MemStore>),
+        W(#[expect(dead_code, reason = "held only to keep the pin")] flashlayer::buffer::PageMut<'a, P, MemStore>),
+    }
+    let mut held: Vec<(u64, Held<'_, P>)> = Vec::new();
+    for s in steps {
+        match *s {
+            Step::Fix { page, write, modify, value, hold } => {
+                // A page already held for writing would deadlock this thread.
+                if held.iter().any(|h| h.0 == page) {
+                    continue;
+                }
+                let pinned = held.len();
+                let want = model.get(&page).copied().unwrap_or(0);
+                if write {
+                    match pool.fix_write(page) {
+                        Ok(mut g) => {
+                            prop_assert_eq!(u64::from_le_bytes(g[0..8].try_into().unwrap()), want);
+                            if modify {
+                                g[0..8].copy_from_slice(&value.to_le_bytes());
+                                model.insert(page, value);
+                            }
+                            if hold {
+                                held.push((page, Held::W(g)));
+                            }
+                        }
+                        Err(Error::AllPinned(n)) => {
+                            prop_assert_eq!(n, cap);
+                            prop_assert_eq!(pinned, cap);
+                        }
+                        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+                    }
+                } else {
+                    match pool.fix_read(page) {
+                        Ok(g) => {
+                            prop_assert_eq!(u64::from_le_bytes(g[0..8].try_into().unwrap()), want);
+                            if hold {
+                                held.push((page, Held::R(g)));
+                            }
+                        }
+                        Err(Error::AllPinned(_)) => prop_assert_eq!(pinned, cap),
+                        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+                    }
+                }
+                for (p, _) in &held {
+                    prop_assert!(pool.is_resident(*p), "pinned page {} was evicted", p);
+                }
+            }
+            Step::Release(i) => {
+                if !held.is_empty() {
+                    held.remove(i % held.len());
+                }
+            }
+            Step::Flush => pool.flush().unwrap(),
+        }
+    }
+    drop(held);
+    let mut store = pool.close().unwrap();
+    let mut buf = vec![0u8; PS];
+    for (&page, &value) in &model {
+        store.read(page, &mut buf).unwrap();
+        prop_assert_eq!(u64::from_le_bytes(buf[0..8].try_into().unwrap()), value, "page {} after close", page);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    #[test]
+    fn pool_matches_model_under_random_fix_modify_unfix(cap in 1usize..8, steps in prop::collection::vec(step(), 1..300)) {
+        check_pool(Lru::new(cap), &steps)?;
+        check_pool(Clock::new(cap), &steps)?;
+        check_pool(TwoQ::new(cap), &steps)?;
+        check_pool(Arc::new(cap), &steps)?;
+        check_pool(Fifo::new(cap), &steps)?;
+    }
+
+    #[test]
+    fn pool_and_simulator_make_the_same_decisions(cap in 1usize..10, trace in prop::collection::vec((0u32..30, any::<bool>()), 0..400)) {
+        fn compare<P: Policy + Clone>(p: P, trace: &[(u32, bool)]) -> Result<(), TestCaseError> {
+            let mut sim = Simulator::new(p.clone(), CostStore::new(DeviceModel::unit()));
+            let pool = BufferPool::new(p, MemStore::new(8, DeviceModel::unit())).unwrap();
+            for &(page, w) in trace {
+                sim.request(page, if w { Op::Write } else { Op::Read }).unwrap();
+                if w {
+                    pool.fix_write(u64::from(page)).unwrap()[0] ^= 1;
+                } else {
+                    drop(pool.fix_read(u64::from(page)).unwrap());
+                }
+            }
+            let (a, b) = (sim.finish(), pool.metrics());
+            prop_assert_eq!((a.hits, a.misses, a.dirty_evictions, a.physical_writes, a.dirty_at_end),
+                            (b.hits, b.misses, b.dirty_evictions, b.physical_writes, b.dirty_at_end));
+            prop_assert_eq!((a.requests, a.writes), (b.requests, b.writes));
+            Ok(())
+        }
+        let t: Vec<(u32, bool)> = trace;
+        compare(Lru::new(cap), &t)?;
+        compare(Fifo::new(cap), &t)?;
+        compare(Clock::new(cap), &t)?;
+        compare(TwoQ::new(cap), &t)?;
+        compare(Arc::new(cap), &t)?;
+    }
+}
+
+#[test]
+fn full_pool_of_pinned_pages_is_an_error_not_a_hang() {
+    let pool = BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap();
+    let a = pool.fix_read(1).unwrap();
+    let b = pool.fix_write(2).unwrap();
+    assert!(matches!(pool.fix_read(3), Err(Error::AllPinned(2))));
+    drop(a);
+    let c = pool.fix_read(3).unwrap();
+    assert!(pool.is_resident(2) && pool.is_resident(3) && !pool.is_resident(1));
+    drop((b, c));
+}
+
+#[test]
+fn reading_without_modifying_leaves_a_page_clean() {
+    let pool = BufferPool::new(Lru::new(1), MemStore::new(PS, DeviceModel::unit())).unwrap();
+    {
+        let g = pool.fix_write(1).unwrap();
+        assert_eq!(g[0], 0);
+    }
+    drop(pool.fix_read(2).unwrap());
+    let m = pool.metrics();
+    assert_eq!((m.dirty_evictions, m.physical_writes, m.writes), (0, 0, 0));
+}
+
+#[test]
+fn concurrent_fixers_lose_no_update_and_do_not_deadlock() {
+    const THREADS: usize = 4;
+    const OPS: usize = 3000;
+    const PAGES: u64 = 24;
+    let pool = BufferPool::new(Clock::new(8), MemStore::new(PS, DeviceModel::unit())).unwrap();
+    let per_thread: Vec<Vec<u64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let pool = &pool;
+                s.spawn(move || {
+                    let mut counts = vec![0u64; PAGES as usize];
+                    let mut x = 0x2545_F491_4F6C_DD1Du64 ^ t as u64;
+                    for i in 0..OPS {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let a = x % PAGES;
+                        if i % 5 == 0 {
+                            // Hold two pages at once, fixed in id order.
+                            let b = (a + 1 + (x >> 32) % (PAGES - 1)) % PAGES;
+                            let (lo, hi) = (a.min(b), a.max(b));
+                            let mut g1 = loop {
+                                match pool.fix_write(lo) {
+                                    Ok(g) => break g,
+                                    Err(Error::AllPinned(_)) => std::thread::yield_now(),
+                                    Err(e) => panic!("{e}"),
+                                }
+                            };
+                            let g2 = pool.fix_read(hi);
+                            let v = u64::from_le_bytes(g1[0..8].try_into().unwrap()) + 1;
+                            g1[0..8].copy_from_slice(&v.to_le_bytes());
+                            counts[lo as usize] += 1;
+                            drop(g2);
+                        } else {
+                            let mut g = loop {
+                                match pool.fix_write(a) {
+                                    Ok(g) => break g,
+                                    Err(Error::AllPinned(_)) => std::thread::yield_now(),
+                                    Err(e) => panic!("{e}"),
+                                }
+                            };
+                            let v = u64::from_le_bytes(g[0..8].try_into().unwrap()) + 1;
+                            g[0..8].copy_from_slice(&v.to_le_bytes());
+                            counts[a as usize] += 1;
+                        }
+                        if i % 500 == 0 {
+                            pool.flush().unwrap();
+                        }
+                    }
+                    counts
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for p in 0..PAGES {
+        let want: u64 = per_thread.iter().map(|c| c[p as usize]).sum();
+        let g = pool.fix_read(p).unwrap();
+        assert_eq!(u64::from_le_bytes(g[0..8].try_into().unwrap()), want, "page {p}");
+    }
+    assert!(pool.metrics().dirty_evictions > 0, "the test must force evictions");
+}
+
+#[test]
+fn file_store_pool_persists_across_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pages.db");
+    {
+        let store = FileStore::builder(&path).page_size(512).open().unwrap();
+        let pool = BufferPool::new(Lru::new(3), store).unwrap();
+        for p in 0..20u64 {
+            let mut g = pool.fix_write(p * 3).unwrap();
+            g[..8].copy_from_slice(&(p * 1000 + 7).to_le_bytes());
+            g[511] = p as u8;
+        }
+        pool.close().unwrap();
+    }
+    let store = FileStore::builder(&path).page_size(512).open().unwrap();
+    let pool = BufferPool::new(Lru::new(2), store).unwrap();
+    for p in 0..20u64 {
+        let g = pool.fix_read(p * 3).unwrap();
+        assert_eq!(u64::from_le_bytes(g[..8].try_into().unwrap()), p * 1000 + 7);
+        assert_eq!(g[511], p as u8);
+    }
+    // A page never written reads as zeros.
+    assert!(pool.fix_read(1).unwrap().iter().all(|&b| b == 0));
+}
+
+#[test]
+fn file_store_direct_io_round_trips_where_the_filesystem_allows_it() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("direct.db");
+    match FileStore::builder(&path).page_size(4096).direct(true).open() {
+        Ok(mut s) => {
+            let page: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
+            s.write(5, &page).unwrap();
+            s.flush().unwrap();
+            let mut back = vec![0u8; 4096];
+            s.read(5, &mut back).unwrap();
+            assert_eq!(back, page);
+            s.read(9, &mut back).unwrap();
+            assert!(back.iter().all(|&b| b == 0));
+        }
+        // tmpfs and some overlay filesystems refuse O_DIRECT with EINVAL.
+        Err(Error::Io { source, .. }) => assert_eq!(source.raw_os_error(), Some(22)),
+        Err(e) => panic!("{e}"),
+    }
+    let e = FileStore::builder(&path).page_size(1000).direct(true).open().unwrap_err();
+    assert!(e.to_string().contains("multiple of 4096"), "{e}");
+}
+
+#[test]
+fn stores_price_batches_as_sequential_when_pages_follow_each_other() {
+    let mut s = CostStore::new(DeviceModel::preset("koltsidas08-flash").unwrap());
+    s.write_batch(&[(10, &[][..]), (11, &[][..]), (12, &[][..]), (20, &[][..])]).unwrap();
+    let st = s.stats();
+    assert_eq!((st.writes, st.seq_writes), (4, 2));
+    assert!((st.virtual_time - (118.0 * 2.0 + 11.8 * 2.0)).abs() < 1e-9);
+}

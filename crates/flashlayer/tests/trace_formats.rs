@@ -1,0 +1,291 @@
+//! Trace readers and writers: round-trips, block-to-page mapping, clear
+//! errors with file and line, and arbitrary bytes never panicking a parser.
+
+use flashlayer::trace::{self, Flt, Format, ReadOptions};
+use flashlayer::types::{Op, PageId};
+use flashlayer::Error;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn read_all(path: &Path, opts: ReadOptions) -> flashlayer::Result<Vec<(PageId, Op)>> {
+    let mut v = Vec::new();
+    trace::for_each(path, opts, |p, op| {
+        v.push((p, op));
+        Ok(())
+    })?;
+    Ok(v)
+}
+
+fn fmt(f: Format) -> ReadOptions {
+    ReadOptions {
+        format: Some(f),
+        page_size: None,
+    }
+}
+
+fn requests_strategy() -> impl Strategy<Value = Vec<(PageId, Op)>> {
+    prop::collection::vec(
+        (prop_oneof![0u64..50, any::<u64>()], any::<bool>()).prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
+        0..300,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_writer_round_trips(reqs in requests_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["t.flt", "t.csv", "t.csv.gz"] {
+            let path = dir.path().join(name);
+            let to = trace::output_format(&path, None).unwrap();
+            let n = trace::write_all(&path, to, |emit| {
+                for &(p, op) in &reqs {
+                    emit(p, op)?;
+                }
+                Ok(())
+            }).unwrap();
+            prop_assert_eq!(n, reqs.len() as u64);
+            prop_assert_eq!(&read_all(&path, ReadOptions::default()).unwrap(), &reqs);
+        }
+        // Converting flt -> csv -> flt keeps the requests.
+        let back = dir.path().join("back.flt");
+        trace::convert(&dir.path().join("t.csv.gz"), ReadOptions::default(), &back, None).unwrap();
+        prop_assert_eq!(&read_all(&back, ReadOptions::default()).unwrap(), &reqs);
+    }
+
+    #[test]
+    fn flt_dense_ids_follow_first_appearance(reqs in requests_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.flt");
+        trace::write_all(&path, Format::Flt, |emit| {
+            for &(p, op) in &reqs { emit(p, op)?; }
+            Ok(())
+        }).unwrap();
+        let t = Flt::open(&path).unwrap();
+        let mut seen: Vec<PageId> = Vec::new();
+        for (i, (d, op)) in t.requests().enumerate() {
+            let orig = t.original(d);
+            prop_assert_eq!((orig, op), reqs[i]);
+            if !seen.contains(&orig) {
+                prop_assert_eq!(d as usize, seen.len());
+                seen.push(orig);
+            }
+        }
+        prop_assert_eq!(t.pages(), seen.len());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_any_reader(bytes in prop::collection::vec(any::<u8>(), 0..600), gz: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.bin");
+        let data = if gz {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&bytes).unwrap();
+            e.finish().unwrap()
+        } else {
+            bytes.clone()
+        };
+        std::fs::write(&path, &data).unwrap();
+        for f in [Format::Csv, Format::Flt, Format::Vscsi, Format::Msr, Format::Spc, Format::Oracle] {
+            let _ = read_all(&path, fmt(f));
+            let _ = trace::load(&path, fmt(f));
+        }
+        let _ = Format::detect(&path);
+    }
+
+    #[test]
+    fn damaged_flt_files_are_rejected_not_misread(reqs in requests_strategy(), cut in 0usize..4000, flip in 0usize..4000) {
+        prop_assume!(!reqs.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.flt");
+        trace::write_all(&path, Format::Flt, |emit| {
+            for &(p, op) in &reqs { emit(p, op)?; }
+            Ok(())
+        }).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let cut_at = cut % good.len();
+        std::fs::write(&path, &good[..cut_at]).unwrap();
+        prop_assert!(Flt::open(&path).is_err());
+        let mut bad = good.clone();
+        let i = 40 + flip % (good.len() - 40);
+        bad[i] ^= 0x10;
+        std::fs::write(&path, &bad).unwrap();
+        prop_assert!(Flt::open(&path).is_err());
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn csv_errors_name_file_line_and_expectation() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("page,op\n1,R\n2,W\n\n3,R\n4,R\n5,R\n6,X\n", 8, "expected op R or W, found 'X'"),
+        ("1,R\nabc,W\n", 2, "expected a page id as an unsigned integer, found 'abc'"),
+        ("1,R,5\n", 1, "expected 2 fields (page,op), found 3"),
+        ("1\n", 1, "expected 2 fields (page,op), found 1"),
+        ("-4,R\n", 1, "found '-4'"),
+    ];
+    for (text, line, needle) in cases {
+        let p = write(dir.path(), "trace.csv", text);
+        match read_all(&p, ReadOptions::default()) {
+            Err(Error::Parse { path, line: l, msg }) => {
+                assert_eq!(path, p);
+                assert_eq!(l, line, "{text:?}");
+                assert!(msg.contains(needle), "{msg}");
+            }
+            other => panic!("{text:?}: expected a parse error, got {other:?}"),
+        }
+    }
+    let e = read_all(&write(dir.path(), "trace.csv", "1,R\n2,Q\n"), ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().ends_with("trace.csv:2: expected op R or W, found 'Q'"), "{e}");
+}
+
+#[test]
+fn msr_requests_become_4k_pages_per_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "hm_0.csv",
+        "128166372003061629,hm,0,Write,8192,8192,100\n128166372003061630,hm,1,Read,4095,2,50\n128166372003061631,hm,0,Read,0,0,50\n",
+    );
+    assert_eq!(Format::detect(&p).unwrap(), Format::Msr);
+    let got = read_all(&p, ReadOptions::default()).unwrap();
+    let dev1 = 1u64 << 48;
+    assert_eq!(got, vec![(2, Op::Write), (3, Op::Write), (dev1, Op::Read), (dev1 + 1, Op::Read), (0, Op::Read)]);
+    // Page size 0: one reference per request, keyed by its start byte.
+    let got = read_all(&p, ReadOptions { format: None, page_size: Some(0) }).unwrap();
+    assert_eq!(got, vec![(8192, Op::Write), (dev1 + 4095, Op::Read), (0, Op::Read)]);
+    // 8 KiB pages.
+    let got = read_all(&p, ReadOptions { format: None, page_size: Some(8192) }).unwrap();
+    assert_eq!(got, vec![(1, Op::Write), (dev1, Op::Read), (0, Op::Read)]);
+}
+
+#[test]
+fn spc_lbas_are_512_byte_sectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "fin.spc", "0,8,4096,w,0.0\n1,16,1,R,0.1\n");
+    let got = read_all(&p, ReadOptions::default()).unwrap();
+    assert_eq!(got, vec![(1, Op::Write), ((1 << 48) | 2, Op::Read)]);
+    let e = read_all(&write(dir.path(), "bad.spc", "0,8,4096,x,0.0\n"), ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("bad.spc:1: expected Opcode r or w, found 'x'"), "{e}");
+}
+
+fn vscsi_record(len: u32, cmd: u16, lbn: u64) -> Vec<u8> {
+    let mut r = Vec::new();
+    r.extend_from_slice(&1u32.to_le_bytes());
+    r.extend_from_slice(&len.to_le_bytes());
+    r.extend_from_slice(&1u32.to_le_bytes());
+    r.extend_from_slice(&cmd.to_le_bytes());
+    r.extend_from_slice(&0x0100u16.to_le_bytes());
+    r.extend_from_slice(&lbn.to_le_bytes());
+    r.extend_from_slice(&123u64.to_le_bytes());
+    r
+}
+
+#[test]
+fn vscsi_records_map_to_pages_and_reject_unknown_opcodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = vscsi_record(8192, 0x28, 8);
+    bytes.extend(vscsi_record(512, 0x2A, 0));
+    let p = dir.path().join("t.vscsi");
+    std::fs::write(&p, &bytes).unwrap();
+    assert_eq!(read_all(&p, ReadOptions::default()).unwrap(), vec![(1, Op::Read), (2, Op::Read), (0, Op::Write)]);
+    bytes.extend(vscsi_record(512, 0x35, 0));
+    std::fs::write(&p, &bytes).unwrap();
+    let e = read_all(&p, ReadOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("t.vscsi:3: expected a SCSI READ or WRITE opcode, found 0x35"), "{e}");
+    bytes.truncate(32 * 2 + 5);
+    std::fs::write(&p, &bytes).unwrap();
+    let e = read_all(&p, ReadOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("truncated: record 3 has 5 of its 32 bytes"), "{e}");
+}
+
+#[test]
+fn oracle_general_records_are_object_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    for id in [7u64, 9, 7] {
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&id.to_le_bytes());
+        bytes.extend_from_slice(&4096u32.to_le_bytes());
+        bytes.extend_from_slice(&(-1i64).to_le_bytes());
+    }
+    let p = dir.path().join("w.oracleGeneral.bin");
+    std::fs::write(&p, &bytes).unwrap();
+    assert_eq!(read_all(&p, ReadOptions::default()).unwrap(), vec![(7, Op::Read), (9, Op::Read), (7, Op::Read)]);
+    let e = read_all(&p, ReadOptions { format: None, page_size: Some(4096) }).unwrap_err().to_string();
+    assert!(e.contains("--page-size applies to block traces"), "{e}");
+}
+
+#[test]
+fn truncated_flt_says_what_the_header_promised() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.flt");
+    trace::write_all(&p, Format::Flt, |emit| {
+        for i in 0..10 {
+            emit(i, Op::Read)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() - 3]).unwrap();
+    let e = Flt::open(&p).unwrap_err().to_string();
+    assert!(e.contains("header says 10 requests and 10 pages (160 bytes), file has 157 bytes"), "{e}");
+    std::fs::write(&p, &bytes[..12]).unwrap();
+    let e = Flt::open(&p).unwrap_err().to_string();
+    assert!(e.contains("shorter than the 40-byte flt header"), "{e}");
+}
+
+#[test]
+fn format_detection_uses_extension_magic_and_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(Format::detect(&write(dir.path(), "a.txt", "page,op\n1,R\n")).unwrap(), Format::Csv);
+    assert_eq!(Format::detect(&write(dir.path(), "b.txt", "0,1,512,r,0.0\n")).unwrap(), Format::Spc);
+    let flt = dir.path().join("noext");
+    trace::write_all(&flt, Format::Flt, |emit| emit(1, Op::Read)).unwrap();
+    assert_eq!(Format::detect(&flt).unwrap(), Format::Flt);
+    let e = Format::detect(&write(dir.path(), "c.bin", "\u{1}\u{2}garbage")).unwrap_err().to_string();
+    assert!(e.contains("cannot tell the trace format; pass --format"), "{e}");
+}
+
+#[test]
+fn concat_repeats_phases_and_disjoint_separates_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.csv", "1,R\n2,W\n");
+    let b = write(dir.path(), "b.csv", "1,R\n");
+    let out = dir.path().join("c.csv");
+    let o = ReadOptions::default();
+    trace::concat(&[(&a, o), (&b, o), (&a, o)], true, &out).unwrap();
+    let got = read_all(&out, o).unwrap();
+    let tag = 1u64 << 56;
+    assert_eq!(got, vec![(1, Op::Read), (2, Op::Write), (tag | 1, Op::Read), (1, Op::Read), (2, Op::Write)]);
+    trace::concat(&[(&a, o), (&b, o)], false, &out).unwrap();
+    assert_eq!(read_all(&out, o).unwrap(), vec![(1, Op::Read), (2, Op::Write), (1, Op::Read)]);
+}
+
+#[test]
+fn stats_count_hot_pages_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Page 0: 16 requests; pages 1..=9: 1 request each. ceil(20% of 10) = 2
+    // hot pages: 16 + 1 of 25 requests.
+    let mut text = String::from("page,op\n");
+    for _ in 0..16 {
+        text.push_str("0,W\n");
+    }
+    for p in 1..=9 {
+        text.push_str(&format!("{p},R\n"));
+    }
+    let p = write(dir.path(), "s.csv", &text);
+    let t = trace::load(&p, ReadOptions::default()).unwrap();
+    let s = trace::stats(&t);
+    assert_eq!((s.requests, s.reads, s.writes, s.distinct_pages, s.pages_written), (25, 9, 16, 10, 1));
+    assert!((s.hot20_share - 17.0 / 25.0).abs() < 1e-12);
+}

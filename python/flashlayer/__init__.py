@@ -1,0 +1,36 @@
+"""flashlayer: I/O-asymmetry-aware storage management for databases.
+
+The Python front of a Rust engine. Typical use::
+
+    import flashlayer
+    r = flashlayer.simulate("trace.csv.gz", "lru", 1000, device="ratio:1:64")
+    print(r["miss_ratio"], r["virtual_time"])
+
+    rows = flashlayer.sweep("trace.flt", ["lru", "arc"], [500, 1000, 2000])
+
+Every long call releases the GIL, so threads run simulations in parallel.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from typing import Any
+
+from flashlayer._native import FlashlayerError, Trace, formats, policies, presets
+from flashlayer.sweep import simulate, sweep
+
+__all__ = [
+    "FlashlayerError",
+    "Trace",
+    "formats",
+    "policies",
+    "presets",
+    "simulate",
+    "sweep",
+    "__version__",
+]
+
+__version__ = "0.1.0"
+
+TraceLike = str | PathLike[str] | Trace
+Result = dict[str, Any]

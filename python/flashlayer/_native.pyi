@@ -1,0 +1,50 @@
+"""Type stubs for the native engine module (``crates/flashlayer-python``)."""
+
+from collections.abc import Callable, Iterator
+from os import PathLike
+from typing import Any, Literal
+
+_Path = str | PathLike[str]
+
+class FlashlayerError(ValueError):
+    """A user-facing error: bad trace, unknown name, impossible size."""
+
+class Trace:
+    @staticmethod
+    def open(path: _Path, format: str | None = None, page_size: int | None = None) -> Trace: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def pages(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[tuple[int, Literal["R", "W"]]]: ...
+    def stats(self) -> dict[str, int | float]: ...
+
+def run(
+    trace: Trace,
+    policy: str,
+    buffer_pages: int,
+    device: str | None = None,
+    series_every: int = 0,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, Any]: ...
+def convert(
+    input: _Path,
+    output: _Path,
+    from_format: str | None = None,
+    to_format: str | None = None,
+    page_size: int | None = None,
+) -> int: ...
+def concat(
+    inputs: list[_Path],
+    output: _Path,
+    disjoint: bool = False,
+    format: str | None = None,
+    page_size: int | None = None,
+) -> int: ...
+def gen_zipf(output: _Path, requests: int, pages: int, alpha: float, write_ratio: float, seed: int) -> int: ...
+def device(spec: str) -> dict[str, Any]: ...
+def policy_name(name: str) -> str: ...
+def policies() -> list[tuple[str, str]]: ...
+def formats() -> list[tuple[str, str]]: ...
+def presets() -> list[dict[str, Any]]: ...
