@@ -187,18 +187,14 @@ def cmd_trace_stats(a: argparse.Namespace) -> None:
     from flashlayer.sweep import open_trace
 
     t = open_trace(a.trace, a.format, a.page_size)
-    s = t.stats()
-    s = {"trace": str(a.trace), **s}
+    s: dict[str, Any] = {"trace": str(a.trace), **t.stats()}
     if a.json:
         _emit_json(s)
         return
     width = max(len(k) for k in s)
     for k, v in s.items():
-        if isinstance(v, float):
-            v = f"{v:.4f}"
-        elif isinstance(v, int):
-            v = f"{v:,}"
-        print(f"{k.ljust(width)}  {v}")
+        text = f"{v:.4f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
+        print(f"{k.ljust(width)}  {text}")
 
 
 def cmd_trace_convert(a: argparse.Namespace) -> None:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 
 class Bar(Protocol):
@@ -25,15 +25,15 @@ class _Quiet:
 
 
 class _Rich:
-    def __init__(self, progress: Progress, task: int) -> None:
+    def __init__(self, progress: Progress, task: TaskID) -> None:
         self._p = progress
         self._t = task
 
     def advance(self, n: int = 1) -> None:
-        self._p.advance(self._t, n)  # type: ignore[arg-type]
+        self._p.advance(self._t, n)
 
     def describe(self, text: str) -> None:
-        self._p.update(self._t, description=text)  # type: ignore[arg-type]
+        self._p.update(self._t, description=text)
 
 
 def enabled(quiet: bool) -> bool:
@@ -57,4 +57,4 @@ def bar(total: int, description: str, quiet: bool = False) -> Iterator[Bar]:
     )
     with progress:
         task = progress.add_task(description, total=total)
-        yield _Rich(progress, task)  # type: ignore[arg-type]
+        yield _Rich(progress, task)

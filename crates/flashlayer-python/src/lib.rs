@@ -50,7 +50,12 @@ impl Trace {
     /// block traces only (default 4096).
     #[staticmethod]
     #[pyo3(signature = (path, format=None, page_size=None))]
-    fn open(py: Python<'_>, path: PathBuf, format: Option<&str>, page_size: Option<u64>) -> PyResult<Self> {
+    fn open(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<&str>,
+        page_size: Option<u64>,
+    ) -> PyResult<Self> {
         let opts = read_options(format, page_size)?;
         let flt = py.detach(|| trace::load(&path, opts)).map_err(err)?;
         Ok(Trace { flt, source: path })
@@ -152,15 +157,37 @@ fn metrics_dict<'py>(
     d.set_item("dirty_at_end", m.dirty_at_end)?;
     d.set_item("virtual_time", m.virtual_time)?;
     d.set_item("seconds", seconds)?;
-    let rps = if seconds > 0.0 { m.requests as f64 / seconds } else { 0.0 };
+    let rps = if seconds > 0.0 {
+        m.requests as f64 / seconds
+    } else {
+        0.0
+    };
     d.set_item("requests_per_second", rps)?;
     if !m.series.is_empty() {
         let s = PyDict::new(py);
-        s.set_item("requests", m.series.iter().map(|p| p.requests).collect::<Vec<_>>())?;
+        s.set_item(
+            "requests",
+            m.series.iter().map(|p| p.requests).collect::<Vec<_>>(),
+        )?;
         s.set_item("hits", m.series.iter().map(|p| p.hits).collect::<Vec<_>>())?;
-        s.set_item("physical_reads", m.series.iter().map(|p| p.physical_reads).collect::<Vec<_>>())?;
-        s.set_item("physical_writes", m.series.iter().map(|p| p.physical_writes).collect::<Vec<_>>())?;
-        s.set_item("virtual_time", m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>())?;
+        s.set_item(
+            "physical_reads",
+            m.series
+                .iter()
+                .map(|p| p.physical_reads)
+                .collect::<Vec<_>>(),
+        )?;
+        s.set_item(
+            "physical_writes",
+            m.series
+                .iter()
+                .map(|p| p.physical_writes)
+                .collect::<Vec<_>>(),
+        )?;
+        s.set_item(
+            "virtual_time",
+            m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>(),
+        )?;
         d.set_item("series", s)?;
     }
     Ok(d)
@@ -212,7 +239,14 @@ fn run<'py>(
     });
     let seconds = start.elapsed().as_secs_f64();
     let m = result.map_err(err)?;
-    metrics_dict(py, spec.name(), opts.buffer_pages, &opts.device, &m, seconds)
+    metrics_dict(
+        py,
+        spec.name(),
+        opts.buffer_pages,
+        &opts.device,
+        &m,
+        seconds,
+    )
 }
 
 /// Converts a trace; returns the number of requests written.
@@ -228,7 +262,8 @@ fn convert(
 ) -> PyResult<u64> {
     let opts = read_options(from_format, page_size)?;
     let to = to_format.map(Format::parse).transpose().map_err(err)?;
-    py.detach(|| trace::convert(&input, opts, &output, to)).map_err(err)
+    py.detach(|| trace::convert(&input, opts, &output, to))
+        .map_err(err)
 }
 
 /// Joins traces into `output` (CASA's CONCAT); see the engine's `concat`.
@@ -244,7 +279,8 @@ fn concat(
 ) -> PyResult<u64> {
     let opts = read_options(format, page_size)?;
     py.detach(|| {
-        let list: Vec<(&std::path::Path, ReadOptions)> = inputs.iter().map(|p| (p.as_path(), opts)).collect();
+        let list: Vec<(&std::path::Path, ReadOptions)> =
+            inputs.iter().map(|p| (p.as_path(), opts)).collect();
         trace::concat(&list, disjoint, &output)
     })
     .map_err(err)

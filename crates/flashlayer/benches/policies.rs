@@ -1,1 +1,64 @@
-fn main() {}
+//! Simulator throughput per policy, without Python or file I/O:
+//! `cargo bench -p flashlayer --bench policies`.
+//!
+//! The workload is a 2M-request Zipf trace (alpha 0.8 over 220,000 pages,
+//! 20% writes) with a 9,000-page buffer: the benchmark scaled down
+//! 5x so a run takes seconds. `flashlayer bench` measures the full-size
+//! workload end to end.
+
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::{Arc, Belady, Clock, Fifo, Lru, Policy, TwoQ};
+use flashlayer::sim::Simulator;
+use flashlayer::store::CostStore;
+use flashlayer::trace::Remapper;
+use flashlayer::types::pack;
+use flashlayer::workload::{zipf, ZipfParams};
+use std::sync::OnceLock;
+
+const BUFFER: usize = 9_000;
+
+fn trace() -> &'static (Vec<u32>, usize) {
+    static T: OnceLock<(Vec<u32>, usize)> = OnceLock::new();
+    T.get_or_init(|| {
+        let params = ZipfParams {
+            requests: 2_000_000,
+            pages: 220_000,
+            alpha: 0.8,
+            write_ratio: 0.2,
+            seed: 42,
+        };
+        let mut remap = Remapper::default();
+        let words: Vec<u32> = zipf(&params)
+            .expect("valid parameters")
+            .map(|(p, op)| pack(remap.dense(p).expect("fits"), op))
+            .collect();
+        (words, remap.ids().len())
+    })
+}
+
+fn replay<P: Policy>(policy: P) -> u64 {
+    let (words, _) = trace();
+    let mut sim = Simulator::new(policy, CostStore::new(DeviceModel::unit()));
+    sim.run_words(words.iter().copied()).expect("cost store never fails");
+    sim.finish().misses
+}
+
+fn main() {
+    divan::main();
+}
+
+#[divan::bench(args = ["lru", "fifo", "clock", "2q", "arc", "belady"])]
+fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
+    let (words, pages) = trace();
+    bencher
+        .counter(divan::counter::ItemsCount::new(words.len()))
+        .bench(|| match name {
+            "lru" => replay(Lru::new(BUFFER).with_pages(*pages)),
+            "fifo" => replay(Fifo::new(BUFFER).with_pages(*pages)),
+            "clock" => replay(Clock::new(BUFFER).with_pages(*pages)),
+            "2q" => replay(TwoQ::new(BUFFER).with_pages(*pages)),
+            "arc" => replay(Arc::new(BUFFER).with_pages(*pages)),
+            "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
+            other => unreachable!("unknown bench arg {other}"),
+        });
+}

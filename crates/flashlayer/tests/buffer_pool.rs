@@ -18,7 +18,13 @@ const PS: usize = 64;
 enum Step {
     /// Fix a page; if `modify`, write `value` into byte 0..8; keep it pinned
     /// if `hold`.
-    Fix { page: u64, write: bool, modify: bool, value: u64, hold: bool },
+    Fix {
+        page: u64,
+        write: bool,
+        modify: bool,
+        value: u64,
+        hold: bool,
+    },
     /// Drop the i-th held guard.
     Release(usize),
     Flush,
@@ -38,13 +44,25 @@ fn check_pool<P: Policy>(policy: P, steps: &[Step]) -> Result<(), TestCaseError>
     let pool = BufferPool::new(policy, MemStore::new(PS, DeviceModel::unit())).unwrap();
     let mut model: BTreeMap<u64, u64> = BTreeMap::new();
     enum Held<'a, P: Policy> {
-        R(#[expect(dead_code, reason = "held only to keep the pin")] flashlayer::buffer::PageRef<'a, P, MemStore>),
-        W(#[expect(dead_code, reason = "held only to keep the pin")] flashlayer::buffer::PageMut<'a, P, MemStore>),
+        R(
+            #[expect(dead_code, reason = "held only to keep the pin")]
+            flashlayer::buffer::PageRef<'a, P, MemStore>,
+        ),
+        W(
+            #[expect(dead_code, reason = "held only to keep the pin")]
+            flashlayer::buffer::PageMut<'a, P, MemStore>,
+        ),
     }
     let mut held: Vec<(u64, Held<'_, P>)> = Vec::new();
     for s in steps {
         match *s {
-            Step::Fix { page, write, modify, value, hold } => {
+            Step::Fix {
+                page,
+                write,
+                modify,
+                value,
+                hold,
+            } => {
                 // A page already held for writing would deadlock this thread.
                 if held.iter().any(|h| h.0 == page) {
                     continue;
@@ -98,7 +116,12 @@ fn check_pool<P: Policy>(policy: P, steps: &[Step]) -> Result<(), TestCaseError>
     let mut buf = vec![0u8; PS];
     for (&page, &value) in &model {
         store.read(page, &mut buf).unwrap();
-        prop_assert_eq!(u64::from_le_bytes(buf[0..8].try_into().unwrap()), value, "page {} after close", page);
+        prop_assert_eq!(
+            u64::from_le_bytes(buf[0..8].try_into().unwrap()),
+            value,
+            "page {} after close",
+            page
+        );
     }
     Ok(())
 }
@@ -226,9 +249,16 @@ fn concurrent_fixers_lose_no_update_and_do_not_deadlock() {
     for p in 0..PAGES {
         let want: u64 = per_thread.iter().map(|c| c[p as usize]).sum();
         let g = pool.fix_read(p).unwrap();
-        assert_eq!(u64::from_le_bytes(g[0..8].try_into().unwrap()), want, "page {p}");
+        assert_eq!(
+            u64::from_le_bytes(g[0..8].try_into().unwrap()),
+            want,
+            "page {p}"
+        );
     }
-    assert!(pool.metrics().dirty_evictions > 0, "the test must force evictions");
+    assert!(
+        pool.metrics().dirty_evictions > 0,
+        "the test must force evictions"
+    );
 }
 
 #[test]
@@ -260,7 +290,11 @@ fn file_store_pool_persists_across_reopen() {
 fn file_store_direct_io_round_trips_where_the_filesystem_allows_it() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("direct.db");
-    match FileStore::builder(&path).page_size(4096).direct(true).open() {
+    match FileStore::builder(&path)
+        .page_size(4096)
+        .direct(true)
+        .open()
+    {
         Ok(mut s) => {
             let page: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
             s.write(5, &page).unwrap();
@@ -275,14 +309,19 @@ fn file_store_direct_io_round_trips_where_the_filesystem_allows_it() {
         Err(Error::Io { source, .. }) => assert_eq!(source.raw_os_error(), Some(22)),
         Err(e) => panic!("{e}"),
     }
-    let e = FileStore::builder(&path).page_size(1000).direct(true).open().unwrap_err();
+    let e = FileStore::builder(&path)
+        .page_size(1000)
+        .direct(true)
+        .open()
+        .unwrap_err();
     assert!(e.to_string().contains("multiple of 4096"), "{e}");
 }
 
 #[test]
 fn stores_price_batches_as_sequential_when_pages_follow_each_other() {
     let mut s = CostStore::new(DeviceModel::preset("koltsidas08-flash").unwrap());
-    s.write_batch(&[(10, &[][..]), (11, &[][..]), (12, &[][..]), (20, &[][..])]).unwrap();
+    s.write_batch(&[(10, &[][..]), (11, &[][..]), (12, &[][..]), (20, &[][..])])
+        .unwrap();
     let st = s.stats();
     assert_eq!((st.writes, st.seq_writes), (4, 2));
     assert!((st.virtual_time - (118.0 * 2.0 + 11.8 * 2.0)).abs() < 1e-9);

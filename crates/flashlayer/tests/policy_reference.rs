@@ -7,7 +7,10 @@ use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
-const COST: PageCost = PageCost { read: 1.0, write: 1.0 };
+const COST: PageCost = PageCost {
+    read: 1.0,
+    write: 1.0,
+};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 enum Event {
@@ -17,7 +20,11 @@ enum Event {
 
 /// Drives a policy the way the simulator does; `pinned(i, page)` says whether
 /// `page` is pinned at request `i`.
-fn drive<P: Policy>(p: &mut P, trace: &[(u32, Op)], pinned: &dyn Fn(usize, u32) -> bool) -> Vec<Event> {
+fn drive<P: Policy>(
+    p: &mut P,
+    trace: &[(u32, Op)],
+    pinned: &dyn Fn(usize, u32) -> bool,
+) -> Vec<Event> {
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
         if p.access(page, op) {
@@ -42,7 +49,11 @@ trait Model {
     fn step(&mut self, page: u32, op: Op, evictable: &dyn Fn(u32) -> bool) -> Event;
 }
 
-fn run_model(m: &mut dyn Model, trace: &[(u32, Op)], pinned: &dyn Fn(usize, u32) -> bool) -> Vec<Event> {
+fn run_model(
+    m: &mut dyn Model,
+    trace: &[(u32, Op)],
+    pinned: &dyn Fn(usize, u32) -> bool,
+) -> Vec<Event> {
     trace
         .iter()
         .enumerate()
@@ -223,7 +234,11 @@ impl Model for ArcModel {
         let c = self.c;
         // Case I
         for list in [0, 1] {
-            let l = if list == 0 { &mut self.t1 } else { &mut self.t2 };
+            let l = if list == 0 {
+                &mut self.t1
+            } else {
+                &mut self.t2
+            };
             if let Some(i) = l.iter().position(|e| e.0 == x) {
                 let mut e = l.remove(i).expect("present");
                 e.1 |= w;
@@ -309,7 +324,12 @@ fn belady_model_misses(cap: usize, trace: &[(u32, Op)]) -> (u64, u64) {
         }
         misses += 1;
         if res.len() == cap {
-            let next = |q: u32| trace[i + 1..].iter().position(|r| r.0 == q).map_or(usize::MAX, |d| d);
+            let next = |q: u32| {
+                trace[i + 1..]
+                    .iter()
+                    .position(|r| r.0 == q)
+                    .map_or(usize::MAX, |d| d)
+            };
             let best = (0..res.len())
                 .max_by_key(|&k| (next(res[k].0), !res[k].1))
                 .expect("full");
@@ -325,7 +345,8 @@ fn belady_model_misses(cap: usize, trace: &[(u32, Op)]) -> (u64, u64) {
 
 fn trace_strategy(max_pages: u32, max_len: usize) -> impl Strategy<Value = Vec<(u32, Op)>> {
     prop::collection::vec(
-        (0..max_pages, prop::bool::weighted(0.3)).prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
+        (0..max_pages, prop::bool::weighted(0.3))
+            .prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
         0..max_len,
     )
 }
@@ -337,7 +358,9 @@ fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
         if share == 0 {
             return false;
         }
-        let mut h = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(q).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let mut h = seed
+            ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ u64::from(q).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         h ^= h >> 29;
         h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
         h ^= h >> 32;
@@ -456,7 +479,13 @@ proptest! {
 /// search over resident sets.
 fn exhaustive_min_misses(cap: usize, t: &[(u32, Op)]) -> usize {
     use std::collections::HashMap;
-    fn go(cap: usize, t: &[(u32, Op)], i: usize, set: u64, memo: &mut HashMap<(usize, u64), usize>) -> usize {
+    fn go(
+        cap: usize,
+        t: &[(u32, Op)],
+        i: usize,
+        set: u64,
+        memo: &mut HashMap<(usize, u64), usize>,
+    ) -> usize {
         if i == t.len() {
             return 0;
         }
@@ -486,7 +515,10 @@ fn ops(s: &str) -> Vec<(u32, Op)> {
     s.split_whitespace()
         .map(|tok| {
             let (op, p) = tok.split_at(1);
-            (p.parse().unwrap(), if op == "w" { Op::Write } else { Op::Read })
+            (
+                p.parse().unwrap(),
+                if op == "w" { Op::Write } else { Op::Read },
+            )
         })
         .collect()
 }
@@ -527,9 +559,21 @@ fn clock_gives_second_chance_to_referenced_pages() {
     let t = ops("r1 r2 r3 r4 r2 r5");
     let mut c = Clock::new(3);
     let ev = drive(&mut c, &t, &|_, _| false);
-    assert_eq!(ev[3], Event::Miss(Some(Victim { page: 1, dirty: false })));
+    assert_eq!(
+        ev[3],
+        Event::Miss(Some(Victim {
+            page: 1,
+            dirty: false
+        }))
+    );
     assert_eq!(ev[4], Event::Hit);
-    assert_eq!(ev[5], Event::Miss(Some(Victim { page: 3, dirty: false })));
+    assert_eq!(
+        ev[5],
+        Event::Miss(Some(Victim {
+            page: 3,
+            dirty: false
+        }))
+    );
 }
 
 #[test]
@@ -539,7 +583,13 @@ fn belady_evicts_a_clean_page_first_among_never_reused() {
     let t = ops("w1 r2 r3");
     let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
     let ev = drive(&mut Belady::new(2, &words).unwrap(), &t, &|_, _| false);
-    assert_eq!(ev[2], Event::Miss(Some(Victim { page: 2, dirty: false })));
+    assert_eq!(
+        ev[2],
+        Event::Miss(Some(Victim {
+            page: 2,
+            dirty: false
+        }))
+    );
 }
 
 #[test]

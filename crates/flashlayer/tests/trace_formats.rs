@@ -25,7 +25,8 @@ fn fmt(f: Format) -> ReadOptions {
 
 fn requests_strategy() -> impl Strategy<Value = Vec<(PageId, Op)>> {
     prop::collection::vec(
-        (prop_oneof![0u64..50, any::<u64>()], any::<bool>()).prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
+        (prop_oneof![0u64..50, any::<u64>()], any::<bool>())
+            .prop_map(|(p, w)| (p, if w { Op::Write } else { Op::Read })),
         0..300,
     )
 }
@@ -126,8 +127,16 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 fn csv_errors_name_file_line_and_expectation() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("page,op\n1,R\n2,W\n\n3,R\n4,R\n5,R\n6,X\n", 8, "expected op R or W, found 'X'"),
-        ("1,R\nabc,W\n", 2, "expected a page id as an unsigned integer, found 'abc'"),
+        (
+            "page,op\n1,R\n2,W\n\n3,R\n4,R\n5,R\n6,X\n",
+            8,
+            "expected op R or W, found 'X'",
+        ),
+        (
+            "1,R\nabc,W\n",
+            2,
+            "expected a page id as an unsigned integer, found 'abc'",
+        ),
         ("1,R,5\n", 1, "expected 2 fields (page,op), found 3"),
         ("1\n", 1, "expected 2 fields (page,op), found 1"),
         ("-4,R\n", 1, "found '-4'"),
@@ -143,8 +152,16 @@ fn csv_errors_name_file_line_and_expectation() {
             other => panic!("{text:?}: expected a parse error, got {other:?}"),
         }
     }
-    let e = read_all(&write(dir.path(), "trace.csv", "1,R\n2,Q\n"), ReadOptions::default()).unwrap_err();
-    assert!(e.to_string().ends_with("trace.csv:2: expected op R or W, found 'Q'"), "{e}");
+    let e = read_all(
+        &write(dir.path(), "trace.csv", "1,R\n2,Q\n"),
+        ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("trace.csv:2: expected op R or W, found 'Q'"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -158,12 +175,38 @@ fn msr_requests_become_4k_pages_per_device() {
     assert_eq!(Format::detect(&p).unwrap(), Format::Msr);
     let got = read_all(&p, ReadOptions::default()).unwrap();
     let dev1 = 1u64 << 48;
-    assert_eq!(got, vec![(2, Op::Write), (3, Op::Write), (dev1, Op::Read), (dev1 + 1, Op::Read), (0, Op::Read)]);
+    assert_eq!(
+        got,
+        vec![
+            (2, Op::Write),
+            (3, Op::Write),
+            (dev1, Op::Read),
+            (dev1 + 1, Op::Read),
+            (0, Op::Read)
+        ]
+    );
     // Page size 0: one reference per request, keyed by its start byte.
-    let got = read_all(&p, ReadOptions { format: None, page_size: Some(0) }).unwrap();
-    assert_eq!(got, vec![(8192, Op::Write), (dev1 + 4095, Op::Read), (0, Op::Read)]);
+    let got = read_all(
+        &p,
+        ReadOptions {
+            format: None,
+            page_size: Some(0),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        vec![(8192, Op::Write), (dev1 + 4095, Op::Read), (0, Op::Read)]
+    );
     // 8 KiB pages.
-    let got = read_all(&p, ReadOptions { format: None, page_size: Some(8192) }).unwrap();
+    let got = read_all(
+        &p,
+        ReadOptions {
+            format: None,
+            page_size: Some(8192),
+        },
+    )
+    .unwrap();
     assert_eq!(got, vec![(1, Op::Write), (dev1, Op::Read), (0, Op::Read)]);
 }
 
@@ -173,8 +216,16 @@ fn spc_lbas_are_512_byte_sectors() {
     let p = write(dir.path(), "fin.spc", "0,8,4096,w,0.0\n1,16,1,R,0.1\n");
     let got = read_all(&p, ReadOptions::default()).unwrap();
     assert_eq!(got, vec![(1, Op::Write), ((1 << 48) | 2, Op::Read)]);
-    let e = read_all(&write(dir.path(), "bad.spc", "0,8,4096,x,0.0\n"), ReadOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("bad.spc:1: expected Opcode r or w, found 'x'"), "{e}");
+    let e = read_all(
+        &write(dir.path(), "bad.spc", "0,8,4096,x,0.0\n"),
+        ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("bad.spc:1: expected Opcode r or w, found 'x'"),
+        "{e}"
+    );
 }
 
 fn vscsi_record(len: u32, cmd: u16, lbn: u64) -> Vec<u8> {
@@ -196,15 +247,28 @@ fn vscsi_records_map_to_pages_and_reject_unknown_opcodes() {
     bytes.extend(vscsi_record(512, 0x2A, 0));
     let p = dir.path().join("t.vscsi");
     std::fs::write(&p, &bytes).unwrap();
-    assert_eq!(read_all(&p, ReadOptions::default()).unwrap(), vec![(1, Op::Read), (2, Op::Read), (0, Op::Write)]);
+    assert_eq!(
+        read_all(&p, ReadOptions::default()).unwrap(),
+        vec![(1, Op::Read), (2, Op::Read), (0, Op::Write)]
+    );
     bytes.extend(vscsi_record(512, 0x35, 0));
     std::fs::write(&p, &bytes).unwrap();
-    let e = read_all(&p, ReadOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("t.vscsi:3: expected a SCSI READ or WRITE opcode, found 0x35"), "{e}");
+    let e = read_all(&p, ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.vscsi:3: expected a SCSI READ or WRITE opcode, found 0x35"),
+        "{e}"
+    );
     bytes.truncate(32 * 2 + 5);
     std::fs::write(&p, &bytes).unwrap();
-    let e = read_all(&p, ReadOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("truncated: record 3 has 5 of its 32 bytes"), "{e}");
+    let e = read_all(&p, ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("truncated: record 3 has 5 of its 32 bytes"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -219,8 +283,19 @@ fn oracle_general_records_are_object_reads() {
     }
     let p = dir.path().join("w.oracleGeneral.bin");
     std::fs::write(&p, &bytes).unwrap();
-    assert_eq!(read_all(&p, ReadOptions::default()).unwrap(), vec![(7, Op::Read), (9, Op::Read), (7, Op::Read)]);
-    let e = read_all(&p, ReadOptions { format: None, page_size: Some(4096) }).unwrap_err().to_string();
+    assert_eq!(
+        read_all(&p, ReadOptions::default()).unwrap(),
+        vec![(7, Op::Read), (9, Op::Read), (7, Op::Read)]
+    );
+    let e = read_all(
+        &p,
+        ReadOptions {
+            format: None,
+            page_size: Some(4096),
+        },
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("--page-size applies to block traces"), "{e}");
 }
 
@@ -238,7 +313,10 @@ fn truncated_flt_says_what_the_header_promised() {
     let bytes = std::fs::read(&p).unwrap();
     std::fs::write(&p, &bytes[..bytes.len() - 3]).unwrap();
     let e = Flt::open(&p).unwrap_err().to_string();
-    assert!(e.contains("header says 10 requests and 10 pages (160 bytes), file has 157 bytes"), "{e}");
+    assert!(
+        e.contains("header says 10 requests and 10 pages (160 bytes), file has 157 bytes"),
+        "{e}"
+    );
     std::fs::write(&p, &bytes[..12]).unwrap();
     let e = Flt::open(&p).unwrap_err().to_string();
     assert!(e.contains("shorter than the 40-byte flt header"), "{e}");
@@ -247,13 +325,24 @@ fn truncated_flt_says_what_the_header_promised() {
 #[test]
 fn format_detection_uses_extension_magic_and_first_line() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(Format::detect(&write(dir.path(), "a.txt", "page,op\n1,R\n")).unwrap(), Format::Csv);
-    assert_eq!(Format::detect(&write(dir.path(), "b.txt", "0,1,512,r,0.0\n")).unwrap(), Format::Spc);
+    assert_eq!(
+        Format::detect(&write(dir.path(), "a.txt", "page,op\n1,R\n")).unwrap(),
+        Format::Csv
+    );
+    assert_eq!(
+        Format::detect(&write(dir.path(), "b.txt", "0,1,512,r,0.0\n")).unwrap(),
+        Format::Spc
+    );
     let flt = dir.path().join("noext");
     trace::write_all(&flt, Format::Flt, |emit| emit(1, Op::Read)).unwrap();
     assert_eq!(Format::detect(&flt).unwrap(), Format::Flt);
-    let e = Format::detect(&write(dir.path(), "c.bin", "\u{1}\u{2}garbage")).unwrap_err().to_string();
-    assert!(e.contains("cannot tell the trace format; pass --format"), "{e}");
+    let e = Format::detect(&write(dir.path(), "c.bin", "\u{1}\u{2}garbage"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot tell the trace format; pass --format"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -266,9 +355,21 @@ fn concat_repeats_phases_and_disjoint_separates_sources() {
     trace::concat(&[(&a, o), (&b, o), (&a, o)], true, &out).unwrap();
     let got = read_all(&out, o).unwrap();
     let tag = 1u64 << 56;
-    assert_eq!(got, vec![(1, Op::Read), (2, Op::Write), (tag | 1, Op::Read), (1, Op::Read), (2, Op::Write)]);
+    assert_eq!(
+        got,
+        vec![
+            (1, Op::Read),
+            (2, Op::Write),
+            (tag | 1, Op::Read),
+            (1, Op::Read),
+            (2, Op::Write)
+        ]
+    );
     trace::concat(&[(&a, o), (&b, o)], false, &out).unwrap();
-    assert_eq!(read_all(&out, o).unwrap(), vec![(1, Op::Read), (2, Op::Write), (1, Op::Read)]);
+    assert_eq!(
+        read_all(&out, o).unwrap(),
+        vec![(1, Op::Read), (2, Op::Write), (1, Op::Read)]
+    );
 }
 
 #[test]
@@ -286,6 +387,15 @@ fn stats_count_hot_pages_and_writes() {
     let p = write(dir.path(), "s.csv", &text);
     let t = trace::load(&p, ReadOptions::default()).unwrap();
     let s = trace::stats(&t);
-    assert_eq!((s.requests, s.reads, s.writes, s.distinct_pages, s.pages_written), (25, 9, 16, 10, 1));
+    assert_eq!(
+        (
+            s.requests,
+            s.reads,
+            s.writes,
+            s.distinct_pages,
+            s.pages_written
+        ),
+        (25, 9, 16, 10, 1)
+    );
     assert!((s.hot20_share - 17.0 / 25.0).abs() < 1e-12);
 }

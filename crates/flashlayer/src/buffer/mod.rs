@@ -82,12 +82,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
         let page_size = store.page_size();
         if page_size == 0 {
-            return Err(Error::invalid("a buffer pool needs a store that keeps data (page size > 0)"));
+            return Err(Error::invalid(
+                "a buffer pool needs a store that keeps data (page size > 0)",
+            ));
         }
         if n >= NIL as usize {
             return Err(Error::invalid("too many frames"));
         }
-        let frames = (0..n).map(|_| RwLock::new(vec![0u8; page_size].into_boxed_slice())).collect();
+        let frames = (0..n)
+            .map(|_| RwLock::new(vec![0u8; page_size].into_boxed_slice()))
+            .collect();
         Ok(BufferPool {
             page_size,
             frames,
@@ -124,7 +128,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Pins `page` for reading.
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
         let (frame, dense, hit) = self.fix(page)?;
-        let guard = self.frames[frame as usize].read().unwrap_or_else(|e| e.into_inner());
+        let guard = self.frames[frame as usize]
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
         Ok(PageRef {
             pool: self,
             frame,
@@ -138,7 +144,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, hit) = self.fix(page)?;
-        let guard = self.frames[frame as usize].write().unwrap_or_else(|e| e.into_inner());
+        let guard = self.frames[frame as usize]
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
         Ok(PageMut {
             pool: self,
             frame,
@@ -166,7 +174,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             Some(f) => f,
             None => self.evict(st)?,
         };
-        let mut data = self.frames[f as usize].write().unwrap_or_else(|e| e.into_inner());
+        let mut data = self.frames[f as usize]
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
         if let Err(e) = st.store.read(page, &mut data) {
             st.free.push(f);
             return Err(e);
@@ -197,7 +207,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if v.dirty {
             let orig = st.originals[v.page as usize];
             // Pin count 0: no guard holds this frame, so this never waits.
-            let data = self.frames[f as usize].read().unwrap_or_else(|e| e.into_inner());
+            let data = self.frames[f as usize]
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
             if let Err(e) = st.store.write(orig, &data) {
                 // Keep the page, still dirty, so nothing is lost.
                 let cost = st.store.cost_of(orig);
@@ -266,7 +278,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Whether `page` is in the buffer now.
     pub fn is_resident(&self, page: PageId) -> bool {
         let st = self.lock();
-        st.ids.get(&page).is_some_and(|&d| st.frame_of[d as usize] != NIL)
+        st.ids
+            .get(&page)
+            .is_some_and(|&d| st.frame_of[d as usize] != NIL)
     }
 
     /// Runs `f` on the policy (for inspection).
@@ -335,6 +349,7 @@ impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
 impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        self.pool.unfix(self.frame, self.dense, self.hit, self.modified);
+        self.pool
+            .unfix(self.frame, self.dense, self.hit, self.modified);
     }
 }

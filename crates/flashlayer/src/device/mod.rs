@@ -168,7 +168,8 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-const SPEC_HELP: &str = "expected a preset name, 'ratio:1:N' or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..]'";
+const SPEC_HELP: &str =
+    "expected a preset name, 'ratio:1:N' or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..]'";
 
 impl DeviceModel {
     /// A symmetric model with read = write = 1 unit: miss counting.
@@ -191,15 +192,18 @@ impl DeviceModel {
 
     /// A named preset from [`PRESETS`].
     pub fn preset(name: &str) -> Option<Self> {
-        PRESETS.iter().find(|p| p.name == name).map(|p| DeviceModel {
-            name: p.name.to_string(),
-            read: p.read,
-            write: p.write,
-            seq_read: p.seq_read,
-            seq_write: p.seq_write,
-            erase: p.erase,
-            unit: p.unit,
-        })
+        PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| DeviceModel {
+                name: p.name.to_string(),
+                read: p.read,
+                write: p.write,
+                seq_read: p.seq_read,
+                seq_write: p.seq_write,
+                erase: p.erase,
+                unit: p.unit,
+            })
     }
 
     /// Parses a device spec: a preset name, `ratio:1:N` (or `ratio:R:W`), or
@@ -231,7 +235,9 @@ impl DeviceModel {
             let mut unit = CostUnit::Units;
             for kv in spec.split(',') {
                 let Some((k, v)) = kv.split_once('=') else {
-                    return Err(Error::invalid(format!("device '{spec}': '{kv}' is not key=value; {SPEC_HELP}")));
+                    return Err(Error::invalid(format!(
+                        "device '{spec}': '{kv}' is not key=value; {SPEC_HELP}"
+                    )));
                 };
                 let k = k.trim();
                 match k {
@@ -259,7 +265,9 @@ impl DeviceModel {
                 }
             }
             let (Some(read), Some(write)) = (read, write) else {
-                return Err(Error::invalid(format!("device '{spec}': both read= and write= are required")));
+                return Err(Error::invalid(format!(
+                    "device '{spec}': both read= and write= are required"
+                )));
             };
             return Ok(DeviceModel {
                 name: spec.to_string(),
@@ -313,7 +321,10 @@ mod tests {
         let m = DeviceModel::parse("ratio:1:64").unwrap();
         assert_eq!((m.read, m.write, m.seq_write), (1.0, 64.0, 64.0));
         let m = DeviceModel::parse("read=2,write=8,seq_write=1,unit=us").unwrap();
-        assert_eq!((m.read, m.write, m.seq_read, m.seq_write), (2.0, 8.0, 2.0, 1.0));
+        assert_eq!(
+            (m.read, m.write, m.seq_read, m.seq_write),
+            (2.0, 8.0, 2.0, 1.0)
+        );
         assert_eq!(m.unit, CostUnit::Micros);
         assert_eq!(m.asymmetry(), 4.0);
     }

@@ -41,9 +41,15 @@ impl Belady {
 
     /// Like [`Belady::new`], from the trace's `len` words given back to
     /// front (so a mapped `flt` file needs no copy).
-    pub fn from_words(capacity: usize, len: usize, rev_words: impl Iterator<Item = u32>) -> crate::Result<Self> {
+    pub fn from_words(
+        capacity: usize,
+        len: usize,
+        rev_words: impl Iterator<Item = u32>,
+    ) -> crate::Result<Self> {
         if len >= NEVER as usize {
-            return Err(crate::Error::invalid("Belady supports fewer than 2^32 - 1 requests"));
+            return Err(crate::Error::invalid(
+                "Belady supports fewer than 2^32 - 1 requests",
+            ));
         }
         let mut last: Vec<u32> = Vec::new();
         let mut next_use = vec![NEVER; len];
@@ -129,7 +135,11 @@ impl Belady {
                 break;
             }
             let r = l + 1;
-            let big = if r < n && self.heap[r].0 > self.heap[l].0 { r } else { l };
+            let big = if r < n && self.heap[r].0 > self.heap[l].0 {
+                r
+            } else {
+                l
+            };
             let c = self.heap[big];
             if c.0 <= e.0 {
                 break;

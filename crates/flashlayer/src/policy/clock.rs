@@ -117,7 +117,8 @@ impl Policy for Clock {
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         let f = self.free.pop().expect("insert into a full CLOCK buffer") as usize;
         if page as usize >= self.slot.len() {
-            self.slot.resize((page as usize + 1).max(self.slot.len() * 2), NIL);
+            self.slot
+                .resize((page as usize + 1).max(self.slot.len() * 2), NIL);
         }
         self.frames[f] = page;
         self.referenced[f] = true;

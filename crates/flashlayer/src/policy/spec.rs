@@ -30,10 +30,22 @@ pub struct PolicySpec {
 pub const POLICIES: &[(&str, PolicyKind, &str)] = &[
     ("lru", PolicyKind::Lru, "least recently used"),
     ("fifo", PolicyKind::Fifo, "first in, first out"),
-    ("clock", PolicyKind::Clock, "second chance with a reference bit per frame"),
-    ("2q", PolicyKind::TwoQ, "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)"),
+    (
+        "clock",
+        PolicyKind::Clock,
+        "second chance with a reference bit per frame",
+    ),
+    (
+        "2q",
+        PolicyKind::TwoQ,
+        "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
+    ),
     ("arc", PolicyKind::Arc, "ARC, Megiddo & Modha 2003"),
-    ("belady", PolicyKind::Belady, "offline MIN, miss-optimal; clean pages first among never-reused"),
+    (
+        "belady",
+        PolicyKind::Belady,
+        "offline MIN, miss-optimal; clean pages first among never-reused",
+    ),
 ];
 
 impl PolicySpec {

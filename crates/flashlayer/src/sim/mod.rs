@@ -88,10 +88,12 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
     fn miss(&mut self, page: DenseId, op: Op) -> Result<()> {
         self.m.misses += 1;
         if self.policy.len() >= self.policy.capacity() {
-            let v = self
-                .policy
-                .evict(|_| true)
-                .ok_or_else(|| Error::invalid(format!("{} found no victim in a full buffer", self.policy.name())))?;
+            let v = self.policy.evict(|_| true).ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} found no victim in a full buffer",
+                    self.policy.name()
+                ))
+            })?;
             if v.dirty {
                 self.m.dirty_evictions += 1;
                 self.write_back(v.page)?;
@@ -117,7 +119,8 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
         }
         self.batch.clear();
         self.batch.push(PageId::from(victim));
-        self.batch.extend(self.cluster.iter().map(|&p| PageId::from(p)));
+        self.batch
+            .extend(self.cluster.iter().map(|&p| PageId::from(p)));
         self.batch.sort_unstable();
         let pairs: Vec<(PageId, &[u8])> = self.batch.iter().map(|&p| (p, &[][..])).collect();
         self.store.write_batch(&pairs)?;
@@ -169,7 +172,12 @@ const CHUNK: usize = 1 << 20;
 /// Replays `trace` with the named policy over a [`CostStore`]. `progress` is
 /// called with the number of requests served after every chunk of about a
 /// million requests.
-pub fn run(trace: &Flt, spec: &PolicySpec, opts: &RunOptions, progress: &mut dyn FnMut(u64)) -> Result<Metrics> {
+pub fn run(
+    trace: &Flt,
+    spec: &PolicySpec,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Metrics> {
     if opts.buffer_pages == 0 {
         return Err(Error::invalid("buffer size must be at least 1 page"));
     }
@@ -177,11 +185,41 @@ pub fn run(trace: &Flt, spec: &PolicySpec, opts: &RunOptions, progress: &mut dyn
     let pages = trace.pages();
     let store = CostStore::new(opts.device.clone());
     match spec.kind {
-        PolicyKind::Lru => replay(Lru::new(cap).with_pages(pages), store, trace, opts, progress),
-        PolicyKind::Fifo => replay(Fifo::new(cap).with_pages(pages), store, trace, opts, progress),
-        PolicyKind::Clock => replay(Clock::new(cap).with_pages(pages), store, trace, opts, progress),
-        PolicyKind::TwoQ => replay(TwoQ::new(cap).with_pages(pages), store, trace, opts, progress),
-        PolicyKind::Arc => replay(Arc::new(cap).with_pages(pages), store, trace, opts, progress),
+        PolicyKind::Lru => replay(
+            Lru::new(cap).with_pages(pages),
+            store,
+            trace,
+            opts,
+            progress,
+        ),
+        PolicyKind::Fifo => replay(
+            Fifo::new(cap).with_pages(pages),
+            store,
+            trace,
+            opts,
+            progress,
+        ),
+        PolicyKind::Clock => replay(
+            Clock::new(cap).with_pages(pages),
+            store,
+            trace,
+            opts,
+            progress,
+        ),
+        PolicyKind::TwoQ => replay(
+            TwoQ::new(cap).with_pages(pages),
+            store,
+            trace,
+            opts,
+            progress,
+        ),
+        PolicyKind::Arc => replay(
+            Arc::new(cap).with_pages(pages),
+            store,
+            trace,
+            opts,
+            progress,
+        ),
         PolicyKind::Belady => {
             let rev = trace
                 .request_bytes()
@@ -203,7 +241,11 @@ fn replay<P: Policy, S: PageStore>(
     let mut sim = Simulator::new(policy, store).with_series(opts.series_every);
     let mut done = 0u64;
     for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-        sim.run_words(chunk.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))))?;
+        sim.run_words(
+            chunk
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+        )?;
         done += (chunk.len() / 4) as u64;
         progress(done);
     }

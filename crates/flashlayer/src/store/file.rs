@@ -60,7 +60,9 @@ impl FileStoreBuilder {
         if self.direct {
             opts.custom_flags(libc::O_DIRECT);
         }
-        let file = opts.open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let file = opts
+            .open(&self.path)
+            .map_err(|e| Error::io(&self.path, e))?;
         let bounce = if self.direct {
             AlignedBuf::new(self.page_size)
         } else {

@@ -91,7 +91,11 @@ impl Meter {
     /// Counts one read; returns its cost.
     #[inline]
     pub fn read(&mut self, sequential: bool) -> f64 {
-        let c = if sequential { self.device.seq_read } else { self.device.read };
+        let c = if sequential {
+            self.device.seq_read
+        } else {
+            self.device.read
+        };
         self.stats.reads += 1;
         self.stats.seq_reads += u64::from(sequential);
         self.stats.virtual_time += c;
@@ -101,7 +105,11 @@ impl Meter {
     /// Counts one write; returns its cost.
     #[inline]
     pub fn write(&mut self, sequential: bool) -> f64 {
-        let c = if sequential { self.device.seq_write } else { self.device.write };
+        let c = if sequential {
+            self.device.seq_write
+        } else {
+            self.device.write
+        };
         self.stats.writes += 1;
         self.stats.seq_writes += u64::from(sequential);
         self.stats.virtual_time += c;

@@ -47,7 +47,9 @@ impl BlockMapper {
         bad: impl Fn(String) -> Error,
     ) -> Result<()> {
         if device >> (64 - DEVICE_SHIFT) != 0 {
-            return Err(bad(format!("device number {device} does not fit in 16 bits")));
+            return Err(bad(format!(
+                "device number {device} does not fit in 16 bits"
+            )));
         }
         let limit = 1u64 << DEVICE_SHIFT;
         let tag = device << DEVICE_SHIFT;

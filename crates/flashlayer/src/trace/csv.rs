@@ -77,7 +77,8 @@ impl CsvWriter {
         } else {
             Box::new(buf)
         };
-        out.write_all(b"page,op\n").map_err(|e| Error::io(path, e))?;
+        out.write_all(b"page,op\n")
+            .map_err(|e| Error::io(path, e))?;
         Ok(CsvWriter {
             out,
             path: path.to_path_buf(),
@@ -91,7 +92,9 @@ impl CsvWriter {
         use std::fmt::Write as _;
         self.line.clear();
         let _ = writeln!(self.line, "{page},{}", op.letter());
-        self.out.write_all(self.line.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+        self.out
+            .write_all(self.line.as_bytes())
+            .map_err(|e| Error::io(&self.path, e))?;
         self.n += 1;
         Ok(())
     }

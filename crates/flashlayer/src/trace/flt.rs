@@ -93,7 +93,8 @@ impl<W: Write + Seek> FltWriter<W> {
     pub fn new(out: W, path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let mut out = BufWriter::with_capacity(1 << 20, out);
-        out.write_all(&[0u8; HEADER_LEN]).map_err(|e| Error::io(&path, e))?;
+        out.write_all(&[0u8; HEADER_LEN])
+            .map_err(|e| Error::io(&path, e))?;
         Ok(FltWriter {
             out,
             path,
@@ -109,7 +110,9 @@ impl<W: Write + Seek> FltWriter<W> {
         let d = self.remap.dense(page)?;
         let b = pack(d, op).to_le_bytes();
         self.crc.update(&b);
-        self.out.write_all(&b).map_err(|e| Error::io(&self.path, e))?;
+        self.out
+            .write_all(&b)
+            .map_err(|e| Error::io(&self.path, e))?;
         self.n += 1;
         Ok(())
     }
@@ -132,11 +135,17 @@ impl<W: Write + Seek> FltWriter<W> {
             self.crc.update(&b);
             self.out.write_all(&b).map_err(io)?;
         }
-        let header = header_bytes(self.n, self.remap.ids().len() as u64, self.crc.clone().finalize());
+        let header = header_bytes(
+            self.n,
+            self.remap.ids().len() as u64,
+            self.crc.clone().finalize(),
+        );
         self.out.seek(SeekFrom::Start(0)).map_err(io)?;
         self.out.write_all(&header).map_err(io)?;
         self.out.flush().map_err(io)?;
-        self.out.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))
+        self.out
+            .into_inner()
+            .map_err(|e| Error::io(&self.path, e.into_error()))
     }
 }
 
@@ -177,7 +186,10 @@ impl Flt {
     pub fn from_file(f: &File, path: &Path) -> Result<Self> {
         let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
         if len < HEADER_LEN as u64 {
-            return Err(corrupt(path, format!("truncated: {len} bytes, shorter than the {HEADER_LEN}-byte flt header")));
+            return Err(corrupt(
+                path,
+                format!("truncated: {len} bytes, shorter than the {HEADER_LEN}-byte flt header"),
+            ));
         }
         // SAFETY: the map is read-only and flashlayer never writes a trace it
         // has open; a concurrent external writer could change the bytes, which
@@ -198,7 +210,13 @@ impl Flt {
             Bytes::Owned(v) => v,
         };
         if b.len() < HEADER_LEN {
-            return Err(corrupt(path, format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte flt header", b.len())));
+            return Err(corrupt(
+                path,
+                format!(
+                    "truncated: {} bytes, shorter than the {HEADER_LEN}-byte flt header",
+                    b.len()
+                ),
+            ));
         }
         if &b[0..8] != MAGIC {
             return Err(corrupt(path, "not an flt trace (bad magic bytes)".into()));
@@ -207,7 +225,10 @@ impl Flt {
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
         let version = u32_at(8);
         if version != VERSION {
-            return Err(corrupt(path, format!("flt version {version}; this build reads version {VERSION}")));
+            return Err(corrupt(
+                path,
+                format!("flt version {version}; this build reads version {VERSION}"),
+            ));
         }
         let flags = u32_at(12);
         if flags != 0 {
@@ -230,11 +251,20 @@ impl Flt {
             ));
         }
         if n_pages > u64::from(MAX_DENSE) + 1 {
-            return Err(corrupt(path, format!("{n_pages} pages exceed the flt limit")));
+            return Err(corrupt(
+                path,
+                format!("{n_pages} pages exceed the flt limit"),
+            ));
         }
         let crc = crc32fast::hash(&b[HEADER_LEN..]);
         if crc != u32_at(32) {
-            return Err(corrupt(path, format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32))));
+            return Err(corrupt(
+                path,
+                format!(
+                    "checksum mismatch (stored {:#010x}, computed {crc:#010x})",
+                    u32_at(32)
+                ),
+            ));
         }
         let (n_requests, n_pages) = (n_requests as usize, n_pages as usize);
         let reqs = &b[HEADER_LEN..HEADER_LEN + 4 * n_requests];
@@ -244,7 +274,10 @@ impl Flt {
             .max();
         if let Some(max) = max {
             if max as usize >= n_pages {
-                return Err(corrupt(path, format!("request refers to dense page {max} but the trace has {n_pages} pages")));
+                return Err(corrupt(
+                    path,
+                    format!("request refers to dense page {max} but the trace has {n_pages} pages"),
+                ));
             }
         }
         Ok(Flt {

@@ -12,9 +12,15 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
-    let is_gz = r.fill_buf().map_err(|e| Error::io(path, e))?.starts_with(&GZIP_MAGIC);
+    let is_gz = r
+        .fill_buf()
+        .map_err(|e| Error::io(path, e))?
+        .starts_with(&GZIP_MAGIC);
     if is_gz {
-        Ok(Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(r))))
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 20,
+            MultiGzDecoder::new(r),
+        )))
     } else {
         Ok(Box::new(r))
     }
@@ -53,12 +59,16 @@ impl Lines {
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &str)>> {
         loop {
             self.buf.clear();
-            let n = self.r.read_until(b'\n', &mut self.buf).map_err(|e| Error::io(&self.path, e))?;
+            let n = self
+                .r
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| Error::io(&self.path, e))?;
             if n == 0 {
                 return Ok(None);
             }
             self.line += 1;
-            let text = std::str::from_utf8(&self.buf).map_err(|_| self.error(self.line, "expected UTF-8 text".into()))?;
+            let text = std::str::from_utf8(&self.buf)
+                .map_err(|_| self.error(self.line, "expected UTF-8 text".into()))?;
             let text = text.trim();
             if !text.is_empty() {
                 // Re-borrow to tie the lifetime to self.buf.
@@ -88,7 +98,10 @@ pub(crate) fn parse_error(path: &Path, line: u64, msg: String) -> Error {
 }
 
 /// Splits a csv line into exactly `N` trimmed fields, or explains.
-pub(crate) fn fields<'a, const N: usize>(line: &'a str, what: &str) -> std::result::Result<[&'a str; N], String> {
+pub(crate) fn fields<'a, const N: usize>(
+    line: &'a str,
+    what: &str,
+) -> std::result::Result<[&'a str; N], String> {
     let mut out = [""; N];
     let mut it = line.split(',');
     for (i, slot) in out.iter_mut().enumerate() {

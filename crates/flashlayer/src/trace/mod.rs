@@ -55,12 +55,36 @@ pub enum Format {
 
 /// `(name, format, description)` for `--help` and errors.
 pub const FORMATS: &[(&str, Format, &str)] = &[
-    ("csv", Format::Csv, "text 'page,op' with op R or W (header optional, .gz accepted)"),
-    ("flt", Format::Flt, "flashlayer native binary (dense ids + original ids, CRC-checked)"),
-    ("vscsi", Format::Vscsi, "VMware vscsi v1 block trace, 32-byte records"),
-    ("msr", Format::Msr, "MSR Cambridge csv: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"),
-    ("spc", Format::Spc, "UMass/SPC csv: ASU,LBA,Size,Opcode,Timestamp (LBA in 512-byte sectors)"),
-    ("oracle", Format::Oracle, "libCacheSim oracleGeneral, 24-byte records (object ids, all reads)"),
+    (
+        "csv",
+        Format::Csv,
+        "text 'page,op' with op R or W (header optional, .gz accepted)",
+    ),
+    (
+        "flt",
+        Format::Flt,
+        "flashlayer native binary (dense ids + original ids, CRC-checked)",
+    ),
+    (
+        "vscsi",
+        Format::Vscsi,
+        "VMware vscsi v1 block trace, 32-byte records",
+    ),
+    (
+        "msr",
+        Format::Msr,
+        "MSR Cambridge csv: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+    ),
+    (
+        "spc",
+        Format::Spc,
+        "UMass/SPC csv: ASU,LBA,Size,Opcode,Timestamp (LBA in 512-byte sectors)",
+    ),
+    (
+        "oracle",
+        Format::Oracle,
+        "libCacheSim oracleGeneral, 24-byte records (object ids, all reads)",
+    ),
 ];
 
 impl Format {
@@ -73,13 +97,21 @@ impl Format {
             .map(|f| f.1)
             .ok_or_else(|| {
                 let names: Vec<&str> = FORMATS.iter().map(|f| f.0).collect();
-                Error::invalid(format!("unknown format '{}'; formats: {}", name.trim(), names.join(", ")))
+                Error::invalid(format!(
+                    "unknown format '{}'; formats: {}",
+                    name.trim(),
+                    names.join(", ")
+                ))
             })
     }
 
     /// The format's name.
     pub fn name(self) -> &'static str {
-        FORMATS.iter().find(|f| f.1 == self).map(|f| f.0).expect("listed")
+        FORMATS
+            .iter()
+            .find(|f| f.1 == self)
+            .map(|f| f.0)
+            .expect("listed")
     }
 
     /// Whether the format names byte ranges that a page size maps to pages.
@@ -89,7 +121,10 @@ impl Format {
 
     /// Detects the format from the extension, magic bytes, or the first line.
     pub fn detect(path: &Path) -> Result<Self> {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
         let base = name.strip_suffix(".gz").unwrap_or(&name);
         if base.ends_with(".flt") {
             return Ok(Format::Flt);
@@ -139,7 +174,9 @@ fn sniff_text(head: &[u8]) -> Option<Format> {
     }
     match fields.len() {
         2 if fields[0].parse::<u64>().is_ok() => Some(Format::Csv),
-        7 if fields[3].eq_ignore_ascii_case("read") || fields[3].eq_ignore_ascii_case("write") => Some(Format::Msr),
+        7 if fields[3].eq_ignore_ascii_case("read") || fields[3].eq_ignore_ascii_case("write") => {
+            Some(Format::Msr)
+        }
         5 if matches!(fields[3], "r" | "R" | "w" | "W") => Some(Format::Spc),
         _ => None,
     }
@@ -178,7 +215,11 @@ impl ReadOptions {
 
 /// Streams every request of a trace, with original page ids, to `f`.
 /// Returns the format that was read.
-pub fn for_each(path: &Path, opts: ReadOptions, mut f: impl FnMut(PageId, Op) -> Result<()>) -> Result<Format> {
+pub fn for_each(
+    path: &Path,
+    opts: ReadOptions,
+    mut f: impl FnMut(PageId, Op) -> Result<()>,
+) -> Result<Format> {
     let (format, page_size) = opts.resolve(path)?;
     match format {
         Format::Csv => csv::read(path, &mut f)?,
@@ -207,7 +248,14 @@ pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
     }
     let tmp = tempfile::tempfile().map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let mut w = FltWriter::new(tmp, path)?;
-    for_each(path, ReadOptions { format: Some(format), ..opts }, |p, op| w.push(p, op))?;
+    for_each(
+        path,
+        ReadOptions {
+            format: Some(format),
+            ..opts
+        },
+        |p, op| w.push(p, op),
+    )?;
     let file = w.finish()?;
     Flt::from_file(&file, path)
 }
@@ -244,7 +292,10 @@ pub fn output_format(out: &Path, explicit: Option<Format>) -> Result<Format> {
     if let Some(f) = explicit {
         return Ok(f);
     }
-    let name = out.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     if name.ends_with(".flt") {
         Ok(Format::Flt)
     } else if name.ends_with(".csv") || name.ends_with(".csv.gz") {
@@ -262,7 +313,15 @@ pub fn convert(input: &Path, opts: ReadOptions, output: &Path, to: Option<Format
     let to = output_format(output, to)?;
     let (format, _) = opts.resolve(input)?;
     write_all(output, to, |emit| {
-        for_each(input, ReadOptions { format: Some(format), ..opts }, |p, op| emit(p, op)).map(|_| ())
+        for_each(
+            input,
+            ReadOptions {
+                format: Some(format),
+                ..opts
+            },
+            emit,
+        )
+        .map(|_| ())
     })
 }
 
@@ -287,7 +346,9 @@ pub fn concat(inputs: &[(&Path, ReadOptions)], disjoint: bool, output: &Path) ->
                 }
             };
             if disjoint && tag > 255 {
-                return Err(Error::invalid("--disjoint supports at most 256 distinct inputs"));
+                return Err(Error::invalid(
+                    "--disjoint supports at most 256 distinct inputs",
+                ));
             }
             for_each(path, *opts, |p, op| {
                 if !disjoint {

@@ -9,13 +9,19 @@ use crate::error::Result;
 use crate::types::{Op, PageId};
 use std::path::Path;
 
-pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
+pub(crate) fn read(
+    path: &Path,
+    map: &mut BlockMapper,
+    f: &mut impl FnMut(PageId, Op) -> Result<()>,
+) -> Result<()> {
     let mut lines = Lines::open(path)?;
     let mut key = String::new();
     while let Some((no, line)) = lines.next_line()? {
         let parsed = (|| {
-            let [_ts, host, disk, kind, offset, size, _rt] =
-                fields::<7>(line, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")?;
+            let [_ts, host, disk, kind, offset, size, _rt] = fields::<7>(
+                line,
+                "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+            )?;
             let disk = uint(disk, "DiskNumber")?;
             let op = if kind.eq_ignore_ascii_case("read") {
                 Op::Read
@@ -24,7 +30,13 @@ pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId
             } else {
                 return Err(format!("expected Type Read or Write, found '{kind}'"));
             };
-            Ok((host.to_string(), disk, op, uint(offset, "Offset")?, uint(size, "Size")?))
+            Ok((
+                host.to_string(),
+                disk,
+                op,
+                uint(offset, "Offset")?,
+                uint(size, "Size")?,
+            ))
         })();
         let (host, disk, op, offset, size) = parsed.map_err(|m| lines.error(no, m))?;
         key.clear();

@@ -10,7 +10,11 @@ use std::path::Path;
 
 const SECTOR: u64 = 512;
 
-pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
+pub(crate) fn read(
+    path: &Path,
+    map: &mut BlockMapper,
+    f: &mut impl FnMut(PageId, Op) -> Result<()>,
+) -> Result<()> {
     let mut lines = Lines::open(path)?;
     while let Some((no, line)) = lines.next_line()? {
         let parsed = (|| {
@@ -21,7 +25,9 @@ pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId
                 other => return Err(format!("expected Opcode r or w, found '{other}'")),
             };
             let lba = uint(lba, "LBA")?;
-            let offset = lba.checked_mul(SECTOR).ok_or_else(|| format!("LBA {lba} overflows a byte offset"))?;
+            let offset = lba
+                .checked_mul(SECTOR)
+                .ok_or_else(|| format!("LBA {lba} overflows a byte offset"))?;
             Ok((uint(asu, "ASU")?, offset, uint(size, "Size")?, op))
         })();
         let (asu, offset, size, op) = parsed.map_err(|m| lines.error(no, m))?;

@@ -41,7 +41,13 @@ pub fn stats(t: &Flt) -> TraceStats {
     count.sort_unstable_by(|a, b| b.cmp(a));
     let hot = (count.len() as u64 * 2).div_ceil(10) as usize;
     let hot_requests: u64 = count[..hot].iter().map(|&c| u64::from(c)).sum();
-    let share = |x: u64| if requests == 0 { 0.0 } else { x as f64 / requests as f64 };
+    let share = |x: u64| {
+        if requests == 0 {
+            0.0
+        } else {
+            x as f64 / requests as f64
+        }
+    };
     TraceStats {
         requests,
         reads: requests - writes,

@@ -12,7 +12,11 @@ use std::path::Path;
 
 const SECTOR: u64 = 512;
 
-pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
+pub(crate) fn read(
+    path: &Path,
+    map: &mut BlockMapper,
+    f: &mut impl FnMut(PageId, Op) -> Result<()>,
+) -> Result<()> {
     records::<32>(path, |n, r| {
         let len = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
         let cmd = u16::from_le_bytes(r[12..14].try_into().expect("2 bytes"));
@@ -29,8 +33,14 @@ pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl FnMut(PageId
             }
         };
         let Some(offset) = lbn.checked_mul(SECTOR) else {
-            return Err(parse_error(path, n, format!("lbn {lbn} overflows a byte offset")));
+            return Err(parse_error(
+                path,
+                n,
+                format!("lbn {lbn} overflows a byte offset"),
+            ));
         };
-        map.emit(0, offset, u64::from(len), op, f, |m| parse_error(path, n, m))
+        map.emit(0, offset, u64::from(len), op, f, |m| {
+            parse_error(path, n, m)
+        })
     })
 }

@@ -32,19 +32,30 @@ pub fn zipf(p: &ZipfParams) -> Result<impl Iterator<Item = (PageId, Op)>> {
         return Err(Error::invalid("zipf: --pages must be at least 1"));
     }
     if !(p.alpha.is_finite() && p.alpha > 0.0) {
-        return Err(Error::invalid(format!("zipf: --alpha must be > 0, got {}", p.alpha)));
+        return Err(Error::invalid(format!(
+            "zipf: --alpha must be > 0, got {}",
+            p.alpha
+        )));
     }
     if !(0.0..=1.0).contains(&p.write_ratio) {
-        return Err(Error::invalid(format!("zipf: --write-ratio must be in [0, 1], got {}", p.write_ratio)));
+        return Err(Error::invalid(format!(
+            "zipf: --write-ratio must be in [0, 1], got {}",
+            p.write_ratio
+        )));
     }
-    let dist = Zipf::new(p.pages as f64, p.alpha).map_err(|e| Error::invalid(format!("zipf: {e}")))?;
+    let dist =
+        Zipf::new(p.pages as f64, p.alpha).map_err(|e| Error::invalid(format!("zipf: {e}")))?;
     let mut rng = Pcg64Mcg::seed_from_u64(p.seed);
     let pages = p.pages;
     let mask = pages.next_power_of_two() - 1;
     let write_ratio = p.write_ratio;
     Ok((0..p.requests).map(move |_| {
         let rank = dist.sample(&mut rng) as u64 - 1;
-        let op = if rng.random_bool(write_ratio) { Op::Write } else { Op::Read };
+        let op = if rng.random_bool(write_ratio) {
+            Op::Write
+        } else {
+            Op::Read
+        };
         (scatter(rank, mask, pages), op)
     }))
 }

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT / "data" / "traces"
+
+
+def run_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Runs the real console entry point in a subprocess, as a user would."""
+    p = subprocess.run(
+        [sys.executable, "-m", "flashlayer.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if check and p.returncode != 0:
+        raise AssertionError(f"flashlayer {' '.join(args)} failed ({p.returncode}):\n{p.stderr}")
+    return p
+
+
+@pytest.fixture
+def small_csv(tmp_path: Path) -> Path:
+    p = tmp_path / "small.csv"
+    p.write_text("page,op\n1,R\n2,W\n1,R\n3,R\n2,R\n4,W\n1,W\n5,R\n")
+    return p

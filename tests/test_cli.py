@@ -1,0 +1,186 @@
+"""The CLI contract of issue #2: names, flags, JSON fields, and one-line
+errors with exit code 2 for every user mistake."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import TRACES, run_cli
+
+SIM_FIELDS = {
+    "policy", "buffer_pages", "requests", "reads", "writes", "hits", "misses", "miss_ratio",
+    "physical_reads", "physical_writes", "dirty_evictions", "dirty_at_end", "virtual_time",
+    "seconds", "requests_per_second",
+}
+
+
+def assert_one_line_error(p, *needles: str) -> None:
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("flashlayer: error: "), lines[0]
+    assert "Traceback" not in p.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+    assert p.stdout == ""
+
+
+def test_sim_json_has_every_contract_field_for_each_policy_and_buffer(small_csv: Path) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", "lru,ARC,belady", "--buffer", "1,2,3", "--device", "ratio:1:64", "--json", check=True)
+    rows = json.loads(p.stdout)
+    assert [(r["policy"], r["buffer_pages"]) for r in rows] == [(pol, b) for pol in ("lru", "arc", "belady") for b in (1, 2, 3)]
+    for r in rows:
+        assert SIM_FIELDS <= r.keys()
+        assert r["requests"] == 8 and r["writes"] == 3 and r["reads"] == 5
+        assert r["hits"] + r["misses"] == 8
+        assert r["virtual_time"] == r["physical_reads"] * 1 + r["physical_writes"] * 64
+
+
+def test_sim_hand_worked_lru_example(small_csv: Path) -> None:
+    # Buffer 2, LRU: 1 2(w) 1 3 -> evicts 2 (dirty) ; 2 -> evicts 1 ; 4(w) -> evicts 3 ;
+    # 1(w) -> evicts 2 (clean) ; 5 -> evicts 4 (dirty). Hits: only the 3rd request.
+    rows = json.loads(run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", "--json", check=True).stdout)
+    r = rows[0]
+    assert (r["hits"], r["misses"], r["dirty_evictions"], r["physical_writes"], r["dirty_at_end"]) == (1, 7, 2, 2, 1)
+    assert r["virtual_time"] == 9.0
+
+
+def test_sim_table_output_is_readable(small_csv: Path) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", check=True)
+    assert "miss ratio" in p.stdout and "lru" in p.stdout
+
+
+def test_trace_stats_json_keys_and_values() -> None:
+    p = run_cli("trace", "stats", str(TRACES / "pg15-tpcc-sysbench-w2.csv.gz"), "--json", check=True)
+    s = json.loads(p.stdout)
+    assert (s["requests"], s["reads"], s["writes"], s["distinct_pages"]) == (604_127, 509_558, 94_569, 14_722)
+    assert 0.5 < s["hot20_share"] < 1.0
+
+
+def test_convert_round_trips_through_flt_and_gzip(tmp_path: Path, small_csv: Path) -> None:
+    flt = tmp_path / "t.flt"
+    back = tmp_path / "back.csv.gz"
+    run_cli("trace", "convert", str(small_csv), str(flt), check=True)
+    run_cli("trace", "convert", str(flt), str(back), check=True)
+    with gzip.open(back, "rt") as f:
+        assert f.read() == small_csv.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary files left behind"
+
+
+def test_gen_zipf_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a.flt", tmp_path / "b.flt", tmp_path / "c.flt"
+    for out, seed in ((a, "5"), (b, "5"), (c, "6")):
+        run_cli("trace", "gen", "zipf", "--requests", "5000", "--pages", "300", "--seed", seed, "--out", str(out), check=True)
+    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() != c.read_bytes()
+
+
+def test_gen_concat_builds_casa_style_phases(tmp_path: Path, small_csv: Path) -> None:
+    other = tmp_path / "dss.csv"
+    other.write_text("page,op\n1,R\n9,R\n")
+    out = tmp_path / "concat.csv"
+    p = run_cli("trace", "gen", "concat", str(small_csv), str(other), str(small_csv), str(other), "--disjoint", "--out", str(out), "--json", check=True)
+    assert json.loads(p.stdout)["requests"] == 2 * (8 + 2)
+    s = json.loads(run_cli("trace", "stats", str(out), "--json", check=True).stdout)
+    assert s["distinct_pages"] == 5 + 2
+
+
+def test_list_commands_teach_names() -> None:
+    assert "belady" in run_cli("list", "policies", check=True).stdout
+    devices = json.loads(run_cli("list", "devices", "--json", check=True).stdout)
+    names = {d["name"] for d in devices}
+    assert {"koltsidas08-flash", "koltsidas08-magnetic", "pdl10-mlc-nand", "hypro-ssd", "hypro-hdd",
+            "fdbuffer-hdd", "fdbuffer-intel", "fdbuffer-mtron", "fdbuffer-sdcard"} <= names
+    assert all(d["source"] for d in devices)
+    assert "vscsi" in run_cli("list", "formats", check=True).stdout
+
+
+def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
+    p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
+    r = json.loads(p.stdout)
+    assert [x["policy"] for x in r["policies"]] == ["lru", "fifo", "clock", "2q", "arc", "belady"]
+    assert r["trace"]["requests"] == 20000
+    lru = r["policies"][0]
+    assert lru["vs_lru"] == 1.0
+    for x in r["policies"]:
+        assert x["requests_per_second"] > 0 and x["target"] is not None
+
+
+def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    p = run_cli("reproduce", "--quick", "--out", str(out), "--json", check=True)
+    printed = json.loads(p.stdout)
+    saved = json.loads((out / "results.json").read_text())
+    assert printed["figures"] == saved["figures"]
+    assert printed["claims"] == saved["claims"]
+    html = (out / "index.html").read_text()
+    for fid, fig in saved["figures"].items():
+        assert {"title", "x_label", "y_label", "x", "series"} <= fig.keys()
+        assert all(len(ys) == len(fig["x"]) for ys in fig["series"].values())
+        assert (out / "figures" / f"{fid}.png").stat().st_size > 1000
+        assert f"figures/{fid}.png" in html
+    assert {"lru", "clock", "2q", "arc", "belady"} <= set(saved["figures"]["baselines-tpcc-miss-ratio"]["series"])
+    for c in saved["claims"]:
+        assert {"paper", "id", "text", "paper_value", "ours", "holds"} <= c.keys()
+    by_id = {c["id"]: c for c in saved["claims"]}
+    assert by_id["tpcc-trace-shape"]["holds"] and by_id["tpch-trace-shape"]["holds"]
+    assert by_id["tpcc-belady-fewest-misses"]["holds"] and by_id["tpch-belady-fewest-misses"]["holds"]
+    assert "Where the traces come from" in html
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["sim", "{bad}", "--policy", "lru", "--buffer", "2"], ["bad.csv:3: expected op R or W, found 'X'"]),
+        (["sim", "{small}", "--policy", "lru,nosuch", "--buffer", "2"], ["unknown policy 'nosuch'", "lru, fifo, clock, 2q, arc, belady"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "0"], ["buffer sizes must be at least 1"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "ten"], ["buffer sizes must be whole numbers, found 'ten'"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--device", "nvme9"], ["unknown device 'nvme9'", "presets:"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--format", "parquet"], ["unknown format 'parquet'"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--page-size", "4096"], ["--page-size applies to block traces"]),
+        (["sim", "{missing}", "--policy", "lru", "--buffer", "2"], ["missing.csv", "No such file"]),
+        (["sim", "{truncated}", "--policy", "lru", "--buffer", "2"], ["t.flt", "truncated"]),
+        (["sim", "{small}", "--buffer", "2"], ["--policy"]),
+        (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
+        (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),
+        (["trace", "gen", "zipf", "--write-ratio", "1.5", "--out", "{dir}/z.flt"], ["--write-ratio must be in [0.0, 1.0]"]),
+        (["trace", "gen", "zipf", "--pages", "0", "--out", "{dir}/z.flt"], ["--pages must be at least 1"]),
+        (["trace", "gen", "zipf", "--alpha", "-1", "--out", "{dir}/z.flt"], ["--alpha must be in > 0.0"]),
+        (["reproduce", "nosuchpaper", "--out", "{dir}/r"], ["unknown section 'nosuchpaper'"]),
+        (["reproduce", "--quick", "--out", "{dir}/r", "--traces", "{dir}"], ["cannot find the PostgreSQL traces"]),
+        (["frobnicate"], ["invalid choice"]),
+    ],
+)
+def test_user_mistakes_are_one_line_errors_with_exit_2(tmp_path: Path, small_csv: Path, args: list[str], needles: list[str]) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("page,op\n1,R\n2,X\n")
+    flt = tmp_path / "t.flt"
+    run_cli("trace", "convert", str(small_csv), str(flt), check=True)
+    flt.write_bytes(flt.read_bytes()[:-5])
+    subst = {"{bad}": str(bad), "{small}": str(small_csv), "{missing}": str(tmp_path / "missing.csv"),
+             "{truncated}": str(flt), "{dir}": str(tmp_path)}
+    real = []
+    for a in args:
+        for k, v in subst.items():
+            a = a.replace(k, v)
+        real.append(a)
+    assert_one_line_error(run_cli(*real), *needles)
+
+
+def test_failed_conversion_leaves_no_partial_output(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("page,op\n" + "1,R\n" * 100_000 + "oops\n")
+    out = tmp_path / "out.flt"
+    assert_one_line_error(run_cli("trace", "convert", str(bad), str(out)), "bad.csv:100002:")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
+
+
+def test_help_teaches_every_command() -> None:
+    for cmd in (["sim"], ["trace", "stats"], ["trace", "convert"], ["trace", "gen", "zipf"], ["trace", "gen", "concat"], ["bench"], ["reproduce"], ["list"]):
+        p = run_cli(*cmd, "--help", check=True)
+        assert "usage: flashlayer" in p.stdout
+    assert "ratio:1:N" in run_cli("sim", "--help").stdout
