@@ -39,7 +39,8 @@ fn trace() -> &'static (Vec<u32>, usize) {
 fn replay<P: Policy>(policy: P) -> u64 {
     let (words, _) = trace();
     let mut sim = Simulator::new(policy, CostStore::new(DeviceModel::unit()));
-    sim.run_words(words.iter().copied()).expect("cost store never fails");
+    sim.run_words(words.iter().copied())
+        .expect("cost store never fails");
     sim.finish().misses
 }
 
