@@ -110,6 +110,12 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
         assert x["requests_per_second"] > 0 and x["target"] is not None
 
 
+def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:
+    r = json.loads(run_cli("bench", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru,arc", "--json", check=True).stdout)
+    assert r["trace"]["requests"] == 8
+    assert [x["target"] for x in r["policies"]] == [None, None]
+
+
 def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -> None:
     out = tmp_path / "report"
     p = run_cli("reproduce", "--quick", "--out", str(out), "--json", check=True)
@@ -152,6 +158,8 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["trace", "gen", "zipf", "--alpha", "-1", "--out", "{dir}/z.flt"], ["--alpha must be in > 0.0"]),
         (["reproduce", "nosuchpaper", "--out", "{dir}/r"], ["unknown section 'nosuchpaper'"]),
         (["reproduce", "--quick", "--out", "{dir}/r", "--traces", "{dir}"], ["cannot find the PostgreSQL traces"]),
+        (["reproduce", "--quick", "--out", "{small}"], ["exists and is not a directory"]),
+        (["bench", "--trace", "{bad}", "--repeat", "1"], ["bad.csv:3:"]),
         (["frobnicate"], ["invalid choice"]),
     ],
 )

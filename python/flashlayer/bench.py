@@ -31,15 +31,20 @@ def run(
     repeat: int,
     seed: int,
     trace_path: Path | None = None,
+    format: str | None = None,
+    page_size: int | None = None,
     quiet: bool = False,
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="flashlayer-bench-") as tmp:
         generated = trace_path is None
-        path = Path(tmp) / "bench.flt" if trace_path is None else trace_path
+        path = Path(tmp) / "bench.flt"
         if trace_path is None:
-            with progress.bar(1, f"generating {requests:,} Zipf requests", quiet=quiet) as bar:
+            with progress.bar(None, f"generating {requests:,} Zipf requests", quiet=quiet):
                 _native.gen_zipf(path, requests, pages, alpha, write_ratio, seed)
-                bar.advance()
+        else:
+            # Timed runs start from flt, as the benchmark specifies.
+            with progress.bar(None, f"converting {trace_path.name} to flt", quiet=quiet):
+                _native.convert(trace_path, path, format, "flt", page_size)
         trace = _native.Trace.open(path)
         stats = trace.stats()
         del trace

@@ -162,9 +162,9 @@ def cmd_sim(a: argparse.Namespace) -> None:
         _native.policy_name(p)
     if a.device is not None:
         _native.device(a.device)
-    trace = open_trace(a.trace, a.format, a.page_size)
-    total = len(policies) * len(buffers)
-    with progress.bar(total, f"simulating {Path(a.trace).name}", quiet=a.json) as bar:
+    trace = _open_with_progress(a.trace, a.format, a.page_size, a.json)
+    total = len(policies) * len(buffers) * len(trace)
+    with progress.bar(total, f"simulating {Path(a.trace).name} ({len(policies) * len(buffers)} runs)", quiet=a.json) as bar:
         rows = sweep(
             trace,
             policies,
@@ -172,7 +172,7 @@ def cmd_sim(a: argparse.Namespace) -> None:
             a.device,
             series_every=a.series_every,
             workers=a.jobs,
-            on_done=lambda _r: bar.advance(),
+            on_progress=bar.advance,
         )
     if a.json:
         _emit_json(rows)
@@ -183,10 +183,17 @@ def cmd_sim(a: argparse.Namespace) -> None:
 # --- trace -----------------------------------------------------------------
 
 
-def cmd_trace_stats(a: argparse.Namespace) -> None:
+def _open_with_progress(path: str, format: str | None, page_size: int | None, quiet: bool) -> _native.Trace:
+    """Opens a trace; converting a large text trace takes a while, so a
+    pulsing bar shows that something happens."""
     from flashlayer.sweep import open_trace
 
-    t = open_trace(a.trace, a.format, a.page_size)
+    with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
+        return open_trace(path, format, page_size)
+
+
+def cmd_trace_stats(a: argparse.Namespace) -> None:
+    t = _open_with_progress(a.trace, a.format, a.page_size, a.json)
     s: dict[str, Any] = {"trace": str(a.trace), **t.stats()}
     if a.json:
         _emit_json(s)
@@ -282,6 +289,8 @@ def cmd_bench(a: argparse.Namespace) -> None:
         repeat=a.repeat,
         seed=a.seed,
         trace_path=Path(a.trace) if a.trace else None,
+        format=a.format,
+        page_size=a.page_size,
         quiet=a.json,
     )
     if a.json:
@@ -427,7 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--policies", default="lru,fifo,clock,2q,arc,belady", metavar="P[,P...]")
     b.add_argument("--repeat", type=_int_arg(1, "--repeat"), default=3, help="runs per policy; best is kept (default: 3)")
     b.add_argument("--seed", type=_int_arg(0, "--seed"), default=42)
-    b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one")
+    b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
+    _add_read_opts(b)
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)
 
@@ -458,6 +468,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         _die(f"{e.filename}: permission denied")
     except IsADirectoryError as e:
         _die(f"{e.filename}: is a directory")
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        _die(f"{where}{e.strerror or e}")
     except KeyboardInterrupt:
         print("flashlayer: interrupted", file=sys.stderr)
         sys.exit(130)

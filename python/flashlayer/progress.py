@@ -42,8 +42,9 @@ def enabled(quiet: bool) -> bool:
 
 
 @contextmanager
-def bar(total: int, description: str, quiet: bool = False) -> Iterator[Bar]:
-    """A progress bar of `total` steps on stderr, or a no-op."""
+def bar(total: int | None, description: str, quiet: bool = False) -> Iterator[Bar]:
+    """A progress bar of `total` steps on stderr (a pulsing bar when `total`
+    is None), or a no-op."""
     if not enabled(quiet):
         yield _Quiet()
         return

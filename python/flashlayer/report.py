@@ -46,6 +46,8 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
 
     traces = find_traces(traces_dir)
     out = out.resolve()
+    if out.exists() and not out.is_dir():
+        raise FlashlayerError(f"{out}: exists and is not a directory")
     out.parent.mkdir(parents=True, exist_ok=True)
     started = time.time()
     done: list[tuple[str, dict[str, Any], float]] = []

@@ -61,12 +61,14 @@ def sweep(
     series_every: int = 0,
     workers: int | None = None,
     on_done: Callable[[dict[str, Any]], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Runs every policy × buffer size; returns results in that order.
 
     Names and sizes are validated before any run starts. Runs go in parallel
     on `workers` threads (default: the number of CPUs); `on_done` is called
-    after each run, e.g. to advance a progress bar.
+    after each run, and `on_progress(n)` each time a run has served about a
+    million more requests (n is that increment), e.g. for a progress bar.
     """
     names = [_native.policy_name(p) for p in policies]
     for b in buffers:
@@ -78,7 +80,15 @@ def sweep(
     grid = [(p, b) for p in names for b in buffers]
 
     def one(job: tuple[str, int]) -> dict[str, Any]:
-        r = _native.run(t, job[0], job[1], device, series_every)
+        last = 0
+
+        def tick(n: int) -> None:
+            nonlocal last
+            if on_progress is not None:
+                on_progress(n - last)
+            last = n
+
+        r = _native.run(t, job[0], job[1], device, series_every, tick if on_progress else None)
         if on_done is not None:
             on_done(r)
         return r
