@@ -37,6 +37,43 @@ impl Op {
     }
 }
 
+/// A run of bytes a write changed in a page: `len` bytes from `offset`.
+/// Pages are at most 32 KiB when byte ranges are recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ByteRange {
+    /// First changed byte.
+    pub offset: u16,
+    /// Number of changed bytes (≥ 1).
+    pub len: u16,
+}
+
+/// Appends to `out` the maximal runs of bytes where `before` and `after`
+/// differ. Both slices have the same length (at most 64 KiB).
+pub fn diff_ranges(before: &[u8], after: &[u8], out: &mut Vec<ByteRange>) {
+    debug_assert_eq!(before.len(), after.len());
+    let n = before.len().min(after.len());
+    let mut i = 0;
+    while i < n {
+        // Skip equal 8-byte words quickly; pages are mostly unchanged.
+        if i + 8 <= n && before[i..i + 8] == after[i..i + 8] {
+            i += 8;
+            continue;
+        }
+        if before[i] == after[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && before[i] != after[i] {
+            i += 1;
+        }
+        out.push(ByteRange {
+            offset: start as u16,
+            len: (i - start) as u16,
+        });
+    }
+}
+
 /// One logical page request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Request {

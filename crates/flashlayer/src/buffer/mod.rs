@@ -18,6 +18,12 @@
 //!   before the call, then flushes the store (`fsync` for a file store);
 //! - the pool is `Sync`: any number of threads may fix pages concurrently.
 //!
+//! Recording ([`BufferPool::set_recorder`]): every unfix can be reported as
+//! one request `(page, op)`, `W` if the page was modified during the fix;
+//! optionally with the byte ranges the fix changed, found by comparing the
+//! page with a copy taken at fix time. Workload drivers use this to write
+//! traces (issue #3); PDL and IPL need the byte ranges.
+//!
 //! Concurrency design: one mutex guards the metadata, the policy and the
 //! store (so page loads and write-backs are serialised); each frame's bytes
 //! sit behind their own reader-writer lock, held by guards. A frame is only
@@ -28,12 +34,39 @@
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
-use crate::types::{DenseId, Metrics, Op, PageId};
+use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
 use rustc_hash::FxHashMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 const NIL: u32 = u32::MAX;
+
+/// Receives one call per unfix, in unfix order: the page, `W` if it was
+/// modified while fixed (else `R`), and the byte ranges it changed (empty
+/// unless byte recording is on, and for reads).
+pub trait Recorder: Send {
+    /// Records one request.
+    fn record(&mut self, page: PageId, op: Op, changed: &[ByteRange]);
+}
+
+impl<F: FnMut(PageId, Op, &[ByteRange]) + Send> Recorder for F {
+    fn record(&mut self, page: PageId, op: Op, changed: &[ByteRange]) {
+        self(page, op, changed)
+    }
+}
+
+struct Recording {
+    sink: Box<dyn Recorder>,
+    bytes: bool,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
 
 #[derive(Debug)]
 struct State<P, S> {
@@ -46,6 +79,7 @@ struct State<P, S> {
     pins: Vec<u32>,
     free: Vec<u32>,
     m: Metrics,
+    recording: Option<Recording>,
 }
 
 impl<P: Policy, S: PageStore> State<P, S> {
@@ -105,6 +139,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 pins: vec![0; n],
                 free: (0..n as u32).rev().collect(),
                 m: Metrics::default(),
+                recording: None,
             }),
         })
     }
@@ -134,6 +169,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         Ok(PageRef {
             pool: self,
             frame,
+            page,
             dense,
             hit,
             guard: Some(guard),
@@ -144,17 +180,38 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, hit) = self.fix(page)?;
+        let bytes = self.lock().recording.as_ref().is_some_and(|r| r.bytes);
         let guard = self.frames[frame as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner());
+        let before = bytes.then(|| guard.to_vec());
         Ok(PageMut {
             pool: self,
             frame,
+            page,
             dense,
             hit,
             modified: false,
+            before,
             guard: Some(guard),
         })
+    }
+
+    /// Reports every unfix to `sink` from now on; with `bytes`, writes also
+    /// carry the byte ranges they changed (pages must then be ≤ 32 KiB).
+    pub fn set_recorder(&self, sink: Box<dyn Recorder>, bytes: bool) -> Result<()> {
+        if bytes && self.page_size > 1 << 15 {
+            return Err(Error::invalid(
+                "byte ranges are recorded for pages of at most 32 KiB",
+            ));
+        }
+        self.lock().recording = Some(Recording { sink, bytes });
+        Ok(())
+    }
+
+    /// Stops recording and returns the sink.
+    pub fn take_recorder(&self) -> Option<Box<dyn Recorder>> {
+        self.lock().recording.take().map(|r| r.sink)
     }
 
     /// Pins the page, loading it on a miss. Returns (frame, dense id, hit).
@@ -224,9 +281,21 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         Ok(f)
     }
 
-    fn unfix(&self, frame: u32, dense: DenseId, hit: bool, modified: bool) {
+    fn unfix(
+        &self,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        hit: bool,
+        modified: bool,
+        changed: &[ByteRange],
+    ) {
         let mut st = self.lock();
         st.pins[frame as usize] -= 1;
+        if let Some(r) = st.recording.as_mut() {
+            let op = if modified { Op::Write } else { Op::Read };
+            r.sink.record(page, op, changed);
+        }
         st.m.requests += 1;
         st.m.writes += u64::from(modified);
         let op = if modified { Op::Write } else { Op::Read };
@@ -301,6 +370,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 pub struct PageRef<'a, P: Policy, S: PageStore> {
     pool: &'a BufferPool<P, S>,
     frame: u32,
+    page: PageId,
     dense: DenseId,
     hit: bool,
     guard: Option<RwLockReadGuard<'a, Box<[u8]>>>,
@@ -316,7 +386,8 @@ impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
 impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        self.pool.unfix(self.frame, self.dense, self.hit, false);
+        self.pool
+            .unfix(self.frame, self.page, self.dense, self.hit, false, &[]);
     }
 }
 
@@ -326,9 +397,12 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
 pub struct PageMut<'a, P: Policy, S: PageStore> {
     pool: &'a BufferPool<P, S>,
     frame: u32,
+    page: PageId,
     dense: DenseId,
     hit: bool,
     modified: bool,
+    /// Copy of the page at fix time, when byte ranges are recorded.
+    before: Option<Vec<u8>>,
     guard: Option<RwLockWriteGuard<'a, Box<[u8]>>>,
 }
 
@@ -348,8 +422,18 @@ impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
 
 impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
     fn drop(&mut self) {
+        let mut changed = Vec::new();
+        if let (Some(before), Some(after), true) = (&self.before, &self.guard, self.modified) {
+            diff_ranges(before, after, &mut changed);
+        }
         drop(self.guard.take());
-        self.pool
-            .unfix(self.frame, self.dense, self.hit, self.modified);
+        self.pool.unfix(
+            self.frame,
+            self.page,
+            self.dense,
+            self.hit,
+            self.modified,
+            &changed,
+        );
     }
 }
