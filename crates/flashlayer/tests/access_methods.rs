@@ -15,6 +15,21 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 type Sp = Space<Lru, FileStore>;
+type Log = Arc<Mutex<Vec<(PageId, Op, Vec<ByteRange>)>>>;
+
+/// Starts recording `pool` with byte ranges into a shared log.
+fn record(pool: &BufferPool<Lru, MemStore>) -> Log {
+    let log: Log = Arc::default();
+    let sink = log.clone();
+    pool.set_recorder(
+        Box::new(move |p: PageId, op: Op, r: &[ByteRange]| {
+            sink.lock().unwrap().push((p, op, r.to_vec()))
+        }),
+        true,
+    )
+    .unwrap();
+    log
+}
 
 fn open_space(path: &Path, page: usize, frames: usize, create: bool) -> Sp {
     let store = FileStore::builder(path).page_size(page).open().unwrap();
@@ -199,15 +214,7 @@ fn catalog_keeps_several_objects_and_rejects_mistakes() {
 #[test]
 fn recorder_reports_each_fix_and_the_bytes_a_write_changed() {
     let pool = BufferPool::new(Lru::new(4), MemStore::new(512, DeviceModel::unit())).unwrap();
-    let log: Arc<Mutex<Vec<(PageId, Op, Vec<ByteRange>)>>> = Arc::default();
-    let sink = log.clone();
-    pool.set_recorder(
-        Box::new(move |p: PageId, op: Op, r: &[ByteRange]| {
-            sink.lock().unwrap().push((p, op, r.to_vec()))
-        }),
-        true,
-    )
-    .unwrap();
+    let log = record(&pool);
     {
         let mut g = pool.fix_write(7).unwrap();
         g[10] = 1;
@@ -240,16 +247,7 @@ fn btree_update_in_place_changes_only_the_value_bytes() {
     let sp = Space::create(pool).unwrap();
     let t = BTree::create(&sp, "t").unwrap();
     t.insert(&sp, b"key", &[0u8; 40]).unwrap();
-    let log: Arc<Mutex<Vec<(PageId, Op, Vec<ByteRange>)>>> = Arc::default();
-    let sink = log.clone();
-    sp.pool()
-        .set_recorder(
-            Box::new(move |p: PageId, op: Op, r: &[ByteRange]| {
-                sink.lock().unwrap().push((p, op, r.to_vec()))
-            }),
-            true,
-        )
-        .unwrap();
+    let log = record(sp.pool());
     t.update_in_place(&sp, b"key", |v| v[5..9].copy_from_slice(&[1, 2, 3, 4]))
         .unwrap();
     let log = log.lock().unwrap();
