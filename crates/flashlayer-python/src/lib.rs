@@ -308,9 +308,9 @@ fn gen_zipf(
     py.detach(|| {
         let to = trace::output_format(&output, None)?;
         let gen = workload::zipf(&params)?;
-        trace::write_all(&output, to, |emit| {
+        trace::write_all(&output, to, false, |emit| {
             for (p, op) in gen {
-                emit(p, op)?;
+                emit(p, op, &[])?;
             }
             Ok(())
         })

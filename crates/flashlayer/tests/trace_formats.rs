@@ -40,9 +40,9 @@ proptest! {
         for name in ["t.flt", "t.csv", "t.csv.gz"] {
             let path = dir.path().join(name);
             let to = trace::output_format(&path, None).unwrap();
-            let n = trace::write_all(&path, to, |emit| {
+            let n = trace::write_all(&path, to, false, |emit| {
                 for &(p, op) in &reqs {
-                    emit(p, op)?;
+                    emit(p, op, &[])?;
                 }
                 Ok(())
             }).unwrap();
@@ -59,8 +59,8 @@ proptest! {
     fn flt_dense_ids_follow_first_appearance(reqs in requests_strategy()) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.flt");
-        trace::write_all(&path, Format::Flt, |emit| {
-            for &(p, op) in &reqs { emit(p, op)?; }
+        trace::write_all(&path, Format::Flt, false, |emit| {
+            for &(p, op) in &reqs { emit(p, op, &[])?; }
             Ok(())
         }).unwrap();
         let t = Flt::open(&path).unwrap();
@@ -101,8 +101,8 @@ proptest! {
         prop_assume!(!reqs.is_empty());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.flt");
-        trace::write_all(&path, Format::Flt, |emit| {
-            for &(p, op) in &reqs { emit(p, op)?; }
+        trace::write_all(&path, Format::Flt, false, |emit| {
+            for &(p, op) in &reqs { emit(p, op, &[])?; }
             Ok(())
         }).unwrap();
         let good = std::fs::read(&path).unwrap();
@@ -303,9 +303,9 @@ fn oracle_general_records_are_object_reads() {
 fn truncated_flt_says_what_the_header_promised() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.flt");
-    trace::write_all(&p, Format::Flt, |emit| {
+    trace::write_all(&p, Format::Flt, false, |emit| {
         for i in 0..10 {
-            emit(i, Op::Read)?;
+            emit(i, Op::Read, &[])?;
         }
         Ok(())
     })
@@ -334,7 +334,7 @@ fn format_detection_uses_extension_magic_and_first_line() {
         Format::Spc
     );
     let flt = dir.path().join("noext");
-    trace::write_all(&flt, Format::Flt, |emit| emit(1, Op::Read)).unwrap();
+    trace::write_all(&flt, Format::Flt, false, |emit| emit(1, Op::Read, &[])).unwrap();
     assert_eq!(Format::detect(&flt).unwrap(), Format::Flt);
     let e = Format::detect(&write(dir.path(), "c.bin", "\u{1}\u{2}garbage"))
         .unwrap_err()
@@ -398,4 +398,87 @@ fn stats_count_hot_pages_and_writes() {
         (25, 9, 16, 10, 1)
     );
     assert!((s.hot20_share - 17.0 / 25.0).abs() < 1e-12);
+}
+
+type WithBytes = Vec<(PageId, Op, Vec<flashlayer::types::ByteRange>)>;
+
+fn read_bytes(path: &Path) -> WithBytes {
+    let mut v = Vec::new();
+    trace::for_each_with_bytes(path, ReadOptions::default(), |p, op, r| {
+        v.push((p, op, r.to_vec()));
+        Ok(())
+    })
+    .unwrap();
+    v
+}
+
+fn with_bytes_strategy() -> impl Strategy<Value = WithBytes> {
+    let range = (any::<u16>(), 1u16..500)
+        .prop_map(|(offset, len)| flashlayer::types::ByteRange { offset, len });
+    prop::collection::vec(
+        (0u64..40, any::<bool>(), prop::collection::vec(range, 0..4)).prop_map(|(p, w, r)| {
+            if w {
+                (p, Op::Write, r)
+            } else {
+                (p, Op::Read, Vec::new())
+            }
+        }),
+        0..200,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn byte_ranges_round_trip_through_every_writer_and_convert(reqs in with_bytes_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.flt", "b.csv", "b.csv.gz"] {
+            let path = dir.path().join(name);
+            let to = trace::output_format(&path, None).unwrap();
+            trace::write_all(&path, to, true, |emit| {
+                for (p, op, r) in &reqs {
+                    emit(*p, *op, r)?;
+                }
+                Ok(())
+            }).unwrap();
+            prop_assert!(trace::has_bytes(&path, ReadOptions::default()).unwrap());
+            prop_assert_eq!(&read_bytes(&path), &reqs);
+        }
+        let back = dir.path().join("back.flt");
+        trace::convert(&dir.path().join("b.csv.gz"), ReadOptions::default(), &back, None).unwrap();
+        prop_assert_eq!(&read_bytes(&back), &reqs);
+        // The simulator's view (no bytes) is unaffected by the section.
+        let t = trace::load(&back, ReadOptions::default()).unwrap();
+        prop_assert_eq!(t.len(), reqs.len());
+    }
+}
+
+#[test]
+fn csv_byte_ranges_are_validated_with_line_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, needle) in [
+        (
+            "page,op,changed\n1,W,4:2\n2,R,3:1\n",
+            "b.csv:3: a read request cannot carry changed bytes",
+        ),
+        (
+            "page,op,changed\n1,W,4-2\n",
+            "b.csv:2: expected changed bytes as offset:len pairs",
+        ),
+        (
+            "page,op,changed\n1,W,4:0\n",
+            "b.csv:2: expected changed bytes",
+        ),
+        (
+            "page,op,changed\n1,W\n",
+            "b.csv:2: expected 3 fields (page,op,changed), found 2",
+        ),
+    ] {
+        let p = write(dir.path(), "b.csv", text);
+        let e = trace::for_each_with_bytes(&p, ReadOptions::default(), |_, _, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{e}");
+    }
 }

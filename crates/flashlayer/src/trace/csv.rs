@@ -2,40 +2,87 @@
 //! accepted), an optional `page,op` header, blank lines ignored, gzip read
 //! transparently. The writer emits the header and gzips when the output
 //! name ends in `.gz`.
+//!
+//! Traces with byte ranges have the header `page,op,changed` and a third
+//! field on every line: the ranges a write changed as space-separated
+//! `offset:len` pairs (empty for reads), e.g. `42,W,16:4 100:8`.
 
 use super::input::{fields, uint, Lines};
 use crate::error::{Error, Result};
-use crate::types::{Op, PageId};
+use crate::types::{ByteRange, Op, PageId};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub(crate) fn read(path: &Path, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
+pub(crate) fn read(
+    path: &Path,
+    f: &mut impl FnMut(PageId, Op, &[ByteRange]) -> Result<()>,
+) -> Result<()> {
     let mut lines = Lines::open(path)?;
     let mut first = true;
+    let mut with_bytes = false;
+    let mut ranges = Vec::new();
     while let Some((no, line)) = lines.next_line()? {
         if first {
             first = false;
             if line.eq_ignore_ascii_case("page,op") {
                 continue;
             }
+            if line.eq_ignore_ascii_case("page,op,changed") {
+                with_bytes = true;
+                continue;
+            }
         }
-        let (page, op) = parse(line).map_err(|m| super::input::parse_error(lines.path(), no, m))?;
-        f(page, op)?;
+        let (page, op) = parse(line, with_bytes, &mut ranges)
+            .map_err(|m| super::input::parse_error(lines.path(), no, m))?;
+        f(page, op, &ranges)?;
     }
     Ok(())
 }
 
-fn parse(line: &str) -> std::result::Result<(PageId, Op), String> {
-    let [page, op] = fields::<2>(line, "page,op")?;
+/// Whether the file's first line is the `page,op,changed` header.
+pub(crate) fn has_bytes(path: &Path) -> Result<bool> {
+    let mut lines = Lines::open(path)?;
+    Ok(lines
+        .next_line()?
+        .is_some_and(|(_, l)| l.eq_ignore_ascii_case("page,op,changed")))
+}
+
+fn parse(
+    line: &str,
+    with_bytes: bool,
+    ranges: &mut Vec<ByteRange>,
+) -> std::result::Result<(PageId, Op), String> {
+    ranges.clear();
+    let (page, op) = if with_bytes {
+        let [page, op, changed] = fields::<3>(line, "page,op,changed")?;
+        for tok in changed.split_whitespace() {
+            let parsed = tok
+                .split_once(':')
+                .and_then(|(o, l)| Some((o.parse::<u16>().ok()?, l.parse::<u16>().ok()?)));
+            match parsed {
+                Some((offset, len)) if len > 0 => ranges.push(ByteRange { offset, len }),
+                _ => return Err(format!(
+                    "expected changed bytes as offset:len pairs (0-65535, len > 0), found '{tok}'"
+                )),
+            }
+        }
+        (page, op)
+    } else {
+        let [page, op] = fields::<2>(line, "page,op")?;
+        (page, op)
+    };
     let page = uint(page, "a page id")?;
     let op = match op {
         "R" | "r" => Op::Read,
         "W" | "w" => Op::Write,
         other => return Err(format!("expected op R or W, found '{other}'")),
     };
+    if op == Op::Read && !ranges.is_empty() {
+        return Err("a read request cannot carry changed bytes".into());
+    }
     Ok((page, op))
 }
 
@@ -46,6 +93,7 @@ pub struct CsvWriter {
     path: PathBuf,
     n: u64,
     line: String,
+    with_bytes: bool,
 }
 
 trait WriteFinish: Write + std::fmt::Debug {
@@ -68,8 +116,9 @@ impl WriteFinish for GzEncoder<BufWriter<File>> {
 }
 
 impl CsvWriter {
-    /// Creates `path` and writes the header.
-    pub fn create(path: &Path) -> Result<Self> {
+    /// Creates `path` and writes the header (`page,op`, or
+    /// `page,op,changed` with byte ranges).
+    pub fn create(path: &Path, with_bytes: bool) -> Result<Self> {
         let f = File::create(path).map_err(|e| Error::io(path, e))?;
         let buf = BufWriter::with_capacity(1 << 20, f);
         let mut out: Box<dyn WriteFinish> = if path.to_string_lossy().ends_with(".gz") {
@@ -77,21 +126,35 @@ impl CsvWriter {
         } else {
             Box::new(buf)
         };
-        out.write_all(b"page,op\n")
-            .map_err(|e| Error::io(path, e))?;
+        let header: &[u8] = if with_bytes {
+            b"page,op,changed\n"
+        } else {
+            b"page,op\n"
+        };
+        out.write_all(header).map_err(|e| Error::io(path, e))?;
         Ok(CsvWriter {
             out,
             path: path.to_path_buf(),
             n: 0,
             line: String::with_capacity(32),
+            with_bytes,
         })
     }
 
-    /// Appends one request.
-    pub fn push(&mut self, page: PageId, op: Op) -> Result<()> {
+    /// Appends one request; `changed` is written only by a writer created
+    /// with byte ranges.
+    pub fn push(&mut self, page: PageId, op: Op, changed: &[ByteRange]) -> Result<()> {
         use std::fmt::Write as _;
         self.line.clear();
-        let _ = writeln!(self.line, "{page},{}", op.letter());
+        let _ = write!(self.line, "{page},{}", op.letter());
+        if self.with_bytes {
+            self.line.push(',');
+            for (i, r) in changed.iter().enumerate() {
+                let sep = if i == 0 { "" } else { " " };
+                let _ = write!(self.line, "{sep}{}:{}", r.offset, r.len);
+            }
+        }
+        self.line.push('\n');
         self.out
             .write_all(self.line.as_bytes())
             .map_err(|e| Error::io(&self.path, e))?;

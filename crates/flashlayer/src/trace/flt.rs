@@ -7,28 +7,33 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `b"FLTRACE\x01"` |
 //! | 8 | 4 | format version, `1` |
-//! | 12 | 4 | flags, `0` (reserved for optional sections such as byte ranges) |
+//! | 12 | 4 | flags: bit 0 = a byte-range section follows the page ids; other bits 0 |
 //! | 16 | 8 | `n_requests` |
 //! | 24 | 8 | `n_pages` (distinct pages) |
 //! | 32 | 4 | CRC-32 (IEEE) of everything after the header |
 //! | 36 | 4 | reserved, `0` |
 //! | 40 | 4 × `n_requests` | requests: bit 31 = write, bits 0..=30 dense page id |
 //! | … | 8 × `n_pages` | original page id of each dense id, in order |
+//! | … | rest of file | only with flag bit 0: per request, `count: u16` then `count` × (`offset: u16`, `len: u16`), the byte ranges a write changed (reads have count 0) |
 //!
 //! Dense ids are assigned in order of first appearance, so a reader can stream
 //! the requests front to back; the original ids follow them so that a writer
 //! can stream too (it patches the header when it finishes). A file is valid
 //! only if its length matches the header, the CRC matches, and every dense id
-//! is below `n_pages`; [`Flt::open`] checks all three.
+//! is below `n_pages` (and, with byte ranges, the section parses exactly and
+//! no read carries ranges); [`Flt::open`] checks all of it.
 
 use super::Format;
 use crate::error::{Error, Result};
-use crate::types::{pack, unpack, DenseId, Op, PageId, MAX_DENSE};
+use crate::types::{pack, unpack, ByteRange, DenseId, Op, PageId, MAX_DENSE};
 use memmap2::Mmap;
 use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+/// Flag bit: a byte-range section follows the page ids.
+pub const FLAG_BYTES: u32 = 1;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLTRACE\x01";
@@ -77,6 +82,8 @@ pub struct FltWriter<W: Write + Seek> {
     remap: Remapper,
     n: u64,
     crc: crc32fast::Hasher,
+    /// Byte-range section, spooled to a temporary file until `finish`.
+    bytes: Option<BufWriter<File>>,
 }
 
 impl FltWriter<File> {
@@ -101,12 +108,58 @@ impl<W: Write + Seek> FltWriter<W> {
             remap: Remapper::default(),
             n: 0,
             crc: crc32fast::Hasher::new(),
+            bytes: None,
         })
     }
 
-    /// Appends one request.
+    /// Also writes the byte ranges of every request ([`FltWriter::push_bytes`]).
+    /// Must be called before the first request.
+    pub fn with_bytes(mut self) -> Result<Self> {
+        if self.n != 0 {
+            return Err(Error::invalid("with_bytes must precede the first request"));
+        }
+        let f = tempfile::tempfile().map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        self.bytes = Some(BufWriter::with_capacity(1 << 20, f));
+        Ok(self)
+    }
+
+    /// Whether byte ranges are written.
+    pub fn has_bytes(&self) -> bool {
+        self.bytes.is_some()
+    }
+
+    /// Appends one request with the byte ranges it changed (ignored unless
+    /// the writer was made [`FltWriter::with_bytes`]; reads carry none).
+    pub fn push_bytes(&mut self, page: PageId, op: Op, changed: &[ByteRange]) -> Result<()> {
+        if let Some(b) = self.bytes.as_mut() {
+            if !op.is_write() && !changed.is_empty() {
+                return Err(Error::invalid(
+                    "a read request cannot carry changed byte ranges",
+                ));
+            }
+            let count = u16::try_from(changed.len())
+                .map_err(|_| Error::invalid("more than 65535 byte ranges in one request"))?;
+            let io = |e| Error::io(std::env::temp_dir(), e);
+            b.write_all(&count.to_le_bytes()).map_err(io)?;
+            for r in changed {
+                b.write_all(&r.offset.to_le_bytes()).map_err(io)?;
+                b.write_all(&r.len.to_le_bytes()).map_err(io)?;
+            }
+        }
+        self.push_word(page, op)
+    }
+
+    /// Appends one request (with no byte ranges).
     #[inline]
     pub fn push(&mut self, page: PageId, op: Op) -> Result<()> {
+        if self.bytes.is_some() {
+            return self.push_bytes(page, op, &[]);
+        }
+        self.push_word(page, op)
+    }
+
+    #[inline]
+    fn push_word(&mut self, page: PageId, op: Op) -> Result<()> {
         let d = self.remap.dense(page)?;
         let b = pack(d, op).to_le_bytes();
         self.crc.update(&b);
@@ -129,15 +182,33 @@ impl<W: Write + Seek> FltWriter<W> {
 
     /// Writes the page table and the header; returns the inner writer.
     pub fn finish(mut self) -> Result<W> {
-        let io = |e| Error::io(&self.path, e);
+        let path = self.path.clone();
+        let io = |e| Error::io(&path, e);
+        let tmp_io = |e| Error::io(std::env::temp_dir(), e);
         for id in self.remap.ids() {
             let b = id.to_le_bytes();
             self.crc.update(&b);
             self.out.write_all(&b).map_err(io)?;
         }
+        let mut flags = 0;
+        if let Some(spool) = self.bytes.take() {
+            flags |= FLAG_BYTES;
+            let mut f = spool.into_inner().map_err(|e| tmp_io(e.into_error()))?;
+            f.seek(SeekFrom::Start(0)).map_err(tmp_io)?;
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let k = std::io::Read::read(&mut f, &mut buf).map_err(tmp_io)?;
+                if k == 0 {
+                    break;
+                }
+                self.crc.update(&buf[..k]);
+                self.out.write_all(&buf[..k]).map_err(io)?;
+            }
+        }
         let header = header_bytes(
             self.n,
             self.remap.ids().len() as u64,
+            flags,
             self.crc.clone().finalize(),
         );
         self.out.seek(SeekFrom::Start(0)).map_err(io)?;
@@ -149,10 +220,11 @@ impl<W: Write + Seek> FltWriter<W> {
     }
 }
 
-fn header_bytes(n_requests: u64, n_pages: u64, crc: u32) -> [u8; HEADER_LEN] {
+fn header_bytes(n_requests: u64, n_pages: u64, flags: u32, crc: u32) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&flags.to_le_bytes());
     h[16..24].copy_from_slice(&n_requests.to_le_bytes());
     h[24..32].copy_from_slice(&n_pages.to_le_bytes());
     h[32..36].copy_from_slice(&crc.to_le_bytes());
@@ -172,6 +244,7 @@ pub struct Flt {
     path: PathBuf,
     n_requests: usize,
     n_pages: usize,
+    has_bytes: bool,
 }
 
 impl Flt {
@@ -231,21 +304,28 @@ impl Flt {
             ));
         }
         let flags = u32_at(12);
-        if flags != 0 {
+        if flags & !FLAG_BYTES != 0 {
             return Err(corrupt(path, format!("unknown flt flags {flags:#x}")));
         }
+        let has_bytes = flags & FLAG_BYTES != 0;
         let n_requests = u64_at(16);
         let n_pages = u64_at(24);
         let want = n_requests
             .checked_mul(4)
             .and_then(|r| n_pages.checked_mul(8).and_then(|p| r.checked_add(p)))
             .and_then(|x| x.checked_add(HEADER_LEN as u64));
-        if want != Some(b.len() as u64) {
+        let fits = match want {
+            Some(w) if has_bytes => w + 2 * n_requests <= b.len() as u64,
+            Some(w) => w == b.len() as u64,
+            None => false,
+        };
+        if !fits {
             return Err(corrupt(
                 path,
                 format!(
-                    "truncated or damaged: header says {n_requests} requests and {n_pages} pages ({} bytes), file has {} bytes",
-                    want.map_or_else(|| "too many".to_string(), |w| w.to_string()),
+                    "truncated or damaged: header says {n_requests} requests and {n_pages} pages ({}{} bytes), file has {} bytes",
+                    if has_bytes { "at least " } else { "" },
+                    want.map_or_else(|| "too many".to_string(), |w| (w + if has_bytes { 2 * n_requests } else { 0 }).to_string()),
                     b.len()
                 ),
             ));
@@ -280,12 +360,54 @@ impl Flt {
                 ));
             }
         }
+        if has_bytes {
+            let section = &b[HEADER_LEN + 4 * n_requests + 8 * n_pages..];
+            let mut pos = 0;
+            let mut scratch = Vec::new();
+            for (i, w) in reqs.chunks_exact(4).enumerate() {
+                let w = u32::from_le_bytes(w.try_into().expect("4 bytes"));
+                pos = decode_ranges(section, pos, &mut scratch).ok_or_else(|| {
+                    corrupt(
+                        path,
+                        format!("byte-range section ends inside request {}", i + 1),
+                    )
+                })?;
+                if w >> 31 == 0 && !scratch.is_empty() {
+                    return Err(corrupt(
+                        path,
+                        format!("read request {} carries byte ranges", i + 1),
+                    ));
+                }
+            }
+            if pos != section.len() {
+                return Err(corrupt(
+                    path,
+                    format!(
+                        "{} stray bytes after the byte-range section",
+                        section.len() - pos
+                    ),
+                ));
+            }
+        }
         Ok(Flt {
             bytes,
             path: path.to_path_buf(),
             n_requests,
             n_pages,
+            has_bytes,
         })
+    }
+
+    /// Whether the trace carries the byte ranges each write changed.
+    pub fn has_bytes(&self) -> bool {
+        self.has_bytes
+    }
+
+    /// The byte-range section (with [`Flt::has_bytes`]), to walk with
+    /// [`decode_ranges`] request by request.
+    pub fn byte_section(&self) -> Option<&[u8]> {
+        self.has_bytes
+            .then(|| &self.raw()[HEADER_LEN + 4 * self.n_requests + 8 * self.n_pages..])
     }
 
     fn raw(&self) -> &[u8] {
@@ -351,6 +473,28 @@ impl Flt {
     pub fn format(&self) -> Format {
         Format::Flt
     }
+}
+
+/// Decodes the byte ranges of one request starting at `pos` of a byte-range
+/// section into `out` (cleared first); returns the position of the next
+/// request, or `None` if the section ends too early.
+pub fn decode_ranges(section: &[u8], pos: usize, out: &mut Vec<ByteRange>) -> Option<usize> {
+    out.clear();
+    let u16_at = |o: usize| {
+        section
+            .get(o..o + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let count = usize::from(u16_at(pos)?);
+    let mut p = pos + 2;
+    for _ in 0..count {
+        out.push(ByteRange {
+            offset: u16_at(p)?,
+            len: u16_at(p + 2)?,
+        });
+        p += 4;
+    }
+    Some(p)
 }
 
 fn corrupt(path: &Path, msg: String) -> Error {

@@ -30,7 +30,7 @@ pub use flt::{Flt, FltWriter, Remapper};
 pub use stats::{stats, TraceStats};
 
 use crate::error::{Error, Result};
-use crate::types::{Op, PageId};
+use crate::types::{ByteRange, Op, PageId};
 use std::path::Path;
 
 /// Default page size for block traces, in bytes.
@@ -220,22 +220,53 @@ pub fn for_each(
     opts: ReadOptions,
     mut f: impl FnMut(PageId, Op) -> Result<()>,
 ) -> Result<Format> {
+    for_each_with_bytes(path, opts, |p, op, _| f(p, op))
+}
+
+/// Like [`for_each`], also passing the byte ranges each write changed (empty
+/// for formats and traces without them).
+pub fn for_each_with_bytes(
+    path: &Path,
+    opts: ReadOptions,
+    mut f: impl FnMut(PageId, Op, &[ByteRange]) -> Result<()>,
+) -> Result<Format> {
     let (format, page_size) = opts.resolve(path)?;
+    if format == Format::Csv {
+        csv::read(path, &mut f)?;
+        return Ok(format);
+    }
+    let mut plain = |p: PageId, op: Op| f(p, op, &[]);
     match format {
-        Format::Csv => csv::read(path, &mut f)?,
+        Format::Csv => unreachable!("handled above"),
         Format::Flt => {
             let t = Flt::open(path)?;
             let ids = t.originals();
+            let section = t.byte_section();
+            let (mut pos, mut ranges) = (0, Vec::new());
             for (d, op) in t.requests() {
-                f(ids[d as usize], op)?;
+                if let Some(s) = section {
+                    pos = flt::decode_ranges(s, pos, &mut ranges).expect("validated when opened");
+                }
+                f(ids[d as usize], op, &ranges)?;
             }
         }
-        Format::Vscsi => vscsi::read(path, &mut BlockMapper::new(page_size), &mut f)?,
-        Format::Msr => msr::read(path, &mut BlockMapper::new(page_size), &mut f)?,
-        Format::Spc => spc::read(path, &mut BlockMapper::new(page_size), &mut f)?,
-        Format::Oracle => oracle::read(path, &mut f)?,
+        Format::Vscsi => vscsi::read(path, &mut BlockMapper::new(page_size), &mut plain)?,
+        Format::Msr => msr::read(path, &mut BlockMapper::new(page_size), &mut plain)?,
+        Format::Spc => spc::read(path, &mut BlockMapper::new(page_size), &mut plain)?,
+        Format::Oracle => oracle::read(path, &mut plain)?,
     }
     Ok(format)
+}
+
+/// Whether a trace carries byte ranges (an `flt` with the flag, or a csv
+/// with the `page,op,changed` header).
+pub fn has_bytes(path: &Path, opts: ReadOptions) -> Result<bool> {
+    let (format, _) = opts.resolve(path)?;
+    match format {
+        Format::Flt => Ok(Flt::open(path)?.has_bytes()),
+        Format::Csv => csv::has_bytes(path),
+        _ => Ok(false),
+    }
 }
 
 /// Opens a trace for replay: an `flt` file is memory-mapped as it is; any
@@ -246,38 +277,46 @@ pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
     if format == Format::Flt {
         return Flt::open(path);
     }
+    let opts = ReadOptions {
+        format: Some(format),
+        ..opts
+    };
     let tmp = tempfile::tempfile().map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let mut w = FltWriter::new(tmp, path)?;
-    for_each(
-        path,
-        ReadOptions {
-            format: Some(format),
-            ..opts
-        },
-        |p, op| w.push(p, op),
-    )?;
+    if has_bytes(path, opts)? {
+        w = w.with_bytes()?;
+    }
+    for_each_with_bytes(path, opts, |p, op, r| w.push_bytes(p, op, r))?;
     let file = w.finish()?;
     Flt::from_file(&file, path)
 }
 
+/// The callback a producer feeds requests into (see [`write_all`]).
+pub type Sink<'a> = dyn FnMut(PageId, Op, &[ByteRange]) -> Result<()> + 'a;
+
 /// Writes requests to `out` in `format` (`csv`, gzip'd if the name ends in
-/// `.gz`, or `flt`). Returns the number of requests written.
+/// `.gz`, or `flt`), with byte ranges if `with_bytes`. Returns the number of
+/// requests written.
 pub fn write_all(
     out: &Path,
     format: Format,
-    produce: impl FnOnce(&mut dyn FnMut(PageId, Op) -> Result<()>) -> Result<()>,
+    with_bytes: bool,
+    produce: impl FnOnce(&mut Sink<'_>) -> Result<()>,
 ) -> Result<u64> {
     match format {
         Format::Flt => {
             let mut w = FltWriter::create(out)?;
-            produce(&mut |p, op| w.push(p, op))?;
+            if with_bytes {
+                w = w.with_bytes()?;
+            }
+            produce(&mut |p, op, r| w.push_bytes(p, op, r))?;
             let n = w.len();
             w.finish()?;
             Ok(n)
         }
         Format::Csv => {
-            let mut w = CsvWriter::create(out)?;
-            produce(&mut |p, op| w.push(p, op))?;
+            let mut w = CsvWriter::create(out, with_bytes)?;
+            produce(&mut |p, op, r| w.push(p, op, r))?;
             w.finish()
         }
         other => Err(Error::invalid(format!(
@@ -308,20 +347,18 @@ pub fn output_format(out: &Path, explicit: Option<Format>) -> Result<Format> {
     }
 }
 
-/// Converts `input` (any format) into `output` (`csv` or `flt`).
+/// Converts `input` (any format) into `output` (`csv` or `flt`), keeping
+/// byte ranges if the input has them.
 pub fn convert(input: &Path, opts: ReadOptions, output: &Path, to: Option<Format>) -> Result<u64> {
     let to = output_format(output, to)?;
     let (format, _) = opts.resolve(input)?;
-    write_all(output, to, |emit| {
-        for_each(
-            input,
-            ReadOptions {
-                format: Some(format),
-                ..opts
-            },
-            emit,
-        )
-        .map(|_| ())
+    let opts = ReadOptions {
+        format: Some(format),
+        ..opts
+    };
+    let bytes = has_bytes(input, opts)?;
+    write_all(output, to, bytes, |emit| {
+        for_each_with_bytes(input, opts, emit).map(|_| ())
     })
 }
 
@@ -335,8 +372,12 @@ pub fn concat(inputs: &[(&Path, ReadOptions)], disjoint: bool, output: &Path) ->
         return Err(Error::invalid("concat needs at least one input trace"));
     }
     let to = output_format(output, None)?;
+    let mut bytes = false;
+    for (p, o) in inputs {
+        bytes |= has_bytes(p, *o)?;
+    }
     let mut distinct: Vec<&Path> = Vec::new();
-    write_all(output, to, |emit| {
+    write_all(output, to, bytes, |emit| {
         for (path, opts) in inputs {
             let tag = match distinct.iter().position(|p| p == path) {
                 Some(i) => i as u64,
@@ -350,9 +391,9 @@ pub fn concat(inputs: &[(&Path, ReadOptions)], disjoint: bool, output: &Path) ->
                     "--disjoint supports at most 256 distinct inputs",
                 ));
             }
-            for_each(path, *opts, |p, op| {
+            for_each_with_bytes(path, *opts, |p, op, r| {
                 if !disjoint {
-                    return emit(p, op);
+                    return emit(p, op, r);
                 }
                 if p >> 56 != 0 {
                     return Err(Error::invalid(format!(
@@ -360,7 +401,7 @@ pub fn concat(inputs: &[(&Path, ReadOptions)], disjoint: bool, output: &Path) ->
                         path.display()
                     )));
                 }
-                emit(p | (tag << 56), op)
+                emit(p | (tag << 56), op, r)
             })?;
         }
         Ok(())
