@@ -250,6 +250,28 @@ impl BTree {
         k: &[u8],
         v: &[u8],
     ) -> Result<bool> {
+        self.put(sp, k, v, true)
+    }
+
+    /// Inserts `k` only if it is absent (a unique-key insert); returns
+    /// whether it was inserted. An existing key leaves the leaf unmodified.
+    pub fn insert_if_absent<P: Policy, S: PageStore>(
+        &self,
+        sp: &Space<P, S>,
+        k: &[u8],
+        v: &[u8],
+    ) -> Result<bool> {
+        Ok(!self.put(sp, k, v, false)?)
+    }
+
+    /// Returns whether `k` existed; replaces its value only if `replace`.
+    fn put<P: Policy, S: PageStore>(
+        &self,
+        sp: &Space<P, S>,
+        k: &[u8],
+        v: &[u8],
+        replace: bool,
+    ) -> Result<bool> {
         // The key may also travel up as a separator with a 4-byte child.
         if CELL_HDR + k.len() + v.len().max(4) > self.max_cell {
             return Err(Error::invalid(format!(
@@ -262,7 +284,8 @@ impl BTree {
         let leaf = self.descend(sp, k, Some(&mut path))?;
         let mut scratch = Vec::new();
         let mut g = sp.pool().fix_write(PageId::from(leaf))?;
-        let (pos, replaced) = match search(&g, k) {
+        let (pos, replaced) = match search(&g[..], k) {
+            Ok(_) if !replace => return Ok(true),
             Ok(i) => {
                 let r = val_range(&g, i);
                 if r.len() == v.len() {

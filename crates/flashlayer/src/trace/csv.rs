@@ -64,9 +64,11 @@ fn parse(
                 .and_then(|(o, l)| Some((o.parse::<u16>().ok()?, l.parse::<u16>().ok()?)));
             match parsed {
                 Some((offset, len)) if len > 0 => ranges.push(ByteRange { offset, len }),
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "expected changed bytes as offset:len pairs (0-65535, len > 0), found '{tok}'"
-                )),
+                ))
+                }
             }
         }
         (page, op)

@@ -1,0 +1,263 @@
+//! B+-tree query sets of Koltsidas & Viglas 2008, §6.
+//!
+//! A B+-tree of `records` records (1,000,000 at full scale) with 16-byte
+//! keys and 80-byte payloads, loaded in random key order so that leaves end
+//! about 69% full (the paper's tree: 1M records in 140 MB of 4 KB pages).
+//! Queries are lookups and range queries (reads), and inserts and updates
+//! (writes), on records chosen uniformly.
+//!
+//! Each record belongs to a class by its key position — so leaf pages, which
+//! hold contiguous keys, get the class's workload, as in §6.1 and §6.3:
+//!
+//! | keys | read probability |
+//! |---|---|
+//! | first `read_only` share | 1 |
+//! | next `update_only` share | 0 |
+//! | next `interesting` share | `interesting_read_prob` |
+//! | the rest | `read_prob` (default 0.5) |
+//!
+//! §6.1's mixed set is `read_only 0.4, update_only 0.4` (rest 50/50); the
+//! 70/30 set is `read_only 0.7, update_only 0.3`; §6.3's interesting set is
+//! `interesting F, interesting_read_prob P`. A read is a range query with
+//! probability `range_share` (default 0.2, "80% lookups and 20% range
+//! queries"), else a lookup; a write is an insert with probability
+//! `insert_share` (default 0.3, "30% insertions, 70% updates"), else an
+//! in-place update of the payload. The query set is drawn once and run
+//! `repeat` times, as the paper re-executes its query sets.
+
+use super::db::{Db, Driver};
+use super::util::{check_min, check_share, fill_text, WRng};
+use crate::btree::BTree;
+use crate::error::{Error, Result};
+use rand::Rng;
+use std::ops::Bound;
+
+const PAYLOAD: usize = 80;
+
+/// Parameters of [`BTreeSets`].
+#[derive(Clone, Debug)]
+pub struct BTreeSetsParams {
+    /// Records in the tree (≥ 1). Default 1,000,000.
+    pub records: u64,
+    /// Queries in the query set (≥ 1). Default 100,000.
+    pub queries: u64,
+    /// Times the query set runs (≥ 1). Default 1.
+    pub repeat: u64,
+    /// Share of keys that are only read. Default 0.
+    pub read_only: f64,
+    /// Share of keys that are only written. Default 0.
+    pub update_only: f64,
+    /// Share of keys in the "interesting set" (§6.3). Default 0.
+    pub interesting: f64,
+    /// Read probability of interesting keys. Default 0.5.
+    pub interesting_read_prob: f64,
+    /// Read probability of the remaining keys. Default 0.5.
+    pub read_prob: f64,
+    /// Share of reads that are range queries. Default 0.2.
+    pub range_share: f64,
+    /// Records a range query returns (≥ 1). Default 100.
+    pub range_len: u64,
+    /// Share of writes that are inserts. Default 0.3.
+    pub insert_share: f64,
+    /// Page size. Default 4096 (the paper's).
+    pub page_size: usize,
+}
+
+impl Default for BTreeSetsParams {
+    fn default() -> Self {
+        BTreeSetsParams {
+            records: 1_000_000,
+            queries: 100_000,
+            repeat: 1,
+            read_only: 0.0,
+            update_only: 0.0,
+            interesting: 0.0,
+            interesting_read_prob: 0.5,
+            read_prob: 0.5,
+            range_share: 0.2,
+            range_len: 100,
+            insert_share: 0.3,
+            page_size: 4096,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Query {
+    Lookup(u32),
+    Range(u32),
+    Insert(u32, u32),
+    Update(u32),
+}
+
+/// The Koltsidas §6 query-set driver.
+pub struct BTreeSets {
+    p: BTreeSetsParams,
+    tree: Option<BTree>,
+    set: Vec<Query>,
+    counts: [u64; 4],
+}
+
+impl std::fmt::Debug for BTreeSets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BTreeSets")
+            .field("p", &self.p)
+            .field("counts", &self.counts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Record `i`'s key: 8 bytes of `2i` then 8 zero bytes; inserts use odd
+/// values and a counter so they land between existing records.
+fn record_key(i: u64, suffix: u64) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&i.to_be_bytes());
+    k[8..].copy_from_slice(&suffix.to_be_bytes());
+    k
+}
+
+impl BTreeSets {
+    /// Validates the parameters.
+    pub fn new(p: BTreeSetsParams) -> Result<Self> {
+        check_min("records", p.records, 1)?;
+        check_min("queries", p.queries, 1)?;
+        check_min("repeat", p.repeat, 1)?;
+        check_min("range length", p.range_len, 1)?;
+        if p.records > u64::from(u32::MAX / 2) {
+            return Err(Error::invalid("records must be below 2^31"));
+        }
+        for (n, v) in [
+            ("read-only share", p.read_only),
+            ("update-only share", p.update_only),
+            ("interesting share", p.interesting),
+            ("interesting read probability", p.interesting_read_prob),
+            ("read probability", p.read_prob),
+            ("range share", p.range_share),
+            ("insert share", p.insert_share),
+        ] {
+            check_share(n, v)?;
+        }
+        if p.read_only + p.update_only + p.interesting > 1.0 + 1e-9 {
+            return Err(Error::invalid(format!(
+                "read-only + update-only + interesting shares exceed 1 ({} + {} + {})",
+                p.read_only, p.update_only, p.interesting
+            )));
+        }
+        crate::btree::check_page_size(p.page_size)?;
+        Ok(BTreeSets {
+            p,
+            tree: None,
+            set: Vec::new(),
+            counts: [0; 4],
+        })
+    }
+
+    fn read_prob(&self, rec: u64) -> f64 {
+        let f = rec as f64 / self.p.records as f64;
+        let (ro, uo, int) = (self.p.read_only, self.p.update_only, self.p.interesting);
+        if f < ro {
+            1.0
+        } else if f < ro + uo {
+            0.0
+        } else if f < ro + uo + int {
+            self.p.interesting_read_prob
+        } else {
+            self.p.read_prob
+        }
+    }
+}
+
+impl Driver for BTreeSets {
+    fn name(&self) -> &'static str {
+        "btree"
+    }
+    fn page_size(&self) -> usize {
+        self.p.page_size
+    }
+
+    fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+        let sp = db.space();
+        let tree = BTree::create(sp, "records")?;
+        let mut order: Vec<u32> = (0..self.p.records as u32).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        let mut payload = [0u8; PAYLOAD];
+        for &r in &order {
+            fill_text(rng, &mut payload);
+            tree.insert(sp, &record_key(2 * u64::from(r), 0), &payload)?;
+        }
+        let mut inserts = 0u32;
+        self.set = (0..self.p.queries)
+            .map(|_| {
+                let rec = rng.random_range(0..self.p.records);
+                let read = rng.random_bool(self.read_prob(rec));
+                let r = rec as u32;
+                if read {
+                    if rng.random_bool(self.p.range_share) {
+                        Query::Range(r)
+                    } else {
+                        Query::Lookup(r)
+                    }
+                } else if rng.random_bool(self.p.insert_share) {
+                    inserts += 1;
+                    Query::Insert(r, inserts)
+                } else {
+                    Query::Update(r)
+                }
+            })
+            .collect();
+        self.tree = Some(tree);
+        Ok(())
+    }
+
+    fn steps(&self) -> u64 {
+        self.p.queries * self.p.repeat
+    }
+
+    fn step(&mut self, db: &Db, rng: &mut WRng, i: u64) -> Result<()> {
+        let sp = db.space();
+        let q = self.set[(i % self.p.queries) as usize];
+        let tree = self.tree.as_ref().expect("loaded");
+        match q {
+            Query::Lookup(r) => {
+                self.counts[0] += 1;
+                tree.get_with(sp, &record_key(2 * u64::from(r), 0), |v| v[0])?;
+            }
+            Query::Range(r) => {
+                self.counts[1] += 1;
+                let lo = record_key(2 * u64::from(r), 0);
+                let mut left = self.p.range_len;
+                tree.scan(sp, Bound::Included(&lo), Bound::Unbounded, |_, _| {
+                    left -= 1;
+                    left > 0
+                })?;
+            }
+            Query::Insert(r, n) => {
+                self.counts[2] += 1;
+                let mut payload = [0u8; PAYLOAD];
+                fill_text(rng, &mut payload);
+                // Each run of the set inserts distinct keys: the run number
+                // goes into the suffix.
+                let suffix = (i / self.p.queries) << 32 | u64::from(n);
+                tree.insert(sp, &record_key(2 * u64::from(r) + 1, suffix), &payload)?;
+            }
+            Query::Update(r) => {
+                self.counts[3] += 1;
+                let x: u8 = rng.random();
+                tree.update_in_place(sp, &record_key(2 * u64::from(r), 0), |v| {
+                    v[..8].iter_mut().for_each(|b| *b ^= x | 1)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> Vec<(String, u64)> {
+        ["lookup", "range", "insert", "update"]
+            .iter()
+            .zip(self.counts)
+            .map(|(n, c)| (n.to_string(), c))
+            .collect()
+    }
+}

@@ -1,0 +1,80 @@
+//! Random helpers shared by the workload drivers.
+
+use rand::Rng;
+use rand_pcg::Pcg64Mcg;
+
+/// The workloads' random generator.
+pub type WRng = Pcg64Mcg;
+
+/// Uniform integer in `[lo, hi]`.
+#[inline]
+pub(crate) fn uniform(rng: &mut WRng, lo: u64, hi: u64) -> u64 {
+    rng.random_range(lo..=hi)
+}
+
+/// TPC-C's non-uniform random NURand(A, x, y) with run-time constant `c`
+/// (TPC-C §2.1.6): `(((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x`.
+#[inline]
+pub(crate) fn nurand(rng: &mut WRng, a: u64, x: u64, y: u64, c: u64) -> u64 {
+    (((uniform(rng, 0, a) | uniform(rng, x, y)) + c) % (y - x + 1)) + x
+}
+
+/// Fills `buf` with printable random characters (the spec's a-strings).
+pub(crate) fn fill_text(rng: &mut WRng, buf: &mut [u8]) {
+    for b in buf {
+        *b = b'a' + (rng.random::<u8>() % 26);
+    }
+}
+
+/// Big-endian key of 32-bit parts: byte order equals numeric order.
+pub(crate) fn key(parts: &[u32]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(4 * parts.len());
+    for p in parts {
+        k.extend_from_slice(&p.to_be_bytes());
+    }
+    k
+}
+
+/// Reads the little-endian u32 at `o`.
+#[inline]
+pub(crate) fn get_u32(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"))
+}
+
+/// Writes a little-endian u32 at `o`.
+#[inline]
+pub(crate) fn put_u32(b: &mut [u8], o: usize, v: u32) {
+    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Reads the little-endian i64 at `o`.
+#[inline]
+pub(crate) fn get_i64(b: &[u8], o: usize) -> i64 {
+    i64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"))
+}
+
+/// Writes a little-endian i64 at `o`.
+#[inline]
+pub(crate) fn put_i64(b: &mut [u8], o: usize, v: i64) {
+    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Checks a share given as a fraction in `[0, 1]`.
+pub(crate) fn check_share(name: &str, v: f64) -> crate::Result<()> {
+    if !(0.0..=1.0).contains(&v) {
+        return Err(crate::Error::invalid(format!(
+            "{name} must be in [0, 1], got {v}"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a count that must be at least `min`.
+pub(crate) fn check_min(name: &str, v: u64, min: u64) -> crate::Result<()> {
+    if v < min {
+        return Err(crate::Error::invalid(format!(
+            "{name} must be at least {min}, got {v}"
+        )));
+    }
+    Ok(())
+}
