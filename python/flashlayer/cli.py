@@ -382,6 +382,31 @@ def cmd_gen_workload(a: argparse.Namespace) -> None:
     )
 
 
+def cmd_capture_postgres(a: argparse.Namespace) -> None:
+    from flashlayer import capture
+
+    command = list(a.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    _out_format(a.out)
+    summary: dict[str, Any] = {}
+
+    def write(tmp: Path) -> int:
+        opts = capture.CaptureOptions(
+            out=tmp, pg_bin=Path(a.pg_bin) if a.pg_bin else None, seconds=a.seconds, clients=a.clients,
+            scale=a.scale, shared_buffers=a.shared_buffers, command=command,
+        )
+        summary.update(capture.capture(opts, quiet=a.json))
+        return int(summary["requests"])
+
+    _atomic_output(Path(a.out), write)
+    summary["output"] = a.out
+    if a.json:
+        _emit_json(summary)
+    else:
+        print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) to {a.out}", file=sys.stderr)
+
+
 # --- list ------------------------------------------------------------------
 
 
@@ -571,6 +596,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_read_opts(c)
     c.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     c.set_defaults(func=cmd_gen_concat)
+
+    cap = tsub.add_parser("capture", help="record the buffer reference string of a real database")
+    csub = cap.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=_Parser)
+    pg = csub.add_parser(
+        "postgres",
+        help="trace an unmodified PostgreSQL with bpftrace",
+        description="Start a throwaway PostgreSQL cluster on a free loopback port, attach bpftrace to the probe "
+        "buffer__read__done (one R per page request) and to MarkBufferDirty (one W when a page is modified), run "
+        "a workload, and write 'page,op' with page id (relfilenode << 34) | (fork << 32) | block. Needs root, "
+        "bpftrace and Debian's postgresql package (built with dtrace probes). The default workload initialises "
+        "pgbench (not traced) and traces a timed pgbench run; '-- COMMAND ...' traces any command instead, run "
+        "with PGHOST, PGPORT, PGUSER and PGDATABASE pointing at the cluster.",
+    )
+    pg.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    pg.add_argument("--seconds", type=_int_arg(1, "--seconds"), default=10, help="pgbench run time (default: 10)")
+    pg.add_argument("--clients", type=_int_arg(1, "--clients"), default=4, help="pgbench clients (default: 4)")
+    pg.add_argument("--scale", type=_int_arg(1, "--scale"), default=1, help="pgbench scale factor (default: 1)")
+    pg.add_argument("--shared-buffers", default="16MB", help="the cluster's shared_buffers (default: 16MB)")
+    pg.add_argument("--pg-bin", metavar="DIR", help="server bin folder (default: newest /usr/lib/postgresql/*/bin)")
+    pg.add_argument("--json", action="store_true", help="print a summary (requests, writes, relation filenodes)")
+    pg.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: a workload to trace instead of pgbench")
+    pg.set_defaults(func=cmd_capture_postgres)
 
     ls = sub.add_parser("list", help="list policies, device presets or trace formats")
     ls.add_argument("what", choices=["policies", "devices", "formats"])

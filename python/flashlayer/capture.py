@@ -1,0 +1,238 @@
+"""``flashlayer trace capture postgres``: the buffer reference string of a
+real, unmodified PostgreSQL.
+
+A throwaway cluster is created in a temporary folder and started on a free
+loopback port. bpftrace attaches to the server binary:
+
+- the USDT probe ``buffer__read__done`` (fired by every ``ReadBuffer``): one
+  ``R`` request for page ``(relfilenode << 34) | (fork << 32) | block``;
+- the return of ``ReadBufferExtended``/``ReadBufferWithoutRelcache``, to learn
+  which shared buffer now holds that page;
+- the function ``MarkBufferDirty(buffer)``: one ``W`` request for the page
+  that buffer holds.
+
+Only processes whose parent is the throwaway cluster's postmaster are traced
+(backends, autovacuum), so other servers on the machine do not leak in.
+Events carry a timestamp and are sorted by it, since bpftrace merges per-CPU
+buffers. If bpftrace reports lost events the capture fails rather than
+writing an incomplete trace.
+
+The default workload initialises pgbench (not traced) and traces a timed
+``pgbench`` run; ``-- COMMAND ...`` traces any command instead, run with
+``PGHOST``, ``PGPORT``, ``PGUSER`` and ``PGDATABASE`` set to the cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashlayer import _native
+from flashlayer._native import FlashlayerError
+
+SCRIPT = """
+usdt:{bin}:postgresql:buffer__read__done
+/ curtask->real_parent->tgid == $1 /
+{{
+  @pend[tid] = ((uint64)arg4 << 34) | ((uint64)arg0 << 32) | (uint64)arg1;
+  printf("%llu R %llu\\n", nsecs, @pend[tid]);
+}}
+uretprobe:{bin}:ReadBufferExtended,
+uretprobe:{bin}:ReadBufferWithoutRelcache
+/ @pend[tid] /
+{{
+  @buf[retval] = @pend[tid];
+  delete(@pend[tid]);
+}}
+uprobe:{bin}:MarkBufferDirty
+/ curtask->real_parent->tgid == $1 /
+{{
+  $p = @buf[arg0];
+  if ($p != 0) {{ printf("%llu W %llu\\n", nsecs, $p); }} else {{ @unknown = count(); }}
+}}
+END {{ clear(@buf); clear(@pend); }}
+"""
+
+
+@dataclass
+class CaptureOptions:
+    out: Path
+    pg_bin: Path | None = None
+    seconds: int = 10
+    clients: int = 4
+    scale: int = 1
+    shared_buffers: str = "16MB"
+    command: list[str] = field(default_factory=list)
+
+
+def _fail(msg: str) -> FlashlayerError:
+    return FlashlayerError(f"trace capture postgres: {msg}")
+
+
+def find_pg_bin(explicit: Path | None) -> Path:
+    """The PostgreSQL server's bin folder: ``--pg-bin``, else the newest
+    ``/usr/lib/postgresql/*/bin`` (Debian's layout)."""
+    if explicit is not None:
+        candidates = [explicit]
+    else:
+        root = Path(os.environ.get("FLASHLAYER_PG_ROOT", "/usr/lib/postgresql"))
+        found = sorted(root.glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
+        candidates = found[::-1]
+    for c in candidates:
+        if (c / "postgres").is_file() and (c / "initdb").is_file() and (c / "pg_ctl").is_file():
+            return c
+    where = str(explicit) if explicit else f"{os.environ.get('FLASHLAYER_PG_ROOT', '/usr/lib/postgresql')}/*/bin"
+    raise _fail(f"no PostgreSQL server (postgres, initdb, pg_ctl) in {where}; install Debian's 'postgresql' package")
+
+
+def check_prerequisites(opts: CaptureOptions) -> tuple[Path, str]:
+    """Says exactly what is missing, or returns (bin folder, bpftrace path)."""
+    if os.geteuid() != 0:
+        raise _fail("needs root: bpftrace attaches uprobes to the server (run as root or with sudo)")
+    bpftrace = shutil.which("bpftrace")
+    if bpftrace is None:
+        raise _fail("bpftrace not found on PATH; install it (apt-get install bpftrace)")
+    pg_bin = find_pg_bin(opts.pg_bin)
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError:
+        raise _fail("needs the 'postgres' system user to run the throwaway cluster (Debian's postgresql creates it)") from None
+    if not opts.command and shutil.which("pgbench") is None and not (pg_bin / "pgbench").is_file():
+        raise _fail("pgbench not found; install postgresql-client or pass a command after --")
+    probe = f"usdt:{pg_bin / 'postgres'}:postgresql:buffer__read__done"
+    listed = subprocess.run([bpftrace, "-l", probe], capture_output=True, text=True, timeout=120)
+    if "buffer__read__done" not in listed.stdout:
+        raise _fail(
+            f"{pg_bin / 'postgres'} has no dtrace probe buffer__read__done "
+            "(PostgreSQL must be built with --enable-dtrace, as Debian's package is)"
+        )
+    return pg_bin, bpftrace
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _run(cmd: list[str], what: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise _fail(f"{what} failed (exit {p.returncode}): {tail[0]}")
+    return p
+
+
+def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
+    """Runs the capture and writes ``opts.out``; returns a summary."""
+    from flashlayer import progress
+
+    pg_bin, bpftrace = check_prerequisites(opts)
+    pgbench = shutil.which("pgbench") or str(pg_bin / "pgbench")
+    work = Path(tempfile.mkdtemp(prefix="flashlayer-capture-"))
+    pw = pwd.getpwnam("postgres")
+    os.chown(work, pw.pw_uid, pw.pw_gid)
+    data, sock = work / "data", work
+    port = _free_port()
+    as_pg = ["runuser", "-u", "postgres", "--"]
+    env = {**os.environ, "PGHOST": "127.0.0.1", "PGPORT": str(port), "PGUSER": "postgres", "PGDATABASE": "postgres"}
+    started = False
+    tracer: subprocess.Popen[bytes] | None = None
+    try:
+        with progress.bar(None, "starting a throwaway PostgreSQL cluster", quiet=quiet):
+            _run([*as_pg, str(pg_bin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"], "initdb")
+            server_opts = (
+                f"-c listen_addresses=127.0.0.1 -p {port} -k {sock} -c shared_buffers={opts.shared_buffers}"
+            )
+            _run(
+                [*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-l", str(work / "server.log"), "-w", "-o",
+                 server_opts, "start"],
+                "starting the cluster",
+            )
+            started = True
+            postmaster = int((data / "postmaster.pid").read_text().split()[0])
+            if not opts.command:
+                _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
+        script = work / "capture.bt"
+        script.write_text(SCRIPT.format(bin=pg_bin / "postgres"))
+        raw, errs = work / "events.txt", work / "bpftrace.err"
+        tenv = {**os.environ, "BPFTRACE_PERF_RB_PAGES": os.environ.get("BPFTRACE_PERF_RB_PAGES", "4096")}
+        with open(raw, "wb") as fo, open(errs, "wb") as fe:
+            tracer = subprocess.Popen([bpftrace, str(script), str(postmaster)], stdout=fo, stderr=fe, env=tenv)
+        deadline = time.monotonic() + 120
+        with progress.bar(None, "attaching bpftrace", quiet=quiet):
+            while b"Attaching" not in raw.read_bytes():
+                if tracer.poll() is not None:
+                    raise _fail(f"bpftrace exited early: {errs.read_text().strip()[-300:]}")
+                if time.monotonic() > deadline:
+                    raise _fail("bpftrace did not attach within 120 s")
+                time.sleep(0.1)
+        workload = opts.command or [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
+        with progress.bar(None, f"tracing: {' '.join(workload)[:60]}", quiet=quiet):
+            w = subprocess.run(workload, env=env, capture_output=True, text=True)
+        tracer.send_signal(signal.SIGINT)
+        tracer.wait(timeout=300)
+        tracer = None
+        if w.returncode != 0:
+            tail = (w.stderr or w.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise _fail(f"the workload failed (exit {w.returncode}): {tail[0]}")
+        text = raw.read_text(errors="replace")
+        err_text = errs.read_text(errors="replace")
+        lost = sum(int(n) for n in re.findall(r"Lost (\d+) events", text + err_text))
+        if lost:
+            raise _fail(
+                f"bpftrace lost {lost} events, so the trace would be incomplete; use fewer --clients or a larger "
+                "BPFTRACE_PERF_RB_PAGES"
+            )
+        unknown = re.search(r"@unknown: (\d+)", text)
+        events = []
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in ("R", "W") and parts[0].isdigit():
+                events.append((int(parts[0]), parts[1], int(parts[2])))
+        if not events:
+            raise _fail("no buffer accesses were recorded")
+        events.sort(key=lambda e: e[0])
+        csv = work / "trace.csv"
+        with open(csv, "w") as f:
+            f.write("page,op\n")
+            f.writelines(f"{page},{op}\n" for _, op, page in events)
+        n = _native.convert(csv, opts.out, "csv", None, None)
+        psql = str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
+        relations = _run(
+            [psql, "-At", "-c",
+             "select relname || ' ' || pg_relation_filenode(oid) from pg_class where pg_relation_filenode(oid) <> 0"],
+            "listing relations",
+            env=env,
+        ).stdout
+        return {
+            "output": str(opts.out),
+            "requests": n,
+            "reads": sum(1 for e in events if e[1] == "R"),
+            "writes": sum(1 for e in events if e[1] == "W"),
+            "dirty_of_unknown_buffers": int(unknown.group(1)) if unknown else 0,
+            "workload": workload,
+            "relations": {
+                parts[0]: int(parts[1])
+                for parts in (line.split() for line in relations.splitlines())
+                if len(parts) == 2 and parts[1].isdigit()
+            },
+        }
+    finally:
+        if tracer is not None:
+            tracer.kill()
+            tracer.wait()
+        if started:
+            subprocess.run([*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                           capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
