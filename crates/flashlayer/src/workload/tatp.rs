@@ -14,7 +14,7 @@
 //! N ≤ 1,000,000 and 1,048,575 above (spec §4.1).
 
 use super::db::{Db, Driver};
-use super::util::{check_min, fill_text, key, nurand, put_u32, uniform, WRng};
+use super::util::{check_min, fill_text, key, nurand, pick, put_u32, uniform, WRng};
 use crate::btree::BTree;
 use crate::error::{Error, Result};
 use rand::Rng;
@@ -168,16 +168,7 @@ impl Driver for Tatp {
 
     fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let sp = db.space();
-        let x = rng.random_range(0..100);
-        let mut acc = 0;
-        let mut kind = 6;
-        for (k, &share) in MIX.iter().enumerate() {
-            acc += share;
-            if x < acc {
-                kind = k;
-                break;
-            }
-        }
+        let kind = pick(rng, &MIX);
         self.counts[kind] += 1;
         let s = self.s_id(rng);
         let t = self.t.as_ref().expect("loaded");

@@ -26,7 +26,7 @@
 
 use super::db::{Db, Driver};
 use super::util::{
-    check_min, fill_text, get_i64, get_u32, key, nurand, put_i64, put_u32, uniform, WRng,
+    check_min, fill_text, get_i64, get_u32, key, nurand, pick, put_i64, put_u32, uniform, WRng,
 };
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
@@ -433,16 +433,11 @@ impl TpcC {
             })?;
         items.sort_unstable();
         items.dedup();
-        let mut low = 0;
+        // Count the items below the threshold: one stock read each.
         for i in items {
-            if t.stock
-                .get_with(sp, &key(&[w, i]), |r| get_u32(r, 0))?
-                .is_some_and(|q| q < threshold)
-            {
-                low += 1;
-            }
+            t.stock
+                .get_with(sp, &key(&[w, i]), |r| get_u32(r, 0) < threshold)?;
         }
-        let _ = low;
         Ok(())
     }
 }
@@ -579,16 +574,7 @@ impl Driver for TpcC {
     }
 
     fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
-        let x = rng.random_range(0..100);
-        let mut acc = 0;
-        let mut kind = 4;
-        for (k, &share) in self.p.mix.iter().enumerate() {
-            acc += share;
-            if x < acc {
-                kind = k;
-                break;
-            }
-        }
+        let kind = pick(rng, &self.p.mix);
         self.counts[kind] += 1;
         match kind {
             0 => self.new_order(db, rng),

@@ -19,6 +19,20 @@ pub(crate) fn nurand(rng: &mut WRng, a: u64, x: u64, y: u64, c: u64) -> u64 {
     (((uniform(rng, 0, a) | uniform(rng, x, y)) + c) % (y - x + 1)) + x
 }
 
+/// Index of the entry of `mix` (percentages summing to 100) a uniform draw
+/// falls into.
+pub(crate) fn pick(rng: &mut WRng, mix: &[u32]) -> usize {
+    let x = rng.random_range(0..100);
+    let mut acc = 0;
+    for (k, &share) in mix.iter().enumerate() {
+        acc += share;
+        if x < acc {
+            return k;
+        }
+    }
+    mix.len() - 1
+}
+
 /// Fills `buf` with printable random characters (the spec's a-strings).
 pub(crate) fn fill_text(rng: &mut WRng, buf: &mut [u8]) {
     for b in buf {
