@@ -177,7 +177,7 @@ impl HeapFile {
         // Free the old cell, then place the new one under the same slot.
         page::set_slot(&mut g, slot, 0);
         let need = 2 + data.len();
-        // alloc_cell briefly needs a slot's 2 bytes too.
+        // reserve() keeps a slot's 2 bytes spare too.
         if page::free_space(&g) < need + 2 {
             if page::reclaimable(&g, cell_size) < need + 2 {
                 // Put the old row back before failing.
@@ -190,8 +190,7 @@ impl HeapFile {
             let mut scratch = Vec::new();
             page::compact(&mut g, cell_size, &mut scratch);
         }
-        // Allocate a cell without a new slot: take the space directly.
-        let off = alloc_cell(&mut g, need);
+        let off = page::reserve(&mut g, need).expect("space checked");
         write_row(&mut g, off, data);
         page::set_slot(&mut g, slot, off);
         Ok(true)
@@ -241,13 +240,4 @@ impl HeapFile {
 fn write_row(b: &mut [u8], off: usize, data: &[u8]) {
     b[off..off + 2].copy_from_slice(&(data.len() as u16).to_le_bytes());
     b[off + 2..off + 2 + data.len()].copy_from_slice(data);
-}
-
-/// Takes `size` bytes from the free gap without adding a slot.
-fn alloc_cell(b: &mut [u8], size: usize) -> usize {
-    // alloc() adds a slot at the end; remove it again, keeping the cell.
-    let pos = page::n(b);
-    let off = page::alloc(b, pos, size).expect("space checked");
-    page::remove_slot(b, pos);
-    off
 }

@@ -113,15 +113,23 @@ pub(crate) fn free_space(b: &[u8]) -> usize {
     free_end(b) - (HDR + 2 * n(b))
 }
 
-/// Reserves `size` bytes of cell space and a new slot at `pos` pointing to
-/// it; returns the cell offset, or `None` if it does not fit contiguously.
-pub(crate) fn alloc(b: &mut [u8], pos: usize, size: usize) -> Option<usize> {
+/// Reserves `size` bytes of cell space without a slot; returns its offset,
+/// or `None` if it does not fit contiguously (a slot's 2 bytes included, so
+/// that a following [`alloc`] of the same cell cannot fail).
+pub(crate) fn reserve(b: &mut [u8], size: usize) -> Option<usize> {
     if free_space(b) < size + 2 {
         return None;
     }
-    let cnt = n(b);
     let off = free_end(b) - size;
     set_free_end(b, off);
+    Some(off)
+}
+
+/// Reserves `size` bytes of cell space and a new slot at `pos` pointing to
+/// it; returns the cell offset, or `None` if it does not fit contiguously.
+pub(crate) fn alloc(b: &mut [u8], pos: usize, size: usize) -> Option<usize> {
+    let off = reserve(b, size)?;
+    let cnt = n(b);
     let start = HDR + 2 * pos;
     let end = HDR + 2 * cnt;
     b.copy_within(start..end, start + 2);

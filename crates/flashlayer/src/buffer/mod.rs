@@ -162,7 +162,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Pins `page` for reading.
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, hit) = self.fix(page)?;
+        let (frame, dense, hit, _) = self.fix(page)?;
         let guard = self.frames[frame as usize]
             .read()
             .unwrap_or_else(|e| e.into_inner());
@@ -179,8 +179,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Pins `page` for writing. The page becomes dirty only if the guard is
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
-        let (frame, dense, hit) = self.fix(page)?;
-        let bytes = self.lock().recording.as_ref().is_some_and(|r| r.bytes);
+        let (frame, dense, hit, bytes) = self.fix(page)?;
         let guard = self.frames[frame as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner());
@@ -214,16 +213,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.lock().recording.take().map(|r| r.sink)
     }
 
-    /// Pins the page, loading it on a miss. Returns (frame, dense id, hit).
-    fn fix(&self, page: PageId) -> Result<(u32, DenseId, bool)> {
+    /// Pins the page, loading it on a miss. Returns (frame, dense id, hit,
+    /// whether byte ranges are being recorded).
+    fn fix(&self, page: PageId) -> Result<(u32, DenseId, bool, bool)> {
         let mut st = self.lock();
         let st = &mut *st;
+        let bytes = st.recording.as_ref().is_some_and(|r| r.bytes);
         let d = st.dense(page)?;
         let f = st.frame_of[d as usize];
         if f != NIL {
             st.pins[f as usize] += 1;
             st.m.hits += 1;
-            return Ok((f, d, true));
+            return Ok((f, d, true, bytes));
         }
         let hit = st.policy.access(d, Op::Read);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
@@ -246,7 +247,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.pins[f as usize] = 1;
         let cost = st.store.cost_of(page);
         st.policy.insert(d, Op::Read, cost);
-        Ok((f, d, false))
+        Ok((f, d, false, bytes))
     }
 
     /// Evicts an unpinned page and returns its (now free) frame.

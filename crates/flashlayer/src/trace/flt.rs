@@ -475,6 +475,20 @@ impl Flt {
     }
 }
 
+/// Whether the `flt` file at `path` declares a byte-range section. Reads the
+/// header only; [`Flt::open`] validates the rest.
+pub fn declares_bytes(path: &Path) -> Result<bool> {
+    let mut h = [0u8; HEADER_LEN];
+    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    match std::io::Read::read_exact(&mut f, &mut h) {
+        Ok(()) if &h[..8] == MAGIC => {
+            Ok(u32::from_le_bytes(h[12..16].try_into().expect("4 bytes")) & FLAG_BYTES != 0)
+        }
+        // A short or foreign file is reported by Flt::open with its reason.
+        _ => Ok(false),
+    }
+}
+
 /// Decodes the byte ranges of one request starting at `pos` of a byte-range
 /// section into `out` (cleared first); returns the position of the next
 /// request, or `None` if the section ends too early.

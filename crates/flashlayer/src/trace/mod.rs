@@ -263,7 +263,7 @@ pub fn for_each_with_bytes(
 pub fn has_bytes(path: &Path, opts: ReadOptions) -> Result<bool> {
     let (format, _) = opts.resolve(path)?;
     match format {
-        Format::Flt => Ok(Flt::open(path)?.has_bytes()),
+        Format::Flt => flt::declares_bytes(path),
         Format::Csv => csv::has_bytes(path),
         _ => Ok(false),
     }
