@@ -196,13 +196,43 @@ fn metrics_dict<'py>(
     Ok(d)
 }
 
+/// Calls `f` (if any) with the GIL held, after giving pending signals (Ctrl-C)
+/// their chance. A Python exception, from the callback or a signal handler,
+/// is kept in `failure` and stops the engine with `Cancelled`.
+fn call_back(
+    failure: &mut Option<PyErr>,
+    f: impl FnOnce(Python<'_>) -> PyResult<()>,
+) -> flashlayer::Result<()> {
+    Python::attach(|py| {
+        let r = py.check_signals().and_then(|()| f(py));
+        r.map_err(|e| {
+            *failure = Some(e);
+            flashlayer::Error::Cancelled
+        })
+    })
+}
+
+/// Turns an engine result into a Python one, raising the callback's own
+/// exception when it was the cause.
+fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
+    match (r, failure) {
+        (Err(_), Some(e)) => Err(e),
+        (r, _) => r.map_err(err),
+    }
+}
+
 /// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over a
 /// cost-only store priced by `device` (default `ratio:1:1`). `progress`, if
-/// given, is called with the number of requests served after every million.
-/// `seconds` covers the replay only; `open_seconds` is added by callers that
-/// time opening too.
+/// given, is called with the number of requests served after every million;
+/// an exception it raises (or Ctrl-C) stops the run and propagates.
+/// `flush_at_end` writes the dirty pages left at the end. `seconds` covers
+/// the replay only; `open_seconds` is added by callers that time opening too.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, buffer_pages, device=None, series_every=0, progress=None))]
+#[pyo3(signature = (trace, policy, buffer_pages, device=None, series_every=0, progress=None, flush_at_end=false))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors the CLI's flags one to one"
+)]
 fn run<'py>(
     py: Python<'py>,
     trace: &Trace,
@@ -211,6 +241,7 @@ fn run<'py>(
     device: Option<&str>,
     series_every: u64,
     progress: Option<Bound<'py, PyAny>>,
+    flush_at_end: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let spec = PolicySpec::parse(policy).map_err(err)?;
     if buffer_pages < 1 {
@@ -223,33 +254,35 @@ fn run<'py>(
         None => DeviceModel::unit(),
     };
     let opts = RunOptions {
-        buffer_pages: buffer_pages as usize,
+        buffer_pages: usize::try_from(buffer_pages).unwrap_or(usize::MAX),
         device,
         series_every,
+        flush_at_end,
     };
     let progress = progress.map(Bound::unbind);
     let start = Instant::now();
+    let mut failure = None;
     let result = py.detach(|| {
         let mut cb = |n: u64| {
-            if let Some(p) = &progress {
-                Python::attach(|py| {
-                    // A failing progress callback must not abort the run.
-                    let _ = p.call1(py, (n,));
-                });
-            }
+            call_back(&mut failure, |py| match &progress {
+                Some(p) => p.call1(py, (n,)).map(drop),
+                None => Ok(()),
+            })
         };
         sim::run(&trace.flt, &spec, &opts, &mut cb)
     });
     let seconds = start.elapsed().as_secs_f64();
-    let m = result.map_err(err)?;
-    metrics_dict(
+    let m = finish(result, failure)?;
+    let d = metrics_dict(
         py,
         spec.name(),
         opts.buffer_pages,
         &opts.device,
         &m,
         seconds,
-    )
+    )?;
+    d.set_item("flush_at_end", flush_at_end)?;
+    Ok(d)
 }
 
 /// Converts a trace; returns the number of requests written.
@@ -480,18 +513,17 @@ fn gen_workload<'py>(
         with_bytes,
         frames,
     };
-    let report = py
-        .detach(|| {
-            let mut cb = |done: u64, total: u64| {
-                if let Some(f) = &progress {
-                    Python::attach(|py| {
-                        let _ = f.call1(py, (done, total));
-                    });
-                }
-            };
-            workload::generate(drv.as_mut(), &opts, &output, &mut cb)
-        })
-        .map_err(err)?;
+    let mut failure = None;
+    let report = py.detach(|| {
+        let mut cb = |done: u64, total: u64| {
+            call_back(&mut failure, |py| match &progress {
+                Some(f) => f.call1(py, (done, total)).map(drop),
+                None => Ok(()),
+            })
+        };
+        workload::generate(drv.as_mut(), &opts, &output, &mut cb)
+    });
+    let report = finish(report, failure)?;
     let d = PyDict::new(py);
     d.set_item("workload", kind)?;
     d.set_item("requests", report.requests)?;

@@ -42,6 +42,9 @@ pub enum Error {
     /// Every frame of a buffer pool is pinned; nothing can be evicted.
     #[error("all {0} buffer frames are pinned; no page can be evicted")]
     AllPinned(usize),
+    /// A progress callback asked a long run to stop.
+    #[error("cancelled")]
+    Cancelled,
     /// A store-level I/O failure without a path (memory or emulated devices).
     #[error("store: {0}")]
     Store(String),

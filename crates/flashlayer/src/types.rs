@@ -153,7 +153,9 @@ pub struct Metrics {
     pub physical_writes: u64,
     /// Evictions of dirty pages (each forced a write-back).
     pub dirty_evictions: u64,
-    /// Dirty pages still in the buffer when the run ended; they are not written.
+    /// Dirty pages still in the buffer when the run ended. They are not
+    /// written unless the run flushed at the end (then they are included in
+    /// `physical_writes` and the virtual time).
     pub dirty_at_end: u64,
     /// Block erases (flash stores only).
     pub erases: u64,

@@ -18,7 +18,7 @@ fn gen(driver: &mut dyn Driver, seed: u64, bytes: bool, out: &Path) -> GenReport
             frames: 4096,
         },
         out,
-        &mut |_, _| {},
+        &mut |_, _| Ok(()),
     )
     .unwrap()
 }

@@ -12,10 +12,22 @@
 //!
 //! Guarantees:
 //! - pinned pages are never evicted; if every frame is pinned, a fix that
-//!   needs a frame fails with [`Error::AllPinned`] instead of waiting;
-//! - a dirty victim is written to the store before its frame is reused;
+//!   needs a frame fails with [`Error::AllPinned`] instead of waiting, and
+//!   before the policy hears of the request;
+//! - a missing page is read before a victim is chosen, so a failed read
+//!   changes nothing; a dirty victim is written to the store before its
+//!   frame is reused, and if that write fails the fix fails, the victim is
+//!   reinstated in the policy exactly as it was ([`Policy::reinstate`]) and
+//!   nothing is lost; either way a retry decides as if the failure never
+//!   happened;
 //! - [`BufferPool::flush`] writes every dirty page whose guards were dropped
-//!   before the call, then flushes the store (`fsync` for a file store);
+//!   before the call, then flushes the store (`fsync` for a file store). A
+//!   page that a writer holds during the flush is written as it was when the
+//!   writer fixed it: `fix_write` keeps a copy of the page (a shadow) until
+//!   unfix, because its frame is locked meanwhile. A flush waits only for a
+//!   writer that is between fixing a page and locking its frame (so a thread
+//!   must not flush while it holds a read guard on a page another thread is
+//!   fixing for writing);
 //! - the pool is `Sync`: any number of threads may fix pages concurrently.
 //!
 //! Recording ([`BufferPool::set_recorder`]): every unfix can be reported as
@@ -40,6 +52,12 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 const NIL: u32 = u32::MAX;
+
+fn too_big(frames: usize, page_size: usize) -> Error {
+    Error::invalid(format!(
+        "cannot allocate {frames} frames of {page_size} bytes for the buffer pool"
+    ))
+}
 
 /// Receives one call per unfix, in unfix order: the page, `W` if it was
 /// modified while fixed (else `R`), and the byte ranges it changed (empty
@@ -77,12 +95,44 @@ struct State<P, S> {
     frame_of: Vec<u32>,
     page_in: Vec<u32>,
     pins: Vec<u32>,
+    /// Frames with a pin count above 0.
+    pinned: usize,
+    /// Per frame: the page as of its last unfix while a writer holds it
+    /// (see [`BufferPool::flush`]).
+    shadows: Vec<Option<Box<[u8]>>>,
+    /// Shadow buffers to reuse.
+    spare: Vec<Box<[u8]>>,
+    /// A missing page is read here before a frame is freed for it.
+    incoming: Box<[u8]>,
     free: Vec<u32>,
     m: Metrics,
     recording: Option<Recording>,
 }
 
 impl<P: Policy, S: PageStore> State<P, S> {
+    fn pin(&mut self, f: u32) {
+        let f = f as usize;
+        if self.pins[f] == 0 {
+            self.pinned += 1;
+        }
+        self.pins[f] += 1;
+    }
+
+    fn unpin(&mut self, f: u32) {
+        let f = f as usize;
+        self.pins[f] -= 1;
+        if self.pins[f] == 0 {
+            self.pinned -= 1;
+        }
+    }
+
+    /// Drops the shadow of frame `f`, if any, keeping its buffer for reuse.
+    fn drop_shadow(&mut self, f: u32) {
+        if let Some(b) = self.shadows[f as usize].take() {
+            self.spare.push(b);
+        }
+    }
+
     fn dense(&mut self, page: PageId) -> Result<DenseId> {
         if let Some(&d) = self.ids.get(&page) {
             return Ok(d);
@@ -123,9 +173,22 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if n >= NIL as usize {
             return Err(Error::invalid("too many frames"));
         }
-        let frames = (0..n)
-            .map(|_| RwLock::new(vec![0u8; page_size].into_boxed_slice()))
-            .collect();
+        let bytes = n
+            .checked_mul(page_size)
+            .ok_or_else(|| too_big(n, page_size))?;
+        let mut frames = Vec::new();
+        frames
+            .try_reserve_exact(n)
+            .map_err(|_| too_big(n, page_size))?;
+        for _ in 0..n {
+            let mut page = Vec::new();
+            page.try_reserve_exact(page_size)
+                .map_err(|_| too_big(n, page_size))?;
+            page.resize(page_size, 0u8);
+            frames.push(RwLock::new(page.into_boxed_slice()));
+        }
+        let _ = bytes;
+        let frames = frames.into_boxed_slice();
         Ok(BufferPool {
             page_size,
             frames,
@@ -137,6 +200,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 frame_of: Vec::new(),
                 page_in: vec![NIL; n],
                 pins: vec![0; n],
+                pinned: 0,
+                shadows: (0..n).map(|_| None).collect(),
+                spare: Vec::new(),
+                incoming: vec![0u8; page_size].into_boxed_slice(),
                 free: (0..n as u32).rev().collect(),
                 m: Metrics::default(),
                 recording: None,
@@ -183,6 +250,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let guard = self.frames[frame as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner());
+        {
+            // The page as earlier guards left it: flush writes this copy if
+            // the page is dirty while this writer holds the frame.
+            let mut st = self.lock();
+            let mut copy = st
+                .spare
+                .pop()
+                .unwrap_or_else(|| vec![0u8; self.page_size].into_boxed_slice());
+            copy.copy_from_slice(&guard);
+            st.shadows[frame as usize] = Some(copy);
+        }
         let before = bytes.then(|| guard.to_vec());
         Ok(PageMut {
             pool: self,
@@ -222,35 +300,40 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let d = st.dense(page)?;
         let f = st.frame_of[d as usize];
         if f != NIL {
-            st.pins[f as usize] += 1;
+            st.pin(f);
             st.m.hits += 1;
             return Ok((f, d, true, bytes));
         }
+        // Checked before the policy hears of the miss, so a failed fix
+        // leaves no trace in it.
+        if st.free.is_empty() && st.pinned == self.frames.len() {
+            return Err(Error::AllPinned(self.frames.len()));
+        }
         let hit = st.policy.access(d, Op::Read);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
+        // Read before evicting, so a failed read changes nothing.
+        st.store.read(page, &mut st.incoming)?;
         let f = match st.free.pop() {
             Some(f) => f,
             None => self.evict(st)?,
         };
-        let mut data = self.frames[f as usize]
+        // A free frame or a victim's (pin count 0): this never waits.
+        self.frames[f as usize]
             .write()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = st.store.read(page, &mut data) {
-            st.free.push(f);
-            return Err(e);
-        }
-        drop(data);
+            .unwrap_or_else(|e| e.into_inner())
+            .copy_from_slice(&st.incoming);
         st.m.misses += 1;
         st.m.physical_reads += 1;
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
-        st.pins[f as usize] = 1;
+        st.pin(f);
         let cost = st.store.cost_of(page);
         st.policy.insert(d, Op::Read, cost);
         Ok((f, d, false, bytes))
     }
 
-    /// Evicts an unpinned page and returns its (now free) frame.
+    /// Evicts an unpinned page and returns its (now free) frame. The caller
+    /// has checked that an unpinned frame exists.
     fn evict(&self, st: &mut State<P, S>) -> Result<u32> {
         let State {
             policy,
@@ -260,7 +343,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         } = st;
         let v = policy
             .evict(|p| pins[frame_of[p as usize] as usize] == 0)
-            .ok_or(Error::AllPinned(self.frames.len()))?;
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} found no victim although a frame is unpinned",
+                    policy.name()
+                ))
+            })?;
         let f = st.frame_of[v.page as usize];
         if v.dirty {
             let orig = st.originals[v.page as usize];
@@ -269,9 +357,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 .read()
                 .unwrap_or_else(|e| e.into_inner());
             if let Err(e) = st.store.write(orig, &data) {
-                // Keep the page, still dirty, so nothing is lost.
-                let cost = st.store.cost_of(orig);
-                st.policy.insert(v.page, Op::Write, cost);
+                // The page stays in its frame, still dirty: nothing is lost,
+                // and the policy is as it was before this fix.
+                st.policy.reinstate(v);
                 return Err(e);
             }
             st.m.dirty_evictions += 1;
@@ -292,7 +380,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         changed: &[ByteRange],
     ) {
         let mut st = self.lock();
-        st.pins[frame as usize] -= 1;
+        st.unpin(frame);
         if let Some(r) = st.recording.as_mut() {
             let op = if modified { Op::Write } else { Op::Read };
             r.sink.record(page, op, changed);
@@ -307,29 +395,37 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
     }
 
-    /// Writes every dirty page not currently fixed for writing, then makes
-    /// the store durable. Pages modified by guards dropped before this call
-    /// are durable when it returns.
+    /// Writes every dirty page, then makes the store durable. Pages modified
+    /// by guards dropped before this call are durable when it returns. A
+    /// page a writer holds now is written as it was when that writer fixed
+    /// it (its shadow); what the writer changes becomes dirty at its unfix.
     pub fn flush(&self) -> Result<()> {
-        let mut st = self.lock();
-        let st = &mut *st;
-        for f in 0..self.frames.len() {
+        let mut f = 0;
+        while f < self.frames.len() {
+            let mut guard = self.lock();
+            let st = &mut *guard;
             let d = st.page_in[f];
             if d == NIL || !st.policy.is_dirty(d) {
+                f += 1;
                 continue;
             }
-            // A writer holding the frame will mark the page dirty again when
-            // it unfixes; its changes are not "before this call".
-            let Ok(data) = self.frames[f].try_read() else {
-                continue;
-            };
             let orig = st.originals[d as usize];
-            st.store.write(orig, &data)?;
+            if let Ok(data) = self.frames[f].try_read() {
+                st.store.write(orig, &data)?;
+            } else if let Some(shadow) = &st.shadows[f] {
+                st.store.write(orig, shadow)?;
+            } else {
+                // A writer is taking the frame and about to copy it: let it.
+                drop(guard);
+                std::thread::yield_now();
+                continue;
+            }
             st.m.physical_writes += 1;
             let cost = st.store.cost_of(orig);
             st.policy.mark_clean(d, cost);
+            f += 1;
         }
-        st.store.flush()
+        self.lock().store.flush()
     }
 
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
@@ -351,6 +447,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.ids
             .get(&page)
             .is_some_and(|&d| st.frame_of[d as usize] != NIL)
+    }
+
+    /// Whether `page` is in the buffer now and dirty.
+    pub fn is_dirty(&self, page: PageId) -> bool {
+        let st = self.lock();
+        st.ids
+            .get(&page)
+            .is_some_and(|&d| st.frame_of[d as usize] != NIL && st.policy.is_dirty(d))
     }
 
     /// Runs `f` on the policy (for inspection).
@@ -427,6 +531,9 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
         if let (Some(before), Some(after), true) = (&self.before, &self.guard, self.modified) {
             diff_ranges(before, after, &mut changed);
         }
+        // The shadow goes while this writer still holds the frame, so it
+        // never outlives its own writer (lock order: frame, then pool).
+        self.pool.lock().drop_shadow(self.frame);
         drop(self.guard.take());
         self.pool.unfix(
             self.frame,

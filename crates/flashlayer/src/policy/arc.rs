@@ -2,11 +2,13 @@
 //! recently) and `T2` (seen at least twice), two ghost lists `B1`, `B2` of
 //! equal total size, and a target `p` for `|T1|` adapted on ghost hits.
 //!
-//! Mapping onto the [`Policy`] protocol: `access` on a miss performs the
+//! Mapping onto the [`Policy`] protocol: `access` on a miss computes the
 //! adaptation of `p` (cases II and III of the paper's Fig. 4) and remembers
-//! the incoming page; `evict` performs `REPLACE(x, p)` (or, in case IV-A with
-//! `B1` empty, discards the LRU page of `T1` without a ghost); `insert` does
-//! the ghost-directory trimming of case IV and admits the page. The result is
+//! the incoming page; `evict` performs `REPLACE(x, p)` with the adapted `p`
+//! (or, in case IV-A with `B1` empty, discards the LRU page of `T1` without
+//! a ghost); `insert` commits the new `p`, does the ghost-directory trimming
+//! of case IV and admits the page. A miss that is never admitted (the caller
+//! failed and reinstated the victim) leaves `p` as it was. The result is
 //! request-for-request the paper's algorithm (tested against a reference).
 //! `p` is real-valued as in the paper. Pinned pages are skipped; when the
 //! list `REPLACE` chooses has no evictable page the other one is used.
@@ -27,6 +29,12 @@ pub struct Arc {
     p: f64,
     l: Lists<4>,
     incoming: u32,
+    /// `p` as adapted by the pending miss; committed by `insert`.
+    p_next: f64,
+    /// Where the last victim came from, its neighbour towards that list's
+    /// tail, and the ghost list it went to (0 for none), for
+    /// [`Policy::reinstate`].
+    undo: (u8, u32, u8),
 }
 
 impl Arc {
@@ -37,6 +45,8 @@ impl Arc {
             p: 0.0,
             l: Lists::new(),
             incoming: NIL,
+            p_next: 0.0,
+            undo: (0, NIL, 0),
         }
     }
 
@@ -63,6 +73,7 @@ impl Arc {
         evictable: &mut impl FnMut(DenseId) -> bool,
     ) -> Option<Victim> {
         let page = self.l.find_from_back(list, &mut *evictable)?;
+        self.undo = (list, self.l.next_of(page), ghost.unwrap_or(0));
         let dirty = self.l.remove(page);
         if let Some(g) = ghost {
             self.l.push_front(g, page);
@@ -104,13 +115,13 @@ impl Policy for Arc {
             }
             B1 => {
                 let delta = if b1 >= b2 { 1.0 } else { b2 / b1 };
-                self.p = (self.p + delta).min(self.cap as f64);
+                self.p_next = (self.p + delta).min(self.cap as f64);
             }
             B2 => {
                 let delta = if b2 >= b1 { 1.0 } else { b1 / b2 };
-                self.p = (self.p - delta).max(0.0);
+                self.p_next = (self.p - delta).max(0.0);
             }
-            _ => {}
+            _ => self.p_next = self.p,
         }
         self.incoming = page;
         false
@@ -119,6 +130,9 @@ impl Policy for Arc {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
+        if self.incoming == page {
+            self.p = self.p_next;
+        }
         match self.l.list_of(page) {
             B1 | B2 => {
                 self.l.unlink(page);
@@ -156,7 +170,8 @@ impl Policy for Arc {
             return self.take(T2, Some(B2), &mut evictable);
         }
         let t1f = t1 as f64;
-        let from_t1 = t1 >= 1 && ((x_list == B2 && t1f == self.p) || t1f > self.p);
+        let p = if x == NIL { self.p } else { self.p_next };
+        let from_t1 = t1 >= 1 && ((x_list == B2 && t1f == p) || t1f > p);
         let (first, second) = if from_t1 {
             ((T1, B1), (T2, B2))
         } else {
@@ -166,6 +181,15 @@ impl Policy for Arc {
             Some(v) => Some(v),
             None => self.take(second.0, Some(second.1), &mut evictable),
         }
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        let (list, next, ghost) = self.undo;
+        if ghost != 0 {
+            self.l.unlink(v.page);
+        }
+        self.l.insert_before(list, v.page, next);
+        self.l.set_dirty(v.page, v.dirty);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

@@ -29,6 +29,8 @@ pub struct Belady {
     dirty: Vec<bool>,
     dirty_count: usize,
     scratch: Vec<(u64, u32)>,
+    /// Heap key of the last victim, for [`Policy::reinstate`].
+    undo_key: u64,
 }
 
 impl Belady {
@@ -73,6 +75,7 @@ impl Belady {
             dirty: vec![false; pages],
             dirty_count: 0,
             scratch: Vec::new(),
+            undo_key: 0,
         })
     }
 
@@ -241,6 +244,7 @@ impl Policy for Belady {
             let (key, page) = self.pop_at(0);
             if evictable(page) {
                 found = Some(page);
+                self.undo_key = key;
                 break;
             }
             self.scratch.push((key, page));
@@ -252,6 +256,11 @@ impl Policy for Belady {
         let dirty = self.dirty[page as usize];
         self.set_dirty(page, false);
         Some(Victim { page, dirty })
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        self.set_dirty(v.page, v.dirty);
+        self.push(v.page, self.undo_key);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

@@ -24,6 +24,10 @@ pub struct Clock {
     hand: usize,
     len: usize,
     dirty_count: usize,
+    /// The hand before the last eviction and the frames whose bit it
+    /// cleared, for [`Policy::reinstate`].
+    undo_hand: usize,
+    undo_cleared: Vec<u32>,
 }
 
 impl Clock {
@@ -38,6 +42,8 @@ impl Clock {
             hand: 0,
             len: 0,
             dirty_count: 0,
+            undo_hand: 0,
+            undo_cleared: Vec::new(),
         }
     }
 
@@ -130,6 +136,8 @@ impl Policy for Clock {
     #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         let n = self.frames.len();
+        self.undo_hand = self.hand;
+        self.undo_cleared.clear();
         // Two full turns clear every bit; a third finds nothing new.
         for _ in 0..=2 * n {
             let f = self.hand;
@@ -140,12 +148,26 @@ impl Policy for Clock {
             }
             if self.referenced[f] {
                 self.referenced[f] = false;
+                self.undo_cleared.push(f as u32);
                 continue;
             }
             let dirty = self.clear_frame(f);
             return Some(Victim { page, dirty });
         }
         None
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        // The victim's frame is the most recently freed one.
+        let f = self.free.pop().expect("the victim's frame is free") as usize;
+        self.frames[f] = v.page;
+        self.slot[v.page as usize] = f as u32;
+        self.len += 1;
+        self.set_dirty(f, v.dirty);
+        for &c in &self.undo_cleared {
+            self.referenced[c as usize] = true;
+        }
+        self.hand = self.undo_hand;
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

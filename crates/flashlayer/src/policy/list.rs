@@ -134,6 +134,55 @@ impl<const K: usize> Lists<K> {
         self.len[l] += 1;
     }
 
+    /// Puts a page that is in no list at the tail (LRU end) of `list`.
+    pub(crate) fn push_back(&mut self, list: u8, page: DenseId) {
+        self.ensure(page);
+        let l = usize::from(list) - 1;
+        let old = self.tail[l];
+        {
+            let n = &mut self.nodes[page as usize];
+            debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
+            n.prev = old;
+            n.next = NIL;
+            n.tag = (n.tag & DIRTY) | list;
+        }
+        if old == NIL {
+            self.head[l] = page;
+        } else {
+            self.nodes[old as usize].next = page;
+        }
+        self.tail[l] = page;
+        self.len[l] += 1;
+    }
+
+    /// The page after `page` towards the tail (`NIL` at the tail): where
+    /// [`Lists::insert_before`] puts it back after a removal.
+    #[inline]
+    pub(crate) fn next_of(&self, page: DenseId) -> u32 {
+        self.nodes[page as usize].next
+    }
+
+    /// Puts a page that is in no list into `list` just before `next` (a page
+    /// of that list), or at its tail if `next` is `NIL`.
+    pub(crate) fn insert_before(&mut self, list: u8, page: DenseId, next: u32) {
+        if next == NIL {
+            return self.push_back(list, page);
+        }
+        let prev = self.nodes[next as usize].prev;
+        if prev == NIL {
+            return self.push_front(list, page);
+        }
+        let l = usize::from(list) - 1;
+        let n = &mut self.nodes[page as usize];
+        debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
+        n.prev = prev;
+        n.next = next;
+        n.tag = (n.tag & DIRTY) | list;
+        self.nodes[prev as usize].next = page;
+        self.nodes[next as usize].prev = page;
+        self.len[l] += 1;
+    }
+
     /// Unlinks `page` from its list, keeping its dirty bit.
     #[inline]
     pub(crate) fn unlink(&mut self, page: DenseId) {

@@ -16,6 +16,8 @@ const L: u8 = 1;
 pub struct Queue<const PROMOTE: bool> {
     cap: usize,
     l: Lists<1>,
+    /// The last victim's neighbour towards the tail, for `reinstate`.
+    undo_next: u32,
 }
 
 /// Least-recently-used replacement.
@@ -27,6 +29,7 @@ impl<const PROMOTE: bool> Queue<PROMOTE> {
         Queue {
             cap: capacity,
             l: Lists::new(),
+            undo_next: super::list::NIL,
         }
     }
 
@@ -86,8 +89,14 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
         let page = self.l.find_from_back(L, evictable)?;
+        self.undo_next = self.l.next_of(page);
         let dirty = self.l.remove(page);
         Some(Victim { page, dirty })
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        self.l.insert_before(L, v.page, self.undo_next);
+        self.l.set_dirty(v.page, v.dirty);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

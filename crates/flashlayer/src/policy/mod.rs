@@ -22,6 +22,14 @@
 //!    `mark_clean` for each of them.
 //! 3. `insert(page, op, cost)` admits the page.
 //!
+//! 4. If the caller cannot complete the request after all (the victim's
+//!    write-back failed, the page could not be read), it calls
+//!    `reinstate(victim)` right after `evict` to undo the eviction, and
+//!    simply does not call `insert`. `access` on a miss must therefore leave
+//!    no lasting trace until `insert` confirms the admission (ARC adapts `p`
+//!    at `insert`, Belady consumes its trace slot there), so a failed and
+//!    retried request decides exactly as one that succeeded the first time.
+//!
 //! Dirty state lives in the policy, so clean-first policies (CFLRU, CASA,
 //! FD-Buffer) and the caller agree on it. `mark_dirty` records a modification
 //! that came without a new access (the buffer pool's update flag, CASA §4.3).
@@ -91,6 +99,12 @@ pub trait Policy {
     /// Chooses a victim among resident pages for which `evictable(page)` is
     /// true, removes it and returns it; `None` if there is none.
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim>;
+
+    /// Undoes the [`Policy::evict`] that just returned `victim` (no other
+    /// call may come in between): the page is resident again with its dirty
+    /// state, in the place it was taken from, and the ghost and bookkeeping
+    /// state the eviction changed is as it was before.
+    fn reinstate(&mut self, victim: Victim);
 
     /// Records that a resident page was modified without a new access.
     fn mark_dirty(&mut self, page: DenseId);

@@ -6,7 +6,7 @@
 //! of the buffer (at least one page each). When the preferred queue has no
 //! evictable (unpinned) page, the victim comes from the other one.
 
-use super::list::Lists;
+use super::list::{Lists, NIL};
 use super::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -21,6 +21,10 @@ pub struct TwoQ {
     kin: usize,
     kout: usize,
     l: Lists<3>,
+    /// What the last eviction did, for [`Policy::reinstate`]: the list the
+    /// victim came from, its neighbour towards that list's tail, and the
+    /// ghost it pushed out of `A1out`.
+    undo: (u8, u32, u32),
 }
 
 impl TwoQ {
@@ -37,6 +41,7 @@ impl TwoQ {
             kin: ((capacity as f64 * kin) as usize).max(1),
             kout: ((capacity as f64 * kout) as usize).max(1),
             l: Lists::new(),
+            undo: (0, NIL, NIL),
         }
     }
 
@@ -53,12 +58,14 @@ impl TwoQ {
 
     fn take(&mut self, list: u8, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
         let page = self.l.find_from_back(list, &mut *evictable)?;
+        self.undo = (list, self.l.next_of(page), NIL);
         let dirty = self.l.remove(page);
         if list == A1IN {
             self.l.push_front(A1OUT, page);
             if self.l.len(A1OUT) > self.kout {
                 let old = self.l.back(A1OUT).expect("A1out is not empty");
                 self.l.unlink(old);
+                self.undo.2 = old;
             }
         }
         Some(Victim { page, dirty })
@@ -121,6 +128,18 @@ impl Policy for TwoQ {
             Some(v) => Some(v),
             None => self.take(second, &mut evictable),
         }
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        let (list, next, dropped) = self.undo;
+        if list == A1IN {
+            self.l.unlink(v.page);
+            if dropped != NIL {
+                self.l.push_back(A1OUT, dropped);
+            }
+        }
+        self.l.insert_before(list, v.page, next);
+        self.l.set_dirty(v.page, v.dirty);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

@@ -153,6 +153,30 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
         self.m.erases = io.erases;
         self.m
     }
+
+    /// Ends the run after writing every dirty page still buffered, each a
+    /// single-page write in page order. They are counted in `dirty_at_end`
+    /// and included in `physical_writes` and the virtual time. Dense ids in
+    /// use are below `pages`.
+    pub fn finish_flushed(mut self, pages: usize) -> Result<Metrics> {
+        let dirty = self.policy.dirty_count();
+        let mut left = dirty;
+        for d in 0..pages as DenseId {
+            if left == 0 {
+                break;
+            }
+            if self.policy.is_dirty(d) {
+                self.store.write(PageId::from(d), &[])?;
+                self.m.physical_writes += 1;
+                let cost = self.store.cost_of(PageId::from(d));
+                self.policy.mark_clean(d, cost);
+                left -= 1;
+            }
+        }
+        let mut m = self.finish();
+        m.dirty_at_end = dirty as u64;
+        Ok(m)
+    }
 }
 
 /// Options of a [`run`].
@@ -164,6 +188,9 @@ pub struct RunOptions {
     pub device: DeviceModel,
     /// Time-series interval in requests (0: none).
     pub series_every: u64,
+    /// Write the dirty pages left at the end ([`Simulator::finish_flushed`]).
+    /// Default in the CLI: off.
+    pub flush_at_end: bool,
 }
 
 /// Chunk of requests between progress callbacks.
@@ -171,18 +198,22 @@ const CHUNK: usize = 1 << 20;
 
 /// Replays `trace` with the named policy over a [`CostStore`]. `progress` is
 /// called with the number of requests served after every chunk of about a
-/// million requests.
+/// million requests; an error from it (e.g. [`Error::Cancelled`]) stops the
+/// run and is returned.
 pub fn run(
     trace: &Flt,
     spec: &PolicySpec,
     opts: &RunOptions,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
     if opts.buffer_pages == 0 {
         return Err(Error::invalid("buffer size must be at least 1 page"));
     }
-    let cap = opts.buffer_pages;
     let pages = trace.pages();
+    // A buffer that holds every page of the trace never evicts, so any
+    // larger one decides exactly the same; policies that allocate by
+    // capacity are sized by what the trace can use.
+    let cap = opts.buffer_pages.min(pages.max(1));
     let store = CostStore::new(opts.device.clone());
     match spec.kind {
         PolicyKind::Lru => replay(
@@ -236,7 +267,7 @@ fn replay<P: Policy, S: PageStore>(
     store: S,
     trace: &Flt,
     opts: &RunOptions,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
     let mut sim = Simulator::new(policy, store).with_series(opts.series_every);
     let mut done = 0u64;
@@ -247,7 +278,11 @@ fn replay<P: Policy, S: PageStore>(
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
         )?;
         done += (chunk.len() / 4) as u64;
-        progress(done);
+        progress(done)?;
     }
-    Ok(sim.finish())
+    if opts.flush_at_end {
+        sim.finish_flushed(trace.pages())
+    } else {
+        Ok(sim.finish())
+    }
 }

@@ -248,11 +248,20 @@ pub struct Flt {
 }
 
 impl Flt {
-    /// Opens and validates an `flt` file (length, CRC, dense ids).
+    /// Opens and validates an `flt` file (length, CRC, dense ids). A gzip or
+    /// zstd compressed file (told by its magic bytes) is decompressed once
+    /// into an unnamed temporary file, which is then mapped.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let f = File::open(path).map_err(|e| Error::io(path, e))?;
-        Self::from_file(&f, path)
+        let (mut r, compression) = super::input::open_sniffed(path)?;
+        if compression == super::input::Compression::None {
+            drop(r);
+            let f = File::open(path).map_err(|e| Error::io(path, e))?;
+            return Self::from_file(&f, path);
+        }
+        let mut tmp = tempfile::tempfile().map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        std::io::copy(&mut r, &mut tmp).map_err(|e| Error::io(path, e))?;
+        Self::from_file(&tmp, path)
     }
 
     /// Maps an open `flt` file; `path` names it in errors.
@@ -478,10 +487,9 @@ impl Flt {
 /// Whether the `flt` file at `path` declares a byte-range section. Reads the
 /// header only; [`Flt::open`] validates the rest.
 pub fn declares_bytes(path: &Path) -> Result<bool> {
-    let mut h = [0u8; HEADER_LEN];
-    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
-    match std::io::Read::read_exact(&mut f, &mut h) {
-        Ok(()) if &h[..8] == MAGIC => {
+    let h = super::input::head(path, HEADER_LEN)?;
+    match h.len() {
+        HEADER_LEN if &h[..8] == MAGIC => {
             Ok(u32::from_le_bytes(h[12..16].try_into().expect("4 bytes")) & FLAG_BYTES != 0)
         }
         // A short or foreign file is reported by Flt::open with its reason.

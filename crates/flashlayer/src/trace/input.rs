@@ -1,4 +1,5 @@
-//! Opening trace files: transparent gzip, line reading with line numbers.
+//! Opening trace files: transparent gzip and zstd (told apart by their magic
+//! bytes, never by the file name), line reading with line numbers.
 
 use crate::error::{Error, Result};
 use flate2::read::MultiGzDecoder;
@@ -7,23 +8,57 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
-/// Opens `path` for buffered reading, decompressing gzip by its magic bytes.
+/// The compression a file's first bytes announce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    fn sniff(head: &[u8]) -> Self {
+        if head.starts_with(&GZIP_MAGIC) {
+            Compression::Gzip
+        } else if head.starts_with(&ZSTD_MAGIC) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// Words for error messages about offsets.
+    pub(crate) fn offsets_note(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => " of the decompressed gzip data",
+            Compression::Zstd => " of the decompressed zstd data",
+        }
+    }
+}
+
+/// Opens `path` for buffered, streaming reading, decompressing gzip or zstd
+/// when its magic bytes say so.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {
+    Ok(open_sniffed(path)?.0)
+}
+
+/// Like [`open`], also telling which compression was found.
+pub(crate) fn open_sniffed(path: &Path) -> Result<(Box<dyn BufRead>, Compression)> {
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
-    let is_gz = r
-        .fill_buf()
-        .map_err(|e| Error::io(path, e))?
-        .starts_with(&GZIP_MAGIC);
-    if is_gz {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 20,
-            MultiGzDecoder::new(r),
-        )))
-    } else {
-        Ok(Box::new(r))
-    }
+    let c = Compression::sniff(r.fill_buf().map_err(|e| Error::io(path, e))?);
+    let out: Box<dyn BufRead> = match c {
+        Compression::None => Box::new(r),
+        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(r))),
+        Compression::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(r).map_err(|e| Error::io(path, e))?;
+            Box::new(BufReader::with_capacity(1 << 20, d))
+        }
+    };
+    Ok((out, c))
 }
 
 /// The first `n` bytes (decompressed), for format detection.
@@ -69,6 +104,12 @@ impl Lines {
             self.line += 1;
             let text = std::str::from_utf8(&self.buf)
                 .map_err(|_| self.error(self.line, "expected UTF-8 text".into()))?;
+            // A byte-order mark (spreadsheet exports) is not part of the text.
+            let text = if self.line == 1 {
+                text.strip_prefix('\u{feff}').unwrap_or(text)
+            } else {
+                text
+            };
             let text = text.trim();
             if !text.is_empty() {
                 // Re-borrow to tie the lifetime to self.buf.
@@ -124,15 +165,46 @@ pub(crate) fn uint(field: &str, name: &str) -> std::result::Result<u64, String> 
         .map_err(|_| format!("expected {name} as an unsigned integer, found '{field}'"))
 }
 
-/// Reads fixed-size binary records; the callback gets the 1-based record
-/// number and the bytes. A trailing partial record is an error.
+/// Where a binary record sits, for error messages that name the file and
+/// the byte offset.
+pub(crate) struct RecordAt<'a> {
+    path: &'a Path,
+    /// 0-based record index.
+    pub(crate) index: u64,
+    size: usize,
+    compression: Compression,
+}
+
+impl RecordAt<'_> {
+    /// A [`Error::Corrupt`] saying what is wrong with this record.
+    pub(crate) fn bad(&self, msg: impl std::fmt::Display) -> Error {
+        Error::Corrupt {
+            path: self.path.to_path_buf(),
+            msg: format!(
+                "record {} at byte offset {}{}: {msg}",
+                self.index + 1,
+                self.index * self.size as u64,
+                self.compression.offsets_note()
+            ),
+        }
+    }
+}
+
+/// Reads fixed-size binary records; the callback gets the record's position
+/// (to report a record that does not fit the format) and its bytes. A
+/// trailing partial record is an error.
 pub(crate) fn records<const N: usize>(
     path: &Path,
-    mut f: impl FnMut(u64, &[u8; N]) -> Result<()>,
+    mut f: impl FnMut(&RecordAt<'_>, &[u8; N]) -> Result<()>,
 ) -> Result<()> {
-    let mut r = open(path)?;
+    let (mut r, compression) = open_sniffed(path)?;
     let mut rec = [0u8; N];
-    let mut n: u64 = 0;
+    let mut at = RecordAt {
+        path,
+        index: 0,
+        size: N,
+        compression,
+    };
     loop {
         let mut got = 0;
         while got < N {
@@ -146,13 +218,12 @@ pub(crate) fn records<const N: usize>(
         if got == 0 {
             return Ok(());
         }
-        n += 1;
         if got < N {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                msg: format!("truncated: record {n} has {got} of its {N} bytes"),
-            });
+            return Err(at.bad(format_args!(
+                "truncated: the file ends after {got} of the record's {N} bytes"
+            )));
         }
-        f(n, &rec)?;
+        f(&at, &rec)?;
+        at.index += 1;
     }
 }

@@ -125,7 +125,12 @@ impl Format {
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
-        let base = name.strip_suffix(".gz").unwrap_or(&name);
+        // Compression is found from the magic bytes when the file is opened;
+        // here its suffix only hides the format's own extension.
+        let base = [".gz", ".zst", ".zstd"]
+            .iter()
+            .find_map(|c| name.strip_suffix(c))
+            .unwrap_or(&name);
         if base.ends_with(".flt") {
             return Ok(Format::Flt);
         }
@@ -167,6 +172,7 @@ fn sniff_text(head: &[u8]) -> Option<Format> {
         // The head may end inside a multi-byte character.
         std::str::from_utf8(&head[..head.len().saturating_sub(3)]).ok()
     })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     let fields: Vec<&str> = line.split(',').map(str::trim).collect();
     if line.eq_ignore_ascii_case("page,op") {
@@ -231,9 +237,29 @@ pub fn for_each_with_bytes(
     mut f: impl FnMut(PageId, Op, &[ByteRange]) -> Result<()>,
 ) -> Result<Format> {
     let (format, page_size) = opts.resolve(path)?;
+    let mut n: u64 = 0;
+    let mut f = |p: PageId, op: Op, r: &[ByteRange]| {
+        n += 1;
+        f(p, op, r)
+    };
+    read_format(path, format, page_size, &mut f)?;
+    if n == 0 {
+        return Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            msg: format!("no requests: an empty {} trace", format.name()),
+        });
+    }
+    Ok(format)
+}
+
+fn read_format(
+    path: &Path,
+    format: Format,
+    page_size: u64,
+    f: &mut impl FnMut(PageId, Op, &[ByteRange]) -> Result<()>,
+) -> Result<()> {
     if format == Format::Csv {
-        csv::read(path, &mut f)?;
-        return Ok(format);
+        return csv::read(path, f);
     }
     let mut plain = |p: PageId, op: Op| f(p, op, &[]);
     match format {
@@ -255,7 +281,7 @@ pub fn for_each_with_bytes(
         Format::Spc => spc::read(path, &mut BlockMapper::new(page_size), &mut plain)?,
         Format::Oracle => oracle::read(path, &mut plain)?,
     }
-    Ok(format)
+    Ok(())
 }
 
 /// Whether a trace carries byte ranges (an `flt` with the flag, or a csv
@@ -275,7 +301,14 @@ pub fn has_bytes(path: &Path, opts: ReadOptions) -> Result<bool> {
 pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
     let (format, _) = opts.resolve(path)?;
     if format == Format::Flt {
-        return Flt::open(path);
+        let t = Flt::open(path)?;
+        if t.is_empty() {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                msg: "no requests: an empty flt trace".into(),
+            });
+        }
+        return Ok(t);
     }
     let opts = ReadOptions {
         format: Some(format),

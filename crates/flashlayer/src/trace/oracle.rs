@@ -2,6 +2,12 @@
 //! `clock_time: u32, obj_id: u64, obj_size: u32, next_access_vtime: i64`.
 //! They carry no operation, so every request is a read; the object id is the
 //! page id. Object sizes are not used: flashlayer buffers whole pages.
+//!
+//! The records carry a check that lets a reader tell a real trace from bytes
+//! that merely have the right length (a compressed file read raw, say):
+//! `next_access_vtime` is the 0-based index of the object's next request, so
+//! it is either later than the record itself or "never" (-1, or `i64::MAX`
+//! in some traces). A record that breaks this is an error naming its offset.
 
 use super::input::records;
 use crate::error::Result;
@@ -9,8 +15,17 @@ use crate::types::{Op, PageId};
 use std::path::Path;
 
 pub(crate) fn read(path: &Path, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
-    records::<24>(path, |_, r| {
+    records::<24>(path, |at, r| {
         let id = u64::from_le_bytes(r[4..12].try_into().expect("8 bytes"));
+        let next = i64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));
+        let later = u64::try_from(next).is_ok_and(|n| n > at.index);
+        if !(later || next == -1 || next == i64::MAX) {
+            return Err(at.bad(format_args!(
+                "next_access_vtime {next} is neither -1 nor after this record, so this is not an \
+                 oracleGeneral trace (a compressed file is read by its magic bytes: gzip and zstd are \
+                 supported)"
+            )));
+        }
         f(id, Op::Read)
     })
 }

@@ -5,7 +5,7 @@
 //! 0x0A/0x2A/0xAA/0x8A; any other opcode is an error.
 
 use super::block::BlockMapper;
-use super::input::{parse_error, records};
+use super::input::records;
 use crate::error::Result;
 use crate::types::{Op, PageId};
 use std::path::Path;
@@ -17,7 +17,7 @@ pub(crate) fn read(
     map: &mut BlockMapper,
     f: &mut impl FnMut(PageId, Op) -> Result<()>,
 ) -> Result<()> {
-    records::<32>(path, |n, r| {
+    records::<32>(path, |at, r| {
         let len = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
         let cmd = u16::from_le_bytes(r[12..14].try_into().expect("2 bytes"));
         let lbn = u64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));
@@ -25,22 +25,14 @@ pub(crate) fn read(
             0x08 | 0x28 | 0xA8 | 0x88 => Op::Read,
             0x0A | 0x2A | 0xAA | 0x8A => Op::Write,
             other => {
-                return Err(parse_error(
-                    path,
-                    n,
-                    format!("expected a SCSI READ or WRITE opcode, found {other:#04x} (is this a vscsi v1 trace?)"),
-                ))
+                return Err(at.bad(format_args!(
+                    "expected a SCSI READ or WRITE opcode, found {other:#04x} (is this a vscsi v1 trace?)"
+                )))
             }
         };
         let Some(offset) = lbn.checked_mul(SECTOR) else {
-            return Err(parse_error(
-                path,
-                n,
-                format!("lbn {lbn} overflows a byte offset"),
-            ));
+            return Err(at.bad(format_args!("lbn {lbn} overflows a byte offset")));
         };
-        map.emit(0, offset, u64::from(len), op, f, |m| {
-            parse_error(path, n, m)
-        })
+        map.emit(0, offset, u64::from(len), op, f, |m| at.bad(m))
     })
 }

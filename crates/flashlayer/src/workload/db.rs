@@ -126,12 +126,13 @@ pub struct GenReport {
 
 /// Loads `driver`'s tables, runs its steps while recording, and writes the
 /// trace to `out` (`.flt`, `.csv`, `.csv.gz`). `progress(done, total)` is
-/// called every 1,000 steps and at the end.
+/// called every 1,000 steps and at the end; an error from it (e.g.
+/// [`Error::Cancelled`]) stops the run and is returned.
 pub fn generate(
     driver: &mut dyn Driver,
     opts: &GenOptions,
     out: &Path,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(u64, u64) -> Result<()>,
 ) -> Result<GenReport> {
     if opts.frames < 8 {
         return Err(Error::invalid(
@@ -161,12 +162,12 @@ pub fn generate(
             log.ranges.clear();
             drop(log);
             if (i + 1) % 1000 == 0 {
-                progress(i + 1, total);
+                progress(i + 1, total)?;
             }
         }
         Ok(())
     })?;
-    progress(total, total);
+    progress(total, total)?;
     Ok(GenReport {
         requests,
         steps: total,

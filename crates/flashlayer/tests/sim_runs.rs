@@ -1,0 +1,100 @@
+//! `sim::run` as users call it: buffers larger than the trace, dirty pages
+//! written at the end, and cancellation from the progress callback.
+
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::{PolicySpec, POLICIES};
+use flashlayer::sim::{self, RunOptions};
+use flashlayer::trace::{Flt, FltWriter};
+use flashlayer::types::Op;
+use flashlayer::Error;
+use rand::{Rng, SeedableRng};
+
+fn random_trace(dir: &tempfile::TempDir, n: usize, pages: u64) -> Flt {
+    let path = dir.path().join("t.flt");
+    let mut w = FltWriter::create(&path).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    for _ in 0..n {
+        let op = if rng.random_bool(0.3) {
+            Op::Write
+        } else {
+            Op::Read
+        };
+        w.push(rng.random_range(0..pages) * 1000, op).unwrap();
+    }
+    w.finish().unwrap();
+    Flt::open(&path).unwrap()
+}
+
+fn opts(buffer_pages: usize, flush_at_end: bool) -> RunOptions {
+    RunOptions {
+        buffer_pages,
+        device: DeviceModel::parse("ratio:1:8").unwrap(),
+        series_every: 0,
+        flush_at_end,
+    }
+}
+
+fn run(t: &Flt, policy: &str, o: &RunOptions) -> flashlayer::Result<flashlayer::types::Metrics> {
+    sim::run(t, &PolicySpec::parse(policy).unwrap(), o, &mut |_| Ok(()))
+}
+
+/// A buffer of a trillion pages does not allocate a trillion of anything: it
+/// decides exactly like a buffer that holds every page of the trace.
+#[test]
+fn a_buffer_larger_than_the_trace_runs_like_one_that_holds_it_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 5_000, 300);
+    for (name, _, _) in POLICIES {
+        let exact = run(&t, name, &opts(t.pages(), false)).unwrap();
+        let huge = run(&t, name, &opts(1_000_000_000_000, false)).unwrap();
+        assert_eq!(exact, huge, "{name}");
+        assert_eq!(huge.misses as usize, t.pages(), "{name}: only cold misses");
+    }
+}
+
+/// `flush_at_end` writes exactly the dirty pages left, prices them, and
+/// leaves everything else as the plain run counted it.
+#[test]
+fn flush_at_end_writes_and_counts_the_dirty_pages_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 20_000, 2_000);
+    for (name, _, _) in POLICIES {
+        let plain = run(&t, name, &opts(200, false)).unwrap();
+        let flushed = run(&t, name, &opts(200, true)).unwrap();
+        assert!(plain.dirty_at_end > 0, "{name}");
+        assert_eq!(flushed.dirty_at_end, plain.dirty_at_end, "{name}");
+        assert_eq!(
+            flushed.physical_writes,
+            plain.physical_writes + plain.dirty_at_end,
+            "{name}"
+        );
+        let extra = flushed.virtual_time - plain.virtual_time;
+        assert!(
+            (extra - 8.0 * plain.dirty_at_end as f64).abs() < 1e-6,
+            "{name}: {extra}"
+        );
+        assert_eq!(
+            (flushed.hits, flushed.misses),
+            (plain.hits, plain.misses),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn an_error_from_the_progress_callback_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, (1 << 20) + 10, 50);
+    let mut calls = 0;
+    let r = sim::run(
+        &t,
+        &PolicySpec::parse("lru").unwrap(),
+        &opts(10, false),
+        &mut |_| {
+            calls += 1;
+            Err(Error::Cancelled)
+        },
+    );
+    assert!(matches!(r, Err(Error::Cancelled)));
+    assert_eq!(calls, 1, "the run stopped at the first callback");
+}
