@@ -6,7 +6,8 @@ The Python front of a Rust engine. Typical use::
     r = flashlayer.simulate("trace.csv.gz", "lru", 1000, device="ratio:1:64")
     print(r["miss_ratio"], r["virtual_time"])
 
-    rows = flashlayer.sweep("trace.flt", ["lru", "arc"], [500, 1000, 2000])
+    rows = flashlayer.sweep("trace.flt", ["lru", "arc"], ["1%", "5%", 2000],
+                            device=["ratio:1:1", "ratio:1:64"])
 
 Every long call releases the GIL, so threads run simulations in parallel.
 """
@@ -14,12 +15,19 @@ Every long call releases the GIL, so threads run simulations in parallel.
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any
 
 from flashlayer._native import FlashlayerError, Trace, formats, policies, presets
-from flashlayer.sweep import simulate, sweep
+from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
+from flashlayer.sweep import resolve_buffer, simulate, sweep
 
 __all__ = [
+    "DeviceInfo",
+    "GenReport",
+    "Preset",
+    "Series",
+    "SimResult",
+    "TraceStats",
+    "resolve_buffer",
     "FlashlayerError",
     "Trace",
     "formats",
@@ -33,4 +41,3 @@ __all__ = [
 __version__ = "0.1.0"
 
 TraceLike = str | PathLike[str] | Trace
-Result = dict[str, Any]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, progress
+from flashlayer.results import SimResult
 
 #: Requests/s the issue asks of each policy on the default workload.
 TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "belady": 10e6}
@@ -51,7 +52,7 @@ def run(
         rows: list[dict[str, Any]] = []
         with progress.bar(len(policies) * repeat, "benchmarking", quiet=quiet) as bar:
             for policy in policies:
-                best: dict[str, Any] | None = None
+                best: SimResult | None = None
                 best_s = float("inf")
                 for _ in range(repeat):
                     start = time.perf_counter()
@@ -76,8 +77,8 @@ def run(
                     }
                 )
         lru = next((r["requests_per_second"] for r in rows if r["policy"] == "lru"), None)
-        for r in rows:
-            r["vs_lru"] = None if lru is None else r["requests_per_second"] / lru
+        for row in rows:
+            row["vs_lru"] = None if lru is None else row["requests_per_second"] / lru
         return {
             "trace": {
                 "path": str(trace_path) if trace_path else "generated",

@@ -1,7 +1,10 @@
-"""Figures as PNG files, drawn with matplotlib from figure dicts."""
+"""Figures as PNG files, drawn with matplotlib: the report's figure dicts
+(`render`) and rows of ``sim --json`` / ``reproduce`` results
+(`render_results`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,23 +13,96 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from flashlayer._native import FlashlayerError  # noqa: E402
+
 MARKERS = "osD^v<>ph*"
+
+
+def check_png_path(path: Path) -> None:
+    """Fails early, before a long run, if `path` cannot take a PNG."""
+    if path.suffix.lower() != ".png":
+        raise FlashlayerError(f"{path}: figures are written as PNG; use a name ending in .png")
+    if not path.resolve().parent.is_dir():
+        raise FlashlayerError(f"{path.resolve().parent}: no such directory")
+
+
+def _log_x(ax: Any, xs: Sequence[float]) -> None:
+    pos = [x for x in xs if x > 0]
+    if pos and max(pos) / min(pos) > 20:
+        ax.set_xscale("log")
+
+
+def _legend(ax: Any, n: int) -> None:
+    # Below the axes when there are many series, so lines stay visible.
+    if n > 4:
+        ax.legend(fontsize=8, ncols=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+    else:
+        ax.legend(fontsize=9, framealpha=0.85)
 
 
 def render(fig: dict[str, Any], path: Path) -> None:
     """Line plot of every series against ``x``, log-scaled x when the sizes
     span more than a factor of 20."""
-    f, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+    f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
     for i, (name, ys) in enumerate(fig["series"].items()):
         ax.plot(fig["x"], ys, marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4, label=name)
-    xs = [x for x in fig["x"] if x > 0]
-    if xs and max(xs) / min(xs) > 20:
-        ax.set_xscale("log")
+    _log_x(ax, fig["x"])
     ax.set_title(fig["title"], fontsize=11)
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend(ax, len(fig["series"]))
     f.tight_layout()
-    f.savefig(path)
+    f.savefig(path, format="png")
     plt.close(f)
+
+
+def _rows_of(results: Any) -> list[dict[str, Any]]:
+    """Result rows from ``sim --json`` (a list) or ``reproduce --json`` (an
+    object whose ``runs`` hold them)."""
+    rows = results.get("runs") if isinstance(results, dict) else results
+    if not isinstance(rows, list) or not rows:
+        raise FlashlayerError("expected a non-empty list of result rows (from 'sim --json') or a results.json "
+                              "with 'runs'")
+    need = {"policy", "buffer_pages", "device", "miss_ratio", "virtual_time"}
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not need <= r.keys():
+            missing = sorted(need - set(r)) if isinstance(r, dict) else sorted(need)
+            raise FlashlayerError(f"result row {i + 1} lacks {', '.join(missing)}")
+    return rows
+
+
+def render_results(results: Any, path: Path, title: str = "") -> int:
+    """Miss ratio and virtual time against buffer size, a series per policy
+    and a row of two panels per device (per trace too, when rows name
+    several). Returns the number of panels drawn."""
+    rows = _rows_of(results)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((str(r.get("trace", "")), r["device"]), []).append(r)
+    n = len(groups)
+    f, axes = plt.subplots(n, 2, figsize=(11, 3.9 * n), dpi=110, squeeze=False)
+    for row, ((trace, device), group) in enumerate(groups.items()):
+        unit = group[0].get("cost_unit", "")
+        scale, vt_label = (1e6, "virtual time (s)") if unit == "us" else (1.0, f"virtual time ({unit or 'cost'})")
+        policies: dict[str, list[dict[str, Any]]] = {}
+        for r in group:
+            policies.setdefault(r["policy"], []).append(r)
+        for col, (key, label) in enumerate((("miss_ratio", "miss ratio"), ("virtual_time", vt_label))):
+            ax = axes[row][col]
+            for i, (policy, rs) in enumerate(policies.items()):
+                rs = sorted(rs, key=lambda r: r["buffer_pages"])
+                xs = [r["buffer_pages"] for r in rs]
+                ys = [r[key] / (scale if key == "virtual_time" else 1.0) for r in rs]
+                ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4, label=policy)
+            _log_x(ax, [r["buffer_pages"] for r in group])
+            where = f"{trace}, " if trace else ""
+            ax.set_title(f"{title + ': ' if title and not trace else ''}{where}{device}", fontsize=10)
+            ax.set_xlabel("buffer (pages)")
+            ax.set_ylabel(label)
+            ax.grid(True, alpha=0.3)
+            _legend(ax, len(policies))
+    f.tight_layout()
+    f.savefig(path, format="png")
+    plt.close(f)
+    return n

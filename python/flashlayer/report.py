@@ -3,27 +3,35 @@
 
 The report is written into a temporary folder beside ``out`` and moved into
 place only when every section has finished, so a failed run never leaves a
-report that looks complete.
+report that looks complete. Files and folders get the modes a plain
+``open()`` and ``mkdir`` give under the user's umask, so a report can be
+shared or served.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
 import platform
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from markdown_it import MarkdownIt
+
 from flashlayer import __version__, plots
 from flashlayer._native import FlashlayerError
 
+REPO = Path(__file__).resolve().parents[2]
 
-def find_traces(explicit: Path | None) -> Path:
-    """The folder with the PostgreSQL traces: ``--traces``, then
+
+def find_traces(explicit: Path | None, files: list[str]) -> Path:
+    """The folder with the traces `files`: ``--traces``, then
     ``$FLASHLAYER_TRACES``, then ``data/traces`` of the repository this
     package runs from, then ``./data/traces``."""
     candidates = []
@@ -32,19 +40,43 @@ def find_traces(explicit: Path | None) -> Path:
     elif os.environ.get("FLASHLAYER_TRACES"):
         candidates.append(Path(os.environ["FLASHLAYER_TRACES"]))
     else:
-        candidates += [Path(__file__).resolve().parents[2] / "data" / "traces", Path.cwd() / "data" / "traces"]
+        candidates += [REPO / "data" / "traces", Path.cwd() / "data" / "traces"]
     for c in candidates:
-        if (c / "pg15-tpcc-sysbench-w2.csv.gz").is_file():
+        if all((c / f).is_file() for f in files):
             return c
+    missing = [f for f in files if not (candidates[0] / f).is_file()]
     raise FlashlayerError(
-        f"cannot find the PostgreSQL traces (looked in {', '.join(str(c) for c in candidates)}); pass --traces DIR"
+        f"cannot find the PostgreSQL traces {', '.join(missing)} (looked in "
+        f"{', '.join(str(c) for c in candidates)}); pass --traces DIR"
     )
 
 
-def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool) -> dict[str, Any]:
-    from flashlayer.experiments import EXPERIMENTS
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
-    traces = find_traces(traces_dir)
+
+def _git_commit() -> str | None:
+    """The commit of the repository this package runs from, with '+dirty'
+    when it has uncommitted changes; None outside a git checkout."""
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
+
+
+def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool) -> dict[str, Any]:
+    from flashlayer.cli.common import dir_mode, file_mode
+    from flashlayer.experiments import EXPERIMENTS, TRACE_FILES
+
+    traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
     out = out.resolve()
     if out.exists() and not out.is_dir():
         raise FlashlayerError(f"{out}: exists and is not a directory")
@@ -55,14 +87,18 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         t0 = time.perf_counter()
         section = EXPERIMENTS[name](mode, traces, quiet)
         done.append((name, dict(section), time.perf_counter() - t0))
+    used = sorted({p for _, s, _ in done for p in s["traces"]})
     results: dict[str, Any] = {
         "figures": {fid: f for _, s, _ in done for fid, f in s["figures"].items()},
         "claims": [c for _, s, _ in done for c in s["claims"]],
+        "checks": [c for _, s, _ in done for c in s["checks"]],
+        "runs": [r for _, s, _ in done for r in s["runs"]],
         "meta": {
             "version": __version__,
+            "git_commit": _git_commit(),
             "mode": mode,
             "sections": sections,
-            "traces": str(traces),
+            "traces": {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size} for p in used},
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
             "seconds": {name: secs for name, _, secs in done},
             "python": platform.python_version(),
@@ -71,11 +107,14 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
     }
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        os.chmod(tmp, dir_mode())
         (tmp / "figures").mkdir()
         for fid, fig in results["figures"].items():
             plots.render(fig, tmp / "figures" / f"{fid}.png")
         (tmp / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         (tmp / "index.html").write_text(_html(done, results, traces))
+        for p in tmp.rglob("*"):
+            os.chmod(p, dir_mode() if p.is_dir() else file_mode())
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -96,22 +135,31 @@ table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } .yes { color: #176b2c; font-weight: bold; } .no { color: #a11; font-weight: bold; }
 .figs { display: flex; flex-wrap: wrap; gap: 12px; } .figs figure { margin: 0; }
-.figs img { width: 520px; border: 1px solid #ddd; } pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }
+.figs img { width: 520px; border: 1px solid #ddd; } code { background: #f3f3f3; padding: 0 3px; }
+.provenance { border-left: 3px solid #ddd; padding-left: 1em; }
 """
+
+
+def _verdict(holds: bool) -> str:
+    return "<td class='yes'>yes</td>" if holds else "<td class='no'>no</td>"
 
 
 def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any], traces: Path) -> str:
     meta = results["meta"]
+    commit = meta["git_commit"] or "unknown (not a git checkout)"
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>flashlayer report</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>flashlayer: reproduction report</h1>",
-        f"<p class='meta'>flashlayer {_e(meta['version'])}, mode <b>{_e(meta['mode'])}</b>, started {_e(meta['started'])}; "
-        f"sections: {_e(', '.join(meta['sections']))}. Regenerate with "
-        f"<code>flashlayer reproduce {' '.join(meta['sections'])} --{_e(meta['mode'])} --out DIR</code>.</p>",
+        f"<p class='meta'>flashlayer {_e(meta['version'])} at commit <code>{_e(commit)}</code>, mode "
+        f"<b>{_e(meta['mode'])}</b>, started {_e(meta['started'])}; sections: {_e(', '.join(meta['sections']))}. "
+        f"Regenerate with <code>flashlayer reproduce {_e(' '.join(meta['sections']))} --{_e(meta['mode'])} "
+        "--out DIR</code>; redraw the runs with <code>flashlayer plot DIR/results.json --out runs.png</code>.</p>",
     ]
     held = sum(1 for c in results["claims"] if c["holds"])
-    parts.append(f"<p><b>{held} of {len(results['claims'])} claims hold.</b></p>")
+    passed = sum(1 for c in results["checks"] if c["holds"])
+    parts.append(f"<p><b>{held} of {len(results['claims'])} claims hold</b>; {passed} of {len(results['checks'])} "
+                 "provenance checks pass.</p>")
     for name, s, secs in done:
         parts.append(f"<h2>{_e(s['title'])} <span class='meta'>({_e(name)}, {secs:.1f} s)</span></h2>")
         parts.append(f"<p>{_e(s['intro'])}</p>")
@@ -124,17 +172,34 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
                 f"<figcaption class='meta'>{_e(fid)}</figcaption></figure>"
             )
         parts.append("</div>")
-        parts.append("<table><tr><th>id</th><th>claim</th><th>paper</th><th>ours</th><th>holds</th></tr>")
+        parts.append("<h3>Claims</h3><table><tr><th>id</th><th>claim</th><th>source</th><th>expected</th>"
+                     "<th>ours</th><th>holds</th><th>gap</th></tr>")
         for c in s["claims"]:
-            cls, word = ("yes", "yes") if c["holds"] else ("no", "no")
             parts.append(
-                f"<tr><td>{_e(c['id'])}</td><td>{_e(c['text'])}</td><td>{_e(c['paper_value'])}</td>"
-                f"<td>{_e(c['ours'])}</td><td class='{cls}'>{word}</td></tr>"
+                f"<tr><td>{_e(c['id'])}</td><td>{_e(c['text'])}</td><td>{_e(c['source'])}</td>"
+                f"<td>{_e(c['paper_value'])}</td><td>{_e(c['ours'])}</td>{_verdict(c['holds'])}"
+                f"<td>{_e(c['gap'] or '')}</td></tr>"
             )
         parts.append("</table>")
+        if s["checks"]:
+            parts.append("<h3>Provenance checks</h3><p class='meta'>The inputs are what their own documentation "
+                         "says; these are not claims of any paper.</p><table><tr><th>id</th><th>check</th>"
+                         "<th>source</th><th>expected</th><th>ours</th><th>passes</th></tr>")
+            for c in s["checks"]:
+                parts.append(
+                    f"<tr><td>{_e(c['id'])}</td><td>{_e(c['text'])}</td><td>{_e(c['source'])}</td>"
+                    f"<td>{_e(c['expected'])}</td><td>{_e(c['ours'])}</td>{_verdict(c['holds'])}</tr>"
+                )
+            parts.append("</table>")
+    parts.append("<h2>Trace files</h2><table><tr><th>file</th><th>bytes</th><th>SHA-256</th></tr>")
+    for name, t in meta["traces"].items():
+        parts.append(f"<tr><td>{_e(name)}</td><td>{t['bytes']:,}</td><td><code>{_e(t['sha256'])}</code></td></tr>")
+    parts.append("</table>")
     readme = traces / "README.md"
     if readme.is_file():
         parts.append("<h2>Where the traces come from</h2>")
-        parts.append(f"<p class='meta'>{_e(readme)}</p><pre>{_e(readme.read_text())}</pre>")
+        # The README is the project's own Markdown; rendered without raw HTML.
+        md = MarkdownIt("commonmark", {"html": False}).enable("table")
+        parts.append(f"<div class='provenance'>{md.render(readme.read_text())}</div>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -1,18 +1,26 @@
-"""Running policies over traces: one run (`simulate`) or a grid (`sweep`)."""
+"""Running policies over traces: one run (`simulate`) or a grid (`sweep`).
+
+Buffer sizes are page counts or shares of the trace's distinct pages
+(``"5%"``); every result row carries the resolved ``buffer_pages``, the
+``buffer_share`` it is of the distinct pages, and the ``buffer_spec`` asked
+for.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from os import PathLike
-from typing import Any
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
+from flashlayer.results import SimResult
 
 TraceLike = str | PathLike[str] | Trace
+BufferSpec = int | str
 
 
 def open_trace(trace: TraceLike, format: str | None = None, page_size: int | None = None) -> Trace:
@@ -24,75 +32,141 @@ def open_trace(trace: TraceLike, format: str | None = None, page_size: int | Non
     return Trace.open(os.fspath(trace), format=format, page_size=page_size)
 
 
+def resolve_buffer(spec: BufferSpec, distinct_pages: int) -> int:
+    """Pages for a buffer spec: a whole number of pages (>= 1), or ``"P%"``
+    of `distinct_pages` (0 < P <= 100), rounded, at least 1 page."""
+    if isinstance(spec, bool):
+        raise FlashlayerError(f"a buffer size is pages or 'P%', not {spec!r}")
+    if isinstance(spec, int):
+        if spec < 1:
+            raise FlashlayerError(f"buffer size must be at least 1 page, got {spec}")
+        return spec
+    text = str(spec).strip()
+    if text.endswith("%"):
+        try:
+            share = float(text[:-1])
+        except ValueError:
+            raise FlashlayerError(f"a buffer share is 'P%' with a number P, got '{spec}'") from None
+        if not 0 < share <= 100:
+            raise FlashlayerError(f"a buffer share must be in (0%, 100%], got '{spec}'")
+        return max(1, round(distinct_pages * share / 100))
+    try:
+        return resolve_buffer(int(text), distinct_pages)
+    except ValueError:
+        raise FlashlayerError(f"a buffer size is whole pages or 'P%', got '{spec}'") from None
+
+
+def _devices(device: str | Sequence[str] | None) -> list[str | None]:
+    if device is None or isinstance(device, str):
+        return [device]
+    if not device:
+        raise FlashlayerError("expected at least one device")
+    return list(device)
+
+
+def _annotate(r: SimResult, spec: BufferSpec, pages: int) -> SimResult:
+    r["buffer_spec"] = str(spec)
+    r["buffer_share"] = r["buffer_pages"] / pages if pages else 0.0
+    return r
+
+
 def simulate(
     trace: TraceLike,
     policy: str,
-    buffer_pages: int,
+    buffer_pages: BufferSpec,
     device: str | None = None,
     *,
     format: str | None = None,
     page_size: int | None = None,
     series_every: int = 0,
-) -> dict[str, Any]:
-    """Replays `trace` with `policy` and a buffer of `buffer_pages` pages.
+    flush_at_end: bool = False,
+) -> SimResult:
+    """Replays `trace` with `policy` and a buffer of `buffer_pages` pages
+    (or ``"P%"`` of the trace's distinct pages).
 
     `device` is a preset name, ``ratio:1:N`` or ``read=R,write=W``; the
     default ``None`` means ``ratio:1:1`` (virtual time = physical I/Os).
-    Returns the metrics dict of ``flashlayer sim --json``. `seconds` and
+    `flush_at_end` writes the dirty pages left in the buffer at the end
+    (default: they stay unwritten and are counted in ``dirty_at_end``).
+    Returns the row of ``flashlayer sim --json``. `seconds` and
     `requests_per_second` include opening the trace when a path is given.
     """
     start = time.perf_counter()
     t = open_trace(trace, format, page_size)
-    r = _native.run(t, policy, buffer_pages, device, series_every)
+    pages = resolve_buffer(buffer_pages, t.pages)
+    r = _native.run(t, policy, pages, device, series_every, None, flush_at_end)
     if not isinstance(trace, Trace):
         r["seconds"] = time.perf_counter() - start
         r["requests_per_second"] = r["requests"] / r["seconds"] if r["seconds"] > 0 else 0.0
-    return r
+    return _annotate(r, buffer_pages, t.pages)
 
 
 def sweep(
     trace: TraceLike,
     policies: Sequence[str],
-    buffers: Sequence[int],
-    device: str | None = None,
+    buffers: Sequence[BufferSpec],
+    device: str | Sequence[str] | None = None,
     *,
     format: str | None = None,
     page_size: int | None = None,
     series_every: int = 0,
+    flush_at_end: bool = False,
     workers: int | None = None,
-    on_done: Callable[[dict[str, Any]], None] | None = None,
+    on_done: Callable[[SimResult], None] | None = None,
     on_progress: Callable[[int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Runs every policy × buffer size; returns results in that order.
+) -> list[SimResult]:
+    """Runs every device × policy × buffer size; returns results in that
+    order (devices outermost). `device` is one spec or a list of them.
 
-    Names and sizes are validated before any run starts. Runs go in parallel
-    on `workers` threads (default: the number of CPUs); `on_done` is called
-    after each run, and `on_progress(n)` each time a run has served about a
-    million more requests (n is that increment), e.g. for a progress bar.
+    Names, sizes and devices are validated before any run starts. Runs go
+    in parallel on `workers` threads (default: the number of CPUs);
+    `on_done` is called after each run, and `on_progress(n)` each time a run
+    has served about a million more requests (n is that increment), e.g.
+    for a progress bar. An exception from either callback, or Ctrl-C,
+    stops the sweep and propagates.
     """
     names = [_native.policy_name(p) for p in policies]
-    for b in buffers:
-        if b < 1:
-            raise FlashlayerError(f"buffer size must be at least 1 page, got {b}")
-    if device is not None:
-        _native.device(device)
+    devices = _devices(device)
+    for d in devices:
+        if d is not None:
+            _native.device(d)
     t = open_trace(trace, format, page_size)
-    grid = [(p, b) for p in names for b in buffers]
+    sizes = [(b, resolve_buffer(b, t.pages)) for b in buffers]
+    grid = [(d, p, b) for d in devices for p in names for b in sizes]
 
-    def one(job: tuple[str, int]) -> dict[str, Any]:
+    # Set when the sweep fails or is interrupted: running engine calls see it
+    # at their next progress callback (every million requests) and stop.
+    stop = threading.Event()
+
+    def one(job: tuple[str | None, str, tuple[BufferSpec, int]]) -> SimResult:
+        dev, policy, (spec, pages) = job
         last = 0
 
         def tick(n: int) -> None:
             nonlocal last
+            if stop.is_set():
+                raise _Stopped
             if on_progress is not None:
                 on_progress(n - last)
             last = n
 
-        r = _native.run(t, job[0], job[1], device, series_every, tick if on_progress else None)
+        r = _native.run(t, policy, pages, dev, series_every, tick, flush_at_end)
+        _annotate(r, spec, t.pages)
         if on_done is not None:
             on_done(r)
         return r
 
     n = workers or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=max(1, min(n, len(grid) or 1))) as ex:
-        return list(ex.map(one, grid))
+    ex = ThreadPoolExecutor(max_workers=max(1, min(n, len(grid) or 1)))
+    try:
+        futures = [ex.submit(one, job) for job in grid]
+        return [f.result() for f in futures]
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+class _Stopped(Exception):
+    """Ends a run of a sweep that is being abandoned."""

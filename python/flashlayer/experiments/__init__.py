@@ -3,7 +3,8 @@
 Each section is a function ``run(mode, traces_dir, quiet) -> Section`` where
 ``mode`` is ``"quick"`` or ``"full"``. A section returns figures (series to
 plot), claims (a paper's statement beside our measured value and whether it
-holds), and notes for the report. Later issues add one section per paper.
+holds), provenance checks of its inputs, the runs behind the figures, and
+notes for the report. Each paper's system adds its own section.
 """
 
 from __future__ import annotations
@@ -24,10 +25,30 @@ class Figure(TypedDict):
 
 
 class Claim(TypedDict):
+    """A statement from a source beside what we measured.
+
+    ``source`` says where the expected value comes from (a paper's figure or
+    table, or a theorem); ``gap`` says by how much a claim that does not
+    hold misses (None when it holds)."""
+
     paper: str
     id: str
     text: str
+    source: str
     paper_value: str
+    ours: str
+    holds: bool
+    gap: str | None
+
+
+class Check(TypedDict):
+    """A provenance check: the input is what its own documentation says
+    (not a claim of any paper)."""
+
+    id: str
+    text: str
+    source: str
+    expected: str
     ours: str
     holds: bool
 
@@ -37,11 +58,20 @@ class Section(TypedDict):
     intro: str
     figures: dict[str, Figure]
     claims: list[Claim]
+    checks: list[Check]
     notes: list[str]
+    #: Every run behind the figures: rows of ``sim --json`` with a ``trace``
+    #: label, so ``flashlayer plot results.json`` can redraw them.
+    runs: list[dict[str, Any]]
+    #: Trace files the section read, by name.
+    traces: list[Path]
 
 
 Runner = Callable[[str, Path, bool], Section]
 
 EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run}
 
-__all__ = ["EXPERIMENTS", "Claim", "Figure", "Section", "Any"]
+#: Trace files each section reads from the traces folder.
+TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES}
+
+__all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section"]

@@ -113,6 +113,12 @@ pub struct FileStore {
     meter: Meter,
 }
 
+impl std::os::fd::AsRawFd for FileStore {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+}
+
 impl FileStore {
     /// A builder for a store at `path` (4096-byte pages, no `O_DIRECT`,
     /// device `ratio:1:1`).

@@ -106,6 +106,35 @@ mod tests {
         assert!(a.iter().all(|r| r.0 < 500));
     }
 
+    /// The k-th most requested page gets a share close to
+    /// `k^-alpha / H(pages, alpha)`; a uniform or mis-ranked generator fails.
+    #[test]
+    fn page_frequencies_follow_the_zipf_law() {
+        for alpha in [0.6, 1.0, 1.4] {
+            let p = ZipfParams {
+                requests: 400_000,
+                pages: 1000,
+                alpha,
+                write_ratio: 0.0,
+                seed: 3,
+            };
+            let mut counts = vec![0u64; 1000];
+            for (page, _) in zipf(&p).unwrap() {
+                counts[page as usize] += 1;
+            }
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            let h: f64 = (1..=1000).map(|k| (k as f64).powf(-alpha)).sum();
+            for k in [1usize, 2, 5, 10, 50] {
+                let want = (k as f64).powf(-alpha) / h;
+                let got = counts[k - 1] as f64 / p.requests as f64;
+                assert!(
+                    (got - want).abs() < 0.1 * want + 0.0005,
+                    "alpha {alpha}, rank {k}: share {got:.5}, Zipf says {want:.5}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn zipf_rejects_nonsense() {
         let mut p = ZipfParams {

@@ -1,0 +1,208 @@
+"""What every command shares: one-line usage errors, argument parsers,
+tables, JSON output, and outputs written whole or not at all."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from flashlayer import _native
+from flashlayer._native import FlashlayerError
+
+EXIT_USAGE = 2
+
+EPILOG_DEVICES = (
+    "device specs: a preset (see 'flashlayer list devices'), 'ratio:1:N' (read 1, write N), "
+    "or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..,unit=us|units]'. Default: ratio:1:1."
+)
+
+
+class UsageError(Exception):
+    """A mistake in the command line, reported as a one-line error."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Reports usage mistakes as one line (see ``main``), not argparse's
+    two-line usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def split(value: str, what: str) -> list[str]:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise UsageError(f"expected one or more {what} separated by commas, found '{value}'")
+    return items
+
+
+def buffer_specs(value: str) -> list[int | str]:
+    """``--buffer 1%,5%,2000``: page counts (>= 1) or shares of the trace's
+    distinct pages (``P%`` with 0 < P <= 100)."""
+    out: list[int | str] = []
+    for item in split(value, "buffer sizes"):
+        if item.endswith("%"):
+            try:
+                share = float(item[:-1])
+            except ValueError:
+                raise UsageError(f"buffer sizes are pages or P% of the distinct pages, found '{item}'") from None
+            if not 0 < share <= 100:
+                raise UsageError(f"a buffer share must be in (0%, 100%], found '{item}'")
+            out.append(item)
+            continue
+        try:
+            n = int(item)
+        except ValueError:
+            raise UsageError(f"buffer sizes are whole pages or P% of the distinct pages, found '{item}'") from None
+        if n < 1:
+            raise UsageError(f"buffer sizes must be at least 1 page, found {n}")
+        out.append(n)
+    return out
+
+
+def int_arg(lo: int, name: str) -> Callable[[str], int]:
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, found '{s}'") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {lo}, found {v}")
+        return v
+
+    return parse
+
+
+def float_arg(lo: float, hi: float | None, name: str, lo_open: bool = False) -> Callable[[str], float]:
+    def parse(s: str) -> float:
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, found '{s}'") from None
+        bad_lo = v <= lo if lo_open else v < lo
+        if bad_lo or (hi is not None and v > hi) or v != v:
+            rng = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
+            if hi is None:
+                rng = f"> {lo}" if lo_open else f">= {lo}"
+            raise argparse.ArgumentTypeError(f"{name} must be in {rng}, found {s}")
+        return v
+
+    return parse
+
+
+def emit_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def fmt_cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        if v == 0 or 1e-3 <= abs(v) < 1e7:
+            return f"{v:,.4f}".rstrip("0").rstrip(".")
+        return f"{v:.4g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def print_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> None:
+    """Plain aligned text: readable in a terminal, greppable in a pipe.
+    Values that are already strings are printed as they are."""
+    cells = [[fmt_cell(r.get(key, "")) for key, _ in columns] for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
+    print("  ".join(h.rjust(w) for (_, h), w in zip(columns, widths, strict=True)))
+    for c in cells:
+        print("  ".join(v.rjust(w) for v, w in zip(c, widths, strict=True)))
+
+
+def rate(v: float) -> str:
+    """41.2M, 950K: requests per second as people say them."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if v >= div:
+            return f"{v / div:.1f}{suffix}"
+    return f"{v:.0f}"
+
+
+def duration(v: float, unit: str) -> str:
+    """Virtual time with its unit: microseconds as s, ms or us, whichever
+    reads best; abstract cost units as a plain number."""
+    if unit != "us":
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.4g}"
+    for div, suffix in ((1e6, "s"), (1e3, "ms")):
+        if abs(v) >= div:
+            return f"{v / div:,.2f} {suffix}"
+    return f"{v:,.0f} us"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a plain ``open()`` gives a new file under this umask."""
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """The mode ``mkdir`` gives a new folder under this umask."""
+    return 0o777 & ~_umask()
+
+
+def atomic_output(out: Path, write: Callable[[Path], int]) -> int:
+    """Writes through a temporary file in the same folder, renamed only on
+    success, so a failed run never leaves a partial file under `out`. The
+    file gets the mode a plain ``open()`` would give it."""
+    out = out.resolve()
+    if not out.parent.is_dir():
+        raise FlashlayerError(f"{out.parent}: no such directory")
+    # The temporary name ends like `out`, so writers that pick the format
+    # from the extension pick the same one.
+    suffix = "".join(out.suffixes) or ".tmp"
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
+    os.close(fd)
+    try:
+        os.chmod(tmp, file_mode())
+        n = write(Path(tmp))
+        os.replace(tmp, out)
+        return n
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def out_format(path: str) -> str:
+    name = Path(path).name.lower()
+    if name.endswith(".flt"):
+        return "flt"
+    if name.endswith(".csv") or name.endswith(".csv.gz"):
+        return "csv"
+    raise UsageError(f"{path}: cannot tell the output format from the name; use .flt, .csv or .csv.gz, or pass --to")
+
+
+def report_written(a: argparse.Namespace, n: int, out: str) -> None:
+    if getattr(a, "json", False):
+        emit_json({"output": out, "requests": n})
+    else:
+        print(f"wrote {n:,} requests to {out}", file=sys.stderr)
+
+
+def add_read_opts(p: argparse.ArgumentParser, fmt_flag: str = "--format") -> None:
+    names = ", ".join(n for n, _ in _native.formats())
+    p.add_argument(fmt_flag, dest="format" if fmt_flag == "--format" else "from_format", metavar="F",
+                   help=f"input trace format ({names}); default: detected from the extension, magic bytes or "
+                   "first line. gzip and zstd compression is found from the magic bytes")
+    p.add_argument("--page-size", type=int_arg(0, "--page-size"), metavar="BYTES",
+                   help="block traces only (vscsi, msr, spc): bytes per page; each page a request touches is one "
+                   "reference; 0 keeps one reference per request keyed by its start byte (default: 4096)")

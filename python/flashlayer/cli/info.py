@@ -1,0 +1,41 @@
+"""``flashlayer list``: policies, device presets and trace formats."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from flashlayer import _native
+from flashlayer.cli.common import emit_json, print_table
+
+
+def run(a: argparse.Namespace) -> None:
+    if a.what == "policies":
+        rows: list[dict[str, Any]] = [{"name": n, "description": d} for n, d in _native.policies()]
+    elif a.what == "formats":
+        rows = [{"name": n, "description": d} for n, d in _native.formats()]
+    else:
+        rows = [dict(p) for p in _native.presets()]
+    if a.json:
+        emit_json(rows)
+        return
+    if a.what == "devices":
+        print_table(
+            rows,
+            [("name", "preset"), ("read", "read"), ("write", "write"), ("seq_write", "seq write"),
+             ("erase", "erase"), ("unit", "unit")],
+        )
+        print()
+        for r in rows:
+            print(f"{r['name']}: {r['source']}")
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        print(f"{r['name'].ljust(width)}  {r['description']}")
+
+
+def add(sub: Any) -> None:
+    ls = sub.add_parser("list", help="list policies, device presets or trace formats")
+    ls.add_argument("what", choices=["policies", "devices", "formats"])
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run)

@@ -1,0 +1,51 @@
+"""``flashlayer plot``: figures of your own runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from flashlayer._native import FlashlayerError
+from flashlayer.cli.common import atomic_output
+
+
+def run(a: argparse.Namespace) -> None:
+    from flashlayer.plots import check_png_path, render_results
+
+    src = Path(a.results)
+    try:
+        results = json.loads(src.read_text())
+    except json.JSONDecodeError as e:
+        raise FlashlayerError(f"{src}:{e.lineno}: not JSON ({e.msg})") from None
+    out = Path(a.out)
+    check_png_path(out)
+    panels = 0
+
+    def draw(tmp: Path) -> int:
+        nonlocal panels
+        try:
+            panels = render_results(results, tmp, title=a.title or "")
+        except FlashlayerError as e:
+            raise FlashlayerError(f"{src}: {e}") from None
+        return panels
+
+    atomic_output(out, draw)
+    print(f"wrote {out}: {panels} device panel row(s)")
+
+
+def add(sub: Any) -> None:
+    p = sub.add_parser(
+        "plot", help="draw miss ratio and virtual time of saved runs",
+        description="Draw RESULTS.json (the output of 'flashlayer sim --json', or a report's results.json) as "
+        "miss ratio and virtual time against buffer size: a series per policy, a row of panels per device "
+        "(and per trace when the rows name one).",
+        epilog="Example:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,arc --buffer 1%,5% "
+        "--json > runs.json\n  flashlayer plot runs.json --out runs.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("results", metavar="RESULTS.json")
+    p.add_argument("--out", required=True, metavar="PNG", help="output figure (.png)")
+    p.add_argument("--title", help="title prefix (default: none)")
+    p.set_defaults(func=run)

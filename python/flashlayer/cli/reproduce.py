@@ -1,0 +1,50 @@
+"""``flashlayer reproduce``: run the papers' experiments and write a
+report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from flashlayer.cli.common import UsageError, emit_json
+
+
+def run(a: argparse.Namespace) -> None:
+    from flashlayer import experiments, report
+
+    papers = a.papers or list(experiments.EXPERIMENTS)
+    for p in papers:
+        if p not in experiments.EXPERIMENTS:
+            raise UsageError(f"unknown section '{p}'; sections: {', '.join(experiments.EXPERIMENTS)}")
+    mode = "full" if a.full else "quick"
+    out = Path(a.out)
+    results = report.reproduce(papers, mode, out, traces_dir=Path(a.traces) if a.traces else None, quiet=a.json)
+    if a.json:
+        emit_json(results)
+    else:
+        held = sum(1 for c in results["claims"] if c["holds"])
+        checks = sum(1 for c in results["checks"] if c["holds"])
+        print(f"wrote {out / 'index.html'} and {out / 'results.json'}: {len(results['figures'])} figures, "
+              f"{held}/{len(results['claims'])} claims hold, {checks}/{len(results['checks'])} provenance checks pass")
+
+
+def add(sub: Any) -> None:
+    from flashlayer import experiments
+
+    sections = ", ".join(experiments.EXPERIMENTS)
+    r = sub.add_parser("reproduce", help="run the papers' experiments and write a report",
+                       description="Run experiment sections and write OUT/index.html (figures; a table of claims, "
+                       "each with its source, the expected value beside ours, whether it holds and by how much it "
+                       "misses; provenance checks of the traces) and OUT/results.json (every run, the git commit, "
+                       "the traces' SHA-256). 'flashlayer plot OUT/results.json' redraws the runs.")
+    r.add_argument("papers", nargs="*", metavar="SECTION", help=f"sections to run (default: all): {sections}")
+    mode = r.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="fewer buffer sizes (the default)")
+    mode.add_argument("--full", action="store_true", help="more buffer sizes and policies")
+    r.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing, replaced whole)")
+    r.add_argument("--traces", metavar="DIR",
+                   help="folder with the PostgreSQL traces (default: $FLASHLAYER_TRACES, else the repository's "
+                   "data/traces)")
+    r.add_argument("--json", action="store_true", help="also print results.json to stdout")
+    r.set_defaults(func=run)

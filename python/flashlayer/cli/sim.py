@@ -1,0 +1,150 @@
+"""``flashlayer sim``: replay a trace through policies × buffer sizes ×
+devices."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from flashlayer import _native, progress
+from flashlayer.cli.common import (
+    EPILOG_DEVICES,
+    UsageError,
+    atomic_output,
+    add_read_opts,
+    buffer_specs,
+    duration,
+    emit_json,
+    int_arg,
+    print_table,
+    rate,
+    split,
+)
+
+COLUMNS = [
+    ("policy", "policy"),
+    ("buffer", "buffer"),
+    ("requests", "requests"),
+    ("hits", "hits"),
+    ("miss_ratio", "miss ratio"),
+    ("physical_reads", "phys reads"),
+    ("physical_writes", "phys writes"),
+    ("dirty_evictions", "dirty evictions"),
+    ("dirty_at_end", "dirty at end"),
+    ("vt", "virtual time"),
+    ("rps", "req/s"),
+]
+
+
+def open_with_progress(path: str, format: str | None, page_size: int | None, quiet: bool) -> _native.Trace:
+    """Opens a trace; converting a large text trace takes a while, so a
+    pulsing bar shows that something happens."""
+    from flashlayer.sweep import open_trace
+
+    with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
+        return open_trace(path, format, page_size)
+
+
+def print_results(rows: list[dict[str, Any]]) -> None:
+    """One table per device, its costs and unit above it."""
+    devices: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        devices.setdefault(r["device"], []).append(r)
+    for i, (name, group) in enumerate(devices.items()):
+        d = _native.device(name)
+        unit = "us" if d["unit"] == "us" else "cost units"
+        flushed = " dirty pages written at the end;" if group[0].get("flush_at_end") else ""
+        if i:
+            print()
+        print(f"device {name}: read {d['read']:g}, write {d['write']:g} {unit};{flushed} "
+              f"virtual time = physical I/O x costs")
+        for r in group:
+            share = r.get("buffer_share")
+            r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
+            r["vt"] = duration(r["virtual_time"], d["unit"])
+            r["rps"] = rate(r["requests_per_second"])
+        print_table(group, COLUMNS)
+
+
+def run(a: argparse.Namespace) -> None:
+    from flashlayer.sweep import sweep
+
+    policies = split(a.policy, "policies")
+    buffers = buffer_specs(a.buffer)
+    for p in policies:
+        _native.policy_name(p)
+    devices: list[str] = a.device or ["ratio:1:1"]
+    for d in devices:
+        _native.device(d)
+    for d in devices:
+        if devices.count(d) > 1:
+            raise UsageError(f"--device {d} is given twice")
+    if a.plot is not None:
+        from flashlayer.plots import check_png_path
+
+        check_png_path(Path(a.plot))
+    trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
+    runs = len(policies) * len(buffers) * len(devices)
+    total = runs * len(trace)
+    with progress.bar(total, f"simulating {Path(a.trace).name} ({runs} runs)", quiet=a.json) as bar:
+        rows = sweep(
+            trace,
+            policies,
+            buffers,
+            devices,
+            series_every=a.series_every,
+            flush_at_end=a.flush_at_end,
+            workers=a.jobs,
+            on_progress=bar.advance,
+        )
+    out: list[dict[str, Any]] = [dict(r) for r in rows]
+    if a.plot is not None:
+        from flashlayer.plots import render_results
+
+        def draw(tmp: Path) -> int:
+            render_results(out, tmp, title=Path(a.trace).name)
+            return 0
+
+        atomic_output(Path(a.plot), draw)
+    if a.json:
+        emit_json(out)
+    else:
+        print_results(out)
+        if a.plot is not None:
+            print(f"\nwrote {a.plot}")
+
+
+def add(sub: Any) -> None:
+    policy_names = ", ".join(n for n, _ in _native.policies())
+    s = sub.add_parser(
+        "sim", help="replay a trace through policies, buffer sizes and devices",
+        description="Replay TRACE through every device x policy x buffer size and report hits, misses, "
+        "physical I/O and virtual time (the sum of physical I/Os x the device's costs). Runs go in parallel. "
+        "A miss costs a physical read (also for a write request: the page is read before it is modified); "
+        "a dirty victim costs a physical write. Dirty pages left in the buffer at the end are counted in "
+        "'dirty at end' and not written, unless --flush-at-end.",
+        epilog=EPILOG_DEVICES + "\n\nExample:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz "
+        "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
+    s.add_argument("--policy", required=True, metavar="P[,P...]", help=f"policies: {policy_names}")
+    s.add_argument("--buffer", required=True, metavar="N[,N...]",
+                   help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
+                   "page), e.g. 1%%,5%%,2000")
+    s.add_argument("--device", action="append", metavar="SPEC",
+                   help="device cost model; repeat the flag for several devices (specs contain commas) "
+                   "(default: ratio:1:1)")
+    add_read_opts(s)
+    s.add_argument("--flush-at-end", action="store_true",
+                   help="write the dirty pages left in the buffer at the end and count them in the physical "
+                   "writes and virtual time (default: left unwritten, counted in dirty_at_end)")
+    s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
+                   help="record a time series point every N requests (JSON output only; default: 0, off)")
+    s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",
+                   help="parallel runs (default: number of CPUs)")
+    s.add_argument("--plot", metavar="PNG",
+                   help="also draw miss ratio and virtual time against buffer size (a panel per device) to PNG")
+    s.add_argument("--json", action="store_true", help="print a JSON list of result objects")
+    s.set_defaults(func=run)

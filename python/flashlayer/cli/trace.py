@@ -1,0 +1,311 @@
+"""``flashlayer trace``: statistics, conversion, generation and capture of
+traces."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flashlayer import _native, progress
+from flashlayer.cli.common import (
+    Parser,
+    UsageError,
+    add_read_opts,
+    atomic_output,
+    emit_json,
+    float_arg,
+    int_arg,
+    out_format,
+    report_written,
+)
+from flashlayer.cli.sim import open_with_progress
+
+
+def cmd_trace_stats(a: argparse.Namespace) -> None:
+    t = open_with_progress(a.trace, a.format, a.page_size, a.json)
+    s: dict[str, Any] = {"trace": str(a.trace), **t.stats()}
+    if a.json:
+        emit_json(s)
+        return
+    width = max(len(k) for k in s)
+    for k, v in s.items():
+        text = f"{v:.4f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
+        print(f"{k.ljust(width)}  {text}")
+
+
+def cmd_trace_convert(a: argparse.Namespace) -> None:
+    if Path(a.output).resolve() == Path(a.input).resolve():
+        raise UsageError("input and output are the same file")
+    n = atomic_output(
+        Path(a.output),
+        lambda tmp: _native.convert(a.input, tmp, a.from_format, a.to_format or out_format(a.output), a.page_size),
+    )
+    report_written(a, n, a.output)
+
+
+def cmd_gen_zipf(a: argparse.Namespace) -> None:
+    out_format(a.out)
+    n = atomic_output(
+        Path(a.out), lambda tmp: _native.gen_zipf(tmp, a.requests, a.pages, a.alpha, a.write_ratio, a.seed)
+    )
+    report_written(a, n, a.out)
+
+
+def cmd_gen_concat(a: argparse.Namespace) -> None:
+    out_format(a.out)
+    n = atomic_output(Path(a.out), lambda tmp: _native.concat(a.inputs, tmp, a.disjoint, a.format, a.page_size))
+    report_written(a, n, a.out)
+
+
+# Workload flags: (flag, parameter name, parse, default, help). Defaults are
+# the engine's; they are repeated here so that --help can state them.
+def _mix_ints(s: str) -> list[int]:
+    parts = s.split(",")
+    try:
+        vals = [int(p) for p in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 5 whole percentages like 45,43,4,4,4, found '{s}'") from None
+    if len(vals) != 5 or any(v < 0 for v in vals) or sum(vals) != 100:
+        raise argparse.ArgumentTypeError(f"expected 5 percentages >= 0 summing to 100, found '{s}'")
+    return vals
+
+
+def _mix_shares(s: str) -> list[float]:
+    try:
+        vals = [float(p) for p in s.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 3 shares like 0.2,0.4,0.4, found '{s}'") from None
+    if len(vals) != 3 or any(not 0 <= v <= 1 for v in vals) or abs(sum(vals) - 1) > 1e-9:
+        raise argparse.ArgumentTypeError(f"expected 3 shares in [0, 1] summing to 1, found '{s}'")
+    return vals
+
+
+def _share(name: str) -> Callable[[str], float]:
+    return float_arg(0.0, 1.0, name)
+
+
+PAGE = ("--page-size", "page_size", int_arg(512, "--page-size"), None, "page size in bytes, 512-32768")
+WORKLOADS: dict[str, tuple[str, list[tuple[str, str, Callable[[str], Any], Any, str]]]] = {
+    "tpcc": (
+        "TPC-C: nine tables on B+-trees and a heap, five transactions, NURand (TPC-C 5.11)",
+        [
+            ("--warehouses", "warehouses", int_arg(1, "--warehouses"), 1, "scale in warehouses"),
+            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
+            ("--mix", "mix", _mix_ints, "45,43,4,4,4",
+             "percent New-Order,Payment,Order-Status,Delivery,Stock-Level (sum 100)"),
+            (*PAGE[:3], 8192, PAGE[4]),
+        ],
+    ),
+    "tpcb": (
+        "TPC-B as pgbench runs it: accounts, tellers, branches, history",
+        [
+            ("--branches", "branches", int_arg(1, "--branches"), 1, "scale in branches (pgbench -s)"),
+            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
+            (*PAGE[:3], 8192, PAGE[4]),
+        ],
+    ),
+    "tatp": (
+        "TATP (TM1): four tables, seven transactions in the standard mix, NURand subscriber ids",
+        [
+            ("--scale", "scale", int_arg(1, "--scale"), 1, "subscribers in units of 100,000"),
+            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
+            (*PAGE[:3], 8192, PAGE[4]),
+        ],
+    ),
+    "tpch": (
+        "TPC-H-like DSS: lineitem scans, order ranges and order lookups through an index (read-only)",
+        [
+            ("--scale-factor", "scale_factor", float_arg(0.0, 100.0, "--scale-factor", lo_open=True), 0.01,
+             "TPC-H scale factor (1.0 = 1.5M orders, ~6M lineitems)"),
+            ("--queries", "queries", int_arg(1, "--queries"), 100, "queries to run"),
+            ("--mix", "mix", _mix_shares, "0.2,0.4,0.4", "shares of scan,range,lookup queries (sum 1)"),
+            (*PAGE[:3], 8192, PAGE[4]),
+        ],
+    ),
+    "btree": (
+        "Koltsidas & Viglas 2008 section 6: B+-tree of 16-byte keys and 80-byte payloads, query sets by page class",
+        [
+            ("--records", "records", int_arg(1, "--records"), 1_000_000, "records in the tree"),
+            ("--queries", "queries", int_arg(1, "--queries"), 100_000, "queries in the query set"),
+            ("--repeat", "repeat", int_arg(1, "--repeat"), 1, "times the query set runs"),
+            ("--read-only", "read_only", _share("--read-only"), 0.0, "share of keys only read (first in key order)"),
+            ("--update-only", "update_only", _share("--update-only"), 0.0, "share of keys only written (next)"),
+            ("--interesting", "interesting", _share("--interesting"), 0.0, "share of keys in the interesting set (next)"),
+            ("--interesting-read-prob", "interesting_read_prob", _share("--interesting-read-prob"), 0.5,
+             "read probability of interesting keys"),
+            ("--read-prob", "read_prob", _share("--read-prob"), 0.5, "read probability of the remaining keys"),
+            ("--range-share", "range_share", _share("--range-share"), 0.2, "share of reads that are range queries"),
+            ("--range-len", "range_len", int_arg(1, "--range-len"), 100, "records per range query"),
+            ("--insert-share", "insert_share", _share("--insert-share"), 0.3, "share of writes that are inserts"),
+            (*PAGE[:3], 4096, PAGE[4]),
+        ],
+    ),
+    "pdl-updates": (
+        "Kim, Whang & Song 2010 section 5.1: synthetic update operations on a relation",
+        [
+            ("--pages", "pages", int_arg(1, "--pages"), 51_200, "pages in the relation"),
+            ("--operations", "operations", int_arg(1, "--operations"), 100_000, "operations"),
+            ("--update-share", "update_share", _share("--update-share"), 1.0, "%UpdateOps as a fraction"),
+            ("--updates-till-write", "updates_till_write", int_arg(1, "--updates-till-write"), 1,
+             "N_updates_till_write: updates applied in memory per operation"),
+            ("--changed-share", "changed_share", float_arg(0.0, 1.0, "--changed-share", lo_open=True), 0.02,
+             "%ChangedByOneU_Op as a fraction of the page"),
+            (*PAGE[:3], 2048, PAGE[4]),
+        ],
+    ),
+}
+
+
+def cmd_gen_workload(a: argparse.Namespace) -> None:
+    out_format(a.out)
+    _, flags = WORKLOADS[a.generator]
+    params: dict[str, Any] = {}
+    for _flag, name, parse, default, _help in flags:
+        value = getattr(a, name)
+        if value is None:
+            # Defaults given as text ("45,43,4,4,4") go through the parser.
+            value = parse(default) if isinstance(default, str) else default
+        params[name] = value
+    report: dict[str, Any] = {}
+    with progress.bar(None, f"{a.generator}: loading", quiet=a.json) as bar:
+        last = 0
+
+        def tick(done: int, total: int) -> None:
+            nonlocal last
+            bar.describe(f"{a.generator}: {done:,}/{total:,} steps")
+            bar.advance(done - last)
+            last = done
+
+        def write(tmp: Path) -> int:
+            report.update(_native.gen_workload(a.generator, tmp, a.seed, params, a.with_bytes, a.frames, tick))
+            return int(report["requests"])
+
+        atomic_output(Path(a.out), write)
+    report["output"] = a.out
+    report["seed"] = a.seed
+    report["params"] = params
+    if a.json:
+        emit_json(report)
+        return
+    print(
+        f"wrote {report['requests']:,} requests to {a.out}: {report['steps']:,} steps in {report['run_seconds']:.1f} s "
+        f"({report['steps_per_second']:,.0f}/s) after a {report['load_seconds']:.1f} s load; "
+        f"database {report['db_pages']:,} pages",
+        file=sys.stderr,
+    )
+
+
+def cmd_capture_postgres(a: argparse.Namespace) -> None:
+    from flashlayer import capture
+
+    command = list(a.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    out_format(a.out)
+    summary: dict[str, Any] = {}
+
+    def write(tmp: Path) -> int:
+        opts = capture.CaptureOptions(
+            out=tmp, pg_bin=Path(a.pg_bin) if a.pg_bin else None, seconds=a.seconds, clients=a.clients,
+            scale=a.scale, shared_buffers=a.shared_buffers, command=command,
+        )
+        summary.update(capture.capture(opts, quiet=a.json))
+        return int(summary["requests"])
+
+    atomic_output(Path(a.out), write)
+    summary["output"] = a.out
+    if a.json:
+        emit_json(summary)
+    else:
+        print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) to {a.out}", file=sys.stderr)
+
+
+def add(sub: Any) -> None:
+    t = sub.add_parser("trace", help="inspect, convert and generate traces")
+    tsub = t.add_subparsers(dest="trace_command", required=True, metavar="ACTION", parser_class=Parser)
+
+    st = tsub.add_parser("stats", help="requests, writes, distinct pages, skew",
+                         description="Summary of a trace. hot20_share is the share of requests that go to the "
+                         "hottest 20% of pages (ceil(0.2 x distinct) pages by request count).")
+    st.add_argument("trace")
+    add_read_opts(st)
+    st.add_argument("--json", action="store_true", help="print a JSON object")
+    st.set_defaults(func=cmd_trace_stats)
+
+    cv = tsub.add_parser("convert", help="convert between formats",
+                         description="Convert IN (any input format) to OUT (csv, csv.gz or flt). The output is "
+                         "written to a temporary file and renamed only when complete.")
+    cv.add_argument("input", metavar="IN")
+    cv.add_argument("output", metavar="OUT")
+    add_read_opts(cv, "--from")
+    cv.add_argument("--to", dest="to_format", metavar="F", help="output format csv or flt (default: from OUT's name)")
+    cv.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
+    cv.set_defaults(func=cmd_trace_convert)
+
+    gen = tsub.add_parser("gen", help="generate synthetic traces")
+    gsub = gen.add_subparsers(dest="generator", required=True, metavar="WORKLOAD", parser_class=Parser)
+    z = gsub.add_parser("zipf", help="Zipf-distributed page references",
+                        description="Rank k is requested with probability proportional to 1/k^alpha; ranks are "
+                        "scattered over page ids 0..pages-1 by a fixed permutation. Deterministic for a seed.")
+    z.add_argument("--requests", type=int_arg(1, "--requests"), default=1_000_000, help="default: 1,000,000")
+    z.add_argument("--pages", type=int_arg(1, "--pages"), default=100_000, help="page universe (default: 100,000)")
+    z.add_argument("--alpha", type=float_arg(0.0, None, "--alpha", lo_open=True), default=0.99,
+                   help="Zipf exponent > 0 (default: 0.99)")
+    z.add_argument("--write-ratio", type=float_arg(0.0, 1.0, "--write-ratio"), default=0.2,
+                   help="probability that a request is a write (default: 0.2)")
+    z.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
+    z.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    z.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
+    z.set_defaults(func=cmd_gen_zipf)
+    for name, (about, flags) in WORKLOADS.items():
+        w = gsub.add_parser(name, help=about, description=about + ". The load phase is not recorded; every page fix "
+                            "of the run is one request (W if the page was modified). Deterministic for a seed. "
+                            "Output: .flt, .csv or .csv.gz.")
+        for flag, dest, parse, default, help_text in flags:
+            # argparse expands % in help texts; these are written for people.
+            text = f"{help_text} (default: {default})".replace("%", "%%")
+            w.add_argument(flag, dest=dest, type=parse, default=None, help=text)
+        w.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
+        w.add_argument("--with-bytes", action="store_true",
+                       help="also record the byte ranges each write changed (for PDL and IPL)")
+        w.add_argument("--frames", type=int_arg(8, "--frames"), default=16384,
+                       help="frames of the generating buffer pool; bounds memory only, the trace does not depend "
+                       "on it (default: 16384)")
+        w.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+        w.add_argument("--json", action="store_true", help="print the generation report as JSON")
+        w.set_defaults(func=cmd_gen_workload)
+    c = gsub.add_parser("concat", help="join traces in phases (CASA's CONCAT)",
+                        description="Join traces one after another, e.g. OLTP DSS OLTP DSS as in CASA section 5.1. "
+                        "Deterministic; takes no seed. With --disjoint each distinct input gets its own page-id "
+                        "space (tag in the top 8 bits), and an input named twice refers to the same pages.")
+    c.add_argument("inputs", nargs="+", metavar="IN")
+    c.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    c.add_argument("--disjoint", action="store_true", help="keep the inputs' pages apart (default: shared ids)")
+    add_read_opts(c)
+    c.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
+    c.set_defaults(func=cmd_gen_concat)
+
+    cap = tsub.add_parser("capture", help="record the buffer reference string of a real database")
+    csub = cap.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=Parser)
+    pg = csub.add_parser(
+        "postgres",
+        help="trace an unmodified PostgreSQL with bpftrace",
+        description="Start a throwaway PostgreSQL cluster on a free loopback port, attach bpftrace to the probe "
+        "buffer__read__done (one R per page request) and to MarkBufferDirty (one W when a page is modified), run "
+        "a workload, and write 'page,op' with page id (relfilenode << 34) | (fork << 32) | block. Needs root, "
+        "bpftrace and Debian's postgresql package (built with dtrace probes). The default workload initialises "
+        "pgbench (not traced) and traces a timed pgbench run; '-- COMMAND ...' traces any command instead, run "
+        "with PGHOST, PGPORT, PGUSER and PGDATABASE pointing at the cluster.",
+    )
+    pg.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=10, help="pgbench run time (default: 10)")
+    pg.add_argument("--clients", type=int_arg(1, "--clients"), default=4, help="pgbench clients (default: 4)")
+    pg.add_argument("--scale", type=int_arg(1, "--scale"), default=1, help="pgbench scale factor (default: 1)")
+    pg.add_argument("--shared-buffers", default="16MB", help="the cluster's shared_buffers (default: 16MB)")
+    pg.add_argument("--pg-bin", metavar="DIR", help="server bin folder (default: newest /usr/lib/postgresql/*/bin)")
+    pg.add_argument("--json", action="store_true", help="print a summary (requests, writes, relation filenodes)")
+    pg.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: a workload to trace instead of pgbench")
+    pg.set_defaults(func=cmd_capture_postgres)

@@ -1,0 +1,82 @@
+"""The shapes of what the engine returns, as ``TypedDict``s: rows of
+``flashlayer sim --json`` (`SimResult`), trace statistics, device costs and
+workload generation reports."""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = ["DeviceInfo", "GenReport", "Preset", "Series", "SimResult", "TraceStats"]
+
+
+class Series(TypedDict):
+    """Counters sampled every ``series_every`` requests."""
+
+    requests: list[int]
+    hits: list[int]
+    physical_reads: list[int]
+    physical_writes: list[int]
+    virtual_time: list[float]
+
+
+class SimResult(TypedDict):
+    """One run: a row of ``flashlayer sim --json``."""
+
+    policy: str
+    buffer_pages: int
+    device: str
+    cost_unit: Literal["us", "units"]
+    requests: int
+    reads: int
+    writes: int
+    hits: int
+    misses: int
+    miss_ratio: float
+    physical_reads: int
+    physical_writes: int
+    dirty_evictions: int
+    dirty_at_end: int
+    virtual_time: float
+    seconds: float
+    requests_per_second: float
+    flush_at_end: bool
+    series: NotRequired[Series]
+    #: Set by ``flashlayer.simulate`` and ``flashlayer.sweep``: the size asked
+    #: for ("5%" or "2000") and the share of the trace's distinct pages.
+    buffer_spec: NotRequired[str]
+    buffer_share: NotRequired[float]
+
+
+class TraceStats(TypedDict):
+    requests: int
+    reads: int
+    writes: int
+    distinct_pages: int
+    pages_written: int
+    write_share: float
+    hot20_share: float
+
+
+class DeviceInfo(TypedDict):
+    name: str
+    read: float
+    write: float
+    seq_read: float
+    seq_write: float
+    erase: float | None
+    unit: Literal["us", "units"]
+
+
+class Preset(DeviceInfo):
+    source: str
+
+
+class GenReport(TypedDict):
+    workload: str
+    requests: int
+    steps: int
+    db_pages: int
+    load_seconds: float
+    run_seconds: float
+    steps_per_second: float
+    summary: dict[str, int]
