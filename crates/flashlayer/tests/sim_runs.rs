@@ -98,3 +98,63 @@ fn an_error_from_the_progress_callback_stops_the_run() {
     assert!(matches!(r, Err(Error::Cancelled)));
     assert_eq!(calls, 1, "the run stopped at the first callback");
 }
+
+/// Drives `p` over `trace` like the simulator; before every real eviction
+/// of `p` a trial eviction (under a pseudo-random pin set when `trial`) is
+/// undone with `reinstate`. Returns the victims.
+fn victims<P: flashlayer::policy::Policy>(
+    mut p: P,
+    trace: &[(u32, Op)],
+    trial: bool,
+) -> Vec<flashlayer::policy::Victim> {
+    let cost = flashlayer::types::PageCost {
+        read: 1.0,
+        write: 1.0,
+    };
+    let mut out = Vec::new();
+    for (i, &(page, op)) in trace.iter().enumerate() {
+        if p.access(page, op) {
+            continue;
+        }
+        if p.len() == p.capacity() {
+            if trial {
+                let pinned = |q: u32| (q as usize * 7 + i) % 3 == 0;
+                if let Some(v) = p.evict(|q| !pinned(q)) {
+                    p.reinstate(v);
+                }
+            }
+            out.push(p.evict(|_| true).expect("a full buffer has a victim"));
+        }
+        p.insert(page, op, cost);
+    }
+    out.push(flashlayer::policy::Victim {
+        page: p.dirty_count() as u32,
+        dirty: false,
+    });
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// `reinstate` right after `evict` leaves every policy deciding exactly
+    /// as if the eviction had never been tried.
+    #[test]
+    fn an_undone_eviction_changes_no_later_decision(
+        cap in 1usize..8,
+        raw in proptest::collection::vec((0u32..20, proptest::bool::ANY), 1..300),
+    ) {
+        use flashlayer::policy::*;
+        let t: Vec<(u32, Op)> = raw.iter().map(|&(p, w)| (p, if w { Op::Write } else { Op::Read })).collect();
+        let words: Vec<u32> = t.iter().map(|&(p, op)| flashlayer::types::pack(p, op)).collect();
+        proptest::prop_assert_eq!(victims(Lru::new(cap), &t, true), victims(Lru::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Fifo::new(cap), &t, true), victims(Fifo::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Clock::new(cap), &t, true), victims(Clock::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(TwoQ::new(cap), &t, true), victims(TwoQ::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Arc::new(cap), &t, true), victims(Arc::new(cap), &t, false));
+        proptest::prop_assert_eq!(
+            victims(Belady::new(cap, &words).unwrap(), &t, true),
+            victims(Belady::new(cap, &words).unwrap(), &t, false)
+        );
+    }
+}

@@ -103,6 +103,11 @@ impl Policy for Arc {
     }
 
     #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+    }
+
+    #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         let (b1, b2) = (self.l.len(B1) as f64, self.l.len(B2) as f64);
         match self.l.list_of(page) {

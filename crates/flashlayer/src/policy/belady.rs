@@ -1,36 +1,146 @@
 //! Belady's MIN (1966): the offline, miss-optimal policy. It evicts the
 //! resident page whose next use lies furthest in the future.
 //!
-//! Tie rule (issue #2): among pages never used again, a clean one is evicted
-//! before a dirty one, which saves write-backs without costing a miss.
+//! Tie rule: among pages never used again, a clean one is evicted before a
+//! dirty one, which saves write-backs without costing a miss; among pages of
+//! the same kind, the one that became "never used again" last goes first.
 //!
 //! Belady must see the whole trace first: [`Belady::new`] computes the next
-//! use of every request in one backward pass, O(requests) memory (4 bytes per
-//! request plus 4 per page). It must then be driven by exactly that trace, in
-//! order; each `access` hit and each `insert` consumes one request. Resident
-//! pages sit in an indexed max-heap keyed by next use, O(log capacity) a
-//! request.
+//! use of every request in one backward pass. It must then be driven by
+//! exactly that trace, in order; each `access` hit and each `insert`
+//! consumes one request.
+//!
+//! Data structure: each request index is the next use of at most one earlier
+//! request, so the next uses of the resident pages are distinct request
+//! indices. They are kept as set bits of a hierarchical bitmap over the
+//! trace ([`Marks`], 64-way), and the page behind a set bit is the page of
+//! that request. The victim is the highest set bit, found in one step per
+//! level (four for 16M requests); a hit clears the current bit, which is
+//! cache-hot, and sets one other. Pages never used again sit on two stacks
+//! (clean, dirty; the newest goes first). Memory: 8 bytes per request (next
+//! use and page) plus a bit, and 5 bytes per page; no step is
+//! O(log capacity).
 
-use super::list::NIL;
+use super::list::prefetch;
 use super::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, MAX_DENSE};
 
 const NEVER: u32 = u32::MAX;
+const RESIDENT: u8 = 1;
+const DIRTY_FLAG: u8 = 2;
+
+/// How many requests ahead the bitmap word of a coming next use is loaded.
+const AHEAD: usize = 16;
+
+/// A set of indices below `n` with predecessor search: level 0 has a bit per
+/// index, each higher level a bit per non-empty word of the level below, up
+/// to a single word.
+#[derive(Clone, Debug)]
+struct Marks {
+    levels: Vec<Vec<u64>>,
+}
+
+impl Marks {
+    fn new(n: usize) -> Self {
+        let mut levels = Vec::new();
+        let mut words = n.div_ceil(64).max(1);
+        loop {
+            levels.push(vec![0u64; words]);
+            if words == 1 {
+                break;
+            }
+            words = words.div_ceil(64);
+        }
+        Marks { levels }
+    }
+
+    #[inline]
+    fn set(&mut self, mut k: usize) {
+        for level in &mut self.levels {
+            let w = &mut level[k >> 6];
+            let was = *w;
+            *w |= 1 << (k & 63);
+            if was != 0 {
+                return;
+            }
+            k >>= 6;
+        }
+    }
+
+    #[inline]
+    fn clear(&mut self, mut k: usize) {
+        for level in &mut self.levels {
+            let w = &mut level[k >> 6];
+            *w &= !(1 << (k & 63));
+            if *w != 0 {
+                return;
+            }
+            k >>= 6;
+        }
+    }
+
+    /// The highest index `<= k` at `level` that is set.
+    fn prev_at(&self, level: usize, k: usize) -> Option<usize> {
+        let (w, b) = (k >> 6, k & 63);
+        let bits = self.levels[level][w] & (u64::MAX >> (63 - b));
+        if bits != 0 {
+            return Some(w << 6 | (63 - bits.leading_zeros() as usize));
+        }
+        if w == 0 {
+            return None;
+        }
+        // The highest non-empty word of this level below `w`.
+        let word = self.prev_at(level + 1, w - 1)?;
+        let bits = self.levels[level][word];
+        Some(word << 6 | (63 - bits.leading_zeros() as usize))
+    }
+
+    /// The highest set index `<= k`.
+    #[inline]
+    fn prev(&self, k: usize) -> Option<usize> {
+        self.prev_at(0, k)
+    }
+
+    #[inline]
+    fn word(&self, k: usize) -> &u64 {
+        &self.levels[0][k >> 6]
+    }
+}
 
 /// Belady's offline MIN policy.
 #[derive(Clone, Debug)]
 pub struct Belady {
     cap: usize,
+    /// Per request: the index of the same page's next request, or 0 if
+    /// there is none (a next use is always later than its request, so 0 is
+    /// free; and a zeroed vector costs no pass over memory).
     next_use: Vec<u32>,
+    /// Per request: its page.
+    page_of: Vec<u32>,
     t: usize,
-    /// Max-heap of (key, page); keys inline so sifting touches one array.
-    heap: Vec<(u64, u32)>,
-    pos: Vec<u32>,
-    dirty: Vec<bool>,
+    /// The next uses of resident pages.
+    marks: Marks,
+    /// Per page: its next use while resident.
+    key: Vec<u32>,
+    /// Per page: `RESIDENT` and `DIRTY_FLAG` bits.
+    flags: Vec<u8>,
+    /// Resident pages never used again, clean (`[0]`) and dirty (`[1]`),
+    /// newest last. An entry is stale once its page left, or changed from
+    /// clean to dirty or back; stale entries are skipped and dropped.
+    never: [Vec<u32>; 2],
+    len: usize,
     dirty_count: usize,
-    scratch: Vec<(u64, u32)>,
-    /// Heap key of the last victim, for [`Policy::reinstate`].
-    undo_key: u64,
+    /// The last victim's next use and, if it was never used again, its place
+    /// in its stack, for [`Policy::reinstate`].
+    undo: (u32, usize),
+}
+
+/// A vector of `n` zeros from the allocator's zeroed memory (no pass over
+/// it), or `None` if it cannot be had. `vec![0; n]` aborts the process when
+/// memory runs out, so a fallible reservation asks first.
+fn zeroed(n: usize) -> Option<Vec<u32>> {
+    Vec::<u32>::new().try_reserve_exact(n).ok()?;
+    Some(vec![0; n])
 }
 
 impl Belady {
@@ -38,161 +148,168 @@ impl Belady {
     /// words (see [`crate::types::pack`]). Fails if the trace has `u32::MAX`
     /// requests or more.
     pub fn new(capacity: usize, trace: &[u32]) -> crate::Result<Self> {
-        Self::from_words(capacity, trace.len(), trace.iter().rev().copied())
+        Self::build(capacity, trace.len(), 0, |i| trace[i])
     }
 
-    /// Like [`Belady::new`], from the trace's `len` words given back to
-    /// front (so a mapped `flt` file needs no copy).
-    pub fn from_words(
+    /// Like [`Belady::new`], from the little-endian words of an `flt` file's
+    /// request section (so a mapped file needs no copy); `pages` is the
+    /// number of distinct pages, a hint for sizing.
+    pub fn from_bytes(capacity: usize, bytes: &[u8], pages: usize) -> crate::Result<Self> {
+        Self::build(capacity, bytes.len() / 4, pages, |i| {
+            let b = &bytes[4 * i..4 * i + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        })
+    }
+
+    /// One backward pass over the `len` words that `word(i)` gives.
+    fn build(
         capacity: usize,
         len: usize,
-        rev_words: impl Iterator<Item = u32>,
+        pages: usize,
+        word: impl Fn(usize) -> u32,
     ) -> crate::Result<Self> {
         if len >= NEVER as usize {
             return Err(crate::Error::invalid(
                 "Belady supports fewer than 2^32 - 1 requests",
             ));
         }
-        let mut last: Vec<u32> = Vec::new();
-        let mut next_use = vec![NEVER; len];
-        let mut i = len;
-        for w in rev_words.take(len) {
-            i -= 1;
-            let p = (w & MAX_DENSE) as usize;
-            if p >= last.len() {
-                last.resize((p + 1).max(last.len() * 2), NEVER);
+        let too_big = || {
+            crate::Error::invalid(format!(
+                "Belady needs {} MB for {len} requests, more than can be allocated",
+                (len * 8) >> 20
+            ))
+        };
+        let mut next_use: Vec<u32> = zeroed(len).ok_or_else(too_big)?;
+        let mut page_of: Vec<u32> = zeroed(len).ok_or_else(too_big)?;
+        let mut last: Vec<u32> = vec![0; pages];
+        for i in (0..len).rev() {
+            // Random accesses to `last`: load a slot a little further back
+            // while this one is served.
+            if i >= AHEAD {
+                if let Some(slot) = last.get((word(i - AHEAD) & MAX_DENSE) as usize) {
+                    prefetch(slot);
+                }
             }
-            next_use[i] = last[p];
-            last[p] = i as u32;
+            let p = word(i) & MAX_DENSE;
+            if p as usize >= last.len() {
+                last.resize((p as usize + 1).max(last.len() * 2), 0);
+            }
+            next_use[i] = last[p as usize];
+            page_of[i] = p;
+            last[p as usize] = i as u32;
         }
         let pages = last.len();
         Ok(Belady {
             cap: capacity,
             next_use,
+            page_of,
             t: 0,
-            heap: Vec::with_capacity(capacity),
-            pos: vec![NIL; pages],
-            dirty: vec![false; pages],
+            marks: Marks::new(len),
+            key: vec![NEVER; pages],
+            flags: vec![0; pages],
+            never: [Vec::new(), Vec::new()],
+            len: 0,
             dirty_count: 0,
-            scratch: Vec::new(),
-            undo_key: 0,
+            undo: (NEVER, 0),
         })
     }
 
     #[inline]
-    fn key_for(next: u32, dirty: bool) -> u64 {
-        if next == NEVER {
-            u64::MAX - u64::from(dirty)
-        } else {
-            u64::from(next)
-        }
+    fn resident(&self, page: DenseId) -> bool {
+        self.flags
+            .get(page as usize)
+            .is_some_and(|f| f & RESIDENT != 0)
     }
 
     #[inline]
-    fn resident(&self, page: DenseId) -> bool {
-        self.pos.get(page as usize).is_some_and(|&p| p != NIL)
+    fn dirty(&self, page: DenseId) -> bool {
+        self.flags[page as usize] & DIRTY_FLAG != 0
+    }
+
+    /// Takes the next request's next use (`NEVER` if none), loading the
+    /// bitmap word a coming request will set.
+    #[inline]
+    fn consume(&mut self) -> u32 {
+        if let Some(&ahead) = self.next_use.get(self.t + AHEAD) {
+            if ahead != 0 {
+                prefetch(self.marks.word(ahead as usize));
+            }
+        }
+        let next = self.next_use[self.t];
+        self.t += 1;
+        if next == 0 {
+            NEVER
+        } else {
+            next
+        }
+    }
+
+    /// Files a resident page under its next use.
+    #[inline]
+    fn file(&mut self, page: DenseId, next: u32) {
+        self.key[page as usize] = next;
+        if next == NEVER {
+            self.never[usize::from(self.dirty(page))].push(page);
+        } else {
+            self.marks.set(next as usize);
+        }
+    }
+
+    /// Takes a resident page out of the bitmap (its stack entry, if it was
+    /// never used again, goes stale by itself).
+    #[inline]
+    fn unfile(&mut self, page: DenseId) {
+        let next = self.key[page as usize];
+        if next != NEVER {
+            self.marks.clear(next as usize);
+        }
+        self.key[page as usize] = NEVER - 1;
+    }
+
+    /// Whether an entry of stack `dirty` stands for a resident page.
+    #[inline]
+    fn live(&self, page: DenseId, dirty: bool) -> bool {
+        self.resident(page) && self.key[page as usize] == NEVER && self.dirty(page) == dirty
     }
 
     fn set_dirty(&mut self, page: DenseId, dirty: bool) {
-        let d = &mut self.dirty[page as usize];
-        if *d != dirty {
-            *d = dirty;
-            if dirty {
-                self.dirty_count += 1;
-            } else {
-                self.dirty_count -= 1;
-            }
+        if self.dirty(page) == dirty {
+            return;
         }
-    }
-
-    #[inline]
-    fn place(&mut self, i: usize, e: (u64, u32)) {
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
-    }
-
-    /// Moves the entry at `i` up while it beats its parent (hole method).
-    #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if p.0 >= e.0 {
-                break;
-            }
-            self.place(i, p);
-            i = parent;
-        }
-        self.place(i, e);
-    }
-
-    /// Moves the entry at `i` down while a child beats it (hole method).
-    #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let big = if r < n && self.heap[r].0 > self.heap[l].0 {
-                r
-            } else {
-                l
-            };
-            let c = self.heap[big];
-            if c.0 <= e.0 {
-                break;
-            }
-            self.place(i, c);
-            i = big;
-        }
-        self.place(i, e);
-    }
-
-    fn key_of(&self, page: DenseId) -> u64 {
-        self.heap[self.pos[page as usize] as usize].0
-    }
-
-    fn rekey(&mut self, page: DenseId, key: u64) {
-        let i = self.pos[page as usize] as usize;
-        let old = self.heap[i].0;
-        self.heap[i].0 = key;
-        if key > old {
-            self.sift_up(i);
-        } else if key < old {
-            self.sift_down(i);
-        }
-    }
-
-    fn push(&mut self, page: DenseId, key: u64) {
-        self.heap.push((key, page));
-        let i = self.heap.len() - 1;
-        self.sift_up(i);
-    }
-
-    fn pop_at(&mut self, i: usize) -> (u64, DenseId) {
-        let last = self.heap.pop().expect("heap is not empty");
-        let removed = if i < self.heap.len() {
-            let removed = self.heap[i];
-            self.place(i, last);
-            self.sift_down(i);
-            self.sift_up(self.pos[last.1 as usize] as usize);
-            removed
+        self.flags[page as usize] ^= DIRTY_FLAG;
+        if dirty {
+            self.dirty_count += 1;
         } else {
-            last
-        };
-        self.pos[removed.1 as usize] = NIL;
-        removed
+            self.dirty_count -= 1;
+        }
+        if self.key[page as usize] == NEVER {
+            // Its old entry is stale now; file it in the other stack.
+            self.never[usize::from(dirty)].push(page);
+            self.compact();
+        }
     }
 
-    fn consume(&mut self) -> u32 {
-        let next = self.next_use[self.t];
-        self.t += 1;
-        next
+    /// Drops stale entries once they outnumber the buffer, keeping the
+    /// stacks O(capacity).
+    fn compact(&mut self) {
+        for d in 0..2 {
+            if self.never[d].len() > 2 * self.cap + 64 {
+                let mut stack = std::mem::take(&mut self.never[d]);
+                stack.retain(|&p| self.live(p, d == 1));
+                stack.dedup();
+                self.never[d] = stack;
+            }
+        }
+    }
+
+    /// Removes a resident page; returns whether it was dirty.
+    fn take(&mut self, page: DenseId) -> bool {
+        self.unfile(page);
+        let dirty = self.dirty(page);
+        self.flags[page as usize] = 0;
+        self.dirty_count -= usize::from(dirty);
+        self.len -= 1;
+        dirty
     }
 }
 
@@ -204,16 +321,24 @@ impl Policy for Belady {
         self.cap
     }
     fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
     fn contains(&self, page: DenseId) -> bool {
         self.resident(page)
     }
     fn is_dirty(&self, page: DenseId) -> bool {
-        self.resident(page) && self.dirty[page as usize]
+        self.resident(page) && self.dirty(page)
     }
     fn dirty_count(&self) -> usize {
         self.dirty_count
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        if let Some(f) = self.flags.get(page as usize) {
+            prefetch(f);
+            prefetch(&self.key[page as usize]);
+        }
     }
 
     #[inline]
@@ -221,72 +346,101 @@ impl Policy for Belady {
         if !self.resident(page) {
             return false;
         }
-        if op.is_write() {
-            self.set_dirty(page, true);
+        self.unfile(page);
+        if op.is_write() && !self.dirty(page) {
+            self.flags[page as usize] |= DIRTY_FLAG;
+            self.dirty_count += 1;
         }
         let next = self.consume();
-        let key = Self::key_for(next, self.dirty[page as usize]);
-        self.rekey(page, key);
+        self.file(page, next);
         true
     }
 
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
-        debug_assert!(self.len() < self.cap);
-        self.set_dirty(page, op.is_write());
+        debug_assert!(self.len < self.cap);
+        if page as usize >= self.flags.len() {
+            self.flags.resize(page as usize + 1, 0);
+            self.key.resize(page as usize + 1, NEVER);
+        }
+        self.flags[page as usize] = RESIDENT | if op.is_write() { DIRTY_FLAG } else { 0 };
+        self.dirty_count += usize::from(op.is_write());
+        self.len += 1;
         let next = self.consume();
-        self.push(page, Self::key_for(next, op.is_write()));
+        self.file(page, next);
     }
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
-        let mut found = None;
-        while !self.heap.is_empty() {
-            let (key, page) = self.pop_at(0);
-            if evictable(page) {
-                found = Some(page);
-                self.undo_key = key;
-                break;
+        let mut page = None;
+        'stacks: for d in 0..2 {
+            let mut i = self.never[d].len();
+            while i > 0 {
+                i -= 1;
+                let p = self.never[d][i];
+                if !self.live(p, d == 1) {
+                    if i + 1 == self.never[d].len() {
+                        self.never[d].pop();
+                    }
+                    continue;
+                }
+                if evictable(p) {
+                    self.never[d].remove(i);
+                    self.undo = (NEVER, i);
+                    page = Some(p);
+                    break 'stacks;
+                }
             }
-            self.scratch.push((key, page));
         }
-        while let Some((k, p)) = self.scratch.pop() {
-            self.push(p, k);
+        if page.is_none() {
+            // Highest next use first; `k` bounds the search from above.
+            let mut k = self.page_of.len();
+            while k > 0 {
+                let Some(m) = self.marks.prev(k - 1) else {
+                    break;
+                };
+                let p = self.page_of[m];
+                if evictable(p) {
+                    self.undo = (m as u32, 0);
+                    page = Some(p);
+                    // The next victim is likely the next lower mark: its
+                    // page sits at a random place in a large array.
+                    if let Some(n) = m.checked_sub(1).and_then(|k| self.marks.prev(k)) {
+                        prefetch(&self.page_of[n]);
+                    }
+                    break;
+                }
+                k = m;
+            }
         }
-        let page = found?;
-        let dirty = self.dirty[page as usize];
-        self.set_dirty(page, false);
+        let page = page?;
+        let dirty = self.take(page);
         Some(Victim { page, dirty })
     }
 
     fn reinstate(&mut self, v: Victim) {
-        self.set_dirty(v.page, v.dirty);
-        self.push(v.page, self.undo_key);
+        let (next, at) = self.undo;
+        self.flags[v.page as usize] = RESIDENT | if v.dirty { DIRTY_FLAG } else { 0 };
+        self.dirty_count += usize::from(v.dirty);
+        self.len += 1;
+        self.key[v.page as usize] = next;
+        if next == NEVER {
+            self.never[usize::from(v.dirty)].insert(at, v.page);
+        } else {
+            self.marks.set(next as usize);
+        }
     }
 
     fn mark_dirty(&mut self, page: DenseId) {
-        if self.resident(page) && !self.dirty[page as usize] {
+        if self.resident(page) {
             self.set_dirty(page, true);
-            if self.key_of(page) == u64::MAX {
-                self.rekey(page, u64::MAX - 1);
-            }
         }
     }
     fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.resident(page) && self.dirty[page as usize] {
+        if self.resident(page) {
             self.set_dirty(page, false);
-            if self.key_of(page) == u64::MAX - 1 {
-                self.rekey(page, u64::MAX);
-            }
         }
     }
     fn remove(&mut self, page: DenseId) -> Option<bool> {
-        if !self.resident(page) {
-            return None;
-        }
-        let i = self.pos[page as usize] as usize;
-        self.pop_at(i);
-        let dirty = self.dirty[page as usize];
-        self.set_dirty(page, false);
-        Some(dirty)
+        self.resident(page).then(|| self.take(page))
     }
 }

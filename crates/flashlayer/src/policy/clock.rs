@@ -74,6 +74,15 @@ impl Clock {
         }
     }
 
+    /// Gives back the reference bits the last scan cleared and puts the hand
+    /// where the scan started.
+    fn restore_scan(&mut self) {
+        for &c in &self.undo_cleared {
+            self.referenced[c as usize] = true;
+        }
+        self.hand = self.undo_hand;
+    }
+
     fn clear_frame(&mut self, frame: usize) -> bool {
         let page = self.frames[frame];
         let dirty = self.dirty[frame];
@@ -105,6 +114,13 @@ impl Policy for Clock {
     }
     fn dirty_count(&self) -> usize {
         self.dirty_count
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        if let Some(s) = self.slot.get(page as usize) {
+            super::list::prefetch(s);
+        }
     }
 
     #[inline]
@@ -154,6 +170,9 @@ impl Policy for Clock {
             let dirty = self.clear_frame(f);
             return Some(Victim { page, dirty });
         }
+        // Nothing evictable: the turns changed nothing, as far as anyone
+        // can tell.
+        self.restore_scan();
         None
     }
 
@@ -164,10 +183,7 @@ impl Policy for Clock {
         self.slot[v.page as usize] = f as u32;
         self.len += 1;
         self.set_dirty(f, v.dirty);
-        for &c in &self.undo_cleared {
-            self.referenced[c as usize] = true;
-        }
-        self.hand = self.undo_hand;
+        self.restore_scan();
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

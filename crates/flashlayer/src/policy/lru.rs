@@ -66,6 +66,11 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     }
 
     #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+    }
+
+    #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         if self.l.list_of(page) != L {
             return false;

@@ -124,6 +124,14 @@ pub trait Policy {
         let _ = (victim, out);
     }
 
+    /// A hint that `page` will be requested soon: a policy may start loading
+    /// its per-page state into the cache, so that the request does not wait
+    /// for memory. Must not change anything. Default: nothing.
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        let _ = page;
+    }
+
     /// Observes the cost of a physical I/O (measured latency or virtual cost),
     /// for policies that learn the device's asymmetry. Default: ignored.
     fn observe_io(&mut self, kind: IoKind, cost: f64) {

@@ -93,6 +93,11 @@ impl Policy for TwoQ {
     }
 
     #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+    }
+
+    #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         match self.l.list_of(page) {
             AM => self.l.move_front(AM, page),

@@ -13,6 +13,11 @@ use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
 use crate::types::{unpack, DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
+/// How many requests ahead [`Simulator::run_bytes`] prefetches: far enough
+/// to hide a load from the last-level cache or memory behind the requests
+/// in between, near enough that the line is still there when needed.
+const PREFETCH_DISTANCE: usize = 16;
+
 /// Replays requests against a policy over a store.
 #[derive(Debug)]
 pub struct Simulator<P: Policy, S: PageStore> {
@@ -74,6 +79,25 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
             self.point();
         }
         Ok(hit)
+    }
+
+    /// Serves the packed request words of `bytes` (little-endian `u32`s, as
+    /// in an `flt` file), telling the policy a few requests ahead which
+    /// pages come next ([`Policy::prefetch`]).
+    pub fn run_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        let words = bytes.len() / 4;
+        let word = |i: usize| {
+            let b = &bytes[4 * i..4 * i + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        for i in 0..words {
+            if i + PREFETCH_DISTANCE < words {
+                self.policy.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
+            }
+            let (p, op) = unpack(word(i));
+            self.request(p, op)?;
+        }
+        Ok(())
     }
 
     /// Serves packed request words ([`crate::types::pack`]).
@@ -252,11 +276,7 @@ pub fn run(
             progress,
         ),
         PolicyKind::Belady => {
-            let rev = trace
-                .request_bytes()
-                .rchunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")));
-            let policy = Belady::from_words(cap, trace.len(), rev)?;
+            let policy = Belady::from_bytes(cap, trace.request_bytes(), pages)?;
             replay(policy, store, trace, opts, progress)
         }
     }
@@ -272,11 +292,7 @@ fn replay<P: Policy, S: PageStore>(
     let mut sim = Simulator::new(policy, store).with_series(opts.series_every);
     let mut done = 0u64;
     for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-        sim.run_words(
-            chunk
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
-        )?;
+        sim.run_bytes(chunk)?;
         done += (chunk.len() / 4) as u64;
         progress(done)?;
     }
