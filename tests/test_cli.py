@@ -1,4 +1,4 @@
-"""The CLI contract of issue #2: names, flags, JSON fields, and one-line
+"""The CLI contract: names, flags, JSON fields, and one-line
 errors with exit code 2 for every user mistake."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 //! `cargo bench -p flashlayer --bench policies`.
 //!
 //! The workload is a 2M-request Zipf trace (alpha 0.8 over 220,000 pages,
-//! 20% writes) with a 9,000-page buffer: the benchmark scaled down
+//! 20% writes) with a 9,000-page buffer: `flashlayer bench`'s workload scaled down
 //! 5x so a run takes seconds. `flashlayer bench` measures the full-size
 //! workload end to end.
 

@@ -35,3 +35,8 @@ pub mod workload;
 
 pub use error::{Error, Result};
 pub use types::{DenseId, Metrics, Op, PageId, Request};
+
+/// The README's Rust example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -7,19 +7,33 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.cli.common import add_read_opts, emit_json, float_arg, int_arg, print_table, split
+from flashlayer.cli.common import (
+    UsageError,
+    add_read_opts,
+    buffer_specs,
+    emit_json,
+    float_arg,
+    int_arg,
+    print_table,
+    split,
+)
 
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
     policies = [_native.policy_name(p) for p in split(a.policies, "policies")]
+    if a.libcachesim:
+        return _compare(a, policies)
+    buffers = buffer_specs(a.buffer)
+    if len(buffers) != 1:
+        raise UsageError("bench takes one buffer size")
     result = bench.run(
         requests=a.requests,
         pages=a.pages,
         alpha=a.alpha,
         write_ratio=a.write_ratio,
-        buffer_pages=a.buffer,
+        buffer=buffers[0],
         policies=policies,
         repeat=a.repeat,
         seed=a.seed,
@@ -45,20 +59,52 @@ def run(a: argparse.Namespace) -> None:
     )
 
 
+def _compare(a: argparse.Namespace, policies: list[str]) -> None:
+    from flashlayer import compare
+
+    buffers = buffer_specs(a.buffer)
+    if len(buffers) != 1 or not isinstance(buffers[0], int):
+        raise UsageError("with --libcachesim, --buffer is one cache size in objects")
+    result = compare.run(Path(a.trace) if a.trace else None, buffers[0], policies, a.repeat, quiet=a.json)
+    if a.json:
+        emit_json(result)
+        return
+    t = result["trace"]
+    print(f"trace: {t['name']}, {t['requests']:,} requests, {t['distinct_pages']:,} distinct objects; cache "
+          f"{result['cache_objects']:,} objects; libCacheSim {result['libcachesim_version']}; in-process replay, "
+          f"median of {result['repeat']}")
+    print_table(
+        result["policies"],
+        [("policy", "policy"), ("libcachesim_seconds", "libCacheSim s"), ("flashlayer_seconds", "flashlayer s"),
+         ("speedup", "speedup"), ("libcachesim_miss_ratio", "their miss ratio"),
+         ("flashlayer_miss_ratio", "our miss ratio"), ("same_miss_ratio", "same")],
+    )
+
+
 def add(sub: Any) -> None:
     b = sub.add_parser("bench", help="measure simulator throughput per policy",
                        description="Generate a Zipf trace (default: 10M requests over 1.1M pages, ~1.05M distinct, 20% "
                        "writes), convert it to flt, and time each policy end to end (open + replay), single-threaded, "
                        "best of --repeat runs. Reports requests/s and the ratio to LRU.")
-    b.add_argument("--requests", type=int_arg(1, "--requests"), default=10_000_000)
+    b.add_argument("--requests", type=int_arg(1, "--requests"), default=10_000_000,
+                   help="Zipf requests (default: 10,000,000)")
     b.add_argument("--pages", type=int_arg(1, "--pages"), default=1_100_000, help="Zipf page universe (default: 1,100,000; gives ~1.05M distinct)")
-    b.add_argument("--alpha", type=float_arg(0.0, None, "--alpha", lo_open=True), default=0.8)
-    b.add_argument("--write-ratio", type=float_arg(0.0, 1.0, "--write-ratio"), default=0.2)
-    b.add_argument("--buffer", type=int_arg(1, "--buffer"), default=45_000, help="buffer pages (default: 45,000)")
-    b.add_argument("--policies", default="lru,fifo,clock,2q,arc,belady", metavar="P[,P...]")
-    b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3, help="runs per policy; best is kept (default: 3)")
-    b.add_argument("--seed", type=int_arg(0, "--seed"), default=42)
+    b.add_argument("--alpha", type=float_arg(0.0, None, "--alpha", lo_open=True), default=0.8,
+                   help="Zipf exponent (default: 0.8)")
+    b.add_argument("--write-ratio", type=float_arg(0.0, 1.0, "--write-ratio"), default=0.2,
+                   help="share of writes (default: 0.2)")
+    b.add_argument("--buffer", default="45000", metavar="N",
+                   help="buffer pages, or P%% of the trace's distinct pages (default: 45000)")
+    b.add_argument("--policies", default="lru,fifo,clock,2q,arc,belady", metavar="P[,P...]",
+                   help="policies to time (default: lru,fifo,clock,2q,arc,belady)")
+    b.add_argument("--libcachesim", action="store_true",
+                   help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
+                   "compare miss ratios; without --trace uses libCacheSim's own 10M-request Twitter trace "
+                   "(fetched once from PyPI's libcachesim source). Needs pip install 'flashlayer[compare]'")
+    b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3,
+                   help="runs per policy; the best is kept (with --libcachesim: the median) (default: 3)")
+    b.add_argument("--seed", type=int_arg(0, "--seed"), default=42, help="Zipf seed (default: 42)")
     b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
     add_read_opts(b)
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print the results as JSON")
     b.set_defaults(func=run)

@@ -2,7 +2,7 @@
 //! variable-length keys and values, and a heap file of slotted pages, both
 //! kept in a [`Space`] (one store, a catalog on page 0). Every page access
 //! is a fix of the pool, so recording the pool gives the workload's real
-//! page reference string (issue #3).
+//! page reference string.
 
 mod heap;
 mod page;

@@ -34,7 +34,7 @@
 //! one request `(page, op)`, `W` if the page was modified during the fix;
 //! optionally with the byte ranges the fix changed, found by comparing the
 //! page with a copy taken at fix time. Workload drivers use this to write
-//! traces (issue #3); PDL and IPL need the byte ranges.
+//! traces; PDL and IPL need the byte ranges.
 //!
 //! Concurrency design: one mutex guards the metadata, the policy and the
 //! store (so page loads and write-backs are serialised); each frame's bytes

@@ -1,0 +1,77 @@
+"""The README runs: every shell command and the Python example in it are run
+as written, from a fresh folder that sees the repository's ``data/`` and
+``.venv/`` (the Rust example is a doctest of the crate)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+BLOCKS = re.findall(r"```(\w+)\n(.*?)```", README, flags=re.S)
+
+# The two entry points set up and test this very repository; run here they
+# would recurse into the test suite. CI runs them (`.ci/run`).
+ENTRY_POINTS = ("bash scripts/setup", "bash scripts/test")
+
+
+def _commands() -> list[str]:
+    out = []
+    for lang, body in BLOCKS:
+        if lang != "sh":
+            continue
+        for line in body.splitlines():
+            line = line.split("  #")[0].strip()
+            if line and not line.startswith("#"):
+                out.append(line)
+    return out
+
+
+COMMANDS = _commands()
+
+
+def test_the_readme_opens_with_the_two_commands() -> None:
+    first = next(body for lang, body in BLOCKS if lang == "sh")
+    assert "bash scripts/setup && .venv/bin/flashlayer reproduce --quick --out report" in first
+    assert "bash scripts/test" in first
+    run = (ROOT / ".ci" / "run").read_text()
+    assert "bash scripts/test" in run
+
+
+def test_commands_are_copy_pasteable() -> None:
+    for c in COMMANDS:
+        assert "[" not in c and "..." not in c, f"placeholder in: {c}"
+        assert c.startswith((".venv/bin/", "bash scripts/", "source ")), f"not runnable as written: {c}"
+        if c.startswith(".venv/bin/flashlayer"):
+            for word in re.findall(r"\b[A-Z]{2,}\b", c):
+                assert word in ("TPC",), f"placeholder {word} in: {c}"
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("readme")
+    os.symlink(ROOT / "data", d / "data")
+    os.symlink(ROOT / ".venv", d / ".venv")
+    return d
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith(ENTRY_POINTS)])
+def test_every_readme_command_runs(workdir: Path, command: str) -> None:
+    p = subprocess.run(["bash", "-c", command], cwd=workdir, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, f"{command}\n{p.stderr}"
+    assert "Traceback" not in p.stderr
+
+
+def test_the_python_example_runs(workdir: Path) -> None:
+    code = [body for lang, body in BLOCKS if lang == "python"]
+    assert code
+    for body in code:
+        p = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", body], cwd=workdir, capture_output=True,
+                           text=True, timeout=600)
+        assert p.returncode == 0, p.stderr
