@@ -158,8 +158,8 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
     [
         (["sim", "{bad}", "--policy", "lru", "--buffer", "2"], ["bad.csv:3: expected op R or W, found 'X'"]),
         (["sim", "{small}", "--policy", "lru,nosuch", "--buffer", "2"], ["unknown policy 'nosuch'", "lru, fifo, clock, 2q, arc, belady"]),
-        (["sim", "{small}", "--policy", "lru", "--buffer", "0"], ["buffer sizes must be at least 1"]),
-        (["sim", "{small}", "--policy", "lru", "--buffer", "ten"], ["buffer sizes are whole pages or P% of the distinct pages, found 'ten'"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "0"], ["a buffer size must be at least 1 page, got 0"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "ten"], ["a buffer size is whole pages or P% of the distinct pages, got 'ten'"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--device", "nvme9"], ["unknown device 'nvme9'", "presets:"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--format", "parquet"], ["unknown format 'parquet'"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--page-size", "4096"], ["--page-size applies to block traces"]),

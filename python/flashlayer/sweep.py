@@ -39,21 +39,21 @@ def resolve_buffer(spec: BufferSpec, distinct_pages: int) -> int:
         raise FlashlayerError(f"a buffer size is pages or 'P%', not {spec!r}")
     if isinstance(spec, int):
         if spec < 1:
-            raise FlashlayerError(f"buffer size must be at least 1 page, got {spec}")
+            raise FlashlayerError(f"a buffer size must be at least 1 page, got {spec}")
         return spec
     text = str(spec).strip()
     if text.endswith("%"):
         try:
             share = float(text[:-1])
         except ValueError:
-            raise FlashlayerError(f"a buffer share is 'P%' with a number P, got '{spec}'") from None
+            raise FlashlayerError(f"a buffer size is whole pages or P% of the distinct pages, got '{spec}'") from None
         if not 0 < share <= 100:
             raise FlashlayerError(f"a buffer share must be in (0%, 100%], got '{spec}'")
         return max(1, round(distinct_pages * share / 100))
     try:
         return resolve_buffer(int(text), distinct_pages)
     except ValueError:
-        raise FlashlayerError(f"a buffer size is whole pages or 'P%', got '{spec}'") from None
+        raise FlashlayerError(f"a buffer size is whole pages or P% of the distinct pages, got '{spec}'") from None
 
 
 def _devices(device: str | Sequence[str] | None) -> list[str | None]:

@@ -120,6 +120,8 @@ impl Model for ClockModel {
             return Event::Miss(None);
         }
         let n = self.frames.len();
+        // A scan that finds no victim changes nothing.
+        let before = (self.frames.clone(), self.hand);
         for _ in 0..=2 * n {
             let f = self.hand;
             self.hand = (f + 1) % n;
@@ -134,6 +136,7 @@ impl Model for ClockModel {
             self.frames[f] = Some((page, true, op.is_write()));
             return Event::Miss(Some(Victim { page: p, dirty: d }));
         }
+        (self.frames, self.hand) = before;
         Event::Miss(None)
     }
 }

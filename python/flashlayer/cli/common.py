@@ -44,26 +44,23 @@ def split(value: str, what: str) -> list[str]:
 
 def buffer_specs(value: str) -> list[int | str]:
     """``--buffer 1%,5%,2000``: page counts (>= 1) or shares of the trace's
-    distinct pages (``P%`` with 0 < P <= 100)."""
+    distinct pages (``P%`` with 0 < P <= 100), checked now, resolved per
+    trace by `flashlayer.sweep.resolve_buffer`."""
+    from flashlayer.sweep import resolve_buffer
+
     out: list[int | str] = []
     for item in split(value, "buffer sizes"):
-        if item.endswith("%"):
-            try:
-                share = float(item[:-1])
-            except ValueError:
-                raise UsageError(f"buffer sizes are pages or P% of the distinct pages, found '{item}'") from None
-            if not 0 < share <= 100:
-                raise UsageError(f"a buffer share must be in (0%, 100%], found '{item}'")
-            out.append(item)
-            continue
-        try:
-            n = int(item)
-        except ValueError:
-            raise UsageError(f"buffer sizes are whole pages or P% of the distinct pages, found '{item}'") from None
-        if n < 1:
-            raise UsageError(f"buffer sizes must be at least 1 page, found {n}")
-        out.append(n)
+        spec: int | str = item if item.endswith("%") else _int_or_text(item)
+        resolve_buffer(spec, 1)
+        out.append(spec)
     return out
+
+
+def _int_or_text(item: str) -> int | str:
+    try:
+        return int(item)
+    except ValueError:
+        return item
 
 
 def int_arg(lo: int, name: str) -> Callable[[str], int]:
