@@ -103,11 +103,22 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
     r = json.loads(p.stdout)
     assert [x["policy"] for x in r["policies"]] == ["lru", "fifo", "clock", "2q", "arc", "belady"]
-    assert r["trace"]["requests"] == 20000
+    assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
+    # The benchmark runs the real simulator: its miss ratios are those of
+    # `sim` on the same Zipf trace, and its speeds are requests / seconds.
+    z = tmp_path / "z.flt"
+    run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
+            "--seed", "42", "--out", str(z), check=True)
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady",
+                                                      "--buffer", "100", "--json", check=True).stdout)}
     for x in r["policies"]:
-        assert x["requests_per_second"] > 0 and x["target"] is not None
+        assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
+        assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
+        assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
+        assert x["target"] is not None
+    assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
 
 def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:

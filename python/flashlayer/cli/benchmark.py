@@ -15,6 +15,7 @@ from flashlayer.cli.common import (
     float_arg,
     int_arg,
     print_table,
+    rate,
     split,
 )
 
@@ -52,10 +53,12 @@ def run(a: argparse.Namespace) -> None:
         f"{t['write_share']:.1%} writes ({origin}); buffer {result['buffer_pages']:,} pages; "
         f"best of {result['repeat']}"
     )
+    rows = [{**r, "rps": rate(r["requests_per_second"]), "goal": rate(r["target"]) if r["target"] else None,
+             "x": f"{r['vs_lru']:.2f}" if r["vs_lru"] is not None else None} for r in result["policies"]]
     print_table(
-        result["policies"],
-        [("policy", "policy"), ("requests_per_second", "req/s"), ("vs_lru", "vs LRU"),
-         ("seconds", "seconds"), ("miss_ratio", "miss ratio"), ("target", "target req/s"), ("meets_target", "meets")],
+        rows,
+        [("policy", "policy"), ("rps", "req/s"), ("x", "vs LRU"), ("seconds", "seconds"),
+         ("miss_ratio", "miss ratio"), ("goal", "target req/s"), ("meets_target", "meets")],
     )
 
 
@@ -73,10 +76,11 @@ def _compare(a: argparse.Namespace, policies: list[str]) -> None:
     print(f"trace: {t['name']}, {t['requests']:,} requests, {t['distinct_pages']:,} distinct objects; cache "
           f"{result['cache_objects']:,} objects; libCacheSim {result['libcachesim_version']}; in-process replay, "
           f"median of {result['repeat']}")
+    rows = [{**r, "x": f"{r['speedup']:.1f}x"} for r in result["policies"]]
     print_table(
-        result["policies"],
+        rows,
         [("policy", "policy"), ("libcachesim_seconds", "libCacheSim s"), ("flashlayer_seconds", "flashlayer s"),
-         ("speedup", "speedup"), ("libcachesim_miss_ratio", "their miss ratio"),
+         ("x", "speedup"), ("libcachesim_miss_ratio", "their miss ratio"),
          ("flashlayer_miss_ratio", "our miss ratio"), ("same_miss_ratio", "same")],
     )
 
