@@ -17,9 +17,9 @@
 //! that request. The victim is the highest set bit, found in one step per
 //! level (four for 16M requests); a hit clears the current bit, which is
 //! cache-hot, and sets one other. Pages never used again sit on two stacks
-//! (clean, dirty; the newest goes first). Memory: 8 bytes per request (next
-//! use and page) plus a bit, and 5 bytes per page; no step is
-//! O(log capacity).
+//! (clean, dirty; the newest goes first). Memory: 4 bytes per request (next
+//! use; the page of a request is read from the borrowed trace) plus a bit,
+//! and 5 bytes per page; no step is O(log capacity).
 
 use super::list::prefetch;
 use super::{Policy, Victim};
@@ -107,16 +107,59 @@ impl Marks {
     }
 }
 
-/// Belady's offline MIN policy.
+/// The trace Belady was built for, borrowed: the page of a request is read
+/// from it rather than copied.
+#[derive(Clone, Copy, Debug)]
+enum Words<'a> {
+    Packed(&'a [u32]),
+    /// Little-endian words, as in an `flt` file.
+    Bytes(&'a [u8]),
+}
+
+impl Words<'_> {
+    #[inline]
+    fn get(self, i: usize) -> u32 {
+        match self {
+            Words::Packed(w) => w[i],
+            Words::Bytes(b) => {
+                let b = &b[4 * i..4 * i + 4];
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            }
+        }
+    }
+
+    #[inline]
+    fn page(self, i: usize) -> DenseId {
+        self.get(i) & MAX_DENSE
+    }
+
+    /// Starts loading request `i`.
+    #[inline]
+    fn prefetch(self, i: usize) {
+        match self {
+            Words::Packed(w) => prefetch(&w[i]),
+            Words::Bytes(b) => prefetch(&b[4 * i]),
+        }
+    }
+
+    fn len(self) -> usize {
+        match self {
+            Words::Packed(w) => w.len(),
+            Words::Bytes(b) => b.len() / 4,
+        }
+    }
+}
+
+/// Belady's offline MIN policy over a trace it borrows.
 #[derive(Clone, Debug)]
-pub struct Belady {
+pub struct Belady<'a> {
     cap: usize,
     /// Per request: the index of the same page's next request, or 0 if
     /// there is none (a next use is always later than its request, so 0 is
     /// free; and a zeroed vector costs no pass over memory).
     next_use: Vec<u32>,
-    /// Per request: its page.
-    page_of: Vec<u32>,
+    /// The requests: the page behind a next use.
+    words: Words<'a>,
     t: usize,
     /// The next uses of resident pages.
     marks: Marks,
@@ -143,31 +186,24 @@ fn zeroed(n: usize) -> Option<Vec<u32>> {
     Some(vec![0; n])
 }
 
-impl Belady {
+impl<'a> Belady<'a> {
     /// Belady for `capacity` pages over `trace`, a sequence of packed request
     /// words (see [`crate::types::pack`]). Fails if the trace has `u32::MAX`
     /// requests or more.
-    pub fn new(capacity: usize, trace: &[u32]) -> crate::Result<Self> {
-        Self::build(capacity, trace.len(), 0, |i| trace[i])
+    pub fn new(capacity: usize, trace: &'a [u32]) -> crate::Result<Self> {
+        Self::build(capacity, Words::Packed(trace), 0)
     }
 
     /// Like [`Belady::new`], from the little-endian words of an `flt` file's
     /// request section (so a mapped file needs no copy); `pages` is the
     /// number of distinct pages, a hint for sizing.
-    pub fn from_bytes(capacity: usize, bytes: &[u8], pages: usize) -> crate::Result<Self> {
-        Self::build(capacity, bytes.len() / 4, pages, |i| {
-            let b = &bytes[4 * i..4 * i + 4];
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        })
+    pub fn from_bytes(capacity: usize, bytes: &'a [u8], pages: usize) -> crate::Result<Self> {
+        Self::build(capacity, Words::Bytes(bytes), pages)
     }
 
-    /// One backward pass over the `len` words that `word(i)` gives.
-    fn build(
-        capacity: usize,
-        len: usize,
-        pages: usize,
-        word: impl Fn(usize) -> u32,
-    ) -> crate::Result<Self> {
+    /// One backward pass over the trace.
+    fn build(capacity: usize, words: Words<'a>, pages: usize) -> crate::Result<Self> {
+        let len = words.len();
         if len >= NEVER as usize {
             return Err(crate::Error::invalid(
                 "Belady supports fewer than 2^32 - 1 requests",
@@ -176,33 +212,31 @@ impl Belady {
         let too_big = || {
             crate::Error::invalid(format!(
                 "Belady needs {} MB for {len} requests, more than can be allocated",
-                (len * 8) >> 20
+                (len * 4) >> 20
             ))
         };
         let mut next_use: Vec<u32> = zeroed(len).ok_or_else(too_big)?;
-        let mut page_of: Vec<u32> = zeroed(len).ok_or_else(too_big)?;
         let mut last: Vec<u32> = vec![0; pages];
         for i in (0..len).rev() {
             // Random accesses to `last`: load a slot a little further back
             // while this one is served.
             if i >= AHEAD {
-                if let Some(slot) = last.get((word(i - AHEAD) & MAX_DENSE) as usize) {
+                if let Some(slot) = last.get(words.page(i - AHEAD) as usize) {
                     prefetch(slot);
                 }
             }
-            let p = word(i) & MAX_DENSE;
+            let p = words.page(i);
             if p as usize >= last.len() {
                 last.resize((p as usize + 1).max(last.len() * 2), 0);
             }
             next_use[i] = last[p as usize];
-            page_of[i] = p;
             last[p as usize] = i as u32;
         }
         let pages = last.len();
         Ok(Belady {
             cap: capacity,
             next_use,
-            page_of,
+            words,
             t: 0,
             marks: Marks::new(len),
             key: vec![NEVER; pages],
@@ -313,7 +347,7 @@ impl Belady {
     }
 }
 
-impl Policy for Belady {
+impl Policy for Belady<'_> {
     fn name(&self) -> String {
         "Belady".into()
     }
@@ -393,19 +427,19 @@ impl Policy for Belady {
         }
         if page.is_none() {
             // Highest next use first; `k` bounds the search from above.
-            let mut k = self.page_of.len();
+            let mut k = self.next_use.len();
             while k > 0 {
                 let Some(m) = self.marks.prev(k - 1) else {
                     break;
                 };
-                let p = self.page_of[m];
+                let p = self.words.page(m);
                 if evictable(p) {
                     self.undo = (m as u32, 0);
                     page = Some(p);
                     // The next victim is likely the next lower mark: its
                     // page sits at a random place in a large array.
                     if let Some(n) = m.checked_sub(1).and_then(|k| self.marks.prev(k)) {
-                        prefetch(&self.page_of[n]);
+                        self.words.prefetch(n);
                     }
                     break;
                 }
