@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from flashlayer import _native
+from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
 
 EXIT_USAGE = 2
@@ -203,3 +203,12 @@ def add_read_opts(p: argparse.ArgumentParser, fmt_flag: str = "--format") -> Non
     p.add_argument("--page-size", type=int_arg(0, "--page-size"), metavar="BYTES",
                    help="block traces only (vscsi, msr, spc): bytes per page; each page a request touches is one "
                    "reference; 0 keeps one reference per request keyed by its start byte (default: 4096)")
+
+
+def open_with_progress(path: str, format: str | None, page_size: int | None, quiet: bool) -> _native.Trace:
+    """Opens a trace; converting a large text trace takes a while, so a
+    pulsing bar shows that something happens."""
+    from flashlayer.sweep import open_trace
+
+    with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
+        return open_trace(path, format, page_size)

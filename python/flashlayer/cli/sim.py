@@ -17,6 +17,7 @@ from flashlayer.cli.common import (
     duration,
     emit_json,
     int_arg,
+    open_with_progress,
     print_table,
     rate,
     split,
@@ -35,15 +36,6 @@ COLUMNS = [
     ("vt", "virtual time"),
     ("rps", "req/s"),
 ]
-
-
-def open_with_progress(path: str, format: str | None, page_size: int | None, quiet: bool) -> _native.Trace:
-    """Opens a trace; converting a large text trace takes a while, so a
-    pulsing bar shows that something happens."""
-    from flashlayer.sweep import open_trace
-
-    with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
-        return open_trace(path, format, page_size)
 
 
 def print_results(rows: list[dict[str, Any]]) -> None:

@@ -18,10 +18,10 @@ from flashlayer.cli.common import (
     emit_json,
     float_arg,
     int_arg,
+    open_with_progress,
     out_format,
     report_written,
 )
-from flashlayer.cli.sim import open_with_progress
 
 
 def cmd_trace_stats(a: argparse.Namespace) -> None:

@@ -97,11 +97,6 @@ struct State<P, S> {
     pins: Vec<u32>,
     /// Frames with a pin count above 0.
     pinned: usize,
-    /// Per frame: the page as of its last unfix while a writer holds it
-    /// (see [`BufferPool::flush`]).
-    shadows: Vec<Option<Box<[u8]>>>,
-    /// Shadow buffers to reuse.
-    spare: Vec<Box<[u8]>>,
     /// A missing page is read here before a frame is freed for it.
     incoming: Box<[u8]>,
     free: Vec<u32>,
@@ -126,13 +121,6 @@ impl<P: Policy, S: PageStore> State<P, S> {
         }
     }
 
-    /// Drops the shadow of frame `f`, if any, keeping its buffer for reuse.
-    fn drop_shadow(&mut self, f: u32) {
-        if let Some(b) = self.shadows[f as usize].take() {
-            self.spare.push(b);
-        }
-    }
-
     fn dense(&mut self, page: PageId) -> Result<DenseId> {
         if let Some(&d) = self.ids.get(&page) {
             return Ok(d);
@@ -148,11 +136,23 @@ impl<P: Policy, S: PageStore> State<P, S> {
     }
 }
 
+/// A frame's copy for [`BufferPool::flush`]; the buffer is kept for the
+/// frame's next writer.
+#[derive(Debug, Default)]
+struct Shadow {
+    bytes: Vec<u8>,
+    live: bool,
+}
+
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
 pub struct BufferPool<P: Policy, S: PageStore> {
     page_size: usize,
     frames: Box<[RwLock<Box<[u8]>>]>,
+    /// Per frame: the page as a writer found it, while that writer holds the
+    /// frame (see [`BufferPool::flush`]). Its own lock is never held while
+    /// another is taken, so it sits outside the pool's lock order.
+    shadows: Box<[Mutex<Shadow>]>,
     state: Mutex<State<P, S>>,
 }
 
@@ -173,9 +173,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if n >= NIL as usize {
             return Err(Error::invalid("too many frames"));
         }
-        let bytes = n
-            .checked_mul(page_size)
-            .ok_or_else(|| too_big(n, page_size))?;
         let mut frames = Vec::new();
         frames
             .try_reserve_exact(n)
@@ -187,11 +184,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             page.resize(page_size, 0u8);
             frames.push(RwLock::new(page.into_boxed_slice()));
         }
-        let _ = bytes;
         let frames = frames.into_boxed_slice();
         Ok(BufferPool {
             page_size,
             frames,
+            shadows: (0..n).map(|_| Mutex::default()).collect(),
             state: Mutex::new(State {
                 policy,
                 store,
@@ -201,8 +198,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 page_in: vec![NIL; n],
                 pins: vec![0; n],
                 pinned: 0,
-                shadows: (0..n).map(|_| None).collect(),
-                spare: Vec::new(),
                 incoming: vec![0u8; page_size].into_boxed_slice(),
                 free: (0..n as u32).rev().collect(),
                 m: Metrics::default(),
@@ -219,6 +214,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Number of frames.
     pub fn frames(&self) -> usize {
         self.frames.len()
+    }
+
+    fn shadow(&self, frame: u32) -> MutexGuard<'_, Shadow> {
+        self.shadows[frame as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock(&self) -> MutexGuard<'_, State<P, S>> {
@@ -253,13 +254,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         {
             // The page as earlier guards left it: flush writes this copy if
             // the page is dirty while this writer holds the frame.
-            let mut st = self.lock();
-            let mut copy = st
-                .spare
-                .pop()
-                .unwrap_or_else(|| vec![0u8; self.page_size].into_boxed_slice());
-            copy.copy_from_slice(&guard);
-            st.shadows[frame as usize] = Some(copy);
+            let mut shadow = self.shadow(frame);
+            shadow.bytes.clear();
+            shadow.bytes.extend_from_slice(&guard);
+            shadow.live = true;
         }
         let before = bytes.then(|| guard.to_vec());
         Ok(PageMut {
@@ -401,31 +399,35 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// it (its shadow); what the writer changes becomes dirty at its unfix.
     pub fn flush(&self) -> Result<()> {
         let mut f = 0;
-        while f < self.frames.len() {
+        loop {
             let mut guard = self.lock();
             let st = &mut *guard;
-            let d = st.page_in[f];
-            if d == NIL || !st.policy.is_dirty(d) {
+            while f < self.frames.len() {
+                let d = st.page_in[f];
+                if d != NIL && st.policy.is_dirty(d) {
+                    let orig = st.originals[d as usize];
+                    if let Ok(data) = self.frames[f].try_read() {
+                        st.store.write(orig, &data)?;
+                    } else {
+                        let shadow = self.shadow(f as u32);
+                        if !shadow.live {
+                            break;
+                        }
+                        st.store.write(orig, &shadow.bytes)?;
+                    }
+                    st.m.physical_writes += 1;
+                    let cost = st.store.cost_of(orig);
+                    st.policy.mark_clean(d, cost);
+                }
                 f += 1;
-                continue;
             }
-            let orig = st.originals[d as usize];
-            if let Ok(data) = self.frames[f].try_read() {
-                st.store.write(orig, &data)?;
-            } else if let Some(shadow) = &st.shadows[f] {
-                st.store.write(orig, shadow)?;
-            } else {
-                // A writer is taking the frame and about to copy it: let it.
-                drop(guard);
-                std::thread::yield_now();
-                continue;
+            if f == self.frames.len() {
+                return st.store.flush();
             }
-            st.m.physical_writes += 1;
-            let cost = st.store.cost_of(orig);
-            st.policy.mark_clean(d, cost);
-            f += 1;
+            // A writer is taking frame `f` and about to copy it: let it.
+            drop(guard);
+            std::thread::yield_now();
         }
-        self.lock().store.flush()
     }
 
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
@@ -532,8 +534,8 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
             diff_ranges(before, after, &mut changed);
         }
         // The shadow goes while this writer still holds the frame, so it
-        // never outlives its own writer (lock order: frame, then pool).
-        self.pool.lock().drop_shadow(self.frame);
+        // never outlives its own writer.
+        self.pool.shadow(self.frame).live = false;
         drop(self.guard.take());
         self.pool.unfix(
             self.frame,

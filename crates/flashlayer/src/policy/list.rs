@@ -22,14 +22,8 @@ pub(crate) fn prefetch<T>(value: &T) {
         // memory, and SSE is part of the x86_64 baseline.
         unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) }
     }
-    #[cfg(target_arch = "aarch64")]
-    {
-        let _ = value;
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        let _ = value;
-    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 const DIRTY: u8 = 0x80;
 const LIST_MASK: u8 = 0x7f;
@@ -143,47 +137,41 @@ impl<const K: usize> Lists<K> {
         }
     }
 
-    /// Puts a page that is in no list at the head (MRU end) of `list`.
+    /// Links a page that is in no list into `list` between `prev` and
+    /// `next`, neighbours in that list (`NIL` at either end).
     #[inline]
-    pub(crate) fn push_front(&mut self, list: u8, page: DenseId) {
+    fn link(&mut self, list: u8, page: DenseId, prev: u32, next: u32) {
         self.ensure(page);
         let l = usize::from(list) - 1;
-        let old = self.head[l];
         {
             let n = &mut self.nodes[page as usize];
             debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
-            n.prev = NIL;
-            n.next = old;
+            n.prev = prev;
+            n.next = next;
             n.tag = (n.tag & DIRTY) | list;
         }
-        if old == NIL {
-            self.tail[l] = page;
-        } else {
-            self.nodes[old as usize].prev = page;
+        match prev {
+            NIL => self.head[l] = page,
+            p => self.nodes[p as usize].next = page,
         }
-        self.head[l] = page;
+        match next {
+            NIL => self.tail[l] = page,
+            q => self.nodes[q as usize].prev = page,
+        }
         self.len[l] += 1;
+    }
+
+    /// Puts a page that is in no list at the head (MRU end) of `list`.
+    #[inline]
+    pub(crate) fn push_front(&mut self, list: u8, page: DenseId) {
+        let head = self.head[usize::from(list) - 1];
+        self.link(list, page, NIL, head);
     }
 
     /// Puts a page that is in no list at the tail (LRU end) of `list`.
     pub(crate) fn push_back(&mut self, list: u8, page: DenseId) {
-        self.ensure(page);
-        let l = usize::from(list) - 1;
-        let old = self.tail[l];
-        {
-            let n = &mut self.nodes[page as usize];
-            debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
-            n.prev = old;
-            n.next = NIL;
-            n.tag = (n.tag & DIRTY) | list;
-        }
-        if old == NIL {
-            self.head[l] = page;
-        } else {
-            self.nodes[old as usize].next = page;
-        }
-        self.tail[l] = page;
-        self.len[l] += 1;
+        let tail = self.tail[usize::from(list) - 1];
+        self.link(list, page, tail, NIL);
     }
 
     /// The page after `page` towards the tail (`NIL` at the tail): where
@@ -196,22 +184,11 @@ impl<const K: usize> Lists<K> {
     /// Puts a page that is in no list into `list` just before `next` (a page
     /// of that list), or at its tail if `next` is `NIL`.
     pub(crate) fn insert_before(&mut self, list: u8, page: DenseId, next: u32) {
-        if next == NIL {
-            return self.push_back(list, page);
-        }
-        let prev = self.nodes[next as usize].prev;
-        if prev == NIL {
-            return self.push_front(list, page);
-        }
-        let l = usize::from(list) - 1;
-        let n = &mut self.nodes[page as usize];
-        debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
-        n.prev = prev;
-        n.next = next;
-        n.tag = (n.tag & DIRTY) | list;
-        self.nodes[prev as usize].next = page;
-        self.nodes[next as usize].prev = page;
-        self.len[l] += 1;
+        let prev = match next {
+            NIL => self.tail[usize::from(list) - 1],
+            q => self.nodes[q as usize].prev,
+        };
+        self.link(list, page, prev, next);
     }
 
     /// Unlinks `page` from its list, keeping its dirty bit.

@@ -23,9 +23,10 @@
 //! 3. `insert(page, op, cost)` admits the page.
 //!
 //! 4. If the caller cannot complete the request after all (the victim's
-//!    write-back failed, the page could not be read), it calls
-//!    `reinstate(victim)` right after `evict` to undo the eviction, and
-//!    simply does not call `insert`. `access` on a miss must therefore leave
+//!    write-back failed), it calls `reinstate(victim)` right after `evict`
+//!    to undo the eviction, and does not call `insert`; a caller that fails
+//!    before evicting (the page could not be read) just does not call
+//!    `insert`. `access` on a miss must therefore leave
 //!    no lasting trace until `insert` confirms the admission (ARC adapts `p`
 //!    at `insert`, Belady consumes its trace slot there), so a failed and
 //!    retried request decides exactly as one that succeeded the first time.

@@ -253,12 +253,11 @@ impl Flt {
     /// into an unnamed temporary file, which is then mapped.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let (mut r, compression) = super::input::open_sniffed(path)?;
-        if compression == super::input::Compression::None {
-            drop(r);
+        if super::input::compression(path)? == super::input::Compression::None {
             let f = File::open(path).map_err(|e| Error::io(path, e))?;
             return Self::from_file(&f, path);
         }
+        let mut r = super::input::open(path)?;
         let mut tmp = tempfile::tempfile().map_err(|e| Error::io(std::env::temp_dir(), e))?;
         std::io::copy(&mut r, &mut tmp).map_err(|e| Error::io(path, e))?;
         Self::from_file(&tmp, path)

@@ -39,6 +39,22 @@ impl Compression {
     }
 }
 
+/// The compression of `path`, from its first bytes alone.
+pub(crate) fn compression(path: &Path) -> Result<Compression> {
+    let mut head = [0u8; ZSTD_MAGIC.len()];
+    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok(Compression::sniff(&head[..got]))
+}
+
 /// Opens `path` for buffered, streaming reading, decompressing gzip or zstd
 /// when its magic bytes say so.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {

@@ -244,12 +244,17 @@ pub fn for_each_with_bytes(
     };
     read_format(path, format, page_size, &mut f)?;
     if n == 0 {
-        return Err(Error::Corrupt {
-            path: path.to_path_buf(),
-            msg: format!("no requests: an empty {} trace", format.name()),
-        });
+        return Err(empty(path, format));
     }
     Ok(format)
+}
+
+/// A trace without requests is refused, never replayed as zero requests.
+fn empty(path: &Path, format: Format) -> Error {
+    Error::Corrupt {
+        path: path.to_path_buf(),
+        msg: format!("no requests: an empty {} trace", format.name()),
+    }
 }
 
 fn read_format(
@@ -303,10 +308,7 @@ pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
     if format == Format::Flt {
         let t = Flt::open(path)?;
         if t.is_empty() {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                msg: "no requests: an empty flt trace".into(),
-            });
+            return Err(empty(path, format));
         }
         return Ok(t);
     }
