@@ -427,7 +427,8 @@ fn with_bytes_strategy() -> impl Strategy<Value = WithBytes> {
                 (p, Op::Read, Vec::new())
             }
         }),
-        0..200,
+        // Empty traces are an error of their own (`an_empty_trace_is_an_error_not_zero_requests`).
+        1..200,
     )
 }
 
