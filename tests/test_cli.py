@@ -102,7 +102,8 @@ def test_list_commands_teach_names() -> None:
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
     r = json.loads(p.stdout)
-    assert [x["policy"] for x in r["policies"]] == ["lru", "fifo", "clock", "2q", "arc", "belady"]
+    assert [x["policy"] for x in r["policies"]] == [
+        "lru", "fifo", "clock", "2q", "arc", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model"]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
@@ -111,13 +112,15 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
             "--seed", "42", "--out", str(z), check=True)
-    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady",
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa",
                                                       "--buffer", "100", "--json", check=True).stdout)}
     for x in r["policies"]:
         assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
         assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
         assert x["target"] is not None
+        if x["policy"] in ("cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model"):
+            assert x["target"] == pytest.approx(0.5 * lru["requests_per_second"])
     assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
 

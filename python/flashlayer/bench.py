@@ -19,8 +19,10 @@ from flashlayer.sweep import resolve_buffer
 from flashlayer.results import SimResult
 
 #: Requests/s each policy must reach on the default workload (the design's
-#: speed targets).
+#: speed targets), by policy name.
 TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "belady": 10e6}
+#: Policies whose goal is a share of LRU's rate on the same trace.
+VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5}
 
 
 def run(
@@ -68,7 +70,7 @@ def run(
                     bar.advance()
                 assert best is not None
                 # The targets are for the default workload only.
-                target = TARGETS.get(policy) if generated else None
+                target = TARGETS.get(policy.split(":")[0]) if generated else None
                 rows.append(
                     {
                         "policy": policy,
@@ -82,6 +84,10 @@ def run(
         lru = next((r["requests_per_second"] for r in rows if r["policy"] == "lru"), None)
         for row in rows:
             row["vs_lru"] = None if lru is None else row["requests_per_second"] / lru
+            share = VS_LRU_TARGETS.get(row["policy"].split(":")[0])
+            if share is not None and lru is not None:
+                row["target"] = share * lru
+                row["meets_target"] = row["requests_per_second"] >= row["target"]
         return {
             "trace": {
                 "path": str(trace_path) if trace_path else "generated",

@@ -191,6 +191,22 @@ fn metrics_dict<'py>(
             "virtual_time",
             m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>(),
         )?;
+        // Policy state variables (CASA: tau, clean), one list each.
+        let state = PyDict::new(py);
+        for (i, p) in m.series.iter().enumerate() {
+            for &(name, value) in &p.state {
+                if i == 0 {
+                    state.set_item(name, Vec::<f64>::new())?;
+                }
+                state
+                    .get_item(name)?
+                    .ok_or_else(|| {
+                        FlashlayerError::new_err(format!("state '{name}' appeared late"))
+                    })?
+                    .call_method1("append", (value,))?;
+            }
+        }
+        s.set_item("state", state)?;
         d.set_item("series", s)?;
     }
     Ok(d)
@@ -275,7 +291,7 @@ fn run<'py>(
     let m = finish(result, failure)?;
     let d = metrics_dict(
         py,
-        spec.name(),
+        &spec.to_string(),
         opts.buffer_pages,
         &opts.device,
         &m,
@@ -558,16 +574,41 @@ fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Validates a policy name; returns its canonical name.
+/// Validates one policy spec (`cflru:w=0.25`); returns its canonical form
+/// with every parameter written out.
 #[pyfunction]
-fn policy_name(name: &str) -> PyResult<&'static str> {
-    Ok(PolicySpec::parse(name).map_err(err)?.name())
+fn policy_name(name: &str) -> PyResult<String> {
+    Ok(PolicySpec::parse(name).map_err(err)?.to_string())
 }
 
-/// `[(name, description)]` of every policy.
+/// Splits and validates a comma-separated list of policy specs, where a
+/// `key=value` piece continues the spec before it; returns canonical specs.
 #[pyfunction]
-fn policies() -> Vec<(&'static str, &'static str)> {
-    POLICIES.iter().map(|p| (p.0, p.2)).collect()
+fn policy_list(list: &str) -> PyResult<Vec<String>> {
+    Ok(PolicySpec::parse_list(list)
+        .map_err(err)?
+        .iter()
+        .map(ToString::to_string)
+        .collect())
+}
+
+/// A parameter: (key, default, allowed values, help).
+type ParamRow = (&'static str, &'static str, &'static str, &'static str);
+
+/// `[(name, description, [(key, default, allowed, help)])]` of every policy.
+#[pyfunction]
+fn policies() -> Vec<(&'static str, &'static str, Vec<ParamRow>)> {
+    POLICIES
+        .iter()
+        .map(|p| {
+            let params = p
+                .params
+                .iter()
+                .map(|q| (q.key, q.default, q.allowed, q.help))
+                .collect();
+            (p.name, p.description, params)
+        })
+        .collect()
 }
 
 /// `[(name, description)]` of every trace format.
@@ -606,6 +647,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gen_workload, m)?)?;
     m.add_function(wrap_pyfunction!(device, m)?)?;
     m.add_function(wrap_pyfunction!(policy_name, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_list, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -7,7 +7,9 @@
 //! workload end to end.
 
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::{Arc, Belady, Clock, Fifo, Lru, Policy, TwoQ};
+use flashlayer::policy::{
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ,
+};
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
 use flashlayer::trace::Remapper;
@@ -38,7 +40,8 @@ fn trace() -> &'static (Vec<u32>, usize) {
 
 fn replay<P: Policy>(policy: P) -> u64 {
     let (words, _) = trace();
-    let mut sim = Simulator::new(policy, CostStore::new(DeviceModel::unit()));
+    let device = DeviceModel::parse("ratio:1:8").expect("valid device");
+    let mut sim = Simulator::new(policy, CostStore::new(device)).expect("a model-priced policy");
     sim.run_words(words.iter().copied())
         .expect("cost store never fails");
     sim.finish().misses
@@ -48,7 +51,9 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = ["lru", "fifo", "clock", "2q", "arc", "belady"])]
+#[divan::bench(args = [
+    "lru", "fifo", "clock", "2q", "arc", "belady", "cflru", "lruwsr", "ccflru", "casa",
+])]
 fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
     let (words, pages) = trace();
     bencher
@@ -60,6 +65,10 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "2q" => replay(TwoQ::new(BUFFER).with_pages(*pages)),
             "arc" => replay(Arc::new(BUFFER).with_pages(*pages)),
             "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
+            "cflru" => replay(Cflru::new(BUFFER, 0.5).with_pages(*pages)),
+            "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),
+            "ccflru" => replay(CcfLru::new(BUFFER).with_pages(*pages)),
+            "casa" => replay(Casa::new(BUFFER, CostSource::Model).with_pages(*pages)),
             other => unreachable!("unknown bench arg {other}"),
         });
 }

@@ -14,7 +14,7 @@
 //! use flashlayer::{policy::Lru, sim::Simulator, store::CostStore, device::DeviceModel, types::Op};
 //!
 //! let device = DeviceModel::parse("ratio:1:64").unwrap();
-//! let mut sim = Simulator::new(Lru::new(2), CostStore::new(device));
+//! let mut sim = Simulator::new(Lru::new(2), CostStore::new(device)).unwrap();
 //! for (page, op) in [(0, Op::Read), (1, Op::Write), (0, Op::Read), (2, Op::Read), (1, Op::Read)] {
 //!     sim.request(page, op).unwrap();
 //! }
@@ -25,6 +25,7 @@
 pub mod btree;
 pub mod buffer;
 pub mod device;
+pub mod drive;
 pub mod error;
 pub mod policy;
 pub mod sim;

@@ -120,7 +120,7 @@ pub enum IoKind {
 }
 
 /// One point of a run's time series, taken every `series_every` requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SeriesPoint {
     /// Requests served so far.
     pub requests: u64,
@@ -132,6 +132,9 @@ pub struct SeriesPoint {
     pub physical_writes: u64,
     /// Virtual time so far.
     pub virtual_time: f64,
+    /// The policy's state variables at this point (CASA: `tau`, `clean`),
+    /// see `Policy::state`.
+    pub state: Vec<(&'static str, f64)>,
 }
 
 /// Counters of a run (`DESIGN.md` §2). All counts are exact.

@@ -4,7 +4,9 @@
 
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::{Arc, Clock, Fifo, Lru, Policy, TwoQ};
+use flashlayer::policy::{
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ,
+};
 use flashlayer::sim::Simulator;
 use flashlayer::store::{CostStore, FileStore, MemStore, PageStore};
 use flashlayer::types::Op;
@@ -138,32 +140,135 @@ proptest! {
         check_pool(Fifo::new(cap), &steps)?;
     }
 
+    /// Request by request the pool and the simulator hit alike, and their
+    /// stores see the same reads, write-backs and final checkpoint, in the
+    /// same order, under the trace's own page numbers: one protocol.
     #[test]
-    fn pool_and_simulator_make_the_same_decisions(cap in 1usize..10, trace in prop::collection::vec((0u32..30, any::<bool>()), 0..400)) {
-        fn compare<P: Policy + Clone>(p: P, trace: &[(u32, bool)]) -> Result<(), TestCaseError> {
-            let mut sim = Simulator::new(p.clone(), CostStore::new(DeviceModel::unit()));
-            let pool = BufferPool::new(p, MemStore::new(8, DeviceModel::unit())).unwrap();
-            for &(page, w) in trace {
-                sim.request(page, if w { Op::Write } else { Op::Read }).unwrap();
-                if w {
-                    pool.fix_write(u64::from(page)).unwrap()[0] ^= 1;
-                } else {
-                    drop(pool.fix_read(u64::from(page)).unwrap());
-                }
-            }
-            let (a, b) = (sim.finish(), pool.metrics());
-            prop_assert_eq!((a.hits, a.misses, a.dirty_evictions, a.physical_writes, a.dirty_at_end),
-                            (b.hits, b.misses, b.dirty_evictions, b.physical_writes, b.dirty_at_end));
-            prop_assert_eq!((a.requests, a.writes), (b.requests, b.writes));
-            Ok(())
-        }
-        let t: Vec<(u32, bool)> = trace;
+    fn pool_and_simulator_make_the_same_decisions(cap in 1usize..10, trace in prop::collection::vec((0u32..30, any::<bool>()), 1..400)) {
+        // Dense ids in order of first appearance, as both callers assign them.
+        let mut ids = std::collections::HashMap::new();
+        let t: Vec<(u32, Op)> = trace
+            .iter()
+            .map(|&(p, w)| {
+                let n = ids.len() as u32;
+                (*ids.entry(p).or_insert(n), if w { Op::Write } else { Op::Read })
+            })
+            .collect();
+        let words: Vec<u32> = t.iter().map(|&(p, op)| flashlayer::types::pack(p, op)).collect();
         compare(Lru::new(cap), &t)?;
         compare(Fifo::new(cap), &t)?;
         compare(Clock::new(cap), &t)?;
         compare(TwoQ::new(cap), &t)?;
         compare(Arc::new(cap), &t)?;
+        compare(Belady::new(cap, &words).unwrap(), &t)?;
+        compare(Cflru::new(cap, 0.5), &t)?;
+        compare(LruWsr::new(cap), &t)?;
+        compare(CcfLru::new(cap), &t)?;
+        compare(Casa::new(cap, CostSource::Model), &t)?;
     }
+}
+
+/// A store that logs every physical operation: (kind, page number).
+#[derive(Debug)]
+struct Logged<S> {
+    inner: S,
+    log: Vec<(char, u64)>,
+}
+
+impl<S: PageStore> PageStore for Logged<S> {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn read(&mut self, page: u64, buf: &mut [u8]) -> flashlayer::Result<()> {
+        self.log.push(('R', page));
+        self.inner.read(page, buf)
+    }
+    fn write(&mut self, page: u64, buf: &[u8]) -> flashlayer::Result<()> {
+        self.log.push(('W', page));
+        self.inner.write(page, buf)
+    }
+    fn write_batch(&mut self, batch: &[(u64, &[u8])]) -> flashlayer::Result<()> {
+        self.log.push(('B', batch.len() as u64));
+        self.log.extend(batch.iter().map(|b| ('W', b.0)));
+        self.inner.write_batch(batch)
+    }
+    fn flush(&mut self) -> flashlayer::Result<()> {
+        self.inner.flush()
+    }
+    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
+        self.inner.cost_of(page)
+    }
+    fn stats(&self) -> flashlayer::store::IoStats {
+        self.inner.stats()
+    }
+}
+
+fn number(d: u32) -> u64 {
+    1000 + 7 * u64::from(d)
+}
+
+fn compare<P: Policy + Clone>(p: P, trace: &[(u32, Op)]) -> Result<(), TestCaseError> {
+    let device = DeviceModel::parse("ratio:1:4").unwrap();
+    let numbers: Vec<u64> = (0..64).map(number).collect();
+    let mut sim = Simulator::with_numbers(
+        p.clone(),
+        Logged {
+            inner: CostStore::new(device.clone()),
+            log: Vec::new(),
+        },
+        numbers,
+    )
+    .unwrap();
+    let pool = BufferPool::new(
+        p,
+        Logged {
+            inner: MemStore::new(8, device),
+            log: Vec::new(),
+        },
+    )
+    .unwrap();
+    for (i, &(page, op)) in trace.iter().enumerate() {
+        let sim_hit = sim.request(page, op).unwrap();
+        let before = pool.metrics().hits;
+        if op.is_write() {
+            pool.fix_write(number(page)).unwrap()[0] ^= 1;
+        } else {
+            drop(pool.fix_read(number(page)).unwrap());
+        }
+        prop_assert_eq!(sim_hit, pool.metrics().hits > before, "request {}", i);
+    }
+    let a = sim.metrics();
+    let b = pool.metrics();
+    prop_assert_eq!(
+        (
+            a.requests,
+            a.writes,
+            a.hits,
+            a.misses,
+            a.dirty_evictions,
+            a.physical_writes,
+            a.dirty_at_end
+        ),
+        (
+            b.requests,
+            b.writes,
+            b.hits,
+            b.misses,
+            b.dirty_evictions,
+            b.physical_writes,
+            b.dirty_at_end
+        )
+    );
+    let pages = trace
+        .iter()
+        .map(|t| t.0)
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    sim.checkpoint(pages).unwrap();
+    let sim_log = sim.into_parts().1.log;
+    let pool_log = pool.close().unwrap().log;
+    prop_assert_eq!(sim_log, pool_log);
+    Ok(())
 }
 
 #[test]

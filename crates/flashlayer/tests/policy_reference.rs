@@ -2,7 +2,9 @@
 //! request: same hit/miss, same victim, same dirty flag. Random traces with
 //! random "pinned" pages exercise the evictable filter too.
 
-use flashlayer::policy::{Arc, Belady, Clock, Fifo, Lru, Policy, TwoQ, Victim};
+use flashlayer::policy::{
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ, Victim,
+};
 use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
 use std::collections::VecDeque;
@@ -25,6 +27,16 @@ fn drive<P: Policy>(
     trace: &[(u32, Op)],
     pinned: &dyn Fn(usize, u32) -> bool,
 ) -> Vec<Event> {
+    drive_priced(p, trace, pinned, COST)
+}
+
+/// [`drive`] with every page priced at `cost`.
+fn drive_priced<P: Policy>(
+    p: &mut P,
+    trace: &[(u32, Op)],
+    pinned: &dyn Fn(usize, u32) -> bool,
+    cost: PageCost,
+) -> Vec<Event> {
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
         if p.access(page, op) {
@@ -39,7 +51,7 @@ fn drive<P: Policy>(
                 continue;
             }
         }
-        p.insert(page, op, COST);
+        p.insert(page, op, cost);
         out.push(Event::Miss(victim));
     }
     out
@@ -354,6 +366,231 @@ fn trace_strategy(max_pages: u32, max_len: usize) -> impl Strategy<Value = Vec<(
     )
 }
 
+/// A page in a flash-aware model: (page, dirty, mark).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    page: u32,
+    dirty: bool,
+    mark: bool,
+}
+
+fn entry(page: u32, op: Op) -> Entry {
+    Entry {
+        page,
+        dirty: op.is_write(),
+        mark: false,
+    }
+}
+
+fn find(list: &[Entry], page: u32) -> Option<usize> {
+    list.iter().position(|e| e.page == page)
+}
+
+fn take(list: &mut Vec<Entry>, i: usize) -> Event {
+    let e = list.remove(i);
+    Event::Miss(Some(Victim {
+        page: e.page,
+        dirty: e.dirty,
+    }))
+}
+
+/// CFLRU: one list, index 0 the LRU end; the window is its first
+/// round(w·cap) entries.
+struct CflruModel {
+    cap: usize,
+    w: f64,
+    list: Vec<Entry>,
+}
+impl Model for CflruModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = find(&self.list, page) {
+            let mut e = self.list.remove(i);
+            e.dirty |= op.is_write();
+            self.list.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.list.len() == self.cap {
+            let window = (self.w * self.cap as f64).round() as usize;
+            let clean = self.list[..window]
+                .iter()
+                .position(|e| !e.dirty && ev(e.page));
+            match clean.or_else(|| self.list.iter().position(|e| ev(e.page))) {
+                Some(i) => out = take(&mut self.list, i),
+                None => return Event::Miss(None),
+            }
+        }
+        self.list.push(entry(page, op));
+        out
+    }
+}
+
+/// LRU-WSR: one list, index 0 the LRU end, `mark` = cold.
+struct LruWsrModel {
+    cap: usize,
+    list: Vec<Entry>,
+}
+impl Model for LruWsrModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = find(&self.list, page) {
+            let mut e = self.list.remove(i);
+            e.dirty |= op.is_write();
+            e.mark = false;
+            self.list.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.list.len() == self.cap {
+            let mut i = 0;
+            let mut victim = None;
+            while i < self.list.len() {
+                let e = self.list[i];
+                if !ev(e.page) {
+                    i += 1;
+                } else if !e.dirty || e.mark {
+                    victim = Some(i);
+                    break;
+                } else {
+                    // Second chance: cold, to the MRU end; the next page
+                    // slides into position i.
+                    let mut e = self.list.remove(i);
+                    e.mark = true;
+                    self.list.push(e);
+                }
+            }
+            match victim {
+                Some(i) => out = take(&mut self.list, i),
+                None => return Event::Miss(None),
+            }
+        }
+        self.list.push(entry(page, op));
+        out
+    }
+}
+
+/// CCF-LRU: the cold-clean list and the mixed list (`mark` = cold), index 0
+/// the LRU end of each.
+struct CcfLruModel {
+    cap: usize,
+    cold_clean: Vec<Entry>,
+    mixed: Vec<Entry>,
+}
+impl Model for CcfLruModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        let found = find(&self.cold_clean, page)
+            .map(|i| self.cold_clean.remove(i))
+            .or_else(|| find(&self.mixed, page).map(|i| self.mixed.remove(i)));
+        if let Some(mut e) = found {
+            e.dirty |= op.is_write();
+            e.mark = false;
+            self.mixed.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.cold_clean.len() + self.mixed.len() == self.cap {
+            out = self.evict(ev);
+            if out == Event::Miss(None) {
+                return out;
+            }
+        }
+        let e = Entry {
+            page,
+            dirty: op.is_write(),
+            mark: true,
+        };
+        if op.is_write() {
+            self.mixed.push(e);
+        } else {
+            self.cold_clean.push(e);
+        }
+        out
+    }
+}
+impl CcfLruModel {
+    fn evict(&mut self, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = self.cold_clean.iter().position(|e| ev(e.page)) {
+            return take(&mut self.cold_clean, i);
+        }
+        // One pass over the mixed list as it was when the search began.
+        let snapshot: Vec<u32> = self.mixed.iter().map(|e| e.page).collect();
+        for p in snapshot {
+            let i = find(&self.mixed, p).unwrap();
+            let e = self.mixed[i];
+            if !ev(p) {
+                continue;
+            }
+            if e.mark {
+                return take(&mut self.mixed, i);
+            }
+            let mut e = self.mixed.remove(i);
+            e.mark = true;
+            if e.dirty {
+                self.mixed.push(e);
+            } else {
+                self.cold_clean.push(e);
+            }
+        }
+        if let Some(i) = self.cold_clean.iter().position(|e| ev(e.page)) {
+            return take(&mut self.cold_clean, i);
+        }
+        if let Some(i) = self.mixed.iter().position(|e| ev(e.page)) {
+            return take(&mut self.mixed, i);
+        }
+        Event::Miss(None)
+    }
+}
+
+/// CASA, Algorithm 1 line by line: C and D, index 0 the LRU end.
+struct CasaModel {
+    b: usize,
+    tau: f64,
+    c_r: f64,
+    c_w: f64,
+    c: Vec<Entry>,
+    d: Vec<Entry>,
+}
+impl Model for CasaModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        let (nc, nd) = (self.c.len() as f64, self.d.len() as f64);
+        if let Some(i) = find(&self.c, page) {
+            let mut e = self.c.remove(i);
+            if op.is_write() {
+                e.dirty = true;
+                self.d.push(e);
+            } else {
+                self.tau = (self.tau + self.c_r * nd / nc).min(self.b as f64);
+                self.c.push(e);
+            }
+            return Event::Hit;
+        }
+        if let Some(i) = find(&self.d, page) {
+            let e = self.d.remove(i);
+            if op.is_write() {
+                self.tau = (self.tau - self.c_w * nc / nd).max(0.0);
+            }
+            self.d.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.c.len() + self.d.len() == self.b {
+            let from_c = nc > self.tau;
+            let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
+            out = match (from_c, pick(&self.c), pick(&self.d)) {
+                (true, Some(i), _) | (false, Some(i), None) => take(&mut self.c, i),
+                (false, _, Some(i)) | (true, None, Some(i)) => take(&mut self.d, i),
+                _ => return Event::Miss(None),
+            };
+        }
+        let e = entry(page, op);
+        if op.is_write() {
+            self.d.push(e);
+        } else {
+            self.c.push(e);
+        }
+        out
+    }
+}
+
 /// A deterministic "pinned" pattern: page q is pinned at request i when a
 /// hash of (seed, i, q) falls under `share`.
 fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
@@ -407,6 +644,44 @@ proptest! {
         let mut m = TwoQModel { cap, kin, kout, a1in: VecDeque::new(), am: VecDeque::new(), a1out: VecDeque::new() };
         let want = run_model(&mut m, &t, &pin);
         prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn cflru_matches_reference(cap in 1usize..12, w in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut Cflru::new(cap, w), &t, &pin);
+        let want = run_model(&mut CflruModel { cap, w, list: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn lruwsr_matches_reference(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut LruWsr::new(cap), &t, &pin);
+        let want = run_model(&mut LruWsrModel { cap, list: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn ccflru_matches_reference(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let got = drive(&mut CcfLru::new(cap), &t, &pin);
+        let want = run_model(&mut CcfLruModel { cap, cold_clean: Vec::new(), mixed: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn casa_matches_algorithm_1(cap in 1usize..12, ratio in 1u32..130, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let cost = PageCost { read: 1.0, write: f64::from(ratio) };
+        let mut casa = Casa::new(cap, CostSource::Model);
+        let got = drive_priced(&mut casa, &t, &pin, cost);
+        let total = 1.0 + f64::from(ratio);
+        let mut m = CasaModel { b: cap, tau: 0.0, c_r: 1.0 / total, c_w: f64::from(ratio) / total, c: Vec::new(), d: Vec::new() };
+        let want = run_model(&mut m, &t, &pin);
+        prop_assert_eq!(got, want);
+        prop_assert!((casa.tau() - m.tau).abs() < 1e-9, "tau {} vs {}", casa.tau(), m.tau);
+        prop_assert_eq!(casa.clean_len(), m.c.len());
     }
 
     #[test]

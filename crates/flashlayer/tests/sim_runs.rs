@@ -44,7 +44,7 @@ fn run(t: &Flt, policy: &str, o: &RunOptions) -> flashlayer::Result<flashlayer::
 fn a_buffer_larger_than_the_trace_runs_like_one_that_holds_it_all() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, 5_000, 300);
-    for (name, _, _) in POLICIES {
+    for name in POLICIES.iter().map(|p| p.name) {
         let exact = run(&t, name, &opts(t.pages(), false)).unwrap();
         let huge = run(&t, name, &opts(1_000_000_000_000, false)).unwrap();
         assert_eq!(exact, huge, "{name}");
@@ -58,7 +58,7 @@ fn a_buffer_larger_than_the_trace_runs_like_one_that_holds_it_all() {
 fn flush_at_end_writes_and_counts_the_dirty_pages_left() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, 20_000, 2_000);
-    for (name, _, _) in POLICIES {
+    for name in POLICIES.iter().map(|p| p.name) {
         let plain = run(&t, name, &opts(200, false)).unwrap();
         let flushed = run(&t, name, &opts(200, true)).unwrap();
         assert!(plain.dirty_at_end > 0, "{name}");
@@ -152,6 +152,11 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(Clock::new(cap), &t, true), victims(Clock::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(TwoQ::new(cap), &t, true), victims(TwoQ::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(Arc::new(cap), &t, true), victims(Arc::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Cflru::new(cap, 0.5), &t, true), victims(Cflru::new(cap, 0.5), &t, false));
+        proptest::prop_assert_eq!(victims(LruWsr::new(cap), &t, true), victims(LruWsr::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(CcfLru::new(cap), &t, true), victims(CcfLru::new(cap), &t, false));
+        let casa = || Casa::new(cap, CostSource::Model);
+        proptest::prop_assert_eq!(victims(casa(), &t, true), victims(casa(), &t, false));
         proptest::prop_assert_eq!(
             victims(Belady::new(cap, &words).unwrap(), &t, true),
             victims(Belady::new(cap, &words).unwrap(), &t, false)

@@ -14,16 +14,20 @@ from flashlayer.cli.common import (
     emit_json,
     float_arg,
     int_arg,
+    policy_help,
+    policy_specs,
     print_table,
     rate,
-    split,
 )
+
+
+DEFAULT_POLICIES = "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa"
 
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
-    policies = [_native.policy_name(p) for p in split(a.policies, "policies")]
+    policies = policy_specs(a.policies)
     if a.libcachesim:
         return _compare(a, policies)
     buffers = buffer_specs(a.buffer)
@@ -99,8 +103,9 @@ def add(sub: Any) -> None:
                    help="share of writes (default: 0.2)")
     b.add_argument("--buffer", default="45000", metavar="N",
                    help="buffer pages, or P%% of the trace's distinct pages (default: 45000)")
-    b.add_argument("--policies", default="lru,fifo,clock,2q,arc,belady", metavar="P[,P...]",
-                   help="policies to time (default: lru,fifo,clock,2q,arc,belady)")
+    b.add_argument("--policies", default=DEFAULT_POLICIES, metavar="P[,P...]",
+                   help=f"policies to time, with parameters as in 'sim --policy' (default: {DEFAULT_POLICIES}; "
+                   f"all: {policy_help()})")
     b.add_argument("--libcachesim", action="store_true",
                    help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
                    "compare miss ratios; without --trace uses libCacheSim's own 10M-request Twitter trace "

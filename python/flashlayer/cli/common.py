@@ -42,6 +42,23 @@ def split(value: str, what: str) -> list[str]:
     return items
 
 
+def policy_specs(value: str) -> list[str]:
+    """``--policy lru,cflru:w=0.25,casa``: canonical specs, every parameter
+    written out. A ``key=value`` piece continues the policy before it."""
+    return _native.policy_list(value)
+
+
+def policy_help() -> str:
+    """Every policy with its parameters and defaults, for ``--help``."""
+    parts = []
+    for name, _, params in _native.policies():
+        if params:
+            parts.append(name + ":" + ",".join(f"{k}={d}" for k, d, _, _ in params))
+        else:
+            parts.append(name)
+    return ", ".join(parts)
+
+
 def buffer_specs(value: str) -> list[int | str]:
     """``--buffer 1%,5%,2000``: page counts (>= 1) or shares of the trace's
     distinct pages (``P%`` with 0 < P <= 100), checked now, resolved per

@@ -11,7 +11,11 @@ from flashlayer.cli.common import emit_json, print_table
 
 def run(a: argparse.Namespace) -> None:
     if a.what == "policies":
-        rows: list[dict[str, Any]] = [{"name": n, "description": d} for n, d in _native.policies()]
+        rows: list[dict[str, Any]] = [
+            {"name": n, "description": d,
+             "params": [{"key": k, "default": v, "allowed": al, "help": h} for k, v, al, h in ps]}
+            for n, d, ps in _native.policies()
+        ]
     elif a.what == "formats":
         rows = [{"name": n, "description": d} for n, d in _native.formats()]
     else:
@@ -32,6 +36,8 @@ def run(a: argparse.Namespace) -> None:
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         print(f"{r['name'].ljust(width)}  {r['description']}")
+        for p in r.get("params", []):
+            print(f"{''.ljust(width)}    {p['key']}={p['default']}  {p['help']} ({p['allowed']}; default {p['default']})")
 
 
 def add(sub: Any) -> None:

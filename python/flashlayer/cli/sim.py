@@ -18,9 +18,10 @@ from flashlayer.cli.common import (
     emit_json,
     int_arg,
     open_with_progress,
+    policy_help,
+    policy_specs,
     print_table,
     rate,
-    split,
 )
 
 COLUMNS = [
@@ -62,10 +63,8 @@ def print_results(rows: list[dict[str, Any]]) -> None:
 def run(a: argparse.Namespace) -> None:
     from flashlayer.sweep import sweep
 
-    policies = split(a.policy, "policies")
+    policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
-    for p in policies:
-        _native.policy_name(p)
     devices: list[str] = a.device or ["ratio:1:1"]
     for d in devices:
         _native.device(d)
@@ -108,7 +107,6 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    policy_names = ", ".join(n for n, _ in _native.policies())
     s = sub.add_parser(
         "sim", help="replay a trace through policies, buffer sizes and devices",
         description="Replay TRACE through every device x policy x buffer size and report hits, misses, "
@@ -121,7 +119,10 @@ def add(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
-    s.add_argument("--policy", required=True, metavar="P[,P...]", help=f"policies: {policy_names}")
+    s.add_argument("--policy", required=True, metavar="P[,P...]",
+                   help=f"policies, each NAME or NAME:KEY=VALUE[,KEY=VALUE...]; a KEY=VALUE piece continues "
+                   f"the policy before it, e.g. lru,cflru:w=0.25,casa. With defaults: {policy_help()} "
+                   "(see 'flashlayer list policies')"),
     s.add_argument("--buffer", required=True, metavar="N[,N...]",
                    help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
                    "page), e.g. 1%%,5%%,2000")

@@ -5,10 +5,12 @@
 //! [`BufferPool::fix_write`] pin a page and return a guard; dropping the
 //! guard unfixes it. A page is dirty if it was modified while fixed: a
 //! [`PageMut`] sets its update flag on the first mutable access, and the flag
-//! becomes the page's dirty state at unfix. The policy sees each request at
-//! unfix time with its real op (`W` if modified, else `R`), as CASA needs;
-//! a miss is announced and admitted at fix time (as a read) and, if the page
-//! is then modified, marked dirty at unfix.
+//! becomes the page's dirty state at unfix. The policy sees a hit at unfix
+//! time with its real op (`W` if modified, else `R`), as CASA §4.3 needs; a
+//! miss is announced and admitted at fix time with the op the fix intends
+//! (`W` for [`BufferPool::fix_write`]), and a page fixed for writing but left
+//! unmodified is marked clean at unfix. Policy calls go through the same
+//! [`Driver`] as the simulator's, so a policy decides alike in both.
 //!
 //! Guarantees:
 //! - pinned pages are never evicted; if every frame is pinned, a fix that
@@ -43,6 +45,7 @@
 //! its frame lock, so taking a victim's frame lock under the mutex never
 //! waits and the two locks cannot deadlock.
 
+use crate::drive::{Driver, Frames};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
@@ -87,9 +90,8 @@ impl std::fmt::Debug for Recording {
 }
 
 #[derive(Debug)]
-struct State<P, S> {
-    policy: P,
-    store: S,
+struct State<P: Policy, S: PageStore> {
+    driver: Driver<P, S>,
     ids: FxHashMap<PageId, DenseId>,
     originals: Vec<PageId>,
     frame_of: Vec<u32>,
@@ -100,7 +102,6 @@ struct State<P, S> {
     /// A missing page is read here before a frame is freed for it.
     incoming: Box<[u8]>,
     free: Vec<u32>,
-    m: Metrics,
     recording: Option<Recording>,
 }
 
@@ -144,6 +145,76 @@ struct Shadow {
     live: bool,
 }
 
+/// A frame's bytes as a write-back reads them: the frame itself, or the
+/// shadow of a frame a writer holds.
+enum Held<'a> {
+    Frame(RwLockReadGuard<'a, Box<[u8]>>),
+    Shadow(MutexGuard<'a, Shadow>),
+}
+
+impl Deref for Held<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Held::Frame(g) => g,
+            Held::Shadow(s) => &s.bytes,
+        }
+    }
+}
+
+/// The pool's side of the calling protocol: page numbers, the incoming
+/// buffer, and the frames a write-back reads.
+struct PoolFrames<'a> {
+    frames: &'a [RwLock<Box<[u8]>>],
+    shadows: &'a [Mutex<Shadow>],
+    frame_of: &'a [u32],
+    originals: &'a [PageId],
+    incoming: &'a mut [u8],
+}
+
+impl PoolFrames<'_> {
+    /// The bytes of a resident page. An unpinned frame is read at once; a
+    /// frame a writer holds is read from its shadow, waiting only while the
+    /// writer is between locking the frame and copying it (it needs no lock
+    /// the caller holds to finish that).
+    fn hold(&self, page: DenseId) -> Held<'_> {
+        let f = self.frame_of[page as usize] as usize;
+        loop {
+            if let Ok(g) = self.frames[f].try_read() {
+                return Held::Frame(g);
+            }
+            let shadow = self.shadows[f].lock().unwrap_or_else(|e| e.into_inner());
+            if shadow.live {
+                return Held::Shadow(shadow);
+            }
+            drop(shadow);
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Frames for PoolFrames<'_> {
+    fn number(&self, page: DenseId) -> PageId {
+        self.originals[page as usize]
+    }
+    fn incoming(&mut self) -> &mut [u8] {
+        self.incoming
+    }
+    fn write_batch<S: PageStore>(
+        &mut self,
+        store: &mut S,
+        batch: &[(PageId, DenseId)],
+    ) -> Result<()> {
+        let held: Vec<Held<'_>> = batch.iter().map(|&(_, d)| self.hold(d)).collect();
+        let pairs: Vec<(PageId, &[u8])> = batch
+            .iter()
+            .zip(&held)
+            .map(|(&(n, _), h)| (n, &**h))
+            .collect();
+        store.write_batch(&pairs)
+    }
+}
+
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
 pub struct BufferPool<P: Policy, S: PageStore> {
@@ -158,7 +229,8 @@ pub struct BufferPool<P: Policy, S: PageStore> {
 
 impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// A pool with one frame per page of `policy.capacity()`, each of the
-    /// store's page size. Fails for a capacity of 0 or a store without data.
+    /// store's page size. Fails for a capacity of 0, a store without data,
+    /// or a policy the store cannot serve ([`Driver::new`]).
     pub fn new(policy: P, store: S) -> Result<Self> {
         let n = policy.capacity();
         if n == 0 {
@@ -185,13 +257,13 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frames.push(RwLock::new(page.into_boxed_slice()));
         }
         let frames = frames.into_boxed_slice();
+        let driver = Driver::new(policy, store)?;
         Ok(BufferPool {
             page_size,
             frames,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             state: Mutex::new(State {
-                policy,
-                store,
+                driver,
                 ids: FxHashMap::default(),
                 originals: Vec::new(),
                 frame_of: Vec::new(),
@@ -200,7 +272,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 pinned: 0,
                 incoming: vec![0u8; page_size].into_boxed_slice(),
                 free: (0..n as u32).rev().collect(),
-                m: Metrics::default(),
                 recording: None,
             }),
         })
@@ -230,7 +301,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Pins `page` for reading.
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, hit, _) = self.fix(page)?;
+        let (frame, dense, hit, _) = self.fix(page, Op::Read)?;
         let guard = self.frames[frame as usize]
             .read()
             .unwrap_or_else(|e| e.into_inner());
@@ -247,7 +318,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Pins `page` for writing. The page becomes dirty only if the guard is
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
-        let (frame, dense, hit, bytes) = self.fix(page)?;
+        let (frame, dense, hit, bytes) = self.fix(page, Op::Write)?;
         let guard = self.frames[frame as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner());
@@ -289,9 +360,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.lock().recording.take().map(|r| r.sink)
     }
 
-    /// Pins the page, loading it on a miss. Returns (frame, dense id, hit,
-    /// whether byte ranges are being recorded).
-    fn fix(&self, page: PageId) -> Result<(u32, DenseId, bool, bool)> {
+    /// Pins the page, loading it on a miss, which is announced with `op`.
+    /// Returns (frame, dense id, hit, whether byte ranges are being
+    /// recorded).
+    fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, bool, bool)> {
         let mut st = self.lock();
         let st = &mut *st;
         let bytes = st.recording.as_ref().is_some_and(|r| r.bytes);
@@ -299,7 +371,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let f = st.frame_of[d as usize];
         if f != NIL {
             st.pin(f);
-            st.m.hits += 1;
             return Ok((f, d, true, bytes));
         }
         // Checked before the policy hears of the miss, so a failed fix
@@ -307,73 +378,61 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if st.free.is_empty() && st.pinned == self.frames.len() {
             return Err(Error::AllPinned(self.frames.len()));
         }
-        let hit = st.policy.access(d, Op::Read);
+        let hit = st.driver.access(d, op);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
-        // Read before evicting, so a failed read changes nothing.
-        st.store.read(page, &mut st.incoming)?;
-        let f = match st.free.pop() {
-            Some(f) => f,
-            None => self.evict(st)?,
+        let State {
+            driver,
+            originals,
+            frame_of,
+            pins,
+            incoming,
+            ..
+        } = st;
+        let mut frames = PoolFrames {
+            frames: &self.frames,
+            shadows: &self.shadows,
+            frame_of,
+            originals,
+            incoming,
+        };
+        // Pages without a pin may go.
+        let victim = driver.miss(d, op, &mut frames, |p| {
+            pins[frame_of[p as usize] as usize] == 0
+        })?;
+        let f = match victim {
+            Some(v) => {
+                let f = st.frame_of[v as usize];
+                st.frame_of[v as usize] = NIL;
+                st.page_in[f as usize] = NIL;
+                f
+            }
+            None => st
+                .free
+                .pop()
+                .expect("a buffer that is not full has a free frame"),
         };
         // A free frame or a victim's (pin count 0): this never waits.
         self.frames[f as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .copy_from_slice(&st.incoming);
-        st.m.misses += 1;
-        st.m.physical_reads += 1;
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
         st.pin(f);
-        let cost = st.store.cost_of(page);
-        st.policy.insert(d, Op::Read, cost);
         Ok((f, d, false, bytes))
     }
 
-    /// Evicts an unpinned page and returns its (now free) frame. The caller
-    /// has checked that an unpinned frame exists.
-    fn evict(&self, st: &mut State<P, S>) -> Result<u32> {
-        let State {
-            policy,
-            frame_of,
-            pins,
-            ..
-        } = st;
-        let v = policy
-            .evict(|p| pins[frame_of[p as usize] as usize] == 0)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "{} found no victim although a frame is unpinned",
-                    policy.name()
-                ))
-            })?;
-        let f = st.frame_of[v.page as usize];
-        if v.dirty {
-            let orig = st.originals[v.page as usize];
-            // Pin count 0: no guard holds this frame, so this never waits.
-            let data = self.frames[f as usize]
-                .read()
-                .unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = st.store.write(orig, &data) {
-                // The page stays in its frame, still dirty: nothing is lost,
-                // and the policy is as it was before this fix.
-                st.policy.reinstate(v);
-                return Err(e);
-            }
-            st.m.dirty_evictions += 1;
-            st.m.physical_writes += 1;
-        }
-        st.frame_of[v.page as usize] = NIL;
-        st.page_in[f as usize] = NIL;
-        Ok(f)
-    }
-
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one unfix carries everything its guard knew"
+    )]
     fn unfix(
         &self,
         frame: u32,
         page: PageId,
         dense: DenseId,
         hit: bool,
+        write_fix: bool,
         modified: bool,
         changed: &[ByteRange],
     ) {
@@ -383,13 +442,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let op = if modified { Op::Write } else { Op::Read };
             r.sink.record(page, op, changed);
         }
-        st.m.requests += 1;
-        st.m.writes += u64::from(modified);
         let op = if modified { Op::Write } else { Op::Read };
+        st.driver.count(op);
         if hit {
-            st.policy.access(dense, op);
+            st.driver.access(dense, op);
         } else if modified {
-            st.policy.mark_dirty(dense);
+            // Admitted dirty when fixed for writing, but a flush while the
+            // writer held it may have written the page as it was then.
+            st.driver.mark_dirty(dense);
+        } else if write_fix {
+            st.driver.unmodified(dense, page);
         }
     }
 
@@ -397,50 +459,39 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// by guards dropped before this call are durable when it returns. A
     /// page a writer holds now is written as it was when that writer fixed
     /// it (its shadow); what the writer changes becomes dirty at its unfix.
+    /// The pages go in one batch in page-number order, through the same
+    /// checkpoint as the simulator's flush at the end of a run.
     pub fn flush(&self) -> Result<()> {
-        let mut f = 0;
-        loop {
-            let mut guard = self.lock();
-            let st = &mut *guard;
-            while f < self.frames.len() {
-                let d = st.page_in[f];
-                if d != NIL && st.policy.is_dirty(d) {
-                    let orig = st.originals[d as usize];
-                    if let Ok(data) = self.frames[f].try_read() {
-                        st.store.write(orig, &data)?;
-                    } else {
-                        let shadow = self.shadow(f as u32);
-                        if !shadow.live {
-                            break;
-                        }
-                        st.store.write(orig, &shadow.bytes)?;
-                    }
-                    st.m.physical_writes += 1;
-                    let cost = st.store.cost_of(orig);
-                    st.policy.mark_clean(d, cost);
-                }
-                f += 1;
-            }
-            if f == self.frames.len() {
-                return st.store.flush();
-            }
-            // A writer is taking frame `f` and about to copy it: let it.
-            drop(guard);
-            std::thread::yield_now();
-        }
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let dirty: Vec<DenseId> = st
+            .page_in
+            .iter()
+            .copied()
+            .filter(|&d| d != NIL && st.driver.policy().is_dirty(d))
+            .collect();
+        let State {
+            driver,
+            originals,
+            frame_of,
+            incoming,
+            ..
+        } = st;
+        let mut frames = PoolFrames {
+            frames: &self.frames,
+            shadows: &self.shadows,
+            frame_of,
+            originals,
+            incoming,
+        };
+        driver.write_dirty(&dirty, &mut frames)?;
+        driver.flush_store()
     }
 
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
     /// modified; `dirty_at_end` is the number of dirty pages buffered now.
     pub fn metrics(&self) -> Metrics {
-        let st = self.lock();
-        let mut m = st.m.clone();
-        m.reads = m.requests - m.writes;
-        m.dirty_at_end = st.policy.dirty_count() as u64;
-        let io = st.store.stats();
-        m.virtual_time = io.virtual_time;
-        m.erases = io.erases;
-        m
+        self.lock().driver.metrics()
     }
 
     /// Whether `page` is in the buffer now.
@@ -456,19 +507,19 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let st = self.lock();
         st.ids
             .get(&page)
-            .is_some_and(|&d| st.frame_of[d as usize] != NIL && st.policy.is_dirty(d))
+            .is_some_and(|&d| st.frame_of[d as usize] != NIL && st.driver.policy().is_dirty(d))
     }
 
     /// Runs `f` on the policy (for inspection).
     pub fn with_policy<R>(&self, f: impl FnOnce(&P) -> R) -> R {
-        f(&self.lock().policy)
+        f(self.lock().driver.policy())
     }
 
     /// Flushes and returns the store.
     pub fn close(self) -> Result<S> {
         self.flush()?;
         let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(st.store)
+        Ok(st.driver.into_parts().1)
     }
 }
 
@@ -493,8 +544,15 @@ impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
 impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        self.pool
-            .unfix(self.frame, self.page, self.dense, self.hit, false, &[]);
+        self.pool.unfix(
+            self.frame,
+            self.page,
+            self.dense,
+            self.hit,
+            false,
+            false,
+            &[],
+        );
     }
 }
 
@@ -542,6 +600,7 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
             self.page,
             self.dense,
             self.hit,
+            true,
             self.modified,
             &changed,
         );

@@ -86,20 +86,12 @@ impl Policy for Arc {
     fn name(&self) -> String {
         "ARC".into()
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
+    super::list::list_policy_basics!();
     fn len(&self) -> usize {
         self.l.len(T1) + self.l.len(T2)
     }
     fn contains(&self, page: DenseId) -> bool {
         self.resident(page)
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.l.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.l.dirty_count()
     }
 
     #[inline]

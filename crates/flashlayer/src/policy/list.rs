@@ -1,7 +1,8 @@
 //! Index-based intrusive doubly-linked lists over dense page ids.
 //!
 //! Every page is in at most one of `K` lists; a node holds its neighbours and
-//! a tag (which list, and the dirty bit). All operations are O(1) and touch
+//! a tag (which list, the dirty bit, and one mark a policy may use: a cold
+//! mark, say). All operations are O(1) and touch
 //! one 12-byte node per page, which keeps the LRU family allocation-free and
 //! cache-friendly.
 
@@ -26,7 +27,20 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 const DIRTY: u8 = 0x80;
-const LIST_MASK: u8 = 0x7f;
+const MARK: u8 = 0x40;
+const LIST_MASK: u8 = 0x3f;
+
+/// Where a page was and what its flags were, taken by [`Lists::save`] before
+/// a policy moves or removes it, so [`Lists::restore`] can put it back.
+/// Restoring saved pages in the reverse order of saving undoes the moves
+/// exactly, which is how multi-step evictions (second chances) implement
+/// `Policy::reinstate`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Saved {
+    page: DenseId,
+    next: u32,
+    tag: u8,
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -148,7 +162,7 @@ impl<const K: usize> Lists<K> {
             debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
             n.prev = prev;
             n.next = next;
-            n.tag = (n.tag & DIRTY) | list;
+            n.tag = (n.tag & !LIST_MASK) | list;
         }
         match prev {
             NIL => self.head[l] = page,
@@ -191,7 +205,7 @@ impl<const K: usize> Lists<K> {
         self.link(list, page, prev, next);
     }
 
-    /// Unlinks `page` from its list, keeping its dirty bit.
+    /// Unlinks `page` from its list, keeping its dirty bit and mark.
     #[inline]
     pub(crate) fn unlink(&mut self, page: DenseId) {
         let Node { prev, next, tag } = self.nodes[page as usize];
@@ -208,7 +222,7 @@ impl<const K: usize> Lists<K> {
         }
         self.len[l] -= 1;
         let n = &mut self.nodes[page as usize];
-        n.tag &= DIRTY;
+        n.tag &= !LIST_MASK;
         n.prev = NIL;
         n.next = NIL;
     }
@@ -223,13 +237,68 @@ impl<const K: usize> Lists<K> {
         self.push_front(list, page);
     }
 
-    /// Unlinks `page` and clears its dirty bit: it leaves the buffer.
+    /// Unlinks `page` and clears its dirty bit and mark: it leaves the buffer.
     #[inline]
     pub(crate) fn remove(&mut self, page: DenseId) -> bool {
         let dirty = self.is_dirty(page);
         self.unlink(page);
         self.set_dirty(page, false);
+        self.nodes[page as usize].tag = 0;
         dirty
+    }
+
+    /// Whether `page` carries the policy's mark.
+    #[inline]
+    pub(crate) fn marked(&self, page: DenseId) -> bool {
+        self.nodes
+            .get(page as usize)
+            .is_some_and(|n| n.tag & MARK != 0)
+    }
+
+    /// Sets or clears the policy's mark on a listed page.
+    #[inline]
+    pub(crate) fn set_mark(&mut self, page: DenseId, mark: bool) {
+        let n = &mut self.nodes[page as usize];
+        n.tag = if mark { n.tag | MARK } else { n.tag & !MARK };
+    }
+
+    /// The page before `page` towards the head (`NIL` at the head).
+    #[inline]
+    pub(crate) fn prev_of(&self, page: DenseId) -> u32 {
+        self.nodes[page as usize].prev
+    }
+
+    /// The tail (LRU end) of `list`, `NIL` if empty.
+    #[inline]
+    pub(crate) fn tail(&self, list: u8) -> u32 {
+        self.tail[usize::from(list) - 1]
+    }
+
+    /// The head (MRU end) of `list`, `NIL` if empty.
+    #[inline]
+    pub(crate) fn head(&self, list: u8) -> u32 {
+        self.head[usize::from(list) - 1]
+    }
+
+    /// Records where a listed `page` is, before it is moved or removed.
+    #[inline]
+    pub(crate) fn save(&self, page: DenseId) -> Saved {
+        let n = self.nodes[page as usize];
+        Saved {
+            page,
+            next: n.next,
+            tag: n.tag,
+        }
+    }
+
+    /// Puts a saved page back where it was, with its flags (see [`Saved`]).
+    pub(crate) fn restore(&mut self, s: Saved) {
+        if self.list_of(s.page) != 0 {
+            self.unlink(s.page);
+        }
+        self.insert_before(s.tag & LIST_MASK, s.page, s.next);
+        self.set_dirty(s.page, s.tag & DIRTY != 0);
+        self.set_mark(s.page, s.tag & MARK != 0);
     }
 
     /// Walks `list` from its tail (LRU end) towards its head and returns the
@@ -262,3 +331,47 @@ impl<const K: usize> Lists<K> {
         })
     }
 }
+
+/// The pages an eviction moved, in order, so `Policy::reinstate` can undo
+/// them in reverse. Its vector keeps its capacity between evictions, so the
+/// per-request path does not allocate once it has grown.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Journal(Vec<Saved>);
+
+impl Journal {
+    /// Forgets the previous eviction.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Records `page`'s place before it moves.
+    #[inline]
+    pub(crate) fn save<const K: usize>(&mut self, l: &Lists<K>, page: DenseId) {
+        self.0.push(l.save(page));
+    }
+
+    /// Undoes every recorded move, last first.
+    pub(crate) fn undo<const K: usize>(&mut self, l: &mut Lists<K>) {
+        while let Some(s) = self.0.pop() {
+            l.restore(s);
+        }
+    }
+}
+
+/// The [`super::Policy`] methods every list-based policy answers alike, from
+/// its `cap` field and its `l: Lists` field.
+macro_rules! list_policy_basics {
+    () => {
+        fn capacity(&self) -> usize {
+            self.cap
+        }
+        fn is_dirty(&self, page: DenseId) -> bool {
+            self.l.is_dirty(page)
+        }
+        fn dirty_count(&self) -> usize {
+            self.l.dirty_count()
+        }
+    };
+}
+pub(crate) use list_policy_basics;

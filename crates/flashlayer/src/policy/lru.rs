@@ -49,20 +49,12 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     fn name(&self) -> String {
         if PROMOTE { "LRU" } else { "FIFO" }.into()
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
+    super::list::list_policy_basics!();
     fn len(&self) -> usize {
         self.l.len(L)
     }
     fn contains(&self, page: DenseId) -> bool {
         self.l.list_of(page) == L
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.l.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.l.dirty_count()
     }
 
     #[inline]

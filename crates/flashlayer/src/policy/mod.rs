@@ -10,6 +10,9 @@
 //!
 //! The protocol a caller follows for one request `(page, op)`:
 //!
+//! The protocol is implemented once, in [`crate::drive::Driver`], which the
+//! simulator and the buffer pool both use; a new caller should use it too.
+//!
 //! 1. `access(page, op)`: if the page is resident the policy records the hit
 //!    (a write dirties it) and returns `true`. Otherwise it returns `false`;
 //!    a miss is always announced this way before the page is admitted, so
@@ -37,19 +40,30 @@
 
 mod arc;
 mod belady;
+mod casa;
+mod ccflru;
+mod cflru;
 mod clock;
 mod fifo;
 mod list;
 mod lru;
+mod lruwsr;
 mod spec;
 mod twoq;
 
 pub use arc::Arc;
 pub use belady::Belady;
+pub use casa::Casa;
+pub use ccflru::CcfLru;
+pub use cflru::Cflru;
 pub use clock::Clock;
 pub use fifo::Fifo;
 pub use lru::Lru;
-pub use spec::{PolicyKind, PolicySpec, POLICIES};
+pub use lruwsr::LruWsr;
+pub use spec::{
+    CostSource, ParamInfo, PolicyInfo, PolicyKind, PolicySpec, DEFAULT_CFLRU_WINDOW,
+    DEFAULT_MEASURED_WINDOW, POLICIES,
+};
 pub use twoq::TwoQ;
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -119,10 +133,17 @@ pub trait Policy {
     fn remove(&mut self, page: DenseId) -> Option<bool>;
 
     /// Write clustering: after `victim` was chosen dirty, pushes more resident
-    /// dirty pages that should be written back in the same batch. The default
+    /// dirty pages, among those `evictable` accepts (not in use), that should
+    /// be written back in the same batch. They stay resident; the caller
+    /// calls `mark_clean` for each once the batch is written. The default
     /// clusters nothing.
-    fn cluster(&mut self, victim: DenseId, out: &mut Vec<DenseId>) {
-        let _ = (victim, out);
+    fn cluster<F: FnMut(DenseId) -> bool>(
+        &mut self,
+        victim: DenseId,
+        evictable: F,
+        out: &mut Vec<DenseId>,
+    ) {
+        let _ = (victim, evictable, out);
     }
 
     /// A hint that `page` will be requested soon: a policy may start loading
@@ -133,9 +154,25 @@ pub trait Policy {
         let _ = page;
     }
 
-    /// Observes the cost of a physical I/O (measured latency or virtual cost),
-    /// for policies that learn the device's asymmetry. Default: ignored.
+    /// Observes the cost of one physical I/O the caller made: the latency
+    /// the store measured (µs) if it measures, else the device model's
+    /// cost. For policies that learn the device's asymmetry (CASA §5.3).
+    /// Default: ignored.
     fn observe_io(&mut self, kind: IoKind, cost: f64) {
         let _ = (kind, cost);
+    }
+
+    /// Whether the policy learns its costs only from measured latencies, so
+    /// that a caller over a store that measures nothing must refuse it.
+    /// Default: `false`.
+    fn needs_measured_io(&self) -> bool {
+        false
+    }
+
+    /// Appends the policy's state variables worth plotting over time
+    /// (CASA's τ and |C|), for the time series of a run. Called once per
+    /// series point, never on the per-request path. Default: none.
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        let _ = out;
     }
 }

@@ -1,9 +1,38 @@
-//! Policy names as users type them (`--policy lru,arc,belady`).
+//! Policy names as users type them, with parameters: `lru`, `cflru:w=0.5`,
+//! `casa:cost=measured,n=1024`. One parser serves the CLI, Python and Rust.
+//!
+//! Grammar: `name[:key=value[,key=value]...]`, case-insensitive names and
+//! keys. In a list (`lru,cflru:w=0.25,casa`) a piece of the form `key=value`
+//! continues the parameters of the policy before it, so lists need no other
+//! quoting. Every parameter has a default; [`PolicySpec`]'s `Display` writes
+//! the canonical form with every default filled in (`cflru:w=0.5`), which
+//! is what result rows carry.
 
 use crate::error::{Error, Result};
+use std::fmt;
 
-/// The policies the engine can build by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Where a cost-aware policy takes the device's read/write costs from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostSource {
+    /// The `PageCost` of the device model, passed with each admitted page.
+    Model,
+    /// An `n`-point moving average of the latencies the store measures
+    /// ([`crate::policy::Policy::observe_io`]), CASA §5.3.
+    Measured {
+        /// Points in each moving average.
+        n: usize,
+    },
+}
+
+/// Default moving-average window of `cost=measured` (CASA §5.3 leaves `n`
+/// open): long enough to smooth a flash device's garbage-collection spikes.
+pub const DEFAULT_MEASURED_WINDOW: usize = 32_768;
+
+/// Default clean-first window of CFLRU, as a fraction of the buffer.
+pub const DEFAULT_CFLRU_WINDOW: f64 = 0.5;
+
+/// The policies the engine can build by name, with their parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PolicyKind {
     /// [`super::Lru`]
     Lru,
@@ -17,66 +46,394 @@ pub enum PolicyKind {
     Arc,
     /// [`super::Belady`] (offline)
     Belady,
+    /// [`super::Cflru`] with clean-first window `w` (a fraction of the buffer).
+    Cflru {
+        /// Window as a fraction of the buffer, in `[0, 1]`.
+        w: f64,
+    },
+    /// [`super::LruWsr`]
+    LruWsr,
+    /// [`super::CcfLru`]
+    CcfLru,
+    /// [`super::Casa`]
+    Casa {
+        /// Where c_R and c_W come from.
+        cost: CostSource,
+    },
 }
 
-/// A parsed policy name. Names are case-insensitive.
+/// One parameter of a policy, for `--help`, `flashlayer list policies` and
+/// error messages.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    /// Key as typed.
+    pub key: &'static str,
+    /// Default value as typed.
+    pub default: &'static str,
+    /// Allowed values, in words.
+    pub allowed: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// A policy the engine can build by name.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyInfo {
+    /// Name as typed.
+    pub name: &'static str,
+    /// One-line description with its source.
+    pub description: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+}
+
+const W: ParamInfo = ParamInfo {
+    key: "w",
+    default: "0.5",
+    allowed: "a fraction of the buffer from 0 to 1",
+    help: "size of the clean-first region at the LRU end",
+};
+const COST: ParamInfo = ParamInfo {
+    key: "cost",
+    default: "model",
+    allowed: "model or measured",
+    help: "c_R and c_W from the device model, or from the store's measured latencies (CASA §5.3)",
+};
+const N: ParamInfo = ParamInfo {
+    key: "n",
+    default: "32768",
+    allowed: "an integer of at least 1, with cost=measured only",
+    help: "points in the moving average of measured read and write latencies",
+};
+
+/// Every policy, for `--help`, listings and errors.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "lru",
+        description: "least recently used",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "fifo",
+        description: "first in, first out",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "clock",
+        description: "second chance with a reference bit per frame",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "2q",
+        description: "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "arc",
+        description: "ARC, Megiddo & Modha 2003",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "belady",
+        description: "offline MIN, miss-optimal; clean pages first among never-reused",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "cflru",
+        description: "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
+        params: &[W],
+    },
+    PolicyInfo {
+        name: "lruwsr",
+        description: "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "ccflru",
+        description: "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "casa",
+        description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
+        params: &[COST, N],
+    },
+];
+
+/// A parsed policy name with its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
-    /// Which policy.
+    /// Which policy, with its parameters.
     pub kind: PolicyKind,
 }
 
-/// `(name, kind, one-line description)` of every policy, for `--help` and errors.
-pub const POLICIES: &[(&str, PolicyKind, &str)] = &[
-    ("lru", PolicyKind::Lru, "least recently used"),
-    ("fifo", PolicyKind::Fifo, "first in, first out"),
-    (
-        "clock",
-        PolicyKind::Clock,
-        "second chance with a reference bit per frame",
-    ),
-    (
-        "2q",
-        PolicyKind::TwoQ,
-        "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
-    ),
-    ("arc", PolicyKind::Arc, "ARC, Megiddo & Modha 2003"),
-    (
-        "belady",
-        PolicyKind::Belady,
-        "offline MIN, miss-optimal; clean pages first among never-reused",
-    ),
-];
+fn info(name: &str) -> Option<&'static PolicyInfo> {
+    POLICIES.iter().find(|p| p.name == name)
+}
 
-impl PolicySpec {
-    /// Parses one policy name.
-    pub fn parse(name: &str) -> Result<Self> {
-        let lower = name.trim().to_ascii_lowercase();
-        POLICIES
+fn unknown_policy(name: &str) -> Error {
+    let valid: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+    Error::invalid(format!(
+        "unknown policy '{name}'; valid policies: {}",
+        valid.join(", ")
+    ))
+}
+
+/// The `key=value` pairs of one spec, consumed by the builder of its kind.
+struct Params<'a> {
+    policy: &'static PolicyInfo,
+    pairs: Vec<(String, &'a str)>,
+}
+
+impl Params<'_> {
+    fn bad(&self, key: &str, value: &str) -> Error {
+        let allowed = self
+            .policy
+            .params
             .iter()
-            .find(|(n, _, _)| *n == lower)
-            .map(|&(_, kind, _)| PolicySpec { kind })
-            .ok_or_else(|| {
-                let valid: Vec<&str> = POLICIES.iter().map(|p| p.0).collect();
-                Error::invalid(format!(
-                    "unknown policy '{}'; valid policies: {}",
-                    name.trim(),
-                    valid.join(", ")
-                ))
-            })
+            .find(|p| p.key == key)
+            .map_or("", |p| p.allowed);
+        Error::invalid(format!(
+            "policy '{}': bad value '{value}' for '{key}'; expected {allowed}",
+            self.policy.name
+        ))
     }
 
-    /// The canonical lower-case name.
+    fn take(&mut self, key: &str) -> Option<String> {
+        let i = self.pairs.iter().position(|(k, _)| k == key)?;
+        Some(self.pairs.remove(i).1.trim().to_string())
+    }
+
+    fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+                _ => Err(self.bad(key, &v)),
+            },
+        }
+    }
+
+    fn done(self) -> Result<()> {
+        match self.pairs.first() {
+            None => Ok(()),
+            Some((k, _)) => {
+                let keys: Vec<&str> = self.policy.params.iter().map(|p| p.key).collect();
+                Err(Error::invalid(if keys.is_empty() {
+                    format!(
+                        "policy '{}' takes no parameters, got '{k}'",
+                        self.policy.name
+                    )
+                } else {
+                    format!(
+                        "policy '{}' has no parameter '{k}'; its parameters: {}",
+                        self.policy.name,
+                        keys.join(", ")
+                    )
+                }))
+            }
+        }
+    }
+}
+
+impl PolicySpec {
+    /// Parses one policy spec, `name[:key=value,...]`.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        let (name, rest) = match spec.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (spec, None),
+        };
+        let lower = name.to_ascii_lowercase();
+        let policy = info(&lower).ok_or_else(|| unknown_policy(name))?;
+        let mut pairs: Vec<(String, &str)> = Vec::new();
+        for piece in rest.into_iter().flat_map(|r| r.split(',')) {
+            let Some((k, v)) = piece.split_once('=') else {
+                return Err(Error::invalid(format!(
+                    "policy '{lower}': expected key=value, got '{}'",
+                    piece.trim()
+                )));
+            };
+            let k = k.trim().to_ascii_lowercase();
+            if pairs.iter().any(|(seen, _)| *seen == k) {
+                return Err(Error::invalid(format!(
+                    "policy '{lower}': parameter '{k}' given twice"
+                )));
+            }
+            pairs.push((k, v));
+        }
+        let mut p = Params { policy, pairs };
+        let kind = match policy.name {
+            "lru" => PolicyKind::Lru,
+            "fifo" => PolicyKind::Fifo,
+            "clock" => PolicyKind::Clock,
+            "2q" => PolicyKind::TwoQ,
+            "arc" => PolicyKind::Arc,
+            "belady" => PolicyKind::Belady,
+            "lruwsr" => PolicyKind::LruWsr,
+            "ccflru" => PolicyKind::CcfLru,
+            "cflru" => PolicyKind::Cflru {
+                w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
+            },
+            "casa" => {
+                let cost = p.take("cost");
+                let n = p.take("n");
+                let cost = match (cost.as_deref(), n) {
+                    (None | Some("model"), None) => CostSource::Model,
+                    (None | Some("model"), Some(_)) => {
+                        return Err(Error::invalid(
+                            "policy 'casa': 'n' applies only with cost=measured",
+                        ))
+                    }
+                    (Some("measured"), n) => CostSource::Measured {
+                        n: match n {
+                            None => DEFAULT_MEASURED_WINDOW,
+                            Some(v) => match v.parse::<usize>() {
+                                Ok(x) if x >= 1 => x,
+                                _ => return Err(p.bad("n", &v)),
+                            },
+                        },
+                    },
+                    (Some(other), _) => return Err(p.bad("cost", other)),
+                };
+                PolicyKind::Casa { cost }
+            }
+            other => unreachable!("policy '{other}' is listed but not built"),
+        };
+        p.done()?;
+        Ok(PolicySpec { kind })
+    }
+
+    /// Parses a comma-separated list of specs, where a `key=value` piece
+    /// continues the parameters of the spec before it:
+    /// `lru,cflru:w=0.25,casa` is three policies.
+    pub fn parse_list(list: &str) -> Result<Vec<Self>> {
+        let mut specs: Vec<String> = Vec::new();
+        for piece in list.split(',') {
+            let piece = piece.trim();
+            if piece.is_empty() {
+                continue;
+            }
+            let continues = piece.contains('=') && !piece.contains(':');
+            match specs.last_mut() {
+                Some(last) if continues => {
+                    last.push(if last.contains(':') { ',' } else { ':' });
+                    last.push_str(piece);
+                }
+                None if continues => {
+                    return Err(Error::invalid(format!(
+                        "'{piece}' is a parameter but no policy comes before it"
+                    )))
+                }
+                _ => specs.push(piece.to_string()),
+            }
+        }
+        if specs.is_empty() {
+            return Err(Error::invalid("no policy given"));
+        }
+        specs.iter().map(|s| Self::parse(s)).collect()
+    }
+
+    /// The policy's name without parameters (`cflru`).
     pub fn name(&self) -> &'static str {
-        POLICIES
-            .iter()
-            .find(|p| p.1 == self.kind)
-            .map(|p| p.0)
-            .expect("every kind is listed")
+        match self.kind {
+            PolicyKind::Lru => "lru",
+            PolicyKind::Fifo => "fifo",
+            PolicyKind::Clock => "clock",
+            PolicyKind::TwoQ => "2q",
+            PolicyKind::Arc => "arc",
+            PolicyKind::Belady => "belady",
+            PolicyKind::Cflru { .. } => "cflru",
+            PolicyKind::LruWsr => "lruwsr",
+            PolicyKind::CcfLru => "ccflru",
+            PolicyKind::Casa { .. } => "casa",
+        }
     }
 
     /// Whether the policy must see the whole trace before the run.
     pub fn is_offline(&self) -> bool {
         self.kind == PolicyKind::Belady
+    }
+
+    /// Whether the policy needs a store that measures its I/O latencies.
+    pub fn needs_measured_costs(&self) -> bool {
+        matches!(
+            self.kind,
+            PolicyKind::Casa {
+                cost: CostSource::Measured { .. }
+            }
+        )
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    /// The canonical spec, every parameter written out (`cflru:w=0.5`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        match self.kind {
+            PolicyKind::Cflru { w } => write!(f, ":w={w}"),
+            PolicyKind::Casa {
+                cost: CostSource::Model,
+            } => f.write_str(":cost=model"),
+            PolicyKind::Casa {
+                cost: CostSource::Measured { n },
+            } => write!(f, ":cost=measured,n={n}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        PolicySpec::parse(s).unwrap().to_string()
+    }
+
+    fn err(s: &str) -> String {
+        PolicySpec::parse(s).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn canonical_specs_fill_in_every_default() {
+        assert_eq!(canon("LRU"), "lru");
+        assert_eq!(canon("cflru"), "cflru:w=0.5");
+        assert_eq!(canon("cflru:w=0.25"), "cflru:w=0.25");
+        assert_eq!(canon("casa"), "casa:cost=model");
+        assert_eq!(canon("casa:cost=measured"), "casa:cost=measured,n=32768");
+        assert_eq!(canon("casa:n=10,cost=measured"), "casa:cost=measured,n=10");
+        for p in POLICIES {
+            let c = canon(p.name);
+            assert_eq!(canon(&c), c, "canonical form parses to itself");
+        }
+    }
+
+    #[test]
+    fn bad_parameters_name_the_policy_the_key_and_the_range() {
+        assert!(err("cflru:w=1.5").contains("policy 'cflru': bad value '1.5' for 'w'; expected a fraction of the buffer from 0 to 1"));
+        assert!(err("cflru:x=1").contains("policy 'cflru' has no parameter 'x'; its parameters: w"));
+        assert!(err("lruwsr:w=0.5").contains("policy 'lruwsr' takes no parameters, got 'w'"));
+        assert!(err("casa:cost=guess").contains("expected model or measured"));
+        assert!(err("casa:n=5").contains("'n' applies only with cost=measured"));
+        assert!(err("casa:cost=measured,n=0").contains("bad value '0' for 'n'"));
+        assert!(err("cflru:w").contains("expected key=value"));
+        assert!(err("cflru:w=0.1,w=0.2").contains("given twice"));
+        assert!(err("lfu").contains("unknown policy 'lfu'"));
+    }
+
+    #[test]
+    fn key_value_pieces_of_a_list_continue_the_policy_before_them() {
+        let l = PolicySpec::parse_list("lru, cflru:w=0.25 ,casa:cost=measured,n=64,arc").unwrap();
+        let names: Vec<String> = l.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            names,
+            ["lru", "cflru:w=0.25", "casa:cost=measured,n=64", "arc"]
+        );
+        // A bare name followed by parameters gets its colon.
+        let l = PolicySpec::parse_list("cflru,w=0.75").unwrap();
+        assert_eq!(l[0].to_string(), "cflru:w=0.75");
+        assert!(PolicySpec::parse_list("w=0.5,lru").is_err());
+        assert!(PolicySpec::parse_list(" , ").is_err());
     }
 }

@@ -76,20 +76,12 @@ impl Policy for TwoQ {
     fn name(&self) -> String {
         "2Q".into()
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
+    super::list::list_policy_basics!();
     fn len(&self) -> usize {
         self.l.len(A1IN) + self.l.len(AM)
     }
     fn contains(&self, page: DenseId) -> bool {
         self.resident(page)
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.l.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.l.dirty_count()
     }
 
     #[inline]

@@ -4,45 +4,55 @@
 //! [`Simulator`] is generic over the policy and the store, so each
 //! combination is monomorphised: the per-request path has no dynamic dispatch,
 //! no hashing (pages are dense ids) and no allocation. [`run`] builds a
-//! policy by name and replays an `flt` trace.
+//! policy by name and replays an `flt` trace; its store sees the trace's
+//! original page numbers.
 
 use crate::device::DeviceModel;
+use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
-use crate::policy::{Arc, Belady, Clock, Fifo, Lru, Policy, PolicyKind, PolicySpec, TwoQ};
+use crate::policy::{
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, Fifo, Lru, LruWsr, Policy, PolicyKind, PolicySpec,
+    TwoQ,
+};
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
-use crate::types::{unpack, DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
+use crate::types::{unpack, DenseId, Metrics, Op};
 
 /// How many requests ahead [`Simulator::run_bytes`] prefetches: far enough
 /// to hide a load from the last-level cache or memory behind the requests
 /// in between, near enough that the line is still there when needed.
 const PREFETCH_DISTANCE: usize = 16;
 
-/// Replays requests against a policy over a store.
+/// Replays requests against a policy over a store, through the calling
+/// protocol of [`crate::drive`]. Stores see page numbers from `N` (the
+/// trace's original numbers in [`run`]; dense ids by default).
 #[derive(Debug)]
-pub struct Simulator<P: Policy, S: PageStore> {
-    policy: P,
-    store: S,
-    m: Metrics,
+pub struct Simulator<P: Policy, S: PageStore, N: PageNumbers = DenseNumbers> {
+    d: Driver<P, S>,
+    frames: NoFrames<N>,
     series_every: u64,
-    cluster: Vec<DenseId>,
-    batch: Vec<PageId>,
 }
 
 impl<P: Policy, S: PageStore> Simulator<P, S> {
-    /// A simulator with an empty buffer and no time series.
-    pub fn new(policy: P, store: S) -> Self {
-        Simulator {
-            policy,
-            store,
-            m: Metrics::default(),
+    /// A simulator with an empty buffer and no time series, whose store sees
+    /// dense ids as page numbers. Fails as [`Driver::new`] does.
+    pub fn new(policy: P, store: S) -> Result<Self> {
+        Self::with_numbers(policy, store, DenseNumbers)
+    }
+}
+
+impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
+    /// A simulator whose store sees the page numbers `numbers` gives.
+    pub fn with_numbers(policy: P, store: S, numbers: N) -> Result<Self> {
+        Ok(Simulator {
+            d: Driver::new(policy, store)?,
+            frames: NoFrames::new(numbers),
             series_every: 0,
-            cluster: Vec::new(),
-            batch: Vec::new(),
-        }
+        })
     }
 
-    /// Records a [`SeriesPoint`] every `n` requests (0, the default: never).
+    /// Records a [`crate::types::SeriesPoint`] every `n` requests (0, the
+    /// default: never).
     pub fn with_series(mut self, n: u64) -> Self {
         self.series_every = n;
         self
@@ -50,33 +60,29 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
 
     /// The policy.
     pub fn policy(&self) -> &P {
-        &self.policy
+        self.d.policy()
     }
 
     /// The store.
     pub fn store(&self) -> &S {
-        &self.store
+        self.d.store()
     }
 
-    /// Metrics so far (virtual time and end-of-run fields are filled by
-    /// [`Simulator::finish`]).
-    pub fn metrics(&self) -> &Metrics {
-        &self.m
+    /// Metrics so far.
+    pub fn metrics(&self) -> Metrics {
+        self.d.metrics()
     }
 
-    /// Serves one request; returns whether it hit. The store sees dense ids.
+    /// Serves one request; returns whether it hit.
     #[inline]
     pub fn request(&mut self, page: DenseId, op: Op) -> Result<bool> {
-        self.m.requests += 1;
-        self.m.writes += u64::from(op.is_write());
-        let hit = self.policy.access(page, op);
-        if hit {
-            self.m.hits += 1;
-        } else {
-            self.miss(page, op)?;
+        self.d.count(op);
+        let hit = self.d.access(page, op);
+        if !hit {
+            self.d.miss(page, op, &mut self.frames, |_| true)?;
         }
-        if self.series_every != 0 && self.m.requests % self.series_every == 0 {
-            self.point();
+        if self.series_every != 0 && self.d.requests() % self.series_every == 0 {
+            self.d.sample();
         }
         Ok(hit)
     }
@@ -92,7 +98,7 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
         };
         for i in 0..words {
             if i + PREFETCH_DISTANCE < words {
-                self.policy.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
+                self.d.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
             }
             let (p, op) = unpack(word(i));
             self.request(p, op)?;
@@ -109,97 +115,44 @@ impl<P: Policy, S: PageStore> Simulator<P, S> {
         Ok(())
     }
 
-    fn miss(&mut self, page: DenseId, op: Op) -> Result<()> {
-        self.m.misses += 1;
-        if self.policy.len() >= self.policy.capacity() {
-            let v = self.policy.evict(|_| true).ok_or_else(|| {
-                Error::invalid(format!(
-                    "{} found no victim in a full buffer",
-                    self.policy.name()
-                ))
-            })?;
-            if v.dirty {
-                self.m.dirty_evictions += 1;
-                self.write_back(v.page)?;
-            }
-        }
-        self.store.read(PageId::from(page), &mut [])?;
-        self.m.physical_reads += 1;
-        let cost = self.store.cost_of(PageId::from(page));
-        self.policy.observe_io(IoKind::Read, cost.read);
-        self.policy.insert(page, op, cost);
-        Ok(())
-    }
-
-    fn write_back(&mut self, victim: DenseId) -> Result<()> {
-        self.cluster.clear();
-        self.policy.cluster(victim, &mut self.cluster);
-        if self.cluster.is_empty() {
-            self.store.write(PageId::from(victim), &[])?;
-            self.m.physical_writes += 1;
-            let c = self.store.cost_of(PageId::from(victim)).write;
-            self.policy.observe_io(IoKind::Write, c);
-            return Ok(());
-        }
-        self.batch.clear();
-        self.batch.push(PageId::from(victim));
-        self.batch
-            .extend(self.cluster.iter().map(|&p| PageId::from(p)));
-        self.batch.sort_unstable();
-        let pairs: Vec<(PageId, &[u8])> = self.batch.iter().map(|&p| (p, &[][..])).collect();
-        self.store.write_batch(&pairs)?;
-        self.m.physical_writes += pairs.len() as u64;
-        for i in 0..self.cluster.len() {
-            let p = self.cluster[i];
-            let cost = self.store.cost_of(PageId::from(p));
-            self.policy.mark_clean(p, cost);
-        }
-        Ok(())
-    }
-
-    fn point(&mut self) {
-        self.m.series.push(SeriesPoint {
-            requests: self.m.requests,
-            hits: self.m.hits,
-            physical_reads: self.m.physical_reads,
-            physical_writes: self.m.physical_writes,
-            virtual_time: self.store.stats().virtual_time,
-        });
-    }
-
     /// Ends the run. Dirty pages still buffered are not written; they are
     /// counted in `dirty_at_end`.
-    pub fn finish(mut self) -> Metrics {
-        let io = self.store.stats();
-        self.m.reads = self.m.requests - self.m.writes;
-        self.m.dirty_at_end = self.policy.dirty_count() as u64;
-        self.m.virtual_time = io.virtual_time;
-        self.m.erases = io.erases;
-        self.m
+    pub fn finish(self) -> Metrics {
+        self.d.metrics()
     }
 
-    /// Ends the run after writing every dirty page still buffered, each a
-    /// single-page write in page order. They are counted in `dirty_at_end`
-    /// and included in `physical_writes` and the virtual time. Dense ids in
-    /// use are below `pages`.
-    pub fn finish_flushed(mut self, pages: usize) -> Result<Metrics> {
-        let dirty = self.policy.dirty_count();
-        let mut left = dirty;
-        for d in 0..pages as DenseId {
-            if left == 0 {
+    /// A checkpoint: writes every dirty page buffered now in one batch in
+    /// page-number order (neighbouring pages are priced as sequential
+    /// writes); the pages stay buffered, clean. Dense ids in use are below
+    /// `pages`. Returns how many pages were written.
+    pub fn checkpoint(&mut self, pages: usize) -> Result<usize> {
+        let dirty = self.d.policy().dirty_count();
+        let mut list = Vec::with_capacity(dirty);
+        for p in 0..pages as DenseId {
+            if list.len() == dirty {
                 break;
             }
-            if self.policy.is_dirty(d) {
-                self.store.write(PageId::from(d), &[])?;
-                self.m.physical_writes += 1;
-                let cost = self.store.cost_of(PageId::from(d));
-                self.policy.mark_clean(d, cost);
-                left -= 1;
+            if self.d.policy().is_dirty(p) {
+                list.push(p);
             }
         }
-        let mut m = self.finish();
+        self.d.write_dirty(&list, &mut self.frames)?;
+        Ok(list.len())
+    }
+
+    /// Ends the run with a [`Simulator::checkpoint`]: the dirty pages left
+    /// are written and counted in `dirty_at_end`, and included in
+    /// `physical_writes` and the virtual time.
+    pub fn finish_flushed(mut self, pages: usize) -> Result<Metrics> {
+        let dirty = self.checkpoint(pages)?;
+        let mut m = self.d.metrics();
         m.dirty_at_end = dirty as u64;
         Ok(m)
+    }
+
+    /// The policy and the store back.
+    pub fn into_parts(self) -> (P, S) {
+        self.d.into_parts()
     }
 }
 
@@ -238,58 +191,38 @@ pub fn run(
     // larger one decides exactly the same; policies that allocate by
     // capacity are sized by what the trace can use.
     let cap = opts.buffer_pages.min(pages.max(1));
-    let store = CostStore::new(opts.device.clone());
     match spec.kind {
-        PolicyKind::Lru => replay(
-            Lru::new(cap).with_pages(pages),
-            store,
-            trace,
-            opts,
-            progress,
-        ),
-        PolicyKind::Fifo => replay(
-            Fifo::new(cap).with_pages(pages),
-            store,
-            trace,
-            opts,
-            progress,
-        ),
-        PolicyKind::Clock => replay(
-            Clock::new(cap).with_pages(pages),
-            store,
-            trace,
-            opts,
-            progress,
-        ),
-        PolicyKind::TwoQ => replay(
-            TwoQ::new(cap).with_pages(pages),
-            store,
-            trace,
-            opts,
-            progress,
-        ),
-        PolicyKind::Arc => replay(
-            Arc::new(cap).with_pages(pages),
-            store,
-            trace,
-            opts,
-            progress,
-        ),
+        PolicyKind::Lru => replay(Lru::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::Fifo => replay(Fifo::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::Clock => replay(Clock::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::TwoQ => replay(TwoQ::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::Arc => replay(Arc::new(cap).with_pages(pages), trace, opts, progress),
         PolicyKind::Belady => {
             let policy = Belady::from_bytes(cap, trace.request_bytes(), pages)?;
-            replay(policy, store, trace, opts, progress)
+            replay(policy, trace, opts, progress)
         }
+        PolicyKind::Cflru { w } => {
+            replay(Cflru::new(cap, w).with_pages(pages), trace, opts, progress)
+        }
+        PolicyKind::LruWsr => replay(LruWsr::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::CcfLru => replay(CcfLru::new(cap).with_pages(pages), trace, opts, progress),
+        PolicyKind::Casa { cost } => replay(
+            Casa::new(cap, cost).with_pages(pages),
+            trace,
+            opts,
+            progress,
+        ),
     }
 }
 
-fn replay<P: Policy, S: PageStore>(
+fn replay<P: Policy>(
     policy: P,
-    store: S,
     trace: &Flt,
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
-    let mut sim = Simulator::new(policy, store).with_series(opts.series_every);
+    let store = CostStore::new(opts.device.clone());
+    let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
     let mut done = 0u64;
     for chunk in trace.request_bytes().chunks(4 * CHUNK) {
         sim.run_bytes(chunk)?;

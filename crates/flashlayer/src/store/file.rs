@@ -2,6 +2,10 @@
 //! `p × page_size`. Reads and writes are positioned (`pread`/`pwrite`);
 //! `flush` calls `fsync`. With `O_DIRECT` the page cache is bypassed and I/O
 //! goes through an aligned bounce buffer.
+//!
+//! Every read and write is timed with the monotonic clock, so policies that
+//! learn the device's read/write asymmetry from real latencies (CASA §5.3)
+//! can be told them ([`PageStore::measured_latency`]).
 
 use super::{check_len, IoStats, Meter, PageStore};
 use crate::device::DeviceModel;
@@ -10,6 +14,7 @@ use crate::types::{PageCost, PageId};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Alignment `O_DIRECT` needs for buffers, offsets and lengths on Linux.
 const DIRECT_ALIGN: usize = 4096;
@@ -75,6 +80,7 @@ impl FileStoreBuilder {
             direct: self.direct,
             bounce,
             meter: Meter::new(self.device),
+            last_us: 0.0,
         })
     }
 }
@@ -111,6 +117,8 @@ pub struct FileStore {
     direct: bool,
     bounce: AlignedBuf,
     meter: Meter,
+    /// Latency of the last read, or per page of the last write or batch, µs.
+    last_us: f64,
 }
 
 impl std::os::fd::AsRawFd for FileStore {
@@ -179,6 +187,7 @@ impl PageStore for FileStore {
     fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         let off = self.offset(page)?;
+        let start = Instant::now();
         if self.direct {
             let b = self.bounce.as_mut();
             Self::read_at(&self.file, &self.path, b, off)?;
@@ -186,20 +195,31 @@ impl PageStore for FileStore {
         } else {
             Self::read_at(&self.file, &self.path, buf, off)?;
         }
+        self.last_us = micros(start);
         self.meter.read(false);
         Ok(())
     }
     fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        let start = Instant::now();
         self.put(page, buf)?;
+        self.last_us = micros(start);
         self.meter.write(false);
         Ok(())
     }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        let start = Instant::now();
         for (page, buf) in batch {
             self.put(*page, buf)?;
         }
+        self.last_us = micros(start) / batch.len().max(1) as f64;
         self.meter.write_batch(batch.iter().map(|b| b.0));
         Ok(())
+    }
+    fn measures_latency(&self) -> bool {
+        true
+    }
+    fn measured_latency(&self) -> Option<f64> {
+        Some(self.last_us)
     }
     fn flush(&mut self) -> Result<()> {
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))
@@ -210,4 +230,8 @@ impl PageStore for FileStore {
     fn stats(&self) -> IoStats {
         self.meter.stats()
     }
+}
+
+fn micros(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e6
 }

@@ -64,6 +64,19 @@ pub trait PageStore {
 
     /// I/O performed so far.
     fn stats(&self) -> IoStats;
+
+    /// Whether the store measures the real latency of its I/O. Default:
+    /// `false` (the store only prices I/O with its device model).
+    fn measures_latency(&self) -> bool {
+        false
+    }
+
+    /// The measured latency, in µs, of the last `read`, or per page of the
+    /// last `write` or `write_batch`; `None` from a store that does not
+    /// measure. Default: `None`.
+    fn measured_latency(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Prices physical operations with a [`DeviceModel`] and counts them; the

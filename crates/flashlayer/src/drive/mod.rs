@@ -1,0 +1,343 @@
+//! The policy calling protocol, implemented once (`DESIGN.md` §1 rule 1):
+//! announce a request, read a missing page, evict, write back (with write
+//! clustering), tell the policy what the I/O cost, admit, and write dirty
+//! pages at a checkpoint. The trace simulator ([`crate::sim::Simulator`])
+//! and the buffer pool ([`crate::buffer::BufferPool`]) both drive their
+//! policy and store through a [`Driver`], so a policy decides the same in
+//! either, request by request and victim by victim.
+//!
+//! What differs between callers is only how page bytes move ([`Frames`]):
+//! the simulator moves none, the pool copies frames; and which pages may be
+//! evicted (the pool passes "not pinned").
+//!
+//! Stores always see page numbers as the trace or the user named them
+//! ([`Frames::number`]), so a batch of neighbouring pages is priced
+//! sequentially; policies see dense ids.
+
+use crate::error::{Error, Result};
+use crate::policy::Policy;
+use crate::store::PageStore;
+use crate::trace::Flt;
+use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
+
+/// Maps dense ids back to the page numbers stores see.
+pub trait PageNumbers {
+    /// The page number of dense id `page`.
+    fn number(&self, page: DenseId) -> PageId;
+}
+
+/// Dense ids used as page numbers, for callers with no numbers of their own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DenseNumbers;
+
+impl PageNumbers for DenseNumbers {
+    #[inline]
+    fn number(&self, page: DenseId) -> PageId {
+        PageId::from(page)
+    }
+}
+
+/// An `flt` trace keeps the original page number of every dense id.
+impl PageNumbers for &Flt {
+    #[inline]
+    fn number(&self, page: DenseId) -> PageId {
+        self.original(page)
+    }
+}
+
+/// A table of page numbers indexed by dense id.
+impl PageNumbers for [PageId] {
+    #[inline]
+    fn number(&self, page: DenseId) -> PageId {
+        self[page as usize]
+    }
+}
+
+impl PageNumbers for Vec<PageId> {
+    #[inline]
+    fn number(&self, page: DenseId) -> PageId {
+        self[page as usize]
+    }
+}
+
+/// How a caller moves page bytes between its frames and the store.
+pub trait Frames {
+    /// The page number of dense id `page`.
+    fn number(&self, page: DenseId) -> PageId;
+
+    /// The buffer a missing page is read into (empty when no data is kept).
+    fn incoming(&mut self) -> &mut [u8];
+
+    /// Writes the pages of `batch` (page number, dense id), sorted by page
+    /// number, to `store` with one [`PageStore::write_batch`].
+    fn write_batch<S: PageStore>(
+        &mut self,
+        store: &mut S,
+        batch: &[(PageId, DenseId)],
+    ) -> Result<()>;
+}
+
+/// The frames of a simulation: page numbers, no bytes.
+#[derive(Debug)]
+pub struct NoFrames<N> {
+    numbers: N,
+    scratch: Vec<(PageId, &'static [u8])>,
+}
+
+impl<N: PageNumbers> NoFrames<N> {
+    /// Frames that name pages by `numbers` and keep no data.
+    pub fn new(numbers: N) -> Self {
+        NoFrames {
+            numbers,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl<N: PageNumbers> Frames for NoFrames<N> {
+    #[inline]
+    fn number(&self, page: DenseId) -> PageId {
+        self.numbers.number(page)
+    }
+    #[inline]
+    fn incoming(&mut self) -> &mut [u8] {
+        &mut []
+    }
+    fn write_batch<S: PageStore>(
+        &mut self,
+        store: &mut S,
+        batch: &[(PageId, DenseId)],
+    ) -> Result<()> {
+        self.scratch.clear();
+        self.scratch
+            .extend(batch.iter().map(|&(n, _)| (n, &[][..])));
+        store.write_batch(&self.scratch)
+    }
+}
+
+/// A policy and a store, driven through the calling protocol, with the
+/// counts of what happened.
+#[derive(Debug)]
+pub struct Driver<P: Policy, S: PageStore> {
+    policy: P,
+    store: S,
+    m: Metrics,
+    cluster: Vec<DenseId>,
+    batch: Vec<(PageId, DenseId)>,
+}
+
+impl<P: Policy, S: PageStore> Driver<P, S> {
+    /// Drives `policy` over `store`. Fails if the policy learns its costs
+    /// from measured latencies and the store measures none.
+    pub fn new(policy: P, store: S) -> Result<Self> {
+        if policy.needs_measured_io() && !store.measures_latency() {
+            return Err(Error::invalid(format!(
+                "{} learns its costs from measured I/O latencies (cost=measured), but this \
+                 store measures none (a simulation only prices I/O); use cost=model, or a \
+                 file store",
+                policy.name()
+            )));
+        }
+        Ok(Driver {
+            policy,
+            store,
+            m: Metrics::default(),
+            cluster: Vec::new(),
+            batch: Vec::new(),
+        })
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Counts one logical request (the simulator per request, the buffer
+    /// pool per unfix).
+    #[inline]
+    pub fn count(&mut self, op: Op) {
+        self.m.requests += 1;
+        self.m.writes += u64::from(op.is_write());
+    }
+
+    /// Step 1: announces a request to the policy; `true` on a hit.
+    #[inline]
+    pub fn access(&mut self, page: DenseId, op: Op) -> bool {
+        let hit = self.policy.access(page, op);
+        self.m.hits += u64::from(hit);
+        hit
+    }
+
+    /// A hint that `page` comes soon ([`Policy::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, page: DenseId) {
+        self.policy.prefetch(page);
+    }
+
+    /// Steps 2–4 for a miss that [`Driver::access`] announced: reads the page
+    /// into [`Frames::incoming`], evicts if the buffer is full (writing a
+    /// dirty victim back with the pages the policy clusters with it), and
+    /// admits the page. Returns the victim, whose frame the caller reuses.
+    ///
+    /// A failed read changes nothing; a failed write-back reinstates the
+    /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
+    /// never happened.
+    pub fn miss<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        mut evictable: impl FnMut(DenseId) -> bool,
+    ) -> Result<Option<DenseId>> {
+        let number = frames.number(page);
+        self.store.read(number, frames.incoming())?;
+        self.m.physical_reads += 1;
+        let cost = self.store.cost_of(number);
+        self.observe(IoKind::Read, cost.read);
+        let mut victim = None;
+        if self.policy.len() >= self.policy.capacity() {
+            let v = self.policy.evict(&mut evictable).ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} found no page it may evict in a full buffer",
+                    self.policy.name()
+                ))
+            })?;
+            if v.dirty {
+                if let Err(e) = self.write_back(v.page, frames, &mut evictable) {
+                    self.policy.reinstate(v);
+                    return Err(e);
+                }
+                self.m.dirty_evictions += 1;
+            }
+            victim = Some(v.page);
+        }
+        self.m.misses += 1;
+        self.policy.insert(page, op, cost);
+        Ok(victim)
+    }
+
+    fn write_back<F: Frames>(
+        &mut self,
+        victim: DenseId,
+        frames: &mut F,
+        evictable: &mut impl FnMut(DenseId) -> bool,
+    ) -> Result<()> {
+        self.cluster.clear();
+        self.policy
+            .cluster(victim, &mut *evictable, &mut self.cluster);
+        self.batch.clear();
+        self.batch.push((frames.number(victim), victim));
+        for &p in &self.cluster {
+            self.batch.push((frames.number(p), p));
+        }
+        if !self.cluster.is_empty() {
+            self.batch.sort_unstable();
+        }
+        self.write_batch(frames)?;
+        for i in 0..self.cluster.len() {
+            let p = self.cluster[i];
+            let cost = self.store.cost_of(frames.number(p));
+            self.policy.mark_clean(p, cost);
+        }
+        Ok(())
+    }
+
+    /// Writes `self.batch` and tells the policy each write's cost.
+    fn write_batch<F: Frames>(&mut self, frames: &mut F) -> Result<()> {
+        frames.write_batch(&mut self.store, &self.batch)?;
+        self.m.physical_writes += self.batch.len() as u64;
+        for i in 0..self.batch.len() {
+            let model = self.store.cost_of(self.batch[i].0).write;
+            self.observe(IoKind::Write, model);
+        }
+        Ok(())
+    }
+
+    /// Tells the policy what an I/O cost: measured if the store measures,
+    /// else the device model's price.
+    #[inline]
+    fn observe(&mut self, kind: IoKind, model: f64) {
+        let cost = self.store.measured_latency().unwrap_or(model);
+        self.policy.observe_io(kind, cost);
+    }
+
+    /// A checkpoint: writes the given resident dirty pages in one batch in
+    /// page-number order (neighbours are priced as sequential writes) and
+    /// marks them clean. They stay resident.
+    pub fn write_dirty<F: Frames>(&mut self, pages: &[DenseId], frames: &mut F) -> Result<()> {
+        if pages.is_empty() {
+            return Ok(());
+        }
+        self.batch.clear();
+        self.batch
+            .extend(pages.iter().map(|&d| (frames.number(d), d)));
+        self.batch.sort_unstable();
+        self.write_batch(frames)?;
+        for &d in pages {
+            let cost = self.store.cost_of(frames.number(d));
+            self.policy.mark_clean(d, cost);
+        }
+        Ok(())
+    }
+
+    /// Records that a page announced as written at its miss was not modified
+    /// after all (a buffer-pool fix for writing that changed nothing).
+    pub fn unmodified(&mut self, page: DenseId, number: PageId) {
+        let cost = self.store.cost_of(number);
+        self.policy.mark_clean(page, cost);
+    }
+
+    /// Records that a resident page was modified without a new access.
+    pub fn mark_dirty(&mut self, page: DenseId) {
+        self.policy.mark_dirty(page);
+    }
+
+    /// Makes the store durable ([`PageStore::flush`]).
+    pub fn flush_store(&mut self) -> Result<()> {
+        self.store.flush()
+    }
+
+    /// Appends a point to the time series: counts so far and the policy's
+    /// state ([`Policy::state`]).
+    pub fn sample(&mut self) {
+        let mut state = Vec::new();
+        self.policy.state(&mut state);
+        self.m.series.push(SeriesPoint {
+            requests: self.m.requests,
+            hits: self.m.hits,
+            physical_reads: self.m.physical_reads,
+            physical_writes: self.m.physical_writes,
+            virtual_time: self.store.stats().virtual_time,
+            state,
+        });
+    }
+
+    /// Requests counted so far.
+    #[inline]
+    pub fn requests(&self) -> u64 {
+        self.m.requests
+    }
+
+    /// The metrics so far, with the derived and end-of-run fields filled in:
+    /// `reads`, `dirty_at_end` (dirty pages buffered now), virtual time and
+    /// erases from the store.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = self.m.clone();
+        m.reads = m.requests - m.writes;
+        m.dirty_at_end = self.policy.dirty_count() as u64;
+        let io = self.store.stats();
+        m.virtual_time = io.virtual_time;
+        m.erases = io.erases;
+        m
+    }
+
+    /// The policy and the store back.
+    pub fn into_parts(self) -> (P, S) {
+        (self.policy, self.store)
+    }
+}

@@ -1,0 +1,219 @@
+//! CFLRU, clean-first LRU (Park, Jung, Kang, Kim, Lee, CASES 2006), as
+//! CASA §3 describes it: an LRU list whose last `w·B` pages form the
+//! clean-first region; the victim is the least recently used clean page of
+//! that region, or, when it has none, the least recently used page.
+//!
+//! Layout for O(1) operations: the working region is one LRU list; the
+//! clean-first region is split into its clean and its dirty pages, two LRU
+//! lists, so its least recently used clean page is a list tail. The region
+//! always holds the `min(len, round(w·B))` least recently used pages: when it
+//! loses one (a hit moves a page to the working region, an eviction), the
+//! working region's LRU page moves in. A per-page access stamp orders the
+//! two halves of the region, needed only when a page in it changes between
+//! clean and dirty without an access (write-back of a page that stays, or
+//! a modification the buffer pool reports at unfix), which is rare.
+//!
+//! Choices where the papers are silent, each tested:
+//! - The window is `round(w·B)` pages, counted over every page in the list,
+//!   pinned or not; pinned pages are passed over when choosing the victim.
+//! - "The LRU page" when the region has no evictable clean page is the least
+//!   recently used evictable page of the whole list.
+
+use super::list::{Lists, Saved, NIL};
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const WORKING: u8 = 1;
+const CLEAN: u8 = 2;
+const DIRTY: u8 = 3;
+
+/// Clean-first LRU with window `w`.
+#[derive(Clone, Debug)]
+pub struct Cflru {
+    cap: usize,
+    w: f64,
+    window: usize,
+    l: Lists<3>,
+    stamp: Vec<u64>,
+    clock: u64,
+    undo: Option<Saved>,
+}
+
+impl Cflru {
+    /// A buffer of `capacity` pages whose last `w` (a fraction in `[0, 1]`)
+    /// form the clean-first region.
+    pub fn new(capacity: usize, w: f64) -> Self {
+        let w = w.clamp(0.0, 1.0);
+        Cflru {
+            cap: capacity,
+            w,
+            window: (w * capacity as f64).round() as usize,
+            l: Lists::new(),
+            stamp: Vec::new(),
+            clock: 0,
+            undo: None,
+        }
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        if pages > self.stamp.len() {
+            self.stamp.resize(pages, 0);
+        }
+        self
+    }
+
+    /// The clean-first region's size in pages, `round(w·B)`.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
+    /// Resident pages from MRU to LRU, with whether each is in the
+    /// clean-first region.
+    pub fn order(&self) -> Vec<(DenseId, bool)> {
+        let mut region: Vec<DenseId> = self.l.iter(CLEAN).chain(self.l.iter(DIRTY)).collect();
+        region.sort_by_key(|&p| std::cmp::Reverse(self.stamp[p as usize]));
+        self.l
+            .iter(WORKING)
+            .map(|p| (p, false))
+            .chain(region.into_iter().map(|p| (p, true)))
+            .collect()
+    }
+
+    #[inline]
+    fn touch(&mut self, page: DenseId) {
+        self.clock += 1;
+        let i = page as usize;
+        if i >= self.stamp.len() {
+            self.stamp.resize((i + 1).max(self.stamp.len() * 2), 0);
+        }
+        self.stamp[i] = self.clock;
+    }
+
+    fn region_len(&self) -> usize {
+        self.l.len(CLEAN) + self.l.len(DIRTY)
+    }
+
+    /// Moves working-region LRU pages into the clean-first region until it
+    /// holds `window` pages or the working region is empty.
+    #[inline]
+    fn refill(&mut self) {
+        while self.region_len() < self.window {
+            let t = self.l.tail(WORKING);
+            if t == NIL {
+                break;
+            }
+            self.l.unlink(t);
+            let half = if self.l.is_dirty(t) { DIRTY } else { CLEAN };
+            self.l.push_front(half, t);
+        }
+    }
+
+    /// Moves a region page to the other half, keeping recency order.
+    fn switch_half(&mut self, page: DenseId, to: u8) {
+        self.l.unlink(page);
+        let s = self.stamp[page as usize];
+        let mut cur = self.l.head(to);
+        while cur != NIL && self.stamp[cur as usize] > s {
+            cur = self.l.next_of(cur);
+        }
+        self.l.insert_before(to, page, cur);
+    }
+}
+
+impl Policy for Cflru {
+    fn name(&self) -> String {
+        format!("CFLRU({})", self.w)
+    }
+    super::list::list_policy_basics!();
+    fn len(&self) -> usize {
+        self.l.len(WORKING) + self.region_len()
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.l.list_of(page) != 0
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+        if let Some(s) = self.stamp.get(page as usize) {
+            super::list::prefetch(s);
+        }
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        let list = self.l.list_of(page);
+        if list == 0 {
+            return false;
+        }
+        // Dirty before any move: a refill files the page by its dirty bit.
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        self.touch(page);
+        if list == WORKING {
+            self.l.move_front(WORKING, page);
+        } else {
+            self.l.unlink(page);
+            self.l.push_front(WORKING, page);
+            self.refill();
+        }
+        true
+    }
+
+    #[inline]
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.touch(page);
+        self.l.push_front(WORKING, page);
+        self.l.set_dirty(page, op.is_write());
+        self.refill();
+    }
+
+    #[inline]
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        let page = self
+            .l
+            .find_from_back(CLEAN, &mut evictable)
+            .or_else(|| self.l.find_from_back(DIRTY, &mut evictable))
+            .or_else(|| self.l.find_from_back(WORKING, &mut evictable))?;
+        // The region is refilled by the next insert, so that undoing this
+        // eviction only has to put the victim back.
+        self.undo = Some(self.l.save(page));
+        let dirty = self.l.remove(page);
+        Some(Victim { page, dirty })
+    }
+
+    fn reinstate(&mut self, _victim: Victim) {
+        if let Some(s) = self.undo.take() {
+            self.l.restore(s);
+        }
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        if self.l.list_of(page) == CLEAN {
+            self.switch_half(page, DIRTY);
+        }
+        if self.contains(page) {
+            self.l.set_dirty(page, true);
+        }
+    }
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        if self.l.list_of(page) == DIRTY {
+            self.switch_half(page, CLEAN);
+        }
+        if self.contains(page) {
+            self.l.set_dirty(page, false);
+        }
+    }
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        if !self.contains(page) {
+            return None;
+        }
+        let dirty = self.l.remove(page);
+        self.refill();
+        Some(dirty)
+    }
+}
