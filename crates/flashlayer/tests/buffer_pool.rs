@@ -702,3 +702,95 @@ fn flush_writes_a_page_a_writer_holds_as_it_was_when_fixed() {
     drop(g);
     assert!(pool.is_dirty(7), "the writer's change is dirty at unfix");
 }
+
+/// A store whose reads take 100 µs and writes 400 µs, as it measures them.
+#[derive(Debug)]
+struct KnownLatency {
+    inner: MemStore,
+    last: f64,
+}
+
+impl PageStore for KnownLatency {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn read(&mut self, page: u64, buf: &mut [u8]) -> flashlayer::Result<()> {
+        self.last = 100.0;
+        self.inner.read(page, buf)
+    }
+    fn write(&mut self, page: u64, buf: &[u8]) -> flashlayer::Result<()> {
+        self.last = 400.0;
+        self.inner.write(page, buf)
+    }
+    fn write_batch(&mut self, batch: &[(u64, &[u8])]) -> flashlayer::Result<()> {
+        self.last = 400.0;
+        self.inner.write_batch(batch)
+    }
+    fn flush(&mut self) -> flashlayer::Result<()> {
+        self.inner.flush()
+    }
+    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
+        self.inner.cost_of(page)
+    }
+    fn stats(&self) -> flashlayer::store::IoStats {
+        self.inner.stats()
+    }
+    fn measures_latency(&self) -> bool {
+        true
+    }
+    fn measured_latency(&self) -> Option<f64> {
+        Some(self.last)
+    }
+}
+
+/// CASA with `cost=measured` in a buffer pool learns c_R : c_W = 1 : 4 from
+/// a store that measures reads at 100 µs and writes at 400 µs, whatever its
+/// device model says; over a store that measures nothing it is refused.
+#[test]
+fn casa_measured_learns_the_latencies_the_store_reports() {
+    let store = KnownLatency {
+        inner: MemStore::new(PS, DeviceModel::unit()),
+        last: 0.0,
+    };
+    let pool = BufferPool::new(Casa::new(4, CostSource::Measured { n: 16 }), store).unwrap();
+    for i in 0..200u64 {
+        let page = (i * 7) % 23;
+        if i % 3 == 0 {
+            pool.fix_write(page).unwrap()[0] = i as u8;
+        } else {
+            drop(pool.fix_read(page).unwrap());
+        }
+    }
+    let m = pool.metrics();
+    assert!(m.physical_reads > 16 && m.physical_writes > 16, "{m:?}");
+    let (cr, cw) = pool.with_policy(|c| c.costs());
+    assert!(
+        (cr - 0.2).abs() < 1e-12 && (cw - 0.8).abs() < 1e-12,
+        "{cr} {cw}"
+    );
+
+    let e = BufferPool::new(
+        Casa::new(4, CostSource::Measured { n: 16 }),
+        MemStore::new(PS, DeviceModel::unit()),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("measures none"), "{e}");
+}
+
+/// A real file store reports positive latencies, which CASA averages.
+#[test]
+fn file_store_measures_its_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::builder(dir.path().join("db"))
+        .page_size(4096)
+        .open()
+        .unwrap();
+    assert!(store.measures_latency());
+    let pool = BufferPool::new(Casa::new(2, CostSource::Measured { n: 8 }), store).unwrap();
+    for page in 0..20u64 {
+        pool.fix_write(page).unwrap()[0] = 1;
+    }
+    let (cr, cw) = pool.with_policy(|c| c.costs());
+    assert!(cr > 0.0 && cw > 0.0 && (cr + cw - 1.0).abs() < 1e-12);
+    assert_ne!((cr, cw), (0.5, 0.5), "measured, not the 1:1 default");
+}

@@ -163,3 +163,68 @@ proptest::proptest! {
         );
     }
 }
+
+fn trace_of(dir: &tempfile::TempDir, name: &str, pages: impl IntoIterator<Item = u64>) -> Flt {
+    let path = dir.path().join(name);
+    let mut w = FltWriter::create(&path).unwrap();
+    for p in pages {
+        w.push(p, Op::Write).unwrap();
+    }
+    w.finish().unwrap();
+    Flt::open(&path).unwrap()
+}
+
+/// Stores see the trace's own page numbers: the checkpoint at the end
+/// writes pages 1000–1063 as one batch priced sequentially, while the same
+/// requests on pages far apart are priced as random writes.
+#[test]
+fn neighbouring_page_numbers_are_written_sequentially_far_ones_randomly() {
+    let dir = tempfile::tempdir().unwrap();
+    let device = DeviceModel::parse("read=1,write=10,seq_write=2").unwrap();
+    let o = RunOptions {
+        buffer_pages: 64,
+        device,
+        series_every: 0,
+        flush_at_end: true,
+    };
+    let near = trace_of(&dir, "near.flt", 1000..1064);
+    let far = trace_of(&dir, "far.flt", (0..64).map(|i| 1000 + i * 1_000_003));
+    let m = run(&near, "lru", &o).unwrap();
+    assert_eq!(m.physical_writes, 64);
+    // 64 reads, one random write, 63 sequential ones.
+    assert_eq!(m.virtual_time, 64.0 + 10.0 + 63.0 * 2.0);
+    let m = run(&far, "lru", &o).unwrap();
+    assert_eq!(m.virtual_time, 64.0 + 64.0 * 10.0);
+}
+
+/// CASA's τ and |C| are sampled into the time series.
+#[test]
+fn the_time_series_samples_casa_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 5_000, 300);
+    let mut o = opts(50, false);
+    o.series_every = 1000;
+    let m = run(&t, "casa", &o).unwrap();
+    assert_eq!(m.series.len(), 5);
+    for p in &m.series {
+        let names: Vec<&str> = p.state.iter().map(|s| s.0).collect();
+        assert_eq!(names, ["tau", "clean"]);
+        let (tau, clean) = (p.state[0].1, p.state[1].1);
+        assert!((0.0..=50.0).contains(&tau) && (0.0..=50.0).contains(&clean));
+    }
+    assert!(m.series.iter().any(|p| p.state[0].1 > 0.0), "τ moves");
+    let lru = run(&t, "lru", &o).unwrap();
+    assert!(lru.series.iter().all(|p| p.state.is_empty()));
+}
+
+/// A policy that learns costs from measured latencies cannot run over a
+/// store that only prices I/O: a clear error, not a silent 1:1.
+#[test]
+fn measured_costs_over_a_simulated_store_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 100, 30);
+    let e = run(&t, "casa:cost=measured", &opts(10, false))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("measures none"), "{e}");
+}
