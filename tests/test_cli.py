@@ -132,7 +132,7 @@ def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:
 
 def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -> None:
     out = tmp_path / "report"
-    p = run_cli("reproduce", "--quick", "--out", str(out), "--json", check=True)
+    p = run_cli("reproduce", "baselines", "--quick", "--out", str(out), "--json", check=True)
     printed = json.loads(p.stdout)
     saved = json.loads((out / "results.json").read_text())
     assert printed["figures"] == saved["figures"]
@@ -180,6 +180,13 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{missing}", "--policy", "lru", "--buffer", "2"], ["missing.csv", "No such file"]),
         (["sim", "{truncated}", "--policy", "lru", "--buffer", "2"], ["t.flt", "truncated"]),
         (["sim", "{small}", "--buffer", "2"], ["--policy"]),
+        (["sim", "{small}", "--policy", "cflru:w=1.5", "--buffer", "2"],
+         ["policy 'cflru': bad value '1.5' for 'w'; expected a fraction of the buffer from 0 to 1"]),
+        (["sim", "{small}", "--policy", "cflru:x=1", "--buffer", "2"], ["policy 'cflru' has no parameter 'x'"]),
+        (["sim", "{small}", "--policy", "lruwsr:w=0.5", "--buffer", "2"], ["policy 'lruwsr' takes no parameters"]),
+        (["sim", "{small}", "--policy", "casa:cost=measured", "--buffer", "2"],
+         ["CASA learns its costs from measured I/O latencies", "measures none"]),
+        (["sim", "{small}", "--policy", "w=0.5,lru", "--buffer", "2"], ["'w=0.5' is a parameter but no policy"]),
         (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
         (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),
         (["trace", "gen", "zipf", "--write-ratio", "1.5", "--out", "{dir}/z.flt"], ["--write-ratio must be in [0.0, 1.0]"]),

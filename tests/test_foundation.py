@@ -151,7 +151,7 @@ def test_outputs_get_the_modes_a_plain_open_gives(tmp_path: Path, small_csv: Pat
     out = tmp_path / "z.flt"
     rep = tmp_path / "report"
     for args in (["trace", "gen", "zipf", "--requests", "100", "--pages", "10", "--out", str(out)],
-                 ["reproduce", "--quick", "--out", str(rep)]):
+                 ["reproduce", "baselines", "--quick", "--out", str(rep)]):
         cmd = " ".join(f"'{a}'" for a in [sys.executable, "-m", "flashlayer.cli", *args])
         subprocess.run(["bash", "-c", env_umask + cmd], check=True, capture_output=True, timeout=600)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644

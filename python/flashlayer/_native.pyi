@@ -32,6 +32,17 @@ def run(
     progress: Callable[[int], object] | None = None,
     flush_at_end: bool = False,
 ) -> SimResult: ...
+def run_on_file(
+    trace: Trace,
+    policy: str,
+    buffer_pages: int,
+    path: _Path,
+    page_size: int = 4096,
+    direct: bool = False,
+    device: str | None = None,
+    series_every: int = 0,
+    progress: Callable[[int], object] | None = None,
+) -> SimResult: ...
 def convert(
     input: _Path,
     output: _Path,

@@ -41,12 +41,18 @@ def _legend(ax: Any, n: int) -> None:
 
 
 def render(fig: dict[str, Any], path: Path) -> None:
-    """Line plot of every series against ``x``, log-scaled x when the sizes
-    span more than a factor of 20."""
+    """Line plot of every series against ``x``; x is log-scaled if the figure
+    says ``log_x``, or by default when the sizes span more than a factor of
+    20. Long series (time series) are drawn without markers."""
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    long = len(fig["x"]) > 50
     for i, (name, ys) in enumerate(fig["series"].items()):
-        ax.plot(fig["x"], ys, marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4, label=name)
-    _log_x(ax, fig["x"])
+        ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4,
+                label=name)
+    if "log_x" not in fig:
+        _log_x(ax, fig["x"])
+    elif fig["log_x"]:
+        ax.set_xscale("log")
     ax.set_title(fig["title"], fontsize=11)
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])

@@ -90,6 +90,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
     used = sorted({p for _, s, _ in done for p in s["traces"]})
     results: dict[str, Any] = {
         "figures": {fid: f for _, s, _ in done for fid, f in s["figures"].items()},
+        "tables": {tid: t for _, s, _ in done for tid, t in s.get("tables", {}).items()},
         "claims": [c for _, s, _ in done for c in s["claims"]],
         "checks": [c for _, s, _ in done for c in s["checks"]],
         "runs": [r for _, s, _ in done for r in s["runs"]],
@@ -110,7 +111,10 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         os.chmod(tmp, dir_mode())
         (tmp / "figures").mkdir()
         for fid, fig in results["figures"].items():
-            plots.render(fig, tmp / "figures" / f"{fid}.png")
+            # Ids are "section/name": one folder per section.
+            png = tmp / "figures" / f"{fid}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            plots.render(fig, png)
         (tmp / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         (tmp / "index.html").write_text(_html(done, results, traces))
         for p in tmp.rglob("*"):
@@ -172,6 +176,13 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
                 f"<figcaption class='meta'>{_e(fid)}</figcaption></figure>"
             )
         parts.append("</div>")
+        for tid, t in s.get("tables", {}).items():
+            parts.append(f"<h3>{_e(t['title'])} <span class='meta'>({_e(tid)})</span></h3><table><tr>"
+                         + "".join(f"<th>{_e(c)}</th>" for c in t["columns"]) + "</tr>")
+            for row in t["rows"]:
+                parts.append("<tr>" + "".join(
+                    f"<td>{_e(f'{v:,}' if isinstance(v, int) else v)}</td>" for v in row) + "</tr>")
+            parts.append("</table>")
         parts.append("<h3>Claims</h3><table><tr><th>id</th><th>claim</th><th>source</th><th>expected</th>"
                      "<th>ours</th><th>holds</th><th>gap</th></tr>")
         for c in s["claims"]:

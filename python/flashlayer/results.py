@@ -17,6 +17,10 @@ class Series(TypedDict):
     physical_reads: list[int]
     physical_writes: list[int]
     virtual_time: list[float]
+    #: The policy's state variables by name (CASA: ``tau``, ``clean``, and
+    #: with ``cost=measured`` ``read_cost``, ``write_cost`` in us; None
+    #: before the first measurement); empty for policies without state.
+    state: dict[str, list[float | None]]
 
 
 class SimResult(TypedDict):
@@ -39,7 +43,7 @@ class SimResult(TypedDict):
     virtual_time: float
     seconds: float
     requests_per_second: float
-    flush_at_end: bool
+    flush_at_end: NotRequired[bool]
     series: NotRequired[Series]
     #: Set by ``flashlayer.simulate`` and ``flashlayer.sweep``: the size asked
     #: for ("5%" or "2000") and the share of the trace's distinct pages.

@@ -7,7 +7,7 @@
 
 use flashlayer::device::{DeviceModel, PRESETS};
 use flashlayer::policy::{PolicySpec, POLICIES};
-use flashlayer::sim::{self, RunOptions};
+use flashlayer::sim::{self, FileRunOptions, RunOptions};
 use flashlayer::trace::{self, Flt, Format, ReadOptions, FORMATS};
 use flashlayer::types::Metrics;
 use flashlayer::workload::{
@@ -191,20 +191,16 @@ fn metrics_dict<'py>(
             "virtual_time",
             m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>(),
         )?;
-        // Policy state variables (CASA: tau, clean), one list each.
+        // Policy state variables (CASA: tau, clean), one list each; a value
+        // not known yet is None, not NaN (JSON has no NaN).
         let state = PyDict::new(py);
-        for (i, p) in m.series.iter().enumerate() {
-            for &(name, value) in &p.state {
-                if i == 0 {
-                    state.set_item(name, Vec::<f64>::new())?;
-                }
-                state
-                    .get_item(name)?
-                    .ok_or_else(|| {
-                        FlashlayerError::new_err(format!("state '{name}' appeared late"))
-                    })?
-                    .call_method1("append", (value,))?;
-            }
+        for (j, &(name, _)) in m.series[0].state.iter().enumerate() {
+            let values: Vec<Option<f64>> = m
+                .series
+                .iter()
+                .map(|p| p.state.get(j).map(|v| v.1).filter(|v| !v.is_nan()))
+                .collect();
+            state.set_item(name, values)?;
         }
         s.set_item("state", state)?;
         d.set_item("series", s)?;
@@ -299,6 +295,71 @@ fn run<'py>(
     )?;
     d.set_item("flush_at_end", flush_at_end)?;
     Ok(d)
+}
+
+/// Replays `trace` through a real buffer pool over a file store at `path`
+/// (created or overwritten page by page): `R` is a read fix, `W` a write fix
+/// that changes the page, and every physical I/O is timed, so `cost=measured`
+/// policies learn this machine's costs. `device` prices the virtual time
+/// (default `ratio:1:1`). Other arguments as in `run`.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, buffer_pages, path, page_size=4096, direct=false, device=None, series_every=0, progress=None))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one argument per option of the run"
+)]
+fn run_on_file<'py>(
+    py: Python<'py>,
+    trace: &Trace,
+    policy: &str,
+    buffer_pages: i64,
+    path: PathBuf,
+    page_size: usize,
+    direct: bool,
+    device: Option<&str>,
+    series_every: u64,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = PolicySpec::parse(policy).map_err(err)?;
+    if buffer_pages < 1 {
+        return Err(FlashlayerError::new_err(format!(
+            "buffer size must be at least 1 page, got {buffer_pages}"
+        )));
+    }
+    let device = match device {
+        Some(s) => DeviceModel::parse(s).map_err(err)?,
+        None => DeviceModel::unit(),
+    };
+    let opts = FileRunOptions {
+        buffer_pages: usize::try_from(buffer_pages).unwrap_or(usize::MAX),
+        path,
+        page_size,
+        direct,
+        device,
+        series_every,
+    };
+    let progress = progress.map(Bound::unbind);
+    let start = Instant::now();
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut cb = |n: u64| {
+            call_back(&mut failure, |py| match &progress {
+                Some(p) => p.call1(py, (n,)).map(drop),
+                None => Ok(()),
+            })
+        };
+        sim::run_on_file(&trace.flt, &spec, &opts, &mut cb)
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let m = finish(result, failure)?;
+    metrics_dict(
+        py,
+        &spec.to_string(),
+        opts.buffer_pages,
+        &opts.device,
+        &m,
+        seconds,
+    )
 }
 
 /// Converts a trace; returns the number of requests written.
@@ -648,6 +709,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device, m)?)?;
     m.add_function(wrap_pyfunction!(policy_name, m)?)?;
     m.add_function(wrap_pyfunction!(policy_list, m)?)?;
+    m.add_function(wrap_pyfunction!(run_on_file, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines
+from flashlayer.experiments import baselines, casa
 
 
 class Figure(TypedDict):
@@ -22,6 +22,8 @@ class Figure(TypedDict):
     y_label: str
     x: list[float]
     series: dict[str, list[float]]
+    #: Log-scaled x; default: when x spans more than a factor of 20.
+    log_x: NotRequired[bool]
 
 
 class Claim(TypedDict):
@@ -53,10 +55,20 @@ class Check(TypedDict):
     holds: bool
 
 
+class Table(TypedDict):
+    """A table of the report (a paper's table reproduced, or printed for
+    comparison)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+
+
 class Section(TypedDict):
     title: str
     intro: str
     figures: dict[str, Figure]
+    tables: NotRequired[dict[str, Table]]
     claims: list[Claim]
     checks: list[Check]
     notes: list[str]
@@ -69,9 +81,9 @@ class Section(TypedDict):
 
 Runner = Callable[[str, Path, bool], Section]
 
-EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run}
+EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run, "casa": casa.run}
 
 #: Trace files each section reads from the traces folder.
-TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES}
+TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES, "casa": casa.FILES}
 
-__all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section"]
+__all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]

@@ -102,6 +102,8 @@ struct State<P: Policy, S: PageStore> {
     /// A missing page is read here before a frame is freed for it.
     incoming: Box<[u8]>,
     free: Vec<u32>,
+    /// Time-series interval in unfixes (0: none).
+    series_every: u64,
     recording: Option<Recording>,
 }
 
@@ -272,9 +274,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 pinned: 0,
                 incoming: vec![0u8; page_size].into_boxed_slice(),
                 free: (0..n as u32).rev().collect(),
+                series_every: 0,
                 recording: None,
             }),
         })
+    }
+
+    /// Records a time-series point ([`crate::types::SeriesPoint`], with
+    /// the policy's state) every `n` unfixes (0, the default: never).
+    pub fn with_series(self, n: u64) -> Self {
+        self.lock().series_every = n;
+        self
     }
 
     /// Bytes per page.
@@ -452,6 +462,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             st.driver.mark_dirty(dense);
         } else if write_fix {
             st.driver.unmodified(dense, page);
+        }
+        if st.series_every != 0 && st.driver.requests() % st.series_every == 0 {
+            st.driver.sample();
         }
     }
 

@@ -30,7 +30,9 @@
 //!   flag of §4.3 would see one write request instead; generated traces
 //!   have that form (one request per fix).
 //!
-//! The time series samples `tau` and `clean` (|C|), for CASA Fig. 3.
+//! The time series samples `tau` and `clean` (|C|), for CASA Fig. 3, and
+//! with `cost=measured` the averages `read_cost` and `write_cost` (µs), for
+//! Fig. 5.
 
 use super::list::{Lists, Saved};
 use super::spec::CostSource;
@@ -252,6 +254,11 @@ impl Policy for Casa {
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("tau", self.tau));
         out.push(("clean", self.l.len(C) as f64));
+        if let Some((reads, writes)) = &self.measured {
+            // The moving averages of measured latencies (µs), CASA Fig. 5.
+            out.push(("read_cost", reads.mean().unwrap_or(f64::NAN)));
+            out.push(("write_cost", writes.mean().unwrap_or(f64::NAN)));
+        }
     }
 }
 

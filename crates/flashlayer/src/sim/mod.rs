@@ -173,6 +173,48 @@ pub struct RunOptions {
 /// Chunk of requests between progress callbacks.
 const CHUNK: usize = 1 << 20;
 
+/// Something to do with a policy built by name: [`with_policy`] builds the
+/// policy a [`PolicySpec`] names and hands it over, monomorphised.
+pub trait WithPolicy {
+    /// What the visit returns.
+    type Out;
+    /// Uses `policy`.
+    fn visit<P: Policy>(self, policy: P) -> Result<Self::Out>;
+}
+
+/// Builds the policy `spec` names with `capacity` pages for `trace` (its
+/// dense ids pre-sized; Belady reads its future from it) and calls `w`.
+pub fn with_policy<W: WithPolicy>(
+    spec: &PolicySpec,
+    capacity: usize,
+    trace: &Flt,
+    w: W,
+) -> Result<W::Out> {
+    let (cap, pages) = (capacity, trace.pages());
+    match spec.kind {
+        PolicyKind::Lru => w.visit(Lru::new(cap).with_pages(pages)),
+        PolicyKind::Fifo => w.visit(Fifo::new(cap).with_pages(pages)),
+        PolicyKind::Clock => w.visit(Clock::new(cap).with_pages(pages)),
+        PolicyKind::TwoQ => w.visit(TwoQ::new(cap).with_pages(pages)),
+        PolicyKind::Arc => w.visit(Arc::new(cap).with_pages(pages)),
+        PolicyKind::Belady => w.visit(Belady::from_bytes(cap, trace.request_bytes(), pages)?),
+        PolicyKind::Cflru { w: window } => w.visit(Cflru::new(cap, window).with_pages(pages)),
+        PolicyKind::LruWsr => w.visit(LruWsr::new(cap).with_pages(pages)),
+        PolicyKind::CcfLru => w.visit(CcfLru::new(cap).with_pages(pages)),
+        PolicyKind::Casa { cost } => w.visit(Casa::new(cap, cost).with_pages(pages)),
+    }
+}
+
+/// The buffer size a run uses: a buffer that holds every page of the trace
+/// never evicts, so any larger one decides exactly the same; policies that
+/// allocate by capacity are sized by what the trace can use.
+fn capacity(buffer_pages: usize, trace: &Flt) -> Result<usize> {
+    if buffer_pages == 0 {
+        return Err(Error::invalid("buffer size must be at least 1 page"));
+    }
+    Ok(buffer_pages.min(trace.pages().max(1)))
+}
+
 /// Replays `trace` with the named policy over a [`CostStore`]. `progress` is
 /// called with the number of requests served after every chunk of about a
 /// million requests; an error from it (e.g. [`Error::Cancelled`]) stops the
@@ -183,55 +225,126 @@ pub fn run(
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
-    if opts.buffer_pages == 0 {
-        return Err(Error::invalid("buffer size must be at least 1 page"));
-    }
-    let pages = trace.pages();
-    // A buffer that holds every page of the trace never evicts, so any
-    // larger one decides exactly the same; policies that allocate by
-    // capacity are sized by what the trace can use.
-    let cap = opts.buffer_pages.min(pages.max(1));
-    match spec.kind {
-        PolicyKind::Lru => replay(Lru::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::Fifo => replay(Fifo::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::Clock => replay(Clock::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::TwoQ => replay(TwoQ::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::Arc => replay(Arc::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::Belady => {
-            let policy = Belady::from_bytes(cap, trace.request_bytes(), pages)?;
-            replay(policy, trace, opts, progress)
-        }
-        PolicyKind::Cflru { w } => {
-            replay(Cflru::new(cap, w).with_pages(pages), trace, opts, progress)
-        }
-        PolicyKind::LruWsr => replay(LruWsr::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::CcfLru => replay(CcfLru::new(cap).with_pages(pages), trace, opts, progress),
-        PolicyKind::Casa { cost } => replay(
-            Casa::new(cap, cost).with_pages(pages),
+    let cap = capacity(opts.buffer_pages, trace)?;
+    with_policy(
+        spec,
+        cap,
+        trace,
+        Replay {
             trace,
             opts,
             progress,
-        ),
+        },
+    )
+}
+
+struct Replay<'a, 'b> {
+    trace: &'a Flt,
+    opts: &'a RunOptions,
+    progress: &'b mut dyn FnMut(u64) -> Result<()>,
+}
+
+impl WithPolicy for Replay<'_, '_> {
+    type Out = Metrics;
+    fn visit<P: Policy>(self, policy: P) -> Result<Metrics> {
+        let Replay {
+            trace,
+            opts,
+            progress,
+        } = self;
+        let store = CostStore::new(opts.device.clone());
+        let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
+        let mut done = 0u64;
+        for chunk in trace.request_bytes().chunks(4 * CHUNK) {
+            sim.run_bytes(chunk)?;
+            done += (chunk.len() / 4) as u64;
+            progress(done)?;
+        }
+        if opts.flush_at_end {
+            sim.finish_flushed(trace.pages())
+        } else {
+            Ok(sim.finish())
+        }
     }
 }
 
-fn replay<P: Policy>(
-    policy: P,
+/// Options of a [`run_on_file`].
+#[derive(Clone, Debug)]
+pub struct FileRunOptions {
+    /// Buffer size in pages (≥ 1).
+    pub buffer_pages: usize,
+    /// The database file (created if missing; its contents are overwritten
+    /// page by page).
+    pub path: std::path::PathBuf,
+    /// Page size in bytes. Default in Python: 4096.
+    pub page_size: usize,
+    /// Open with `O_DIRECT`, bypassing the page cache. Default: off.
+    pub direct: bool,
+    /// Device model pricing the I/O in virtual time (the measured latencies
+    /// are what `cost=measured` policies see). Default: `ratio:1:1`.
+    pub device: DeviceModel,
+    /// Time-series interval in requests (0: none).
+    pub series_every: u64,
+}
+
+/// Replays `trace` through a real [`crate::buffer::BufferPool`] over a
+/// [`crate::store::FileStore`]: each `R` is a `fix_read`, each `W` a
+/// `fix_write` that changes the page. Physical I/O hits the file and is
+/// timed, so policies with `cost=measured` learn this machine's costs
+/// (CASA §5.3). Ends with a flush. `progress` as in [`run`].
+pub fn run_on_file(
     trace: &Flt,
-    opts: &RunOptions,
+    spec: &PolicySpec,
+    opts: &FileRunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
-    let store = CostStore::new(opts.device.clone());
-    let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
-    let mut done = 0u64;
-    for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-        sim.run_bytes(chunk)?;
-        done += (chunk.len() / 4) as u64;
-        progress(done)?;
-    }
-    if opts.flush_at_end {
-        sim.finish_flushed(trace.pages())
-    } else {
-        Ok(sim.finish())
+    let cap = capacity(opts.buffer_pages, trace)?;
+    with_policy(
+        spec,
+        cap,
+        trace,
+        PoolReplay {
+            trace,
+            opts,
+            progress,
+        },
+    )
+}
+
+struct PoolReplay<'a, 'b> {
+    trace: &'a Flt,
+    opts: &'a FileRunOptions,
+    progress: &'b mut dyn FnMut(u64) -> Result<()>,
+}
+
+impl WithPolicy for PoolReplay<'_, '_> {
+    type Out = Metrics;
+    fn visit<P: Policy>(self, policy: P) -> Result<Metrics> {
+        let PoolReplay {
+            trace,
+            opts,
+            progress,
+        } = self;
+        let store = crate::store::FileStore::builder(&opts.path)
+            .page_size(opts.page_size)
+            .direct(opts.direct)
+            .device(opts.device.clone())
+            .open()?;
+        let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
+        for (i, (d, op)) in trace.requests().enumerate() {
+            let page = trace.original(d);
+            if op.is_write() {
+                let mut g = pool.fix_write(page)?;
+                g[0] = g[0].wrapping_add(1);
+            } else {
+                drop(pool.fix_read(page)?);
+            }
+            if (i + 1) % CHUNK == 0 {
+                progress(i as u64 + 1)?;
+            }
+        }
+        progress(trace.len() as u64)?;
+        pool.flush()?;
+        Ok(pool.metrics())
     }
 }

@@ -1,0 +1,87 @@
+"""Cost-aware policies from Python and the CLI: parameterised specs, CASA's
+state over time, measured costs on a real file, and ``reproduce casa``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import flashlayer
+from flashlayer import _native
+from tests.conftest import run_cli
+
+
+def test_policy_lists_continue_parameters_and_rows_carry_full_specs(small_csv: Path) -> None:
+    assert _native.policy_list("lru,cflru:w=0.25,casa,cflru,w=0.75") == [
+        "lru", "cflru:w=0.25", "casa:cost=model", "cflru:w=0.75"]
+    rows = json.loads(run_cli("sim", str(small_csv), "--policy", "cflru:w=0.25,lruwsr,ccflru,casa", "--buffer", "2",
+                              "--json", check=True).stdout)
+    assert [r["policy"] for r in rows] == ["cflru:w=0.25", "lruwsr", "ccflru", "casa:cost=model"]
+
+
+def test_list_policies_shows_every_parameter_with_its_default() -> None:
+    out = run_cli("list", "policies", check=True).stdout
+    assert "w=0.5" in out and "cost=model" in out and "n=32768" in out
+    rows = {r["name"]: r for r in json.loads(run_cli("list", "policies", "--json", check=True).stdout)}
+    assert {p["key"]: p["default"] for p in rows["casa"]["params"]} == {"cost": "model", "n": "32768"}
+    assert rows["lruwsr"]["params"] == []
+
+
+def test_casa_tau_and_clean_list_are_sampled_over_time() -> None:
+    r = flashlayer.simulate("data/traces/pg15-tpcc-sysbench-w2.csv.gz", "casa", 500, device="ratio:1:64",
+                            series_every=50_000)
+    state = r["series"]["state"]
+    assert set(state) == {"tau", "clean"}
+    assert len(state["tau"]) == len(r["series"]["requests"]) == 12
+    assert all(v is not None and 0 <= v <= 500 for v in state["tau"] + state["clean"])
+    assert max(v or 0.0 for v in state["tau"]) > 0, "tau moves on this trace"
+
+
+def test_measured_costs_need_a_store_that_measures(tmp_path: Path, small_csv: Path) -> None:
+    with pytest.raises(flashlayer.FlashlayerError, match="measures none"):
+        flashlayer.simulate(small_csv, "casa:cost=measured", 2)
+    t = flashlayer.Trace.open(small_csv)
+    r = _native.run_on_file(t, "casa:cost=measured,n=4", 2, tmp_path / "db", series_every=1)
+    state = r["series"]["state"]
+    assert set(state) == {"tau", "clean", "read_cost", "write_cost"}
+    reads = [v for v in state["read_cost"] if v is not None]
+    assert reads and all(v > 0 for v in reads), "latencies of real file reads"
+    assert r["requests"] == len(t)
+
+
+def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
+    out = tmp_path / "casa"
+    run_cli("reproduce", "casa", "--quick", "--out", str(out), check=True)
+    saved = json.loads((out / "results.json").read_text())
+    figs = saved["figures"]
+    assert set(figs) == {"casa/fig2a", "casa/fig2b", "casa/fig3", "casa/fig4a", "casa/fig4b", "casa/fig5"}
+    names = {"CASA", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "CCFLRU", "LRUWSR"}
+    for fid in ("casa/fig2a", "casa/fig2b", "casa/fig4a", "casa/fig4b"):
+        assert set(figs[fid]["series"]) == names, fid
+    assert figs["casa/fig2a"]["x"] == [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]
+    assert figs["casa/fig4a"]["x"] == [1.0, 4.0, 16.0, 64.0, 128.0]
+    assert set(figs["casa/fig3"]["series"]) == {"|C|", "tau"}
+    assert set(figs["casa/fig5"]["series"]) == {"read", "write"}
+    for fid in figs:
+        assert (out / "figures" / f"{fid}.png").stat().st_size > 1000
+    table = saved["tables"]["casa/table2"]
+    assert [r[0] for r in table["rows"]] == ["CCFLRU", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRU", "LRUWSR",
+                                             "CASA 1:1", "CASA 1:4", "CASA 1:16", "CASA 1:64", "CASA 1:128"]
+    # The table is the runs: LRU's row is its counts at 1:1.
+    lru = [r for r in saved["runs"] if r["trace"] == "TPC-C (generated)" and r["policy"] == "lru"
+           and r["device"] == "ratio:1:1"]
+    assert [table["rows"][4][1], table["rows"][4][3]] == [r["physical_reads"] for r in lru]
+    claims = {c["id"]: c for c in saved["claims"]}
+    assert {"casa-fig2a-close-to-lru", "casa-fig2b-beats-best-cflru", "casa-table2-writes-fall-with-ratio"} <= set(
+        claims)
+    for c in claims.values():
+        assert c["source"].startswith("CASA") and (c["gap"] is None) == c["holds"]
+    # Relative to LRU means LRU's own virtual time divides each point.
+    vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in saved["runs"]
+          if r["trace"] == "CONCAT"}
+    assert figs["casa/fig2b"]["series"]["CASA"][0] == pytest.approx(
+        vt[("casa:cost=model", 1000, "ratio:1:64")] / vt[("lru", 1000, "ratio:1:64")])
+    html = (out / "index.html").read_text()
+    assert "casa/table2-paper" in html and "389,350" in html
