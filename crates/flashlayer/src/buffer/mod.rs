@@ -202,6 +202,9 @@ impl Frames for PoolFrames<'_> {
     fn incoming(&mut self) -> &mut [u8] {
         self.incoming
     }
+    fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()> {
+        store.write(number, &self.hold(page))
+    }
     fn write_batch<S: PageStore>(
         &mut self,
         store: &mut S,

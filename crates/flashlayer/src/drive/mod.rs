@@ -68,6 +68,9 @@ pub trait Frames {
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
 
+    /// Writes one page to `store` with [`PageStore::write`].
+    fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()>;
+
     /// Writes the pages of `batch` (page number, dense id), sorted by page
     /// number, to `store` with one [`PageStore::write_batch`].
     fn write_batch<S: PageStore>(
@@ -102,6 +105,10 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     #[inline]
     fn incoming(&mut self) -> &mut [u8] {
         &mut []
+    }
+    #[inline]
+    fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, _page: DenseId) -> Result<()> {
+        store.write(number, &[])
     }
     fn write_batch<S: PageStore>(
         &mut self,
@@ -187,6 +194,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// A failed read changes nothing; a failed write-back reinstates the
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
     /// never happened.
+    #[inline]
     pub fn miss<F: Frames>(
         &mut self,
         page: DenseId,
@@ -194,7 +202,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         frames: &mut F,
         mut evictable: impl FnMut(DenseId) -> bool,
     ) -> Result<Option<DenseId>> {
-        let number = frames.number(page);
+        let number = self.number(frames, page);
         self.store.read(number, frames.incoming())?;
         self.m.physical_reads += 1;
         let cost = self.store.cost_of(number);
@@ -231,11 +239,14 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.policy
             .cluster(victim, &mut *evictable, &mut self.cluster);
         self.batch.clear();
-        self.batch.push((frames.number(victim), victim));
-        for &p in &self.cluster {
-            self.batch.push((frames.number(p), p));
-        }
-        if !self.cluster.is_empty() {
+        if self.cluster.is_empty() {
+            let number = self.number(frames, victim);
+            self.batch.push((number, victim));
+        } else {
+            self.batch.push((frames.number(victim), victim));
+            for &p in &self.cluster {
+                self.batch.push((frames.number(p), p));
+            }
             self.batch.sort_unstable();
         }
         self.write_batch(frames)?;
@@ -247,15 +258,30 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(())
     }
 
-    /// Writes `self.batch` and tells the policy each write's cost.
+    /// Writes `self.batch` (one page alone, several as a batch) and tells
+    /// the policy each write's cost.
     fn write_batch<F: Frames>(&mut self, frames: &mut F) -> Result<()> {
-        frames.write_batch(&mut self.store, &self.batch)?;
+        match self.batch[..] {
+            [(number, page)] => frames.write(&mut self.store, number, page)?,
+            _ => frames.write_batch(&mut self.store, &self.batch)?,
+        }
         self.m.physical_writes += self.batch.len() as u64;
         for i in 0..self.batch.len() {
             let model = self.store.cost_of(self.batch[i].0).write;
             self.observe(IoKind::Write, model);
         }
         Ok(())
+    }
+
+    /// The page number of `page` for a single-page I/O, looked up only if
+    /// the store cares ([`PageStore::page_sensitive`]).
+    #[inline]
+    fn number<F: Frames>(&self, frames: &F, page: DenseId) -> PageId {
+        if self.store.page_sensitive() {
+            frames.number(page)
+        } else {
+            PageId::from(page)
+        }
     }
 
     /// Tells the policy what an I/O cost: measured if the store measures,

@@ -107,6 +107,13 @@ impl Cflru {
             self.l.unlink(t);
             let half = if self.l.is_dirty(t) { DIRTY } else { CLEAN };
             self.l.push_front(half, t);
+            // The next refill takes the new tail (in cache: unlinking `t`
+            // just wrote it) and writes the node before it: start loading
+            // that one now, so the next miss does not wait for it.
+            let next = self.l.tail(WORKING);
+            if next != NIL {
+                self.l.prefetch(self.l.prev_of(next));
+            }
         }
     }
 

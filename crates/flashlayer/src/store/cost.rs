@@ -48,6 +48,10 @@ impl PageStore for CostStore {
         Ok(())
     }
     #[inline]
+    fn page_sensitive(&self) -> bool {
+        false
+    }
+    #[inline]
     fn cost_of(&self, _page: PageId) -> PageCost {
         self.meter.page_cost()
     }

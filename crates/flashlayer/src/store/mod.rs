@@ -65,6 +65,17 @@ pub trait PageStore {
     /// I/O performed so far.
     fn stats(&self) -> IoStats;
 
+    /// Whether single-page `read`, `write` and `cost_of` depend on which
+    /// page they are given. A store that answers alike for every page (a
+    /// cost-only store over one device) says `false`, and callers may then
+    /// pass any id instead of looking the page number up, which on a
+    /// simulated miss is one random memory access saved. Batches always
+    /// carry real page numbers (adjacent numbers are priced sequentially).
+    /// Default: `true`.
+    fn page_sensitive(&self) -> bool {
+        true
+    }
+
     /// Whether the store measures the real latency of its I/O. Default:
     /// `false` (the store only prices I/O with its device model).
     fn measures_latency(&self) -> bool {
