@@ -22,12 +22,15 @@ from flashlayer.cli.common import (
 
 
 DEFAULT_POLICIES = "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa"
+#: With --libcachesim: the policies libCacheSim also has.
+COMPARED_POLICIES = "lru,fifo,clock,2q,arc,belady"
 
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
-    policies = policy_specs(a.policies)
+    default = COMPARED_POLICIES if a.libcachesim else DEFAULT_POLICIES
+    policies = policy_specs(a.policies or default)
     if a.libcachesim:
         return _compare(a, policies)
     buffers = buffer_specs(a.buffer)
@@ -103,8 +106,9 @@ def add(sub: Any) -> None:
                    help="share of writes (default: 0.2)")
     b.add_argument("--buffer", default="45000", metavar="N",
                    help="buffer pages, or P%% of the trace's distinct pages (default: 45000)")
-    b.add_argument("--policies", default=DEFAULT_POLICIES, metavar="P[,P...]",
+    b.add_argument("--policies", default=None, metavar="P[,P...]",
                    help=f"policies to time, with parameters as in 'sim --policy' (default: {DEFAULT_POLICIES}; "
+                   f"with --libcachesim: {COMPARED_POLICIES}; "
                    f"all: {policy_help()})")
     b.add_argument("--libcachesim", action="store_true",
                    help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
