@@ -84,6 +84,11 @@ def simulate(
     """Replays `trace` with `policy` and a buffer of `buffer_pages` pages
     (or ``"P%"`` of the trace's distinct pages).
 
+    `policy` is a spec with optional parameters, e.g. ``"lru"``,
+    ``"cflru:w=0.25"``, ``"casa:cost=model"`` (``flashlayer.policies()``
+    lists them with their defaults); the result's ``policy`` is the
+    canonical spec with every parameter written out.
+
     `device` is a preset name, ``ratio:1:N`` or ``read=R,write=W``; the
     default ``None`` means ``ratio:1:1`` (virtual time = physical I/Os).
     `flush_at_end` writes the dirty pages left in the buffer at the end

@@ -326,6 +326,37 @@ mod tests {
         assert_eq!(casa.costs(), (0.25, 0.75));
     }
 
+    /// A captured PostgreSQL fix that modifies its page arrives as `R p`
+    /// then `W p`: one read hit in C (τ credited once), then the page moves
+    /// to D with no further change of τ; a page already in D is charged by
+    /// its `W` alone, exactly as a single `W` request would be.
+    #[test]
+    fn a_captured_read_then_write_of_one_fix_is_one_read_hit_and_a_move() {
+        let cost = PageCost {
+            read: 1.0,
+            write: 1.0,
+        };
+        let mut casa = Casa::new(8, CostSource::Model);
+        for (p, op) in [(1, Op::Read), (2, Op::Read), (3, Op::Write)] {
+            assert!(!casa.access(p, op));
+            casa.insert(p, op, cost);
+        }
+        // Page 1 in C, |C| = 2, |D| = 1: the R earns 0.5 · 1/2.
+        assert!(casa.access(1, Op::Read));
+        assert_eq!(casa.tau(), 0.25);
+        assert!(casa.access(1, Op::Write));
+        assert_eq!(
+            casa.tau(),
+            0.25,
+            "the W of the same fix moves the page only"
+        );
+        assert_eq!(casa.lists(), (vec![2], vec![1, 3]));
+        // Page 3 in D: its R changes nothing, its W is a write hit in D.
+        assert!(casa.access(3, Op::Read));
+        assert!(casa.access(3, Op::Write));
+        assert_eq!(casa.tau(), 0.0, "0.25 - 0.5 · 1/2");
+    }
+
     /// With `cost=measured`, c_R : c_W follows the moving averages of the
     /// latencies observed, over the last n of each kind only.
     #[test]

@@ -224,3 +224,45 @@ impl Policy for Cflru {
         Some(dirty)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COST: PageCost = PageCost {
+        read: 1.0,
+        write: 1.0,
+    };
+
+    /// A page of the clean-first region that is written back (or modified
+    /// without an access) keeps its recency among the region's pages.
+    #[test]
+    fn a_region_page_changing_clean_state_keeps_its_place() {
+        let mut c = Cflru::new(4, 1.0);
+        for (p, op) in [(1, Op::Read), (2, Op::Write), (3, Op::Read), (4, Op::Write)] {
+            c.insert(p, op, COST);
+        }
+        assert_eq!(c.order(), vec![(4, true), (3, true), (2, true), (1, true)]);
+        c.mark_clean(4, COST);
+        c.mark_dirty(1);
+        assert_eq!(c.order(), vec![(4, true), (3, true), (2, true), (1, true)]);
+        // Clean pages go first, least recent first: 3, then 4; then the
+        // dirty ones, least recent first: 1, then 2.
+        let victims: Vec<(u32, bool)> = (0..4)
+            .map(|_| c.evict(|_| true).map(|v| (v.page, v.dirty)).unwrap())
+            .collect();
+        assert_eq!(victims, vec![(3, false), (4, false), (1, true), (2, true)]);
+    }
+
+    /// The window is round(w·B) pages: w = 0 is plain LRU.
+    #[test]
+    fn a_window_of_zero_is_lru() {
+        let mut c = Cflru::new(3, 0.0);
+        assert_eq!(c.window(), 0);
+        for (p, op) in [(1, Op::Write), (2, Op::Read), (3, Op::Read)] {
+            c.insert(p, op, COST);
+        }
+        assert_eq!(c.evict(|_| true).map(|v| v.page), Some(1));
+        assert_eq!(Cflru::new(10, 0.25).window(), 3);
+    }
+}
