@@ -5,7 +5,8 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ,
+    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr, Policy,
+    TwoQ,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::{CostStore, FileStore, MemStore, PageStore};
@@ -165,6 +166,7 @@ proptest! {
         compare(LruWsr::new(cap), &t)?;
         compare(CcfLru::new(cap), &t)?;
         compare(Casa::new(cap, CostSource::Model), &t)?;
+        compare(FdBuffer::new(cap, cap / 3, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap))), &t)?;
     }
 }
 

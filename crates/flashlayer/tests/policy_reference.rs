@@ -3,7 +3,8 @@
 //! random "pinned" pages exercise the evictable filter too.
 
 use flashlayer::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ, Victim,
+    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr, Policy,
+    TwoQ, Victim,
 };
 use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
@@ -591,6 +592,60 @@ impl Model for CasaModel {
     }
 }
 
+/// FD-Buffer with LRU pools, Algorithms 1 and 2 line by line: C and D,
+/// index 0 the LRU end.
+struct FdBufferModel {
+    m: usize,
+    mc: usize,
+    c: Vec<Entry>,
+    d: Vec<Entry>,
+}
+impl Model for FdBufferModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = find(&self.c, page) {
+            let mut e = self.c.remove(i);
+            if op.is_write() {
+                e.dirty = true;
+                self.d.push(e);
+            } else {
+                self.c.push(e);
+            }
+            return Event::Hit;
+        }
+        if let Some(i) = find(&self.d, page) {
+            let e = self.d.remove(i);
+            self.d.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.c.len() + self.d.len() == self.m {
+            let from_d = if op.is_write() {
+                self.c.len() <= self.mc
+            } else {
+                self.d.len() > self.m - self.mc
+            };
+            let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
+            let (first, second) = if from_d {
+                (&mut self.d, &mut self.c)
+            } else {
+                (&mut self.c, &mut self.d)
+            };
+            out = match (pick(first), pick(second)) {
+                (Some(i), _) => take(first, i),
+                (None, Some(i)) => take(second, i),
+                _ => return Event::Miss(None),
+            };
+        }
+        let e = entry(page, op);
+        if op.is_write() {
+            self.d.push(e);
+        } else {
+            self.c.push(e);
+        }
+        out
+    }
+}
+
 /// A deterministic "pinned" pattern: page q is pinned at request i when a
 /// hash of (seed, i, q) falls under `share`.
 fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
@@ -682,6 +737,36 @@ proptest! {
         prop_assert_eq!(got, want);
         prop_assert!((casa.tau() - m.tau).abs() < 1e-9, "tau {} vs {}", casa.tau(), m.tau);
         prop_assert_eq!(casa.clean_len(), m.c.len());
+    }
+
+    #[test]
+    fn fdbuffer_matches_algorithms_1_and_2(m in 1usize..12, mc_share in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let mc = (mc_share * m as f64).round() as usize;
+        let mut fd = FdBuffer::new(m, mc, Base::Lru(Lru::new(m)), Base::Lru(Lru::new(m)));
+        let got = drive(&mut fd, &t, &pin);
+        let want = run_model(&mut FdBufferModel { m, mc, c: Vec::new(), d: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+        let (c, d) = fd.pool_sizes();
+        let (fc, fdr) = fd.pool_frames();
+        prop_assert!(c <= fc && d <= fdr && fc + fdr == m);
+    }
+
+    #[test]
+    fn fdbuffer_keeps_its_frames_with_any_base_policies(m in 1usize..12, mc in 0usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        for (c, d) in [("arc", "2q"), ("clock", "fifo"), ("2q", "arc"), ("lru", "clock")] {
+            let mut fd = FdBuffer::new(m, mc, Base::by_name(c, m, 0).unwrap(), Base::by_name(d, m, 0).unwrap());
+            for (i, e) in drive(&mut fd, &t, &pin).into_iter().enumerate() {
+                if let Event::Miss(Some(v)) = e {
+                    prop_assert!(!pin(i, v.page));
+                }
+                let (pc, pd) = fd.pool_sizes();
+                let (fc, fdr) = fd.pool_frames();
+                prop_assert!(pc <= fc && pd <= fdr && fc + fdr == m, "{} {}: {:?} {:?}", c, d, (pc, pd), (fc, fdr));
+                prop_assert_eq!(fd.dirty_count(), pd);
+            }
+        }
     }
 
     #[test]
@@ -888,4 +973,93 @@ fn scan_resistance_of_2q_and_arc_beats_lru_on_hot_set_plus_scan() {
     assert_eq!(misses(Lru::new(5), &t), 300);
     assert_eq!(misses(Arc::new(5), &t), 4 + 100);
     assert!(misses(TwoQ::new(5), &t) < 300);
+}
+
+/// FD-Buffer Table 1: a 2-page buffer, both pools LRU, M_c = 1, warmed with
+/// clean pages (Y, then X, so that the buffer states match the table), then
+/// W_A W_B R_C R_D R_C R_D R_C W_B R_A. After the warm-up Belady reads 6
+/// pages and writes 2, FD-Buffer reads 8 and writes 1; `sim` counts the two
+/// warm-up reads too.
+#[test]
+fn fdbuffer_table_1_exactly() {
+    use flashlayer::device::DeviceModel;
+    use flashlayer::sim::Simulator;
+    use flashlayer::store::CostStore;
+    let (x, y, a, b, c, d) = (0, 1, 2, 3, 4, 5);
+    let (r, w) = (Op::Read, Op::Write);
+    let t = [
+        (y, r),
+        (x, r),
+        (a, w),
+        (b, w),
+        (c, r),
+        (d, r),
+        (c, r),
+        (d, r),
+        (c, r),
+        (b, w),
+        (a, r),
+    ];
+    let words: Vec<u32> = t.iter().map(|&(p, op)| pack(p, op)).collect();
+    fn replay<P: Policy>(p: P, t: &[(u32, Op)]) -> flashlayer::types::Metrics {
+        let mut sim = Simulator::new(p, CostStore::new(DeviceModel::unit())).unwrap();
+        for &(page, op) in t {
+            sim.request(page, op).unwrap();
+        }
+        sim.finish()
+    }
+    let fd = replay(
+        FdBuffer::new(2, 1, Base::Lru(Lru::new(2)), Base::Lru(Lru::new(2))),
+        &t,
+    );
+    let opt = replay(Belady::new(2, &words).unwrap(), &t);
+    assert_eq!((fd.physical_reads, fd.physical_writes, fd.hits), (10, 1, 1));
+    assert_eq!(
+        (opt.physical_reads, opt.physical_writes, opt.hits),
+        (8, 2, 3)
+    );
+    // Every state of the table after the warm-up is [D, C]: one dirty page
+    // and one clean page.
+    let mut p = FdBuffer::new(2, 1, Base::Lru(Lru::new(2)), Base::Lru(Lru::new(2)));
+    let mut states = Vec::new();
+    for &(page, op) in &t {
+        if !p.access(page, op) {
+            if p.len() == 2 {
+                p.evict(|_| true).unwrap();
+            }
+            p.insert(page, op, COST);
+        }
+        states.push(p.pool_sizes());
+    }
+    assert_eq!(states[..2], [(1, 0), (2, 0)], "warm-up: clean pages");
+    assert_eq!(states[2..], [(1, 1); 9]);
+}
+
+/// A page adopted from another pool is not a ghost hit: ARC's target p does
+/// not move, where the same page returning on a demand miss moves it.
+#[test]
+fn adopting_a_ghost_is_not_a_ghost_hit() {
+    let setup = || {
+        let mut a = Arc::new(2);
+        for p in [1, 2] {
+            assert!(!a.access(p, Op::Read));
+            a.insert(p, Op::Read, COST);
+        }
+        assert!(a.access(2, Op::Read), "2 moves to T2");
+        assert!(!a.access(3, Op::Read));
+        assert_eq!(a.evict(|_| true).map(|v| v.page), Some(1), "1 goes to B1");
+        a.insert(3, Op::Read, COST);
+        a
+    };
+    let mut moved = setup();
+    moved.evict(|_| true).unwrap();
+    moved.adopt(1, true, COST);
+    assert!(moved.contains(1) && moved.is_dirty(1));
+    assert_eq!(moved.p(), 0.0);
+
+    let mut demand = setup();
+    assert!(!demand.access(1, Op::Write));
+    demand.evict(|_| true).unwrap();
+    demand.insert(1, Op::Write, COST);
+    assert_eq!(demand.p(), 1.0, "a ghost hit in B1 raises p");
 }

@@ -155,6 +155,8 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(Cflru::new(cap, 0.5), &t, true), victims(Cflru::new(cap, 0.5), &t, false));
         proptest::prop_assert_eq!(victims(LruWsr::new(cap), &t, true), victims(LruWsr::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(CcfLru::new(cap), &t, true), victims(CcfLru::new(cap), &t, false));
+        let fd = || FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::TwoQ(TwoQ::new(cap)));
+        proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
         let casa = || Casa::new(cap, CostSource::Model);
         proptest::prop_assert_eq!(victims(casa(), &t, true), victims(casa(), &t, false));
         proptest::prop_assert_eq!(
@@ -227,4 +229,82 @@ fn measured_costs_over_a_simulated_store_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("measures none"), "{e}");
+}
+
+/// Drives `p` over `trace`, resizing it to `resize(i)` (when some) before
+/// request `i`: shrinking first evicts down to the new size. Returns every
+/// victim, and checks `len() <= capacity()` throughout.
+fn resized<P: flashlayer::policy::Policy>(
+    mut p: P,
+    trace: &[(u32, Op)],
+    resize: &dyn Fn(usize) -> Option<usize>,
+) -> Vec<u32> {
+    let cost = flashlayer::types::PageCost {
+        read: 1.0,
+        write: 1.0,
+    };
+    let mut out = Vec::new();
+    for (i, &(page, op)) in trace.iter().enumerate() {
+        if let Some(n) = resize(i) {
+            while p.len() > n {
+                out.push(p.evict(|_| true).expect("a victim").page);
+            }
+            p.set_capacity(n);
+            assert_eq!(p.capacity(), n);
+        }
+        if !p.access(page, op) {
+            if p.len() >= p.capacity() {
+                out.push(p.evict(|_| true).expect("a full buffer has a victim").page);
+            }
+            p.insert(page, op, cost);
+        }
+        assert!(p.len() <= p.capacity(), "{}", p.name());
+    }
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Every policy can be resized at run time; LRU then decides exactly as
+    /// an LRU list of the new size.
+    #[test]
+    fn policies_resize_at_run_time(
+        cap in 1usize..8,
+        raw in proptest::collection::vec((0u32..20, proptest::bool::ANY), 1..300),
+        sizes in proptest::collection::vec(1usize..8, 1..6),
+    ) {
+        use flashlayer::policy::*;
+        let t: Vec<(u32, Op)> = raw.iter().map(|&(p, w)| (p, if w { Op::Write } else { Op::Read })).collect();
+        let every = (t.len() / sizes.len()).max(1);
+        let resize = |i: usize| (i > 0 && i % every == 0).then(|| sizes[(i / every) % sizes.len()]);
+        // The LRU model: a list whose size limit changes.
+        let mut list: Vec<u32> = Vec::new();
+        let mut limit = cap;
+        let mut want = Vec::new();
+        for (i, &(page, _)) in t.iter().enumerate() {
+            if let Some(n) = resize(i) {
+                limit = n;
+                while list.len() > limit {
+                    want.push(list.remove(0));
+                }
+            }
+            if let Some(j) = list.iter().position(|&q| q == page) {
+                list.remove(j);
+            } else if list.len() == limit {
+                want.push(list.remove(0));
+            }
+            list.push(page);
+        }
+        proptest::prop_assert_eq!(resized(Lru::new(cap), &t, &resize), want);
+        resized(Fifo::new(cap), &t, &resize);
+        resized(Clock::new(cap), &t, &resize);
+        resized(TwoQ::new(cap), &t, &resize);
+        resized(Arc::new(cap), &t, &resize);
+        resized(Cflru::new(cap, 0.5), &t, &resize);
+        resized(LruWsr::new(cap), &t, &resize);
+        resized(CcfLru::new(cap), &t, &resize);
+        resized(Casa::new(cap, CostSource::Model), &t, &resize);
+        resized(FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::Clock(Clock::new(cap))), &t, &resize);
+    }
 }

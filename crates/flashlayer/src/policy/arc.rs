@@ -87,6 +87,36 @@ impl Policy for Arc {
         "ARC".into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.p = self.p.min(capacity as f64);
+        self.p_next = self.p_next.min(capacity as f64);
+        // Restore |T1| + |B1| <= c and the directory's 2c bound by
+        // forgetting the oldest ghosts.
+        while self.l.len(T1) + self.l.len(B1) > capacity {
+            let Some(old) = self.l.back(B1) else { break };
+            self.l.unlink(old);
+        }
+        while self.l.len(T1) + self.l.len(T2) + self.l.len(B1) + self.l.len(B2) > 2 * capacity {
+            let Some(old) = self.l.back(B2).or_else(|| self.l.back(B1)) else {
+                break;
+            };
+            self.l.unlink(old);
+        }
+    }
+
+    fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
+        // Not a ghost hit: forget the ghost, then enter as a new page (the
+        // directory trimming of case IV) without touching p.
+        if matches!(self.l.list_of(page), B1 | B2) {
+            self.l.unlink(page);
+        }
+        let incoming = std::mem::replace(&mut self.incoming, NIL);
+        let op = if dirty { Op::Write } else { Op::Read };
+        self.insert(page, op, cost);
+        self.incoming = incoming;
+    }
     fn len(&self) -> usize {
         self.l.len(T1) + self.l.len(T2)
     }

@@ -354,6 +354,10 @@ impl Policy for Belady<'_> {
     fn capacity(&self) -> usize {
         self.cap
     }
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len);
+        self.cap = capacity;
+    }
     fn len(&self) -> usize {
         self.len
     }

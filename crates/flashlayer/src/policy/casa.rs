@@ -148,6 +148,11 @@ impl Policy for Casa {
         "CASA".into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.tau = self.tau.min(capacity as f64);
+    }
     fn len(&self) -> usize {
         self.l.len(C) + self.l.len(D)
     }

@@ -78,6 +78,10 @@ impl Policy for CcfLru {
         "CCF-LRU".into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+    }
     fn len(&self) -> usize {
         self.l.len(COLD_CLEAN) + self.l.len(MIXED)
     }

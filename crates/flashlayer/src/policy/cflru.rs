@@ -134,6 +134,24 @@ impl Policy for Cflru {
         format!("CFLRU({})", self.w)
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.window = (self.w * capacity as f64).round() as usize;
+        // A smaller window gives its most recent pages back to the working
+        // region's LRU end; a larger one takes more from there.
+        while self.region_len() > self.window {
+            let (c, d) = (self.l.head(CLEAN), self.l.head(DIRTY));
+            let newest = match (c, d) {
+                (NIL, x) | (x, NIL) => x,
+                (c, d) if self.stamp[c as usize] > self.stamp[d as usize] => c,
+                (_, d) => d,
+            };
+            self.l.unlink(newest);
+            self.l.push_back(WORKING, newest);
+        }
+        self.refill();
+    }
     fn len(&self) -> usize {
         self.l.len(WORKING) + self.region_len()
     }

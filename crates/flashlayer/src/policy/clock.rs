@@ -22,6 +22,7 @@ pub struct Clock {
     /// Empty frames, most recently freed last.
     free: Vec<u32>,
     hand: usize,
+    cap: usize,
     len: usize,
     dirty_count: usize,
     /// The hand before the last eviction and the frames whose bit it
@@ -40,6 +41,7 @@ impl Clock {
             slot: Vec::new(),
             free: (0..capacity as u32).rev().collect(),
             hand: 0,
+            cap: capacity,
             len: 0,
             dirty_count: 0,
             undo_hand: 0,
@@ -101,7 +103,20 @@ impl Policy for Clock {
         "CLOCK".into()
     }
     fn capacity(&self) -> usize {
-        self.frames.len()
+        self.cap
+    }
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len);
+        // Frames are never taken off the circle (indices stay put): a
+        // smaller capacity leaves empty frames unused, a larger one adds
+        // empty frames where none are spare.
+        while self.frames.len() < capacity {
+            self.free.insert(0, self.frames.len() as u32);
+            self.frames.push(NIL);
+            self.referenced.push(false);
+            self.dirty.push(false);
+        }
+        self.cap = capacity;
     }
     fn len(&self) -> usize {
         self.len
@@ -137,6 +152,7 @@ impl Policy for Clock {
 
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len < self.cap, "insert into a full CLOCK buffer");
         let f = self.free.pop().expect("insert into a full CLOCK buffer") as usize;
         if page as usize >= self.slot.len() {
             self.slot
@@ -152,6 +168,9 @@ impl Policy for Clock {
     #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         let n = self.frames.len();
+        if n == 0 {
+            return None;
+        }
         self.undo_hand = self.hand;
         self.undo_cleared.clear();
         // Two full turns clear every bit; a third finds nothing new.

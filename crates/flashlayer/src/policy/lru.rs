@@ -50,6 +50,10 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         if PROMOTE { "LRU" } else { "FIFO" }.into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+    }
     fn len(&self) -> usize {
         self.l.len(L)
     }

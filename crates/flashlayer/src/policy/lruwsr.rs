@@ -56,6 +56,10 @@ impl Policy for LruWsr {
         "LRU-WSR".into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+    }
     fn len(&self) -> usize {
         self.l.len(L)
     }

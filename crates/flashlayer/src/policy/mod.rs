@@ -44,6 +44,7 @@ mod casa;
 mod ccflru;
 mod cflru;
 mod clock;
+mod fdbuffer;
 mod fifo;
 mod list;
 mod lru;
@@ -57,6 +58,7 @@ pub use casa::Casa;
 pub use ccflru::CcfLru;
 pub use cflru::Cflru;
 pub use clock::Clock;
+pub use fdbuffer::{Base, FdBuffer};
 pub use fifo::Fifo;
 pub use lru::Lru;
 pub use lruwsr::LruWsr;
@@ -86,6 +88,15 @@ pub trait Policy {
     /// Number of pages the buffer holds.
     fn capacity(&self) -> usize;
 
+    /// Changes the number of pages the policy holds, at run time (a pool of
+    /// FD-Buffer gains or loses a frame). Requires `capacity ≥ len()` (a
+    /// pool may own no frame at all): a caller shrinking a policy evicts
+    /// first. Targets
+    /// derived from the capacity follow it (ARC's `c` and `p`, 2Q's `Kin`
+    /// and `Kout`, CFLRU's window, CASA's bound on τ); ghost entries beyond
+    /// the new bounds are forgotten.
+    fn set_capacity(&mut self, capacity: usize);
+
     /// Number of resident pages.
     fn len(&self) -> usize;
 
@@ -110,6 +121,18 @@ pub trait Policy {
     /// Admits `page` after a miss. Requires `len() < capacity()` and that the
     /// page is not resident. `cost` prices I/O on the page's current device.
     fn insert(&mut self, page: DenseId, op: Op, cost: PageCost);
+
+    /// Admits a page that is not a demand miss: it moves in from another
+    /// pool of the same buffer (FD-Buffer moves a page from its clean pool
+    /// to its dirty pool when it is written). It enters as a page seen for
+    /// the first time, with `dirty`; a ghost entry it may have is forgotten,
+    /// not counted as a ghost hit, and no adaptation happens. No `access`
+    /// announces it. Requires `len() < capacity()`. Default: `insert` with
+    /// the op that gives `dirty`, right for policies without ghosts.
+    fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
+        let op = if dirty { Op::Write } else { Op::Read };
+        self.insert(page, op, cost);
+    }
 
     /// Chooses a victim among resident pages for which `evictable(page)` is
     /// true, removes it and returns it; `None` if there is none.

@@ -18,6 +18,8 @@ const A1OUT: u8 = 3;
 #[derive(Clone, Debug)]
 pub struct TwoQ {
     cap: usize,
+    kin_share: f64,
+    kout_share: f64,
     kin: usize,
     kout: usize,
     l: Lists<3>,
@@ -38,6 +40,8 @@ impl TwoQ {
     pub fn with_params(capacity: usize, kin: f64, kout: f64) -> Self {
         TwoQ {
             cap: capacity,
+            kin_share: kin,
+            kout_share: kout,
             kin: ((capacity as f64 * kin) as usize).max(1),
             kout: ((capacity as f64 * kout) as usize).max(1),
             l: Lists::new(),
@@ -77,6 +81,25 @@ impl Policy for TwoQ {
         "2Q".into()
     }
     super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.kin = ((capacity as f64 * self.kin_share) as usize).max(1);
+        self.kout = ((capacity as f64 * self.kout_share) as usize).max(1);
+        while self.l.len(A1OUT) > self.kout {
+            let old = self.l.back(A1OUT).expect("A1out is not empty");
+            self.l.unlink(old);
+        }
+    }
+
+    fn adopt(&mut self, page: DenseId, dirty: bool, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        if self.l.list_of(page) == A1OUT {
+            self.l.unlink(page);
+        }
+        self.l.push_front(A1IN, page);
+        self.l.set_dirty(page, dirty);
+    }
     fn len(&self) -> usize {
         self.l.len(A1IN) + self.l.len(AM)
     }
