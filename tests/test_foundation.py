@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -245,10 +246,20 @@ def test_an_exception_in_a_progress_callback_stops_the_run(tmp_path_factory: pyt
 def test_ctrl_c_stops_a_long_sim_cleanly(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     _native.gen_zipf(z, 5_000_000, 500_000, 0.8, 0.2, 1)
-    buffers = ",".join(str(b) for b in range(1000, 61000, 1000))  # 60 runs x 5M requests x 2 policies: minutes
-    p = subprocess.Popen([sys.executable, "-m", "flashlayer.cli", "sim", str(z), "--policy", "arc,belady", "--buffer",
-                          buffers, "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    threading.Event().wait(3.0)
+    buffers = ",".join(str(b) for b in range(1000, 61000, 1000))  # 60 runs x 5M requests x 4 policies
+    p = subprocess.Popen([sys.executable, "-m", "flashlayer.cli", "sim", str(z), "--policy", "arc,belady,cflru,2q",
+                          "--buffer", buffers, "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    # Interrupt once the child is replaying (it has used a second of CPU
+    # time), however loaded the machine is, not after a fixed wait.
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= 1.0:
+            break
+        threading.Event().wait(0.05)
+    assert p.poll() is None, "the sim ended before it could be interrupted"
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130, err
