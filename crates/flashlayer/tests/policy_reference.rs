@@ -3,8 +3,8 @@
 //! random "pinned" pages exercise the evictable filter too.
 
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr, Policy,
-    TwoQ, Victim,
+    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr, Mc,
+    Policy, TwoQ, Victim,
 };
 use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
@@ -1062,4 +1062,44 @@ fn adopting_a_ghost_is_not_a_ghost_hit() {
     demand.evict(|_| true).unwrap();
     demand.insert(1, Op::Write, COST);
     assert_eq!(demand.p(), 1.0, "a ghost hit in B1 raises p");
+}
+
+/// `mc=auto` moves M_c the right way: a write-heavy mix on an expensive
+/// write grows the dirty pool; the same mix at asymmetry 1, where the read
+/// set is the busier one, grows the clean pool.
+#[test]
+fn fdbuffer_auto_moves_mc_towards_the_cheaper_pool() {
+    use flashlayer::device::DeviceModel;
+    use flashlayer::sim::Simulator;
+    use flashlayer::store::CostStore;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    // 70% reads over 80 pages, 30% writes over 80 other pages; 100 frames.
+    let trace: Vec<(u32, Op)> = (0..400_000)
+        .map(|_| {
+            if rng.random_bool(0.7) {
+                (rng.random_range(0..80), Op::Read)
+            } else {
+                (1000 + rng.random_range(0..80), Op::Write)
+            }
+        })
+        .collect();
+    let mc_after = |device: &str| {
+        let fd = FdBuffer::with_mc(
+            100,
+            Mc::Auto { epoch: 5_000 },
+            CostSource::Model,
+            Base::Lru(Lru::new(100)),
+            Base::Lru(Lru::new(100)),
+        );
+        let store = CostStore::new(DeviceModel::parse(device).unwrap());
+        let mut sim = Simulator::new(fd, store).unwrap();
+        for &(p, op) in &trace {
+            sim.request(p, op).unwrap();
+        }
+        sim.policy().mc()
+    };
+    let (symmetric, asymmetric) = (mc_after("ratio:1:1"), mc_after("ratio:1:64"));
+    assert!(symmetric > 50, "M_c grew at 1:1: {symmetric}");
+    assert!(asymmetric < 50, "M_c shrank at 1:64: {asymmetric}");
 }

@@ -157,6 +157,8 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(CcfLru::new(cap), &t, true), victims(CcfLru::new(cap), &t, false));
         let fd = || FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::TwoQ(TwoQ::new(cap)));
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
+        let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap)));
+        proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
         let casa = || Casa::new(cap, CostSource::Model);
         proptest::prop_assert_eq!(victims(casa(), &t, true), victims(casa(), &t, false));
         proptest::prop_assert_eq!(

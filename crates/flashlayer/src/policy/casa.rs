@@ -34,6 +34,7 @@
 //! with `cost=measured` the averages `read_cost` and `write_cost` (µs), for
 //! Fig. 5.
 
+use super::costs::Costs;
 use super::list::{Lists, Saved};
 use super::spec::CostSource;
 use super::{Policy, Victim};
@@ -42,52 +43,13 @@ use crate::types::{DenseId, IoKind, Op, PageCost};
 const C: u8 = 1;
 const D: u8 = 2;
 
-/// An `n`-point moving average with an exact running sum.
-#[derive(Clone, Debug)]
-struct MovingAverage {
-    points: Box<[f64]>,
-    next: usize,
-    filled: usize,
-    sum: f64,
-}
-
-impl MovingAverage {
-    fn new(n: usize) -> Self {
-        MovingAverage {
-            points: vec![0.0; n.max(1)].into_boxed_slice(),
-            next: 0,
-            filled: 0,
-            sum: 0.0,
-        }
-    }
-
-    fn push(&mut self, x: f64) {
-        let n = self.points.len();
-        self.sum += x - self.points[self.next];
-        self.points[self.next] = x;
-        self.next += 1;
-        if self.next == n {
-            self.next = 0;
-            // Summing afresh once a window keeps rounding from drifting.
-            self.sum = self.points.iter().sum();
-        }
-        self.filled = (self.filled + 1).min(n);
-    }
-
-    fn mean(&self) -> Option<f64> {
-        (self.filled > 0).then(|| self.sum / self.filled as f64)
-    }
-}
-
 /// Cost-aware self-adaptive replacement.
 #[derive(Clone, Debug)]
 pub struct Casa {
     cap: usize,
     l: Lists<2>,
     tau: f64,
-    c_r: f64,
-    c_w: f64,
-    measured: Option<(MovingAverage, MovingAverage)>,
+    costs: Costs,
     undo: Option<Saved>,
 }
 
@@ -98,12 +60,7 @@ impl Casa {
             cap: capacity,
             l: Lists::new(),
             tau: 0.0,
-            c_r: 0.5,
-            c_w: 0.5,
-            measured: match cost {
-                CostSource::Model => None,
-                CostSource::Measured { n } => Some((MovingAverage::new(n), MovingAverage::new(n))),
-            },
+            costs: Costs::new(cost),
             undo: None,
         }
     }
@@ -126,20 +83,12 @@ impl Casa {
 
     /// The normalised costs `(c_R, c_W)` in use now.
     pub fn costs(&self) -> (f64, f64) {
-        (self.c_r, self.c_w)
+        self.costs.normalised()
     }
 
     /// (C, D), each from MRU to LRU.
     pub fn lists(&self) -> (Vec<DenseId>, Vec<DenseId>) {
         (self.l.iter(C).collect(), self.l.iter(D).collect())
-    }
-
-    fn set_ratio(&mut self, read: f64, write: f64) {
-        let sum = read + write;
-        if sum > 0.0 && sum.is_finite() {
-            self.c_r = read / sum;
-            self.c_w = write / sum;
-        }
     }
 }
 
@@ -171,7 +120,8 @@ impl Policy for Casa {
         match (self.l.list_of(page), op) {
             (0, _) => return false,
             (C, Op::Read) => {
-                self.tau = (self.tau + self.c_r * d / c).min(self.cap as f64);
+                let c_r = self.costs.normalised().0;
+                self.tau = (self.tau + c_r * d / c).min(self.cap as f64);
                 self.l.move_front(C, page);
             }
             (C, Op::Write) => {
@@ -180,7 +130,8 @@ impl Policy for Casa {
                 self.l.set_dirty(page, true);
             }
             (_, Op::Write) => {
-                self.tau = (self.tau - self.c_w * c / d).max(0.0);
+                let c_w = self.costs.normalised().1;
+                self.tau = (self.tau - c_w * c / d).max(0.0);
                 self.l.move_front(D, page);
             }
             (_, Op::Read) => self.l.move_front(D, page),
@@ -191,9 +142,7 @@ impl Policy for Casa {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
         debug_assert!(self.len() < self.cap);
-        if self.measured.is_none() {
-            self.set_ratio(cost.read, cost.write);
-        }
+        self.costs.admitted(cost);
         let list = if op.is_write() { D } else { C };
         self.l.push_front(list, page);
         self.l.set_dirty(page, op.is_write());
@@ -240,29 +189,20 @@ impl Policy for Casa {
     }
 
     fn observe_io(&mut self, kind: IoKind, cost: f64) {
-        let Some((reads, writes)) = self.measured.as_mut() else {
-            return;
-        };
-        match kind {
-            IoKind::Read => reads.push(cost),
-            IoKind::Write => writes.push(cost),
-        }
-        if let (Some(r), Some(w)) = (reads.mean(), writes.mean()) {
-            self.set_ratio(r, w);
-        }
+        self.costs.observed(kind, cost);
     }
 
     fn needs_measured_io(&self) -> bool {
-        self.measured.is_some()
+        self.costs.is_measured()
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("tau", self.tau));
         out.push(("clean", self.l.len(C) as f64));
-        if let Some((reads, writes)) = &self.measured {
+        if let Some((read, write)) = self.costs.averages() {
             // The moving averages of measured latencies (µs), CASA Fig. 5.
-            out.push(("read_cost", reads.mean().unwrap_or(f64::NAN)));
-            out.push(("write_cost", writes.mean().unwrap_or(f64::NAN)));
+            out.push(("read_cost", read));
+            out.push(("write_cost", write));
         }
     }
 }

@@ -30,9 +30,46 @@
 //!   admitted to it (a read miss is announced to C, a write miss to D), so a
 //!   ghost hit is counted in the pool the page returns to.
 //!
-//! `M_c` is fixed here (`mc=K` pages); its online adaptation from each
-//! pool's miss-ratio curve is not built yet.
+//! ## Adapting M_c (`mc=auto`)
+//!
+//! The paper defers its cost estimation to a technical report; this is ours.
+//! By Eq. (1)–(2), after warm-up the cost per request is
+//! `P_total · (1 + E_dirty · R)` in units of a read, `R = C_write / C_read`.
+//! Split the references by the pool their page belongs to: a miss of a
+//! clean-pool page costs one read; a miss of a dirty-pool page means the page
+//! was evicted dirty (one write, `R`) and is read again (one read). With
+//! `Miss_C(x)` and `Miss_D(y)` the misses of each pool at `x` and `y` frames,
+//!
+//! ```text
+//! Cost(M_c) ≈ Miss_C(M_c) + (1 + R) · Miss_D(M − M_c)
+//! ```
+//!
+//! and the best M_c minimises it. Each pool's miss-ratio curve is estimated
+//! online around the current split from stack distances: a shadow LRU stack
+//! per pool (resident pages and ghosts, pages of that pool only) is cut at
+//! its boundary `b` (M_c, resp. M − M_c) into the positions `(b − Δ, b]`
+//! and `(b, b + Δ]`, `Δ = max(1, round(M/32))`; a reference landing in the
+//! first would miss if the pool shrank by Δ (`loss`), one landing in the
+//! second would hit if it grew by Δ (`gain`). Every `epoch` requests
+//! (default 100,000) the split moves by Δ frames towards the pool whose
+//! cost-weighted gain beats the other's cost-weighted loss:
+//!
+//! ```text
+//! grow C if gain_C − (1 + R) · loss_D > max(0, (1 + R) · gain_D − loss_C)
+//! grow D if (1 + R) · gain_D − loss_C > 0 (and it is the larger)
+//! ```
+//!
+//! a hill climb on Cost(M_c) with the slope measured at the current point;
+//! the counts are halved after each decision, so older epochs weigh less.
+//! A page joins the dirty pool's stack when written and the clean pool's when
+//! written back and kept; a page in neither stack is a cold miss. R comes from
+//! the `PageCost` of admitted pages (`cost=model`) or measured latencies
+//! (`cost=measured`). `mc=auto` starts at `M_c = M/2`. The shadow stacks add
+//! O(1) work per request (at most a few list moves).
 
+use super::costs::Costs;
+use super::list::Lists;
+use super::spec::CostSource;
 use super::{Arc, Clock, Fifo, Lru, Policy, TwoQ, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -141,8 +178,166 @@ impl Policy for Base {
 /// Which pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pool {
-    Clean,
-    Dirty,
+    Clean = 0,
+    Dirty = 1,
+}
+
+/// Default requests between two decisions of `mc=auto`.
+pub const DEFAULT_EPOCH: u64 = 100_000;
+
+/// Shadow stacks per pool, cut around their boundaries, and the counts that
+/// give the slope of each pool's miss-ratio curve there (module docs).
+#[derive(Clone, Debug)]
+struct Tuner {
+    /// Lists `3k + 1 ..= 3k + 3` are pool k's segments: positions
+    /// `[1, b − Δ]`, `(b − Δ, b]`, `(b, b + Δ]`.
+    l: Lists<6>,
+    delta: usize,
+    epoch: u64,
+    requests: u64,
+    /// [pool] -> (gain, loss) since the last decision (halved at each).
+    counts: [(f64, f64); 2],
+    costs: Costs,
+}
+
+impl Tuner {
+    fn new(m: usize, epoch: u64, cost: CostSource) -> Self {
+        Tuner {
+            l: Lists::new(),
+            delta: ((m as f64 / 32.0).round() as usize).max(1),
+            epoch: epoch.max(1),
+            requests: 0,
+            counts: [(0.0, 0.0); 2],
+            costs: Costs::new(cost),
+        }
+    }
+
+    fn seg(pool: Pool, i: u8) -> u8 {
+        match pool {
+            Pool::Clean => 1 + i,
+            Pool::Dirty => 4 + i,
+        }
+    }
+
+    fn pool_of(&self, page: DenseId) -> Option<Pool> {
+        match self.l.list_of(page) {
+            0 => None,
+            1..=3 => Some(Pool::Clean),
+            _ => Some(Pool::Dirty),
+        }
+    }
+
+    /// Sizes of pool `p`'s three segments for boundary `b`.
+    fn sizes(&self, b: usize) -> [usize; 3] {
+        let top = b.saturating_sub(self.delta);
+        [top, b - top, self.delta]
+    }
+
+    /// Restores the segment sizes of pool `p` for boundary `b`: pages move
+    /// between neighbouring segments, the ones past `b + Δ` are forgotten.
+    fn rebalance(&mut self, p: Pool, b: usize) {
+        let sizes = self.sizes(b);
+        for i in 0..2u8 {
+            let (a, n) = (Self::seg(p, i), Self::seg(p, i + 1));
+            let want = sizes[usize::from(i)];
+            while self.l.len(a) > want {
+                let t = self.l.tail(a);
+                self.l.unlink(t);
+                self.l.push_front(n, t);
+            }
+            while self.l.len(a) < want && self.l.len(n) > 0 {
+                let h = self.l.head(n);
+                self.l.unlink(h);
+                self.l.push_back(a, h);
+            }
+        }
+        let last = Self::seg(p, 2);
+        while self.l.len(last) > sizes[2] {
+            let t = self.l.tail(last);
+            self.l.unlink(t);
+        }
+    }
+
+    /// A request for `page` with `op`; `bounds` are the two pools' current
+    /// boundaries (M_c, M − M_c).
+    #[inline]
+    fn touch(&mut self, page: DenseId, op: Op, bounds: [usize; 2]) {
+        self.requests += 1;
+        let current = self.pool_of(page);
+        let class = current.unwrap_or(if op.is_write() {
+            Pool::Dirty
+        } else {
+            Pool::Clean
+        });
+        let k = class as usize;
+        match self.l.list_of(page) {
+            s if s == Self::seg(class, 1) => self.counts[k].1 += 1.0,
+            s if s == Self::seg(class, 2) => self.counts[k].0 += 1.0,
+            _ => {}
+        }
+        let next = if op.is_write() { Pool::Dirty } else { class };
+        self.move_to_top(page, current, next, bounds);
+    }
+
+    /// Puts `page` on top of pool `to`'s stack (leaving `from`'s).
+    fn move_to_top(&mut self, page: DenseId, from: Option<Pool>, to: Pool, bounds: [usize; 2]) {
+        if from.is_some() {
+            self.l.unlink(page);
+        }
+        self.l.push_front(Self::seg(to, 0), page);
+        self.rebalance(to, bounds[to as usize]);
+        if let Some(f) = from.filter(|&f| f != to) {
+            self.rebalance(f, bounds[f as usize]);
+        }
+    }
+
+    /// A page written back and kept moves to the clean pool's stack.
+    fn cleaned(&mut self, page: DenseId, bounds: [usize; 2]) {
+        if self.pool_of(page) == Some(Pool::Dirty) {
+            self.move_to_top(page, Some(Pool::Dirty), Pool::Clean, bounds);
+        }
+    }
+
+    /// At the end of an epoch, the new M_c (module docs); else `mc`.
+    fn decide(&mut self, mc: usize, m: usize) -> usize {
+        if self.requests % self.epoch != 0 {
+            return mc;
+        }
+        let w = 1.0 + self.costs.asymmetry();
+        let [(gain_c, loss_c), (gain_d, loss_d)] = self.counts;
+        let grow_c = gain_c - w * loss_d;
+        let grow_d = w * gain_d - loss_c;
+        let next = if grow_c > 0.0 && grow_c >= grow_d && mc < m {
+            (mc + self.delta).min(m)
+        } else if grow_d > 0.0 && mc > 0 {
+            mc.saturating_sub(self.delta)
+        } else {
+            mc
+        };
+        for c in &mut self.counts {
+            c.0 /= 2.0;
+            c.1 /= 2.0;
+        }
+        if next != mc {
+            self.rebalance(Pool::Clean, next);
+            self.rebalance(Pool::Dirty, m - next);
+        }
+        next
+    }
+}
+
+/// How M_c is set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mc {
+    /// Fixed at this many pages.
+    Pages(usize),
+    /// Fixed at this fraction of the buffer (rounded).
+    Share(f64),
+    /// Adapted online (module docs), re-decided every `epoch` requests.
+    Auto {
+        /// Requests between two decisions.
+        epoch: u64,
+    },
 }
 
 /// FD-Buffer over two pools.
@@ -161,18 +356,40 @@ pub struct FdBuffer {
     /// The cost of the page admitted last: what a page moving between pools
     /// is priced at (one device).
     cost: PageCost,
+    /// `mc=auto`'s estimator, if adapting.
+    tuner: Option<Box<Tuner>>,
 }
 
 impl FdBuffer {
-    /// FD-Buffer of `capacity` pages with clean-pool threshold `mc`
+    /// FD-Buffer of `capacity` pages with a fixed clean-pool threshold `mc`
     /// (clamped to `capacity`) over the pools `clean` and `dirty` (their
     /// capacities are reset: every frame starts in the clean pool).
-    pub fn new(capacity: usize, mc: usize, mut clean: Base, mut dirty: Base) -> Self {
+    pub fn new(capacity: usize, mc: usize, clean: Base, dirty: Base) -> Self {
+        Self::with_mc(capacity, Mc::Pages(mc), CostSource::Model, clean, dirty)
+    }
+
+    /// FD-Buffer of `capacity` pages with M_c set by `mc`; `cost` is where
+    /// `mc=auto` takes the asymmetry from.
+    pub fn with_mc(
+        capacity: usize,
+        mc: Mc,
+        cost: CostSource,
+        mut clean: Base,
+        mut dirty: Base,
+    ) -> Self {
         clean.set_capacity(capacity);
         dirty.set_capacity(0);
+        let (mc, tuner) = match mc {
+            Mc::Pages(k) => (k.min(capacity), None),
+            Mc::Share(f) => (((f * capacity as f64).round() as usize).min(capacity), None),
+            Mc::Auto { epoch } => (
+                capacity / 2,
+                Some(Box::new(Tuner::new(capacity, epoch, cost))),
+            ),
+        };
         FdBuffer {
             m: capacity,
-            mc: mc.min(capacity),
+            mc,
             clean,
             dirty,
             incoming: Op::Read,
@@ -181,7 +398,12 @@ impl FdBuffer {
                 read: 1.0,
                 write: 1.0,
             },
+            tuner,
         }
+    }
+
+    fn bounds(&self) -> [usize; 2] {
+        [self.mc, self.m - self.mc]
     }
 
     /// M_c, the clean pool's size threshold.
@@ -248,6 +470,8 @@ impl Policy for FdBuffer {
     }
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
+        // A new M changes the tuner's Δ only at construction; its stacks
+        // follow the new boundaries at the next request.
         // Frames come and go through the clean pool's free ones first.
         if capacity >= self.m {
             self.clean
@@ -284,6 +508,11 @@ impl Policy for FdBuffer {
     }
 
     fn access(&mut self, page: DenseId, op: Op) -> bool {
+        if let Some(t) = self.tuner.as_mut() {
+            let bounds = [self.mc, self.m - self.mc];
+            t.touch(page, op, bounds);
+            self.mc = t.decide(self.mc, self.m);
+        }
         if self.clean.contains(page) {
             if op.is_write() {
                 // Algorithm 1, Write lines 1–4: the page and its frame move.
@@ -321,6 +550,9 @@ impl Policy for FdBuffer {
         self.pool(to).insert(page, op, cost);
         self.undo = None;
         self.cost = cost;
+        if let Some(t) = self.tuner.as_mut() {
+            t.costs.admitted(cost);
+        }
     }
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
@@ -362,6 +594,10 @@ impl Policy for FdBuffer {
     }
 
     fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
+        let bounds = self.bounds();
+        if let Some(t) = self.tuner.as_mut() {
+            t.cleaned(page, bounds);
+        }
         if self.dirty.contains(page) {
             self.dirty.remove(page);
             self.move_frame(Pool::Dirty);
@@ -376,6 +612,13 @@ impl Policy for FdBuffer {
     fn observe_io(&mut self, kind: IoKind, cost: f64) {
         self.clean.observe_io(kind, cost);
         self.dirty.observe_io(kind, cost);
+        if let Some(t) = self.tuner.as_mut() {
+            t.costs.observed(kind, cost);
+        }
+    }
+
+    fn needs_measured_io(&self) -> bool {
+        self.tuner.as_ref().is_some_and(|t| t.costs.is_measured())
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {

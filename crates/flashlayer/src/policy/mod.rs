@@ -44,6 +44,7 @@ mod casa;
 mod ccflru;
 mod cflru;
 mod clock;
+mod costs;
 mod fdbuffer;
 mod fifo;
 mod list;
@@ -58,12 +59,12 @@ pub use casa::Casa;
 pub use ccflru::CcfLru;
 pub use cflru::Cflru;
 pub use clock::Clock;
-pub use fdbuffer::{Base, FdBuffer};
+pub use fdbuffer::{Base, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use lru::Lru;
 pub use lruwsr::LruWsr;
 pub use spec::{
-    CostSource, ParamInfo, PolicyInfo, PolicyKind, PolicySpec, DEFAULT_CFLRU_WINDOW,
+    CostSource, ParamInfo, PolicyInfo, PolicyKind, PolicySpec, BASE_POLICIES, DEFAULT_CFLRU_WINDOW,
     DEFAULT_MEASURED_WINDOW, POLICIES,
 };
 pub use twoq::TwoQ;

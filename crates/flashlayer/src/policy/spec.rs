@@ -8,6 +8,7 @@
 //! the canonical form with every default filled in (`cflru:w=0.5`), which
 //! is what result rows carry.
 
+use super::fdbuffer::{Mc, DEFAULT_EPOCH};
 use crate::error::{Error, Result};
 use std::fmt;
 
@@ -60,7 +61,21 @@ pub enum PolicyKind {
         /// Where c_R and c_W come from.
         cost: CostSource,
     },
+    /// [`super::FdBuffer`]
+    FdBuffer {
+        /// How M_c is set.
+        mc: Mc,
+        /// The clean pool's policy (one of [`BASE_POLICIES`]).
+        clean: &'static str,
+        /// The dirty pool's policy (one of [`BASE_POLICIES`]).
+        dirty: &'static str,
+        /// Where `mc=auto` takes the asymmetry from.
+        cost: CostSource,
+    },
 }
+
+/// Policies that can manage a pool of FD-Buffer: online, one per pool.
+pub const BASE_POLICIES: &[&str] = &["lru", "fifo", "clock", "2q", "arc"];
 
 /// One parameter of a policy, for `--help`, `flashlayer list policies` and
 /// error messages.
@@ -98,6 +113,36 @@ const COST: ParamInfo = ParamInfo {
     default: "model",
     allowed: "model or measured",
     help: "c_R and c_W from the device model, or from the store's measured latencies (CASA §5.3)",
+};
+const MC: ParamInfo = ParamInfo {
+    key: "mc",
+    default: "auto",
+    allowed: "auto, a whole number of pages (0 to B), or a fraction of the buffer written with a point (0.0 to 1.0)",
+    help: "size threshold M_c of the clean pool; auto adapts it from both pools' miss-ratio curves",
+};
+const CLEAN: ParamInfo = ParamInfo {
+    key: "clean",
+    default: "lru",
+    allowed: "lru, fifo, clock, 2q or arc",
+    help: "replacement policy of the clean pool",
+};
+const DIRTY: ParamInfo = ParamInfo {
+    key: "dirty",
+    default: "lru",
+    allowed: "lru, fifo, clock, 2q or arc",
+    help: "replacement policy of the dirty pool",
+};
+const EPOCH: ParamInfo = ParamInfo {
+    key: "epoch",
+    default: "100000",
+    allowed: "an integer of at least 1, with mc=auto only",
+    help: "requests between two decisions of mc=auto",
+};
+const FD_COST: ParamInfo = ParamInfo {
+    key: "cost",
+    default: "model",
+    allowed: "model or measured, with mc=auto only",
+    help: "the asymmetry R from the device model, or from the store's measured latencies",
 };
 const N: ParamInfo = ParamInfo {
     key: "n",
@@ -158,6 +203,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
         params: &[COST, N],
     },
+    PolicyInfo {
+        name: "fdbuffer",
+        description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
+        params: &[MC, CLEAN, DIRTY, EPOCH, FD_COST, N],
+    },
 ];
 
 /// A parsed policy name with its parameters.
@@ -201,7 +251,59 @@ impl Params<'_> {
 
     fn take(&mut self, key: &str) -> Option<String> {
         let i = self.pairs.iter().position(|(k, _)| k == key)?;
-        Some(self.pairs.remove(i).1.trim().to_string())
+        Some(self.pairs.remove(i).1.trim().to_ascii_lowercase())
+    }
+
+    fn int(&mut self, key: &str, default: usize, min: usize) -> Result<usize> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<usize>() {
+                Ok(x) if x >= min => Ok(x),
+                _ => Err(self.bad(key, &v)),
+            },
+        }
+    }
+
+    /// `cost=model|measured` and its `n`; `n` only with `measured`.
+    fn cost_source(&mut self) -> Result<CostSource> {
+        let cost = self.take("cost");
+        let n = self.take("n");
+        let name = self.policy.name;
+        match (cost.as_deref(), n) {
+            (None | Some("model"), None) => Ok(CostSource::Model),
+            (None | Some("model"), Some(_)) => Err(Error::invalid(format!(
+                "policy '{name}': 'n' applies only with cost=measured"
+            ))),
+            (Some("measured"), n) => Ok(CostSource::Measured {
+                n: match n {
+                    None => DEFAULT_MEASURED_WINDOW,
+                    Some(v) => match v.parse::<usize>() {
+                        Ok(x) if x >= 1 => x,
+                        _ => return Err(self.bad("n", &v)),
+                    },
+                },
+            }),
+            (Some(other), _) => Err(self.bad("cost", other)),
+        }
+    }
+
+    /// A pool's policy: one of [`BASE_POLICIES`].
+    fn base(&mut self, key: &str) -> Result<&'static str> {
+        let Some(v) = self.take(key) else {
+            return Ok("lru");
+        };
+        if let Some(&b) = BASE_POLICIES.iter().find(|&&b| b == v) {
+            return Ok(b);
+        }
+        if v == "belady" {
+            return Err(Error::invalid(format!(
+                "policy '{}': '{key}=belady' is offline (it must see the whole trace); a pool needs \
+                 an online policy: {}",
+                self.policy.name,
+                BASE_POLICIES.join(", ")
+            )));
+        }
+        Err(self.bad(key, &v))
     }
 
     fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
@@ -275,28 +377,41 @@ impl PolicySpec {
             "cflru" => PolicyKind::Cflru {
                 w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
             },
-            "casa" => {
-                let cost = p.take("cost");
-                let n = p.take("n");
-                let cost = match (cost.as_deref(), n) {
-                    (None | Some("model"), None) => CostSource::Model,
-                    (None | Some("model"), Some(_)) => {
-                        return Err(Error::invalid(
-                            "policy 'casa': 'n' applies only with cost=measured",
-                        ))
-                    }
-                    (Some("measured"), n) => CostSource::Measured {
-                        n: match n {
-                            None => DEFAULT_MEASURED_WINDOW,
-                            Some(v) => match v.parse::<usize>() {
-                                Ok(x) if x >= 1 => x,
-                                _ => return Err(p.bad("n", &v)),
-                            },
-                        },
+            "casa" => PolicyKind::Casa {
+                cost: p.cost_source()?,
+            },
+            "fdbuffer" => {
+                let mc = match p.take("mc").as_deref() {
+                    None | Some("auto") => None,
+                    Some(v) if v.contains('.') => match v.parse::<f64>() {
+                        Ok(f) if (0.0..=1.0).contains(&f) => Some(Mc::Share(f)),
+                        _ => return Err(p.bad("mc", v)),
                     },
-                    (Some(other), _) => return Err(p.bad("cost", other)),
+                    Some(v) => match v.parse::<usize>() {
+                        Ok(k) => Some(Mc::Pages(k)),
+                        _ => return Err(p.bad("mc", v)),
+                    },
                 };
-                PolicyKind::Casa { cost }
+                let clean = p.base("clean")?;
+                let dirty = p.base("dirty")?;
+                let fixed = mc.is_some();
+                if fixed
+                    && p.pairs
+                        .iter()
+                        .any(|(k, _)| ["epoch", "cost", "n"].contains(&k.as_str()))
+                {
+                    return Err(Error::invalid(
+                        "policy 'fdbuffer': 'epoch', 'cost' and 'n' apply only with mc=auto",
+                    ));
+                }
+                let epoch = p.int("epoch", DEFAULT_EPOCH as usize, 1)? as u64;
+                let cost = p.cost_source()?;
+                PolicyKind::FdBuffer {
+                    mc: mc.unwrap_or(Mc::Auto { epoch }),
+                    clean,
+                    dirty,
+                    cost,
+                }
             }
             other => unreachable!("policy '{other}' is listed but not built"),
         };
@@ -347,6 +462,7 @@ impl PolicySpec {
             PolicyKind::LruWsr => "lruwsr",
             PolicyKind::CcfLru => "ccflru",
             PolicyKind::Casa { .. } => "casa",
+            PolicyKind::FdBuffer { .. } => "fdbuffer",
         }
     }
 
@@ -361,6 +477,9 @@ impl PolicySpec {
             self.kind,
             PolicyKind::Casa {
                 cost: CostSource::Measured { .. }
+            } | PolicyKind::FdBuffer {
+                cost: CostSource::Measured { .. },
+                ..
             }
         )
     }
@@ -378,6 +497,27 @@ impl fmt::Display for PolicySpec {
             PolicyKind::Casa {
                 cost: CostSource::Measured { n },
             } => write!(f, ":cost=measured,n={n}"),
+            PolicyKind::FdBuffer {
+                mc,
+                clean,
+                dirty,
+                cost,
+            } => {
+                match mc {
+                    Mc::Pages(k) => write!(f, ":mc={k}")?,
+                    Mc::Share(x) => write!(f, ":mc={x:?}")?,
+                    Mc::Auto { .. } => f.write_str(":mc=auto")?,
+                }
+                write!(f, ",clean={clean},dirty={dirty}")?;
+                if let Mc::Auto { epoch } = mc {
+                    write!(f, ",epoch={epoch}")?;
+                    match cost {
+                        CostSource::Model => f.write_str(",cost=model")?,
+                        CostSource::Measured { n } => write!(f, ",cost=measured,n={n}")?,
+                    }
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -403,6 +543,19 @@ mod tests {
         assert_eq!(canon("casa"), "casa:cost=model");
         assert_eq!(canon("casa:cost=measured"), "casa:cost=measured,n=32768");
         assert_eq!(canon("casa:n=10,cost=measured"), "casa:cost=measured,n=10");
+        assert_eq!(
+            canon("fdbuffer"),
+            "fdbuffer:mc=auto,clean=lru,dirty=lru,epoch=100000,cost=model"
+        );
+        assert_eq!(
+            canon("fdbuffer:mc=0.3,dirty=ARC"),
+            "fdbuffer:mc=0.3,clean=lru,dirty=arc"
+        );
+        assert_eq!(canon("fdbuffer:mc=1"), "fdbuffer:mc=1,clean=lru,dirty=lru");
+        assert_eq!(
+            canon("fdbuffer:mc=1.0"),
+            "fdbuffer:mc=1.0,clean=lru,dirty=lru"
+        );
         for p in POLICIES {
             let c = canon(p.name);
             assert_eq!(canon(&c), c, "canonical form parses to itself");
@@ -420,6 +573,11 @@ mod tests {
         assert!(err("cflru:w").contains("expected key=value"));
         assert!(err("cflru:w=0.1,w=0.2").contains("given twice"));
         assert!(err("lfu").contains("unknown policy 'lfu'"));
+        assert!(err("fdbuffer:mc=-1").contains("bad value '-1' for 'mc'"));
+        assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
+        assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
+        assert!(err("fdbuffer:clean=belady").contains("is offline"));
+        assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }
 
     #[test]

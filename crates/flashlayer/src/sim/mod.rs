@@ -11,8 +11,8 @@ use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
 use crate::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, Fifo, Lru, LruWsr, Policy, PolicyKind, PolicySpec,
-    TwoQ,
+    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, FdBuffer, Fifo, Lru, LruWsr, Policy, PolicyKind,
+    PolicySpec, TwoQ,
 };
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
@@ -202,6 +202,16 @@ pub fn with_policy<W: WithPolicy>(
         PolicyKind::LruWsr => w.visit(LruWsr::new(cap).with_pages(pages)),
         PolicyKind::CcfLru => w.visit(CcfLru::new(cap).with_pages(pages)),
         PolicyKind::Casa { cost } => w.visit(Casa::new(cap, cost).with_pages(pages)),
+        PolicyKind::FdBuffer {
+            mc,
+            clean,
+            dirty,
+            cost,
+        } => {
+            let base =
+                |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
+            w.visit(FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty)))
+        }
     }
 }
 

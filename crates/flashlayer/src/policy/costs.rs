@@ -1,0 +1,122 @@
+//! The read and write costs a cost-aware policy decides with (CASA §4.2 and
+//! §5.3, FD-Buffer §3): from the device model (`cost=model`, the
+//! [`PageCost`] of the page admitted last: one device, one ratio) or from
+//! `n`-point moving averages of the latencies the store measured
+//! (`cost=measured`, reported through `Policy::observe_io`). Until both a
+//! read and a write have been measured the costs are taken as equal.
+
+use super::spec::CostSource;
+use crate::types::{IoKind, PageCost};
+
+/// An `n`-point moving average with an exact running sum.
+#[derive(Clone, Debug)]
+struct MovingAverage {
+    points: Box<[f64]>,
+    next: usize,
+    filled: usize,
+    sum: f64,
+}
+
+impl MovingAverage {
+    fn new(n: usize) -> Self {
+        MovingAverage {
+            points: vec![0.0; n.max(1)].into_boxed_slice(),
+            next: 0,
+            filled: 0,
+            sum: 0.0,
+        }
+    }
+
+    fn push(&mut self, x: f64) {
+        let n = self.points.len();
+        self.sum += x - self.points[self.next];
+        self.points[self.next] = x;
+        self.next += 1;
+        if self.next == n {
+            self.next = 0;
+            // Summing afresh once a window keeps rounding from drifting.
+            self.sum = self.points.iter().sum();
+        }
+        self.filled = (self.filled + 1).min(n);
+    }
+
+    fn mean(&self) -> Option<f64> {
+        (self.filled > 0).then(|| self.sum / self.filled as f64)
+    }
+}
+
+/// Where the costs come from, and the costs now.
+#[derive(Clone, Debug)]
+pub(crate) struct Costs {
+    read: f64,
+    write: f64,
+    measured: Option<(MovingAverage, MovingAverage)>,
+}
+
+impl Costs {
+    pub(crate) fn new(source: CostSource) -> Self {
+        Costs {
+            read: 1.0,
+            write: 1.0,
+            measured: match source {
+                CostSource::Model => None,
+                CostSource::Measured { n } => Some((MovingAverage::new(n), MovingAverage::new(n))),
+            },
+        }
+    }
+
+    /// Whether the costs come from measured latencies.
+    pub(crate) fn is_measured(&self) -> bool {
+        self.measured.is_some()
+    }
+
+    /// A page was admitted at `cost` (used with `cost=model`).
+    #[inline]
+    pub(crate) fn admitted(&mut self, cost: PageCost) {
+        if self.measured.is_none() && cost.read + cost.write > 0.0 {
+            self.read = cost.read;
+            self.write = cost.write;
+        }
+    }
+
+    /// A physical I/O cost `cost` (used with `cost=measured`).
+    pub(crate) fn observed(&mut self, kind: IoKind, cost: f64) {
+        let Some((reads, writes)) = self.measured.as_mut() else {
+            return;
+        };
+        match kind {
+            IoKind::Read => reads.push(cost),
+            IoKind::Write => writes.push(cost),
+        }
+        if let (Some(r), Some(w)) = (reads.mean(), writes.mean()) {
+            if r + w > 0.0 && (r + w).is_finite() {
+                self.read = r;
+                self.write = w;
+            }
+        }
+    }
+
+    /// `(c_R, c_W)` normalised so that `c_R + c_W = 1`.
+    #[inline]
+    pub(crate) fn normalised(&self) -> (f64, f64) {
+        let sum = self.read + self.write;
+        (self.read / sum, self.write / sum)
+    }
+
+    /// The asymmetry `R = c_W / c_R` (FD-Buffer §3).
+    pub(crate) fn asymmetry(&self) -> f64 {
+        if self.read > 0.0 {
+            self.write / self.read
+        } else {
+            1.0
+        }
+    }
+
+    /// The moving averages of measured read and write latencies (NaN until
+    /// measured), for time series; `None` with `cost=model`.
+    pub(crate) fn averages(&self) -> Option<(f64, f64)> {
+        self.measured
+            .as_ref()
+            .map(|(r, w)| (r.mean().unwrap_or(f64::NAN), w.mean().unwrap_or(f64::NAN)))
+    }
+}
