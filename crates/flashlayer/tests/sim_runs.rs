@@ -310,3 +310,32 @@ proptest::proptest! {
         resized(FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::Clock(Clock::new(cap))), &t, &resize);
     }
 }
+
+/// Write clustering: 64 dirty pages with neighbouring numbers leave in one
+/// batch priced sequentially (one random write, 63 sequential ones).
+#[test]
+fn fdbuffer_clusters_neighbouring_dirty_pages_into_one_sequential_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.flt");
+    let mut w = FltWriter::create(&path).unwrap();
+    for p in 1000..1064 {
+        w.push(p, Op::Write).unwrap();
+    }
+    for p in 5000..5064 {
+        w.push(p, Op::Read).unwrap();
+    }
+    w.finish().unwrap();
+    let t = Flt::open(&path).unwrap();
+    let o = RunOptions {
+        buffer_pages: 64,
+        device: DeviceModel::parse("read=1,write=10,seq_write=2").unwrap(),
+        series_every: 0,
+        flush_at_end: false,
+    };
+    let m = run(&t, "fdbuffer:mc=0.5,cluster=64", &o).unwrap();
+    assert_eq!((m.physical_reads, m.physical_writes, m.dirty_evictions), (128, 64, 1));
+    assert_eq!(m.virtual_time, 128.0 + 10.0 + 63.0 * 2.0);
+    let plain = run(&t, "fdbuffer:mc=0.5", &o).unwrap();
+    assert_eq!(plain.virtual_time, 128.0 + 10.0 * plain.physical_writes as f64);
+    assert!(plain.physical_writes >= 32, "one random write per dirty victim");
+}

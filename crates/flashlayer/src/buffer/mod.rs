@@ -171,6 +171,7 @@ struct PoolFrames<'a> {
     shadows: &'a [Mutex<Shadow>],
     frame_of: &'a [u32],
     originals: &'a [PageId],
+    ids: &'a FxHashMap<PageId, DenseId>,
     incoming: &'a mut [u8],
 }
 
@@ -198,6 +199,9 @@ impl PoolFrames<'_> {
 impl Frames for PoolFrames<'_> {
     fn number(&self, page: DenseId) -> PageId {
         self.originals[page as usize]
+    }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        self.ids.get(&number).copied()
     }
     fn incoming(&mut self) -> &mut [u8] {
         self.incoming
@@ -396,6 +400,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let State {
             driver,
             originals,
+            ids,
             frame_of,
             pins,
             incoming,
@@ -406,6 +411,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             shadows: &self.shadows,
             frame_of,
             originals,
+            ids,
             incoming,
         };
         // Pages without a pin may go.
@@ -489,6 +495,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let State {
             driver,
             originals,
+            ids,
             frame_of,
             incoming,
             ..
@@ -498,6 +505,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             shadows: &self.shadows,
             frame_of,
             originals,
+            ids,
             incoming,
         };
         driver.write_dirty(&dirty, &mut frames)?;

@@ -15,15 +15,19 @@
 //! sequentially; policies see dense ids.
 
 use crate::error::{Error, Result};
-use crate::policy::Policy;
+use crate::policy::{Neighbours, Policy};
 use crate::store::PageStore;
 use crate::trace::Flt;
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
-/// Maps dense ids back to the page numbers stores see.
+/// Maps dense ids back to the page numbers stores see, and back.
 pub trait PageNumbers {
     /// The page number of dense id `page`.
     fn number(&self, page: DenseId) -> PageId;
+    /// The dense id of the page numbered `number`, if there is one (write
+    /// clustering looks up neighbouring numbers; not on the per-request
+    /// path).
+    fn dense(&self, number: PageId) -> Option<DenseId>;
 }
 
 /// Dense ids used as page numbers, for callers with no numbers of their own.
@@ -35,6 +39,9 @@ impl PageNumbers for DenseNumbers {
     fn number(&self, page: DenseId) -> PageId {
         PageId::from(page)
     }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        DenseId::try_from(number).ok()
+    }
 }
 
 /// An `flt` trace keeps the original page number of every dense id.
@@ -43,13 +50,22 @@ impl PageNumbers for &Flt {
     fn number(&self, page: DenseId) -> PageId {
         self.original(page)
     }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        self.dense_of(number)
+    }
 }
 
-/// A table of page numbers indexed by dense id.
+/// A table of page numbers indexed by dense id (searched linearly by
+/// number: for small tables).
 impl PageNumbers for [PageId] {
     #[inline]
     fn number(&self, page: DenseId) -> PageId {
         self[page as usize]
+    }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        self.iter()
+            .position(|&n| n == number)
+            .and_then(|i| DenseId::try_from(i).ok())
     }
 }
 
@@ -58,12 +74,18 @@ impl PageNumbers for Vec<PageId> {
     fn number(&self, page: DenseId) -> PageId {
         self[page as usize]
     }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        self.as_slice().dense(number)
+    }
 }
 
 /// How a caller moves page bytes between its frames and the store.
 pub trait Frames {
     /// The page number of dense id `page`.
     fn number(&self, page: DenseId) -> PageId;
+
+    /// The dense id of the page numbered `number`, if the caller knows it.
+    fn dense(&self, number: PageId) -> Option<DenseId>;
 
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
@@ -102,6 +124,9 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     fn number(&self, page: DenseId) -> PageId {
         self.numbers.number(page)
     }
+    fn dense(&self, number: PageId) -> Option<DenseId> {
+        self.numbers.dense(number)
+    }
     #[inline]
     fn incoming(&mut self) -> &mut [u8] {
         &mut []
@@ -119,6 +144,23 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
         self.scratch
             .extend(batch.iter().map(|&(n, _)| (n, &[][..])));
         store.write_batch(&self.scratch)
+    }
+}
+
+/// What [`Policy::cluster`] sees of the caller: neighbours by page number,
+/// and which pages may be written now.
+struct Scope<'a, F, E> {
+    frames: &'a F,
+    evictable: &'a mut E,
+}
+
+impl<F: Frames, E: FnMut(DenseId) -> bool> Neighbours for Scope<'_, F, E> {
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        let n = self.frames.number(page).checked_add_signed(delta)?;
+        self.frames.dense(n)
+    }
+    fn evictable(&mut self, page: DenseId) -> bool {
+        (self.evictable)(page)
     }
 }
 
@@ -236,8 +278,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         evictable: &mut impl FnMut(DenseId) -> bool,
     ) -> Result<()> {
         self.cluster.clear();
-        self.policy
-            .cluster(victim, &mut *evictable, &mut self.cluster);
+        let mut scope = Scope {
+            frames: &*frames,
+            evictable,
+        };
+        self.policy.cluster(victim, &mut scope, &mut self.cluster);
         self.batch.clear();
         if self.cluster.is_empty() {
             let number = self.number(frames, victim);

@@ -30,6 +30,15 @@
 //!   admitted to it (a read miss is announced to C, a write miss to D), so a
 //!   ghost hit is counted in the pool the page returns to.
 //!
+//! ## Write clustering (`cluster=N`)
+//!
+//! When a dirty page is written back, up to N more dirty pages of the dirty
+//! pool whose page numbers continue the victim's without a gap (first
+//! downwards, then upwards; pages in use end the run) go in the same batch,
+//! which the store prices as sequential writes. They stay resident, now
+//! clean, and move with their frames to the clean pool. `cluster=0` (the
+//! default) writes the victim alone.
+//!
 //! ## Adapting M_c (`mc=auto`)
 //!
 //! The paper defers its cost estimation to a technical report; this is ours.
@@ -70,7 +79,7 @@
 use super::costs::Costs;
 use super::list::Lists;
 use super::spec::CostSource;
-use super::{Arc, Clock, Fifo, Lru, Policy, TwoQ, Victim};
+use super::{Arc, Clock, Fifo, Lru, Neighbours, Policy, TwoQ, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// The policy of one pool.
@@ -358,6 +367,8 @@ pub struct FdBuffer {
     cost: PageCost,
     /// `mc=auto`'s estimator, if adapting.
     tuner: Option<Box<Tuner>>,
+    /// Write clustering: up to this many more pages per write-back.
+    cluster: usize,
 }
 
 impl FdBuffer {
@@ -399,7 +410,15 @@ impl FdBuffer {
                 write: 1.0,
             },
             tuner,
+            cluster: 0,
         }
+    }
+
+    /// Writes back up to `n` dirty neighbours with each dirty victim (module
+    /// docs). Default: 0, none.
+    pub fn with_cluster(mut self, n: usize) -> Self {
+        self.cluster = n;
+        self
     }
 
     fn bounds(&self) -> [usize; 2] {
@@ -459,10 +478,11 @@ impl FdBuffer {
 impl Policy for FdBuffer {
     fn name(&self) -> String {
         format!(
-            "FD-Buffer(mc={}, clean={}, dirty={})",
+            "FD-Buffer(mc={}, clean={}, dirty={}, cluster={})",
             self.mc,
             self.clean.name(),
-            self.dirty.name()
+            self.dirty.name(),
+            self.cluster
         )
     }
     fn capacity(&self) -> usize {
@@ -619,6 +639,22 @@ impl Policy for FdBuffer {
 
     fn needs_measured_io(&self) -> bool {
         self.tuner.as_ref().is_some_and(|t| t.costs.is_measured())
+    }
+
+    fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
+        for step in [-1i64, 1] {
+            let mut k = 1;
+            while out.len() < self.cluster {
+                let Some(p) = pages.neighbour(victim, step * k) else {
+                    break;
+                };
+                if !(self.dirty.is_dirty(p) && pages.evictable(p)) {
+                    break;
+                }
+                out.push(p);
+                k += 1;
+            }
+        }
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -71,6 +71,16 @@ pub use twoq::TwoQ;
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
+/// What a clustering policy may ask the caller about pages
+/// ([`Policy::cluster`]).
+pub trait Neighbours {
+    /// The dense id of the page numbered `delta` away from `page`'s number,
+    /// if the caller knows that page.
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
+    /// Whether the caller may write `page` now (it is not in use).
+    fn evictable(&mut self, page: DenseId) -> bool;
+}
+
 /// A page chosen for eviction, already removed from the policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Victim {
@@ -157,17 +167,13 @@ pub trait Policy {
     fn remove(&mut self, page: DenseId) -> Option<bool>;
 
     /// Write clustering: after `victim` was chosen dirty, pushes more resident
-    /// dirty pages, among those `evictable` accepts (not in use), that should
-    /// be written back in the same batch. They stay resident; the caller
-    /// calls `mark_clean` for each once the batch is written. The default
-    /// clusters nothing.
-    fn cluster<F: FnMut(DenseId) -> bool>(
-        &mut self,
-        victim: DenseId,
-        evictable: F,
-        out: &mut Vec<DenseId>,
-    ) {
-        let _ = (victim, evictable, out);
+    /// dirty pages that should be written back in the same batch; `pages`
+    /// finds pages by neighbouring page number and says which the caller may
+    /// write now (not in use). They stay resident; the caller calls
+    /// `mark_clean` for each once the batch is written. The default clusters
+    /// nothing.
+    fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
+        let _ = (victim, pages, out);
     }
 
     /// A hint that `page` will be requested soon: a policy may start loading

@@ -71,6 +71,8 @@ pub enum PolicyKind {
         dirty: &'static str,
         /// Where `mc=auto` takes the asymmetry from.
         cost: CostSource,
+        /// Write clustering: dirty neighbours written with each victim.
+        cluster: usize,
     },
 }
 
@@ -144,6 +146,12 @@ const FD_COST: ParamInfo = ParamInfo {
     allowed: "model or measured, with mc=auto only",
     help: "the asymmetry R from the device model, or from the store's measured latencies",
 };
+const CLUSTER: ParamInfo = ParamInfo {
+    key: "cluster",
+    default: "0",
+    allowed: "a whole number of pages, 0 for none",
+    help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back",
+};
 const N: ParamInfo = ParamInfo {
     key: "n",
     default: "32768",
@@ -206,7 +214,7 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "fdbuffer",
         description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
-        params: &[MC, CLEAN, DIRTY, EPOCH, FD_COST, N],
+        params: &[MC, CLEAN, DIRTY, CLUSTER, EPOCH, FD_COST, N],
     },
 ];
 
@@ -394,6 +402,7 @@ impl PolicySpec {
                 };
                 let clean = p.base("clean")?;
                 let dirty = p.base("dirty")?;
+                let cluster = p.int("cluster", 0, 0)?;
                 let fixed = mc.is_some();
                 if fixed
                     && p.pairs
@@ -411,6 +420,7 @@ impl PolicySpec {
                     clean,
                     dirty,
                     cost,
+                    cluster,
                 }
             }
             other => unreachable!("policy '{other}' is listed but not built"),
@@ -502,13 +512,14 @@ impl fmt::Display for PolicySpec {
                 clean,
                 dirty,
                 cost,
+                cluster,
             } => {
                 match mc {
                     Mc::Pages(k) => write!(f, ":mc={k}")?,
                     Mc::Share(x) => write!(f, ":mc={x:?}")?,
                     Mc::Auto { .. } => f.write_str(":mc=auto")?,
                 }
-                write!(f, ",clean={clean},dirty={dirty}")?;
+                write!(f, ",clean={clean},dirty={dirty},cluster={cluster}")?;
                 if let Mc::Auto { epoch } = mc {
                     write!(f, ",epoch={epoch}")?;
                     match cost {
@@ -545,17 +556,21 @@ mod tests {
         assert_eq!(canon("casa:n=10,cost=measured"), "casa:cost=measured,n=10");
         assert_eq!(
             canon("fdbuffer"),
-            "fdbuffer:mc=auto,clean=lru,dirty=lru,epoch=100000,cost=model"
+            "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model"
         );
         assert_eq!(
-            canon("fdbuffer:mc=0.3,dirty=ARC"),
-            "fdbuffer:mc=0.3,clean=lru,dirty=arc"
+            canon("fdbuffer:mc=0.3,dirty=ARC,cluster=64"),
+            "fdbuffer:mc=0.3,clean=lru,dirty=arc,cluster=64"
         );
-        assert_eq!(canon("fdbuffer:mc=1"), "fdbuffer:mc=1,clean=lru,dirty=lru");
+        assert_eq!(
+            canon("fdbuffer:mc=1"),
+            "fdbuffer:mc=1,clean=lru,dirty=lru,cluster=0"
+        );
         assert_eq!(
             canon("fdbuffer:mc=1.0"),
-            "fdbuffer:mc=1.0,clean=lru,dirty=lru"
+            "fdbuffer:mc=1.0,clean=lru,dirty=lru,cluster=0"
         );
+        assert!(err("fdbuffer:cluster=-3").contains("bad value '-3' for 'cluster'"));
         for p in POLICIES {
             let c = canon(p.name);
             assert_eq!(canon(&c), c, "canonical form parses to itself");

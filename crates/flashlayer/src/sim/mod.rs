@@ -207,10 +207,12 @@ pub fn with_policy<W: WithPolicy>(
             clean,
             dirty,
             cost,
+            cluster,
         } => {
             let base =
                 |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
-            w.visit(FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty)))
+            let fd = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty));
+            w.visit(fd.with_cluster(cluster))
         }
     }
 }

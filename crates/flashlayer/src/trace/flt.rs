@@ -245,6 +245,9 @@ pub struct Flt {
     n_requests: usize,
     n_pages: usize,
     has_bytes: bool,
+    /// (original, dense) sorted by original, built on first use by
+    /// [`Flt::dense_of`].
+    by_number: std::sync::OnceLock<Box<[(PageId, DenseId)]>>,
 }
 
 impl Flt {
@@ -403,7 +406,26 @@ impl Flt {
             n_requests,
             n_pages,
             has_bytes,
+            by_number: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The dense id of the page the trace numbers `original`, if it has one.
+    /// The first call sorts the page table (O(n log n), 12 bytes a page);
+    /// later calls are binary searches. For write clustering, which looks
+    /// for neighbouring page numbers.
+    pub fn dense_of(&self, original: PageId) -> Option<DenseId> {
+        let index = self.by_number.get_or_init(|| {
+            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
+                .map(|d| (self.original(d), d))
+                .collect();
+            v.sort_unstable();
+            v.into_boxed_slice()
+        });
+        index
+            .binary_search_by_key(&original, |e| e.0)
+            .ok()
+            .map(|i| index[i].1)
     }
 
     /// Whether the trace carries the byte ranges each write changed.
