@@ -333,9 +333,18 @@ fn fdbuffer_clusters_neighbouring_dirty_pages_into_one_sequential_batch() {
         flush_at_end: false,
     };
     let m = run(&t, "fdbuffer:mc=0.5,cluster=64", &o).unwrap();
-    assert_eq!((m.physical_reads, m.physical_writes, m.dirty_evictions), (128, 64, 1));
+    assert_eq!(
+        (m.physical_reads, m.physical_writes, m.dirty_evictions),
+        (128, 64, 1)
+    );
     assert_eq!(m.virtual_time, 128.0 + 10.0 + 63.0 * 2.0);
     let plain = run(&t, "fdbuffer:mc=0.5", &o).unwrap();
-    assert_eq!(plain.virtual_time, 128.0 + 10.0 * plain.physical_writes as f64);
-    assert!(plain.physical_writes >= 32, "one random write per dirty victim");
+    assert_eq!(
+        plain.virtual_time,
+        128.0 + 10.0 * plain.physical_writes as f64
+    );
+    assert!(
+        plain.physical_writes >= 32,
+        "one random write per dirty victim"
+    );
 }

@@ -28,6 +28,11 @@ pub trait PageNumbers {
     /// clustering looks up neighbouring numbers; not on the per-request
     /// path).
     fn dense(&self, number: PageId) -> Option<DenseId>;
+
+    /// The dense id of the page numbered `delta` away from `page`'s number.
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        self.dense(self.number(page).checked_add_signed(delta)?)
+    }
 }
 
 /// Dense ids used as page numbers, for callers with no numbers of their own.
@@ -52,6 +57,9 @@ impl PageNumbers for &Flt {
     }
     fn dense(&self, number: PageId) -> Option<DenseId> {
         self.dense_of(number)
+    }
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        Flt::neighbour(self, page, delta)
     }
 }
 
@@ -86,6 +94,11 @@ pub trait Frames {
 
     /// The dense id of the page numbered `number`, if the caller knows it.
     fn dense(&self, number: PageId) -> Option<DenseId>;
+
+    /// The dense id of the page numbered `delta` away from `page`'s number.
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        self.dense(self.number(page).checked_add_signed(delta)?)
+    }
 
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
@@ -127,6 +140,9 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     fn dense(&self, number: PageId) -> Option<DenseId> {
         self.numbers.dense(number)
     }
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        self.numbers.neighbour(page, delta)
+    }
     #[inline]
     fn incoming(&mut self) -> &mut [u8] {
         &mut []
@@ -156,8 +172,7 @@ struct Scope<'a, F, E> {
 
 impl<F: Frames, E: FnMut(DenseId) -> bool> Neighbours for Scope<'_, F, E> {
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
-        let n = self.frames.number(page).checked_add_signed(delta)?;
-        self.frames.dense(n)
+        self.frames.neighbour(page, delta)
     }
     fn evictable(&mut self, page: DenseId) -> bool {
         (self.evictable)(page)

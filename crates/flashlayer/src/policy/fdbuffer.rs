@@ -77,7 +77,7 @@
 //! O(1) work per request (at most a few list moves).
 
 use super::costs::Costs;
-use super::list::Lists;
+use super::list::{Lists, NIL};
 use super::spec::CostSource;
 use super::{Arc, Clock, Fifo, Lru, Neighbours, Policy, TwoQ, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -253,6 +253,12 @@ impl Tuner {
                 let t = self.l.tail(a);
                 self.l.unlink(t);
                 self.l.push_front(n, t);
+                // The next overflow takes the new tail (just written) and
+                // writes the node before it: start loading that one.
+                let next = self.l.tail(a);
+                if next != NIL {
+                    self.l.prefetch(self.l.prev_of(next));
+                }
             }
             while self.l.len(a) < want && self.l.len(n) > 0 {
                 let h = self.l.head(n);
@@ -264,6 +270,10 @@ impl Tuner {
         while self.l.len(last) > sizes[2] {
             let t = self.l.tail(last);
             self.l.unlink(t);
+            let next = self.l.tail(last);
+            if next != NIL {
+                self.l.prefetch(self.l.prev_of(next));
+            }
         }
     }
 
@@ -525,6 +535,9 @@ impl Policy for FdBuffer {
     fn prefetch(&self, page: DenseId) {
         self.clean.prefetch(page);
         self.dirty.prefetch(page);
+        if let Some(t) = &self.tuner {
+            t.l.prefetch(page);
+        }
     }
 
     fn access(&mut self, page: DenseId, op: Op) -> bool {

@@ -245,9 +245,10 @@ pub struct Flt {
     n_requests: usize,
     n_pages: usize,
     has_bytes: bool,
-    /// (original, dense) sorted by original, built on first use by
-    /// [`Flt::dense_of`].
-    by_number: std::sync::OnceLock<Box<[(PageId, DenseId)]>>,
+    /// Dense ids in order of their original numbers, and each dense id's
+    /// position in that order, built on first use by [`Flt::dense_of`] and
+    /// [`Flt::neighbour`].
+    by_number: std::sync::OnceLock<(Box<[DenseId]>, Box<[u32]>)>,
 }
 
 impl Flt {
@@ -415,17 +416,34 @@ impl Flt {
     /// later calls are binary searches. For write clustering, which looks
     /// for neighbouring page numbers.
     pub fn dense_of(&self, original: PageId) -> Option<DenseId> {
-        let index = self.by_number.get_or_init(|| {
-            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
-                .map(|d| (self.original(d), d))
-                .collect();
-            v.sort_unstable();
-            v.into_boxed_slice()
-        });
-        index
-            .binary_search_by_key(&original, |e| e.0)
+        let (sorted, _) = self.number_order();
+        sorted
+            .binary_search_by_key(&original, |&d| self.original(d))
             .ok()
-            .map(|i| index[i].1)
+            .map(|i| sorted[i])
+    }
+
+    /// The dense id of the page numbered `delta` away from dense page `d`'s
+    /// number, found by position in number order (two lookups, not a
+    /// search): neighbours with consecutive numbers are consecutive there.
+    pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
+        let (sorted, rank) = self.number_order();
+        let at = i64::from(*rank.get(d as usize)?) + delta;
+        let c = *sorted.get(usize::try_from(at).ok()?)?;
+        let want = self.original(d).checked_add_signed(delta)?;
+        (self.original(c) == want).then_some(c)
+    }
+
+    fn number_order(&self) -> &(Box<[DenseId]>, Box<[u32]>) {
+        self.by_number.get_or_init(|| {
+            let mut sorted: Vec<DenseId> = (0..self.n_pages as DenseId).collect();
+            sorted.sort_unstable_by_key(|&d| self.original(d));
+            let mut rank = vec![0u32; self.n_pages];
+            for (i, &d) in sorted.iter().enumerate() {
+                rank[d as usize] = i as u32;
+            }
+            (sorted.into_boxed_slice(), rank.into_boxed_slice())
+        })
     }
 
     /// Whether the trace carries the byte ranges each write changed.
