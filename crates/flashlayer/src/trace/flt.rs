@@ -237,6 +237,9 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
+/// Dense ids sorted by original number, and each dense id's position there.
+type NumberOrder = (Box<[DenseId]>, Box<[u32]>);
+
 /// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
 #[derive(Debug)]
 pub struct Flt {
@@ -248,7 +251,7 @@ pub struct Flt {
     /// Dense ids in order of their original numbers, and each dense id's
     /// position in that order, built on first use by [`Flt::dense_of`] and
     /// [`Flt::neighbour`].
-    by_number: std::sync::OnceLock<(Box<[DenseId]>, Box<[u32]>)>,
+    by_number: std::sync::OnceLock<NumberOrder>,
 }
 
 impl Flt {
@@ -434,7 +437,7 @@ impl Flt {
         (self.original(c) == want).then_some(c)
     }
 
-    fn number_order(&self) -> &(Box<[DenseId]>, Box<[u32]>) {
+    fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
             let mut sorted: Vec<DenseId> = (0..self.n_pages as DenseId).collect();
             sorted.sort_unstable_by_key(|&d| self.original(d));
