@@ -159,6 +159,15 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
         let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap)));
         proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
+        let cfdc = || {
+            let mut c = Cfdc::new(cap, 0.5, 4);
+            for p in 0..20 {
+                // Distinct numbers, some neighbours, some gaps.
+                c.learn_number(p, u64::from(p) * 3 / 2);
+            }
+            c
+        };
+        proptest::prop_assert_eq!(victims(cfdc(), &t, true), victims(cfdc(), &t, false));
         let casa = || Casa::new(cap, CostSource::Model);
         proptest::prop_assert_eq!(victims(casa(), &t, true), victims(casa(), &t, false));
         proptest::prop_assert_eq!(
@@ -307,6 +316,7 @@ proptest::proptest! {
         resized(LruWsr::new(cap), &t, &resize);
         resized(CcfLru::new(cap), &t, &resize);
         resized(Casa::new(cap, CostSource::Model), &t, &resize);
+        resized(Cfdc::new(cap, 0.5, 3), &t, &resize);
         resized(FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::Clock(Clock::new(cap))), &t, &resize);
     }
 }

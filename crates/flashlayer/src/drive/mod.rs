@@ -282,6 +282,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             victim = Some(v.page);
         }
         self.m.misses += 1;
+        if self.policy.wants_numbers() {
+            self.policy.learn_number(page, frames.number(page));
+        }
         self.policy.insert(page, op, cost);
         Ok(victim)
     }

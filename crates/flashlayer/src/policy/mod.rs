@@ -42,6 +42,7 @@ mod arc;
 mod belady;
 mod casa;
 mod ccflru;
+mod cfdc;
 mod cflru;
 mod clock;
 mod costs;
@@ -57,6 +58,7 @@ pub use arc::Arc;
 pub use belady::Belady;
 pub use casa::Casa;
 pub use ccflru::CcfLru;
+pub use cfdc::Cfdc;
 pub use cflru::Cflru;
 pub use clock::Clock;
 pub use fdbuffer::{Base, FdBuffer, Mc, DEFAULT_EPOCH};
@@ -197,6 +199,19 @@ pub trait Policy {
     /// Default: `false`.
     fn needs_measured_io(&self) -> bool {
         false
+    }
+
+    /// Whether the policy groups pages by page number (CFDC's clusters), so
+    /// that the caller must tell it each admitted page's number
+    /// ([`Policy::learn_number`]). Default: `false`.
+    fn wants_numbers(&self) -> bool {
+        false
+    }
+
+    /// The page number of `page`, told right before it is admitted when
+    /// [`Policy::wants_numbers`]. Default: ignored.
+    fn learn_number(&mut self, page: DenseId, number: crate::types::PageId) {
+        let _ = (page, number);
     }
 
     /// Appends the policy's state variables worth plotting over time

@@ -61,6 +61,13 @@ pub enum PolicyKind {
         /// Where c_R and c_W come from.
         cost: CostSource,
     },
+    /// [`super::Cfdc`]
+    Cfdc {
+        /// Priority region as a fraction of the buffer, in `[0, 1]`.
+        w: f64,
+        /// Largest cluster in pages (0: every dirty page alone).
+        cluster: usize,
+    },
     /// [`super::FdBuffer`]
     FdBuffer {
         /// How M_c is set.
@@ -146,6 +153,18 @@ const FD_COST: ParamInfo = ParamInfo {
     allowed: "model or measured, with mc=auto only",
     help: "the asymmetry R from the device model, or from the store's measured latencies",
 };
+const CFDC_W: ParamInfo = ParamInfo {
+    key: "w",
+    default: "0.5",
+    allowed: "a fraction of the buffer from 0 to 1",
+    help: "size of the priority region at the LRU end",
+};
+const CFDC_CLUSTER: ParamInfo = ParamInfo {
+    key: "cluster",
+    default: "64",
+    allowed: "a whole number of pages, 0 for none",
+    help: "largest cluster of dirty pages with neighbouring page numbers, written in one batch",
+};
 const CLUSTER: ParamInfo = ParamInfo {
     key: "cluster",
     default: "0",
@@ -210,6 +229,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "casa",
         description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
         params: &[COST, N],
+    },
+    PolicyInfo {
+        name: "cfdc",
+        description: "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
+        params: &[CFDC_W, CFDC_CLUSTER],
     },
     PolicyInfo {
         name: "fdbuffer",
@@ -388,6 +412,10 @@ impl PolicySpec {
             "casa" => PolicyKind::Casa {
                 cost: p.cost_source()?,
             },
+            "cfdc" => PolicyKind::Cfdc {
+                w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
+                cluster: p.int("cluster", 64, 0)?,
+            },
             "fdbuffer" => {
                 let mc = match p.take("mc").as_deref() {
                     None | Some("auto") => None,
@@ -472,6 +500,7 @@ impl PolicySpec {
             PolicyKind::LruWsr => "lruwsr",
             PolicyKind::CcfLru => "ccflru",
             PolicyKind::Casa { .. } => "casa",
+            PolicyKind::Cfdc { .. } => "cfdc",
             PolicyKind::FdBuffer { .. } => "fdbuffer",
         }
     }
@@ -501,6 +530,7 @@ impl fmt::Display for PolicySpec {
         f.write_str(self.name())?;
         match self.kind {
             PolicyKind::Cflru { w } => write!(f, ":w={w}"),
+            PolicyKind::Cfdc { w, cluster } => write!(f, ":w={w},cluster={cluster}"),
             PolicyKind::Casa {
                 cost: CostSource::Model,
             } => f.write_str(":cost=model"),
@@ -571,6 +601,8 @@ mod tests {
             "fdbuffer:mc=1.0,clean=lru,dirty=lru,cluster=0"
         );
         assert!(err("fdbuffer:cluster=-3").contains("bad value '-3' for 'cluster'"));
+        assert!(err("cfdc:cluster=-3").contains("bad value '-3' for 'cluster'"));
+        assert_eq!(canon("cfdc"), "cfdc:w=0.5,cluster=64");
         for p in POLICIES {
             let c = canon(p.name);
             assert_eq!(canon(&c), c, "canonical form parses to itself");

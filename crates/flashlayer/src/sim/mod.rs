@@ -11,8 +11,8 @@ use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
 use crate::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, FdBuffer, Fifo, Lru, LruWsr, Policy, PolicyKind,
-    PolicySpec, TwoQ,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Lru, LruWsr, Policy,
+    PolicyKind, PolicySpec, TwoQ,
 };
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
@@ -202,6 +202,9 @@ pub fn with_policy<W: WithPolicy>(
         PolicyKind::LruWsr => w.visit(LruWsr::new(cap).with_pages(pages)),
         PolicyKind::CcfLru => w.visit(CcfLru::new(cap).with_pages(pages)),
         PolicyKind::Casa { cost } => w.visit(Casa::new(cap, cost).with_pages(pages)),
+        PolicyKind::Cfdc { w: window, cluster } => {
+            w.visit(Cfdc::new(cap, window, cluster).with_pages(pages))
+        }
         PolicyKind::FdBuffer {
             mc,
             clean,

@@ -1,0 +1,655 @@
+//! CFDC, clean-first dirty-clustered (Ou, Härder, Jin, DaMoN 2009), as
+//! CASA §3 and FD-Buffer §2 describe it: an LRU list split into a working
+//! region and a priority region (its last `w·B` pages). In the priority
+//! region clean pages wait in an LRU queue and are evicted first; dirty
+//! pages are grouped into clusters of neighbouring page numbers, and when
+//! no clean page is left there the cluster of lowest priority goes, all of
+//! it written in one batch.
+//!
+//! Cluster priority, after the CFDC paper: `P(c) = IPD(c) / (n(c)² · age(c))`
+//! with `n(c)` its pages, `IPD(c)` the sum of the page-number distances
+//! between successive pages as they joined the cluster (1 for a single
+//! page), and `age(c)` the requests since the most recent access of any of
+//! its pages (at least 1). Large, dense, old clusters go first.
+//!
+//! Choices where the papers are silent, each tested:
+//! - Clusters form by proximity: a dirty page entering the priority region
+//!   joins the cluster of the page numbered one below it, else one above it,
+//!   if that page is a dirty page of the region and its cluster has fewer
+//!   than `cluster` pages (`cluster=64` by default); when it bridges two
+//!   clusters that fit together they merge. A cluster stays one cluster
+//!   until its last page leaves. `cluster=0` makes every dirty page its own
+//!   cluster and writes it alone.
+//! - The victim is the cluster's least recently joined evictable page; the
+//!   rest of the cluster is written in the same batch
+//!   ([`Policy::cluster`]) and stays resident, clean, at the LRU end of the
+//!   clean queue, so the next misses evict it first unless it is used again.
+//! - `IPD` accumulates over joins while the cluster lives; pages leaving
+//!   (a hit moves a page back to the working region) do not change it.
+//! - The window is `round(w·B)` pages, counted over every page, pinned or
+//!   not; a smaller window after a resize takes effect as region pages
+//!   leave.
+//! - If the priority region has no evictable page, the LRU evictable page of
+//!   the working region goes.
+//!
+//! Per request O(1) amortised; choosing a cluster scans the clusters of the
+//! priority region (their ages change with every request, so no order can
+//! be kept), which happens only when the region has no clean page.
+
+use super::list::{Lists, Saved, NIL};
+use super::{Neighbours, Policy, Victim};
+use crate::types::{DenseId, Op, PageCost, PageId};
+use rustc_hash::FxHashMap;
+
+const WORKING: u8 = 1;
+const CLEAN: u8 = 2;
+/// Dirty pages of the priority region, in no order (clusters keep theirs).
+const DIRTY: u8 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cluster {
+    head: u32,
+    tail: u32,
+    n: u32,
+    ipd: f64,
+    last_number: PageId,
+    stamp: u64,
+}
+
+/// What the last eviction changed, for [`Policy::reinstate`].
+#[derive(Clone, Copy, Debug)]
+enum Undo {
+    None,
+    List(Saved),
+    Cluster {
+        saved: Saved,
+        cluster: Cluster,
+        index: u32,
+        /// Its place in `live`, which retiring it would change.
+        at: u32,
+        prev: u32,
+        next: u32,
+    },
+}
+
+/// Clean-first, dirty-clustered replacement.
+#[derive(Clone, Debug)]
+pub struct Cfdc {
+    cap: usize,
+    w: f64,
+    window: usize,
+    max_size: u32,
+    l: Lists<3>,
+    stamp: Vec<u64>,
+    clock: u64,
+    numbers: Vec<PageId>,
+    /// Per page: its cluster and neighbours in it (`NIL` when none).
+    cluster_of: Vec<u32>,
+    cnext: Vec<u32>,
+    cprev: Vec<u32>,
+    clusters: Vec<Cluster>,
+    /// Indices of live clusters, and where each sits in `live`.
+    live: Vec<u32>,
+    live_at: Vec<u32>,
+    free: Vec<u32>,
+    /// Dirty pages of the priority region by page number.
+    dirty_at: FxHashMap<PageId, DenseId>,
+    /// The cluster the last victim came from, for [`Policy::cluster`].
+    victim_cluster: u32,
+    undo: Undo,
+}
+
+impl Cfdc {
+    /// CFDC for `capacity` pages, priority region `w` (a fraction in
+    /// `[0, 1]`) of the buffer, clusters of `cluster` page numbers (0: none).
+    pub fn new(capacity: usize, w: f64, cluster: usize) -> Self {
+        let w = w.clamp(0.0, 1.0);
+        Cfdc {
+            cap: capacity,
+            w,
+            window: (w * capacity as f64).round() as usize,
+            max_size: u32::try_from(cluster.max(1)).unwrap_or(u32::MAX),
+            l: Lists::new(),
+            stamp: Vec::new(),
+            clock: 0,
+            numbers: Vec::new(),
+            cluster_of: Vec::new(),
+            cnext: Vec::new(),
+            cprev: Vec::new(),
+            clusters: Vec::new(),
+            live: Vec::new(),
+            live_at: Vec::new(),
+            free: Vec::new(),
+            dirty_at: FxHashMap::default(),
+            victim_cluster: NIL,
+            undo: Undo::None,
+        }
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self.grow(pages);
+        self
+    }
+
+    fn grow(&mut self, pages: usize) {
+        if pages > self.stamp.len() {
+            self.stamp.resize(pages, 0);
+            self.numbers.resize(pages, 0);
+            self.cluster_of.resize(pages, NIL);
+            self.cnext.resize(pages, NIL);
+            self.cprev.resize(pages, NIL);
+        }
+    }
+
+    #[inline]
+    fn ensure(&mut self, page: DenseId) {
+        let need = page as usize + 1;
+        if need > self.stamp.len() {
+            self.grow(need.max(self.stamp.len() * 2));
+        }
+    }
+
+    /// The pages of each live cluster, in join order, with its priority now.
+    pub fn clusters(&self) -> Vec<(Vec<DenseId>, f64)> {
+        self.live
+            .iter()
+            .map(|&c| {
+                let mut pages = Vec::new();
+                let mut p = self.clusters[c as usize].head;
+                while p != NIL {
+                    pages.push(p);
+                    p = self.cnext[p as usize];
+                }
+                (pages, self.priority(c))
+            })
+            .collect()
+    }
+
+    fn priority(&self, c: u32) -> f64 {
+        let cl = &self.clusters[c as usize];
+        let ipd = if cl.n <= 1 { 1.0 } else { cl.ipd.max(1.0) };
+        let age = (self.clock.saturating_sub(cl.stamp)).max(1) as f64;
+        ipd / (f64::from(cl.n) * f64::from(cl.n) * age)
+    }
+
+    fn region_len(&self) -> usize {
+        self.l.len(CLEAN) + self.l.len(DIRTY)
+    }
+
+    fn new_cluster(&mut self, number: PageId) -> u32 {
+        let cl = Cluster {
+            head: NIL,
+            tail: NIL,
+            n: 0,
+            ipd: 0.0,
+            last_number: number,
+            stamp: 0,
+        };
+        let c = match self.free.pop() {
+            Some(c) => {
+                self.clusters[c as usize] = cl;
+                c
+            }
+            None => {
+                self.clusters.push(cl);
+                self.live_at.push(NIL);
+                (self.clusters.len() - 1) as u32
+            }
+        };
+        self.live_at[c as usize] = self.live.len() as u32;
+        self.live.push(c);
+        c
+    }
+
+    fn retire(&mut self, c: u32) {
+        let at = self.live_at[c as usize] as usize;
+        self.live.swap_remove(at);
+        if let Some(&moved) = self.live.get(at) {
+            self.live_at[moved as usize] = at as u32;
+        }
+        self.free.push(c);
+    }
+
+    /// Appends `page` to cluster `c`, updating its statistics.
+    fn append(&mut self, c: u32, page: DenseId) {
+        let number = self.numbers[page as usize];
+        let stamp = self.stamp[page as usize];
+        let cl = &mut self.clusters[c as usize];
+        if cl.n > 0 {
+            cl.ipd += number.abs_diff(cl.last_number) as f64;
+        }
+        cl.last_number = number;
+        cl.n += 1;
+        cl.stamp = cl.stamp.max(stamp);
+        let tail = cl.tail;
+        cl.tail = page;
+        if tail == NIL {
+            cl.head = page;
+        } else {
+            self.cnext[tail as usize] = page;
+        }
+        self.cprev[page as usize] = tail;
+        self.cnext[page as usize] = NIL;
+        self.cluster_of[page as usize] = c;
+    }
+
+    /// The cluster of the dirty region page numbered `number`, if any.
+    fn cluster_at(&self, number: Option<PageId>) -> Option<u32> {
+        let p = *self.dirty_at.get(&number?)?;
+        Some(self.cluster_of[p as usize])
+    }
+
+    /// A dirty page enters the priority region: it joins a neighbour's
+    /// cluster or starts one (module docs).
+    fn join(&mut self, page: DenseId) {
+        self.l.push_front(DIRTY, page);
+        let number = self.numbers[page as usize];
+        let below = self.cluster_at(number.checked_sub(1));
+        let above = self.cluster_at(number.checked_add(1));
+        let fits =
+            |c: &Option<u32>, me: &Self| c.filter(|&c| me.clusters[c as usize].n < me.max_size);
+        let c = match fits(&below, self).or_else(|| fits(&above, self)) {
+            Some(c) => c,
+            None => self.new_cluster(number),
+        };
+        self.append(c, page);
+        self.dirty_at.insert(number, page);
+        // A page that bridges two clusters merges them when they fit.
+        let other = match (below, above) {
+            (Some(b), Some(a)) if a != b => Some(if c == b { a } else { b }),
+            _ => None,
+        };
+        if let Some(o) = other {
+            if self.clusters[c as usize].n + self.clusters[o as usize].n <= self.max_size {
+                let (o_ipd, o_stamp) = (
+                    self.clusters[o as usize].ipd,
+                    self.clusters[o as usize].stamp,
+                );
+                let mut p = self.clusters[o as usize].head;
+                while p != NIL {
+                    let next = self.cnext[p as usize];
+                    self.append(c, p);
+                    p = next;
+                }
+                let cl = &mut self.clusters[c as usize];
+                cl.ipd += o_ipd;
+                cl.stamp = cl.stamp.max(o_stamp);
+                self.retire(o);
+            }
+        }
+    }
+
+    /// A page leaves its cluster (and the dirty set of the region).
+    fn leave(&mut self, page: DenseId) {
+        self.l.unlink(page);
+        let c = self.cluster_of[page as usize];
+        let (prev, next) = (self.cprev[page as usize], self.cnext[page as usize]);
+        let cl = &mut self.clusters[c as usize];
+        if prev == NIL {
+            cl.head = next;
+        } else {
+            self.cnext[prev as usize] = next;
+        }
+        if next == NIL {
+            cl.tail = prev;
+        } else {
+            self.cprev[next as usize] = prev;
+        }
+        cl.n -= 1;
+        let n = cl.n;
+        self.cluster_of[page as usize] = NIL;
+        self.dirty_at.remove(&self.numbers[page as usize]);
+        if n == 0 {
+            self.retire(c);
+        }
+    }
+
+    /// Moves working-region LRU pages into the priority region until it
+    /// holds `window` pages or the working region is empty.
+    #[inline]
+    fn refill(&mut self) {
+        while self.region_len() < self.window {
+            let t = self.l.tail(WORKING);
+            if t == NIL {
+                break;
+            }
+            self.l.unlink(t);
+            if self.l.is_dirty(t) {
+                self.join(t);
+            } else {
+                self.l.push_front(CLEAN, t);
+            }
+        }
+    }
+
+    /// Takes `page` out of whatever holds it in the region or the list.
+    fn detach(&mut self, page: DenseId) {
+        if self.l.list_of(page) == DIRTY {
+            self.leave(page);
+        } else {
+            self.l.unlink(page);
+        }
+    }
+
+    fn pick_cluster(
+        &mut self,
+        evictable: &mut impl FnMut(DenseId) -> bool,
+    ) -> Option<(u32, DenseId)> {
+        let mut best: Option<(f64, u32, DenseId)> = None;
+        for i in 0..self.live.len() {
+            let c = self.live[i];
+            let pr = self.priority(c);
+            if best.is_some_and(|(b, _, _)| b <= pr) {
+                continue;
+            }
+            let mut p = self.clusters[c as usize].head;
+            while p != NIL && !evictable(p) {
+                p = self.cnext[p as usize];
+            }
+            if p != NIL {
+                best = Some((pr, c, p));
+            }
+        }
+        best.map(|(_, c, p)| (c, p))
+    }
+}
+
+impl Policy for Cfdc {
+    fn name(&self) -> String {
+        format!("CFDC({}, cluster={})", self.w, self.max_size)
+    }
+    super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.window = (self.w * capacity as f64).round() as usize;
+        self.refill();
+    }
+    fn len(&self) -> usize {
+        self.l.len(WORKING) + self.region_len()
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.l.list_of(page) != 0
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+    }
+
+    fn wants_numbers(&self) -> bool {
+        true
+    }
+    fn learn_number(&mut self, page: DenseId, number: PageId) {
+        self.ensure(page);
+        self.numbers[page as usize] = number;
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        let list = self.l.list_of(page);
+        if list == 0 {
+            return false;
+        }
+        self.clock += 1;
+        self.stamp[page as usize] = self.clock;
+        if list == WORKING {
+            self.l.move_front(WORKING, page);
+        } else {
+            self.detach(page);
+            self.l.push_front(WORKING, page);
+        }
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        if list != WORKING {
+            self.refill();
+        }
+        true
+    }
+
+    #[inline]
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.ensure(page);
+        self.clock += 1;
+        self.stamp[page as usize] = self.clock;
+        self.l.push_front(WORKING, page);
+        self.l.set_dirty(page, op.is_write());
+        self.refill();
+    }
+
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        self.victim_cluster = NIL;
+        if let Some(p) = self.l.find_from_back(CLEAN, &mut evictable) {
+            self.undo = Undo::List(self.l.save(p));
+            let dirty = self.l.remove(p);
+            return Some(Victim { page: p, dirty });
+        }
+        if let Some((c, p)) = self.pick_cluster(&mut evictable) {
+            self.undo = Undo::Cluster {
+                saved: self.l.save(p),
+                cluster: self.clusters[c as usize],
+                index: c,
+                at: self.live_at[c as usize],
+                prev: self.cprev[p as usize],
+                next: self.cnext[p as usize],
+            };
+            self.leave(p);
+            self.victim_cluster = c;
+            let dirty = self.l.is_dirty(p);
+            self.l.set_dirty(p, false);
+            return Some(Victim { page: p, dirty });
+        }
+        let p = self.l.find_from_back(WORKING, &mut evictable)?;
+        self.undo = Undo::List(self.l.save(p));
+        let dirty = self.l.remove(p);
+        Some(Victim { page: p, dirty })
+    }
+
+    fn reinstate(&mut self, victim: Victim) {
+        match std::mem::replace(&mut self.undo, Undo::None) {
+            Undo::None => {}
+            Undo::List(s) => self.l.restore(s),
+            Undo::Cluster {
+                saved,
+                cluster,
+                index,
+                at,
+                prev,
+                next,
+            } => {
+                let page = victim.page;
+                self.l.restore(saved);
+                if cluster.n == 1 {
+                    // The cluster died with its last page: bring it back to
+                    // its place in `live` (undoing the swap-remove), so ties
+                    // break as before.
+                    let freed = self.free.pop();
+                    debug_assert_eq!(freed, Some(index));
+                    let at = at as usize;
+                    if at < self.live.len() {
+                        let moved = self.live[at];
+                        self.live_at[moved as usize] = self.live.len() as u32;
+                        self.live.push(moved);
+                        self.live[at] = index;
+                    } else {
+                        self.live.push(index);
+                    }
+                    self.live_at[index as usize] = at as u32;
+                }
+                self.dirty_at.insert(self.numbers[page as usize], page);
+                self.clusters[index as usize] = cluster;
+                if prev != NIL {
+                    self.cnext[prev as usize] = page;
+                }
+                if next != NIL {
+                    self.cprev[next as usize] = page;
+                }
+                self.cprev[page as usize] = prev;
+                self.cnext[page as usize] = next;
+                self.cluster_of[page as usize] = index;
+            }
+        }
+        self.victim_cluster = NIL;
+    }
+
+    fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
+        let c = self.victim_cluster;
+        let _ = victim;
+        if c == NIL || self.max_size <= 1 {
+            return;
+        }
+        let mut p = self.clusters[c as usize].head;
+        while p != NIL {
+            if pages.evictable(p) {
+                out.push(p);
+            }
+            p = self.cnext[p as usize];
+        }
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        match self.l.list_of(page) {
+            0 => {}
+            CLEAN => {
+                self.l.unlink(page);
+                self.l.set_dirty(page, true);
+                self.join(page);
+            }
+            _ => self.l.set_dirty(page, true),
+        }
+    }
+
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        match self.l.list_of(page) {
+            0 => {}
+            DIRTY => {
+                self.leave(page);
+                self.l.set_dirty(page, false);
+                // Written with its cluster: the next clean victim.
+                self.l.push_back(CLEAN, page);
+            }
+            _ => self.l.set_dirty(page, false),
+        }
+    }
+
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        if !self.contains(page) {
+            return None;
+        }
+        let dirty = self.l.is_dirty(page);
+        self.detach(page);
+        self.l.set_dirty(page, false);
+        self.refill();
+        Some(dirty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COST: PageCost = PageCost {
+        read: 1.0,
+        write: 1.0,
+    };
+
+    fn admit(c: &mut Cfdc, page: DenseId, number: PageId, op: Op) {
+        assert!(!c.access(page, op));
+        c.learn_number(page, number);
+        c.insert(page, op, COST);
+    }
+
+    /// Clean pages of the priority region go first; then the cluster of
+    /// lowest priority IPD / (n² · age), whose other pages are written with
+    /// the victim and stay, clean, as the next victims.
+    #[test]
+    fn clean_first_then_the_densest_oldest_cluster_in_one_batch() {
+        let mut c = Cfdc::new(5, 1.0, 64);
+        admit(&mut c, 0, 100, Op::Write);
+        admit(&mut c, 1, 101, Op::Write);
+        admit(&mut c, 2, 500, Op::Write);
+        admit(&mut c, 3, 900, Op::Read);
+        admit(&mut c, 4, 102, Op::Write);
+        let clusters = c.clusters();
+        assert_eq!(clusters.len(), 2, "{clusters:?}");
+        // {100, 101, 102}: n = 3, IPD 2; {500}: n = 1, IPD 1 (ages 1 and 3).
+        let dense = clusters.iter().find(|(p, _)| p.len() == 3).unwrap();
+        assert_eq!(dense.0, vec![0, 1, 4]);
+        assert!((dense.1 - 2.0 / 9.0).abs() < 1e-12, "{}", dense.1);
+        // The clean page goes first.
+        assert_eq!(
+            c.evict(|_| true),
+            Some(Victim {
+                page: 3,
+                dirty: false
+            })
+        );
+        // Then the dense cluster (2/9 < 1/3): its first page, with the rest.
+        let v = c.evict(|_| true).unwrap();
+        assert_eq!(
+            v,
+            Victim {
+                page: 0,
+                dirty: true
+            }
+        );
+        struct All;
+        impl Neighbours for All {
+            fn neighbour(&self, _: DenseId, _: i64) -> Option<DenseId> {
+                None
+            }
+            fn evictable(&mut self, _: DenseId) -> bool {
+                true
+            }
+        }
+        let mut out = Vec::new();
+        c.cluster(v.page, &mut All, &mut out);
+        assert_eq!(out, vec![1, 4]);
+        for p in out {
+            c.mark_clean(p, COST);
+        }
+        // Each written page went to the LRU end of the clean queue.
+        assert_eq!(
+            c.evict(|_| true),
+            Some(Victim {
+                page: 4,
+                dirty: false
+            })
+        );
+        assert_eq!(
+            c.evict(|_| true),
+            Some(Victim {
+                page: 1,
+                dirty: false
+            })
+        );
+        assert_eq!(
+            c.evict(|_| true),
+            Some(Victim {
+                page: 2,
+                dirty: true
+            })
+        );
+    }
+
+    /// A page bridging two clusters merges them; `cluster=0` keeps every
+    /// page alone.
+    #[test]
+    fn neighbours_merge_and_cluster_zero_keeps_pages_apart() {
+        let mut c = Cfdc::new(4, 1.0, 64);
+        admit(&mut c, 0, 10, Op::Write);
+        admit(&mut c, 1, 12, Op::Write);
+        assert_eq!(c.clusters().len(), 2);
+        admit(&mut c, 2, 11, Op::Write);
+        assert_eq!(c.clusters().len(), 1);
+        let mut alone = Cfdc::new(4, 1.0, 0);
+        for (p, n) in [(0, 10), (1, 11), (2, 12)] {
+            admit(&mut alone, p, n, Op::Write);
+        }
+        assert_eq!(alone.clusters().len(), 3);
+    }
+}
