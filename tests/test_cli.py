@@ -105,7 +105,7 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     assert [x["policy"] for x in r["policies"]] == [
         "lru", "fifo", "clock", "2q", "arc", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
-        "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model"]
+        "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64"]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
@@ -114,14 +114,14 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
             "--seed", "42", "--out", str(z), check=True)
-    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64",
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc",
                                                       "--buffer", "100", "--json", check=True).stdout)}
     for x in r["policies"]:
         assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
         assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
         assert x["target"] is not None
-        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer"):
+        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer", "cfdc"):
             assert x["target"] == pytest.approx(0.5 * lru["requests_per_second"])
     assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
@@ -194,6 +194,7 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{small}", "--policy", "fdbuffer:clean=nosuch", "--buffer", "2"],
          ["bad value 'nosuch' for 'clean'; expected lru, fifo, clock, 2q or arc"]),
         (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["'clean=belady' is offline"]),
+        (["sim", "{small}", "--policy", "cfdc:cluster=-3", "--buffer", "2"], ["policy 'cfdc': bad value '-3' for 'cluster'"]),
         (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
         (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),
         (["trace", "gen", "zipf", "--write-ratio", "1.5", "--out", "{dir}/z.flt"], ["--write-ratio must be in [0.0, 1.0]"]),

@@ -249,7 +249,11 @@ def test_ctrl_c_stops_a_long_sim_cleanly(tmp_path: Path) -> None:
     buffers = ",".join(str(b) for b in range(1000, 61000, 1000))  # 60 runs x 5M requests x 4 policies
     p = subprocess.Popen([sys.executable, "-m", "flashlayer.cli", "sim", str(z), "--policy", "arc,belady,cflru,2q",
                           "--buffer", buffers, "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+                         text=True,
+                         # A test run started in the background of a
+                         # non-interactive shell inherits SIGINT ignored (POSIX);
+                         # a user's terminal does not.
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Interrupt once the child is replaying (it has used a second of CPU
     # time), however loaded the machine is, not after a fixed wait.
     ticks = os.sysconf("SC_CLK_TCK")

@@ -22,7 +22,7 @@ from flashlayer.results import SimResult
 #: speed targets), by policy name.
 TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "belady": 10e6}
 #: Policies whose goal is a share of LRU's rate on the same trace.
-VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbuffer": 0.5}
+VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbuffer": 0.5, "cfdc": 0.5}
 
 
 def run(

@@ -21,7 +21,7 @@ from flashlayer.cli.common import (
 )
 
 
-DEFAULT_POLICIES = "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64"
+DEFAULT_POLICIES = "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc"
 #: With --libcachesim: the policies libCacheSim also has.
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,belady"
 

@@ -9,8 +9,8 @@
 //! Cluster priority, after the CFDC paper: `P(c) = IPD(c) / (n(c)² · age(c))`
 //! with `n(c)` its pages, `IPD(c)` the sum of the page-number distances
 //! between successive pages as they joined the cluster (1 for a single
-//! page), and `age(c)` the requests since the most recent access of any of
-//! its pages (at least 1). Large, dense, old clusters go first.
+//! page), and `age(c)` the requests since the cluster last gained a page
+//! (at least 1). Large, dense, old clusters go first.
 //!
 //! Choices where the papers are silent, each tested:
 //! - Clusters form by proximity: a dirty page entering the priority region
@@ -32,9 +32,16 @@
 //! - If the priority region has no evictable page, the LRU evictable page of
 //!   the working region goes.
 //!
-//! Per request O(1) amortised; choosing a cluster scans the clusters of the
-//! priority region (their ages change with every request, so no order can
-//! be kept), which happens only when the region has no clean page.
+//! Finding the cluster of lowest priority: priorities change with every
+//! request (ages grow), so no single order holds. For clusters of equal
+//! `k = IPD/n²` the oldest has the lowest priority, so clusters are kept in
+//! 128 lists by `k` quantised on a log scale (four lists per doubling), each
+//! in the order they last gained a page; the victim cluster is the one of
+//! lowest exact priority among the oldest of each list: at most 128
+//! candidates, O(1) per eviction. A cluster's list is chosen when it gains a
+//! page; pages leaving it (a hit moves a page back to the working region)
+//! leave it where it is. Everything else is O(1) amortised per request;
+//! merging two clusters moves the smaller one's pages.
 
 use super::list::{Lists, Saved, NIL};
 use super::{Neighbours, Policy, Victim};
@@ -54,7 +61,13 @@ struct Cluster {
     ipd: f64,
     last_number: PageId,
     stamp: u64,
+    /// Its list by `k`, and its neighbours there (`NIL` at the ends).
+    bucket: u8,
+    bprev: u32,
+    bnext: u32,
 }
+
+const BUCKETS: usize = 128;
 
 /// What the last eviction changed, for [`Policy::reinstate`].
 #[derive(Clone, Copy, Debug)]
@@ -65,8 +78,6 @@ enum Undo {
         saved: Saved,
         cluster: Cluster,
         index: u32,
-        /// Its place in `live`, which retiring it would change.
-        at: u32,
         prev: u32,
         next: u32,
     },
@@ -88,9 +99,11 @@ pub struct Cfdc {
     cnext: Vec<u32>,
     cprev: Vec<u32>,
     clusters: Vec<Cluster>,
-    /// Indices of live clusters, and where each sits in `live`.
-    live: Vec<u32>,
-    live_at: Vec<u32>,
+    /// Per list by `k`: its oldest and newest cluster; `mask` marks the
+    /// lists that are not empty.
+    bhead: [u32; BUCKETS],
+    btail: [u32; BUCKETS],
+    mask: u128,
     free: Vec<u32>,
     /// Dirty pages of the priority region by page number.
     dirty_at: FxHashMap<PageId, DenseId>,
@@ -117,8 +130,9 @@ impl Cfdc {
             cnext: Vec::new(),
             cprev: Vec::new(),
             clusters: Vec::new(),
-            live: Vec::new(),
-            live_at: Vec::new(),
+            bhead: [NIL; BUCKETS],
+            btail: [NIL; BUCKETS],
+            mask: 0,
             free: Vec::new(),
             dirty_at: FxHashMap::default(),
             victim_cluster: NIL,
@@ -153,25 +167,96 @@ impl Cfdc {
 
     /// The pages of each live cluster, in join order, with its priority now.
     pub fn clusters(&self) -> Vec<(Vec<DenseId>, f64)> {
-        self.live
-            .iter()
-            .map(|&c| {
+        let mut out = Vec::new();
+        for b in 0..BUCKETS {
+            let mut c = self.bhead[b];
+            while c != NIL {
                 let mut pages = Vec::new();
                 let mut p = self.clusters[c as usize].head;
                 while p != NIL {
                     pages.push(p);
                     p = self.cnext[p as usize];
                 }
-                (pages, self.priority(c))
-            })
-            .collect()
+                out.push((pages, self.priority(c)));
+                c = self.clusters[c as usize].bnext;
+            }
+        }
+        out
+    }
+
+    fn k(cl: &Cluster) -> f64 {
+        let ipd = if cl.n <= 1 { 1.0 } else { cl.ipd.max(1.0) };
+        ipd / (f64::from(cl.n) * f64::from(cl.n))
     }
 
     fn priority(&self, c: u32) -> f64 {
         let cl = &self.clusters[c as usize];
-        let ipd = if cl.n <= 1 { 1.0 } else { cl.ipd.max(1.0) };
         let age = (self.clock.saturating_sub(cl.stamp)).max(1) as f64;
-        ipd / (f64::from(cl.n) * f64::from(cl.n) * age)
+        Self::k(cl) / age
+    }
+
+    /// Appends cluster `c` to the list of its current `k`.
+    fn blink(&mut self, c: u32) {
+        let k = Self::k(&self.clusters[c as usize]);
+        let b = ((4.0 * k.log2()).floor() + 64.0).clamp(0.0, (BUCKETS - 1) as f64) as usize;
+        let tail = self.btail[b];
+        let cl = &mut self.clusters[c as usize];
+        cl.bucket = b as u8;
+        cl.bprev = tail;
+        cl.bnext = NIL;
+        if tail == NIL {
+            self.bhead[b] = c;
+        } else {
+            self.clusters[tail as usize].bnext = c;
+        }
+        self.btail[b] = c;
+        self.mask |= 1 << b;
+    }
+
+    /// Takes cluster `c` out of its list.
+    fn bunlink(&mut self, c: u32) {
+        let Cluster {
+            bucket,
+            bprev,
+            bnext,
+            ..
+        } = self.clusters[c as usize];
+        let b = usize::from(bucket);
+        if bprev == NIL {
+            self.bhead[b] = bnext;
+        } else {
+            self.clusters[bprev as usize].bnext = bnext;
+        }
+        if bnext == NIL {
+            self.btail[b] = bprev;
+        } else {
+            self.clusters[bnext as usize].bprev = bprev;
+        }
+        if self.bhead[b] == NIL {
+            self.mask &= !(1 << b);
+        }
+    }
+
+    /// Puts cluster `c` back where [`Cfdc::bunlink`] took it from.
+    fn brelink(&mut self, c: u32) {
+        let Cluster {
+            bucket,
+            bprev,
+            bnext,
+            ..
+        } = self.clusters[c as usize];
+        let b = usize::from(bucket);
+        if bprev == NIL {
+            self.bhead[b] = c;
+        } else {
+            self.clusters[bprev as usize].bnext = c;
+        }
+        if bnext == NIL {
+            self.btail[b] = c;
+        } else {
+            self.clusters[bnext as usize].bprev = c;
+        }
+        self.mask |= 1 << b;
     }
 
     fn region_len(&self) -> usize {
@@ -186,43 +271,41 @@ impl Cfdc {
             ipd: 0.0,
             last_number: number,
             stamp: 0,
+            bucket: 0,
+            bprev: NIL,
+            bnext: NIL,
         };
-        let c = match self.free.pop() {
+        match self.free.pop() {
             Some(c) => {
                 self.clusters[c as usize] = cl;
                 c
             }
             None => {
                 self.clusters.push(cl);
-                self.live_at.push(NIL);
                 (self.clusters.len() - 1) as u32
             }
-        };
-        self.live_at[c as usize] = self.live.len() as u32;
-        self.live.push(c);
-        c
+        }
     }
 
     fn retire(&mut self, c: u32) {
-        let at = self.live_at[c as usize] as usize;
-        self.live.swap_remove(at);
-        if let Some(&moved) = self.live.get(at) {
-            self.live_at[moved as usize] = at as u32;
-        }
+        self.bunlink(c);
         self.free.push(c);
     }
 
     /// Appends `page` to cluster `c`, updating its statistics.
     fn append(&mut self, c: u32, page: DenseId) {
         let number = self.numbers[page as usize];
-        let stamp = self.stamp[page as usize];
+        if self.clusters[c as usize].n > 0 {
+            self.bunlink(c);
+        }
+        let clock = self.clock;
         let cl = &mut self.clusters[c as usize];
         if cl.n > 0 {
             cl.ipd += number.abs_diff(cl.last_number) as f64;
         }
         cl.last_number = number;
         cl.n += 1;
-        cl.stamp = cl.stamp.max(stamp);
+        cl.stamp = clock;
         let tail = cl.tail;
         cl.tail = page;
         if tail == NIL {
@@ -233,6 +316,7 @@ impl Cfdc {
         self.cprev[page as usize] = tail;
         self.cnext[page as usize] = NIL;
         self.cluster_of[page as usize] = c;
+        self.blink(c);
     }
 
     /// The cluster of the dirty region page numbered `number`, if any.
@@ -263,20 +347,17 @@ impl Cfdc {
         };
         if let Some(o) = other {
             if self.clusters[c as usize].n + self.clusters[o as usize].n <= self.max_size {
-                let (o_ipd, o_stamp) = (
-                    self.clusters[o as usize].ipd,
-                    self.clusters[o as usize].stamp,
-                );
+                let o_ipd = self.clusters[o as usize].ipd;
                 let mut p = self.clusters[o as usize].head;
+                self.retire(o);
                 while p != NIL {
                     let next = self.cnext[p as usize];
                     self.append(c, p);
                     p = next;
                 }
-                let cl = &mut self.clusters[c as usize];
-                cl.ipd += o_ipd;
-                cl.stamp = cl.stamp.max(o_stamp);
-                self.retire(o);
+                self.bunlink(c);
+                self.clusters[c as usize].ipd += o_ipd;
+                self.blink(c);
             }
         }
     }
@@ -338,18 +419,25 @@ impl Cfdc {
         evictable: &mut impl FnMut(DenseId) -> bool,
     ) -> Option<(u32, DenseId)> {
         let mut best: Option<(f64, u32, DenseId)> = None;
-        for i in 0..self.live.len() {
-            let c = self.live[i];
-            let pr = self.priority(c);
-            if best.is_some_and(|(b, _, _)| b <= pr) {
-                continue;
-            }
-            let mut p = self.clusters[c as usize].head;
-            while p != NIL && !evictable(p) {
-                p = self.cnext[p as usize];
-            }
-            if p != NIL {
-                best = Some((pr, c, p));
+        let mut mask = self.mask;
+        while mask != 0 {
+            let b = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            // The oldest cluster of the list with a page that may go.
+            let mut c = self.bhead[b];
+            while c != NIL {
+                let mut p = self.clusters[c as usize].head;
+                while p != NIL && !evictable(p) {
+                    p = self.cnext[p as usize];
+                }
+                if p != NIL {
+                    let pr = self.priority(c);
+                    if best.is_none_or(|(bp, _, _)| pr < bp) {
+                        best = Some((pr, c, p));
+                    }
+                    break;
+                }
+                c = self.clusters[c as usize].bnext;
             }
         }
         best.map(|(_, c, p)| (c, p))
@@ -433,7 +521,6 @@ impl Policy for Cfdc {
                 saved: self.l.save(p),
                 cluster: self.clusters[c as usize],
                 index: c,
-                at: self.live_at[c as usize],
                 prev: self.cprev[p as usize],
                 next: self.cnext[p as usize],
             };
@@ -457,31 +544,20 @@ impl Policy for Cfdc {
                 saved,
                 cluster,
                 index,
-                at,
                 prev,
                 next,
             } => {
                 let page = victim.page;
                 self.l.restore(saved);
+                self.clusters[index as usize] = cluster;
                 if cluster.n == 1 {
                     // The cluster died with its last page: bring it back to
-                    // its place in `live` (undoing the swap-remove), so ties
-                    // break as before.
+                    // its place in its list, so ties break as before.
                     let freed = self.free.pop();
                     debug_assert_eq!(freed, Some(index));
-                    let at = at as usize;
-                    if at < self.live.len() {
-                        let moved = self.live[at];
-                        self.live_at[moved as usize] = self.live.len() as u32;
-                        self.live.push(moved);
-                        self.live[at] = index;
-                    } else {
-                        self.live.push(index);
-                    }
-                    self.live_at[index as usize] = at as u32;
+                    self.brelink(index);
                 }
                 self.dirty_at.insert(self.numbers[page as usize], page);
-                self.clusters[index as usize] = cluster;
                 if prev != NIL {
                     self.cnext[prev as usize] = page;
                 }
