@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, casa
+from flashlayer.experiments import baselines, casa, fdbuffer
 
 
 class Figure(TypedDict):
@@ -81,9 +81,9 @@ class Section(TypedDict):
 
 Runner = Callable[[str, Path, bool], Section]
 
-EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run, "casa": casa.run}
+EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run, "casa": casa.run, "fdbuffer": fdbuffer.run}
 
 #: Trace files each section reads from the traces folder.
-TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES, "casa": casa.FILES}
+TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES, "casa": casa.FILES, "fdbuffer": fdbuffer.FILES}
 
 __all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]
