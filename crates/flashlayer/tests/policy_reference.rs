@@ -1066,40 +1066,46 @@ fn adopting_a_ghost_is_not_a_ghost_hit() {
 
 /// `mc=auto` moves M_c the right way: a write-heavy mix on an expensive
 /// write grows the dirty pool; the same mix at asymmetry 1, where the read
-/// set is the busier one, grows the clean pool.
+/// set is the busier one, grows the clean pool. The larger buffer runs the
+/// sampled estimator (1 page in 8).
 #[test]
 fn fdbuffer_auto_moves_mc_towards_the_cheaper_pool() {
     use flashlayer::device::DeviceModel;
     use flashlayer::sim::Simulator;
     use flashlayer::store::CostStore;
     use rand::{Rng, SeedableRng};
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
-    // 70% reads over 80 pages, 30% writes over 80 other pages; 100 frames.
-    let trace: Vec<(u32, Op)> = (0..400_000)
-        .map(|_| {
-            if rng.random_bool(0.7) {
-                (rng.random_range(0..80), Op::Read)
-            } else {
-                (1000 + rng.random_range(0..80), Op::Write)
+    for (m, set, n) in [(100usize, 80u32, 400_000usize), (4096, 3300, 3_000_000)] {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        // 70% reads over one set, 30% writes over another, each 80% of M.
+        let trace: Vec<(u32, Op)> = (0..n)
+            .map(|_| {
+                if rng.random_bool(0.7) {
+                    (rng.random_range(0..set), Op::Read)
+                } else {
+                    (set + rng.random_range(0..set), Op::Write)
+                }
+            })
+            .collect();
+        let mc_after = |device: &str| {
+            let fd = FdBuffer::with_mc(
+                m,
+                Mc::Auto { epoch: 5_000 },
+                CostSource::Model,
+                Base::Lru(Lru::new(m)),
+                Base::Lru(Lru::new(m)),
+            );
+            let store = CostStore::new(DeviceModel::parse(device).unwrap());
+            let mut sim = Simulator::new(fd, store).unwrap();
+            for &(p, op) in &trace {
+                sim.request(p, op).unwrap();
             }
-        })
-        .collect();
-    let mc_after = |device: &str| {
-        let fd = FdBuffer::with_mc(
-            100,
-            Mc::Auto { epoch: 5_000 },
-            CostSource::Model,
-            Base::Lru(Lru::new(100)),
-            Base::Lru(Lru::new(100)),
+            sim.policy().mc()
+        };
+        let (symmetric, asymmetric) = (mc_after("ratio:1:1"), mc_after("ratio:1:64"));
+        assert!(symmetric > m / 2, "M = {m}: M_c grew at 1:1: {symmetric}");
+        assert!(
+            asymmetric < m / 2,
+            "M = {m}: M_c shrank at 1:64: {asymmetric}"
         );
-        let store = CostStore::new(DeviceModel::parse(device).unwrap());
-        let mut sim = Simulator::new(fd, store).unwrap();
-        for &(p, op) in &trace {
-            sim.request(p, op).unwrap();
-        }
-        sim.policy().mc()
-    };
-    let (symmetric, asymmetric) = (mc_after("ratio:1:1"), mc_after("ratio:1:64"));
-    assert!(symmetric > 50, "M_c grew at 1:1: {symmetric}");
-    assert!(asymmetric < 50, "M_c shrank at 1:64: {asymmetric}");
+    }
 }

@@ -73,8 +73,15 @@
 //! A page joins the dirty pool's stack when written and the clean pool's when
 //! written back and kept; a page in neither stack is a cold miss. R comes from
 //! the `PageCost` of admitted pages (`cost=model`) or measured latencies
-//! (`cost=measured`). `mc=auto` starts at `M_c = M/2`. The shadow stacks add
-//! O(1) work per request (at most a few list moves).
+//! (`cost=measured`). `mc=auto` starts at `M_c = M/2`.
+//!
+//! The shadow stacks follow a spatial sample of the pages (SHARDS,
+//! Waldspurger et al. FAST 2015): a page is tracked when a multiplicative
+//! hash of its id falls in the first 1/S of the range, with S the power of
+//! two nearest below M/512 (between 1 and 64), and every boundary and Δ is
+//! scaled by 1/S, so about 512 sampled pages sit around each boundary. Both
+//! pools are sampled alike, so their counts compare directly. Unsampled
+//! requests cost one multiplication; sampled ones a few list moves.
 
 use super::costs::Costs;
 use super::list::{Lists, NIL};
@@ -199,9 +206,13 @@ pub const DEFAULT_EPOCH: u64 = 100_000;
 #[derive(Clone, Debug)]
 struct Tuner {
     /// Lists `3k + 1 ..= 3k + 3` are pool k's segments: positions
-    /// `[1, b − Δ]`, `(b − Δ, b]`, `(b, b + Δ]`.
+    /// `[1, b − Δ]`, `(b − Δ, b]`, `(b, b + Δ]`, in sampled pages.
     l: Lists<6>,
+    /// Δ in pages of the buffer (the step of M_c) and in sampled pages.
+    step: usize,
     delta: usize,
+    /// log2 of the sampling ratio S.
+    shift: u32,
     epoch: u64,
     requests: u64,
     /// [pool] -> (gain, loss) since the last decision (halved at each).
@@ -211,9 +222,13 @@ struct Tuner {
 
 impl Tuner {
     fn new(m: usize, epoch: u64, cost: CostSource) -> Self {
+        let step = ((m as f64 / 32.0).round() as usize).max(1);
+        let shift = (m / 512).clamp(1, 64).ilog2();
         Tuner {
             l: Lists::new(),
-            delta: ((m as f64 / 32.0).round() as usize).max(1),
+            step,
+            delta: (step >> shift).max(1),
+            shift,
             epoch: epoch.max(1),
             requests: 0,
             counts: [(0.0, 0.0); 2],
@@ -236,8 +251,16 @@ impl Tuner {
         }
     }
 
-    /// Sizes of pool `p`'s three segments for boundary `b`.
+    /// Whether `page` is in the sample.
+    #[inline]
+    fn sampled(&self, page: DenseId) -> bool {
+        self.shift == 0 || page.wrapping_mul(0x9E37_79B9) >> (32 - self.shift) == 0
+    }
+
+    /// Sizes of pool `p`'s three segments for boundary `b` (in pages of the
+    /// buffer), in sampled pages.
     fn sizes(&self, b: usize) -> [usize; 3] {
+        let b = (b + (1 << self.shift >> 1)) >> self.shift;
         let top = b.saturating_sub(self.delta);
         [top, b - top, self.delta]
     }
@@ -282,6 +305,9 @@ impl Tuner {
     #[inline]
     fn touch(&mut self, page: DenseId, op: Op, bounds: [usize; 2]) {
         self.requests += 1;
+        if !self.sampled(page) {
+            return;
+        }
         let current = self.pool_of(page);
         let class = current.unwrap_or(if op.is_write() {
             Pool::Dirty
@@ -327,9 +353,9 @@ impl Tuner {
         let grow_c = gain_c - w * loss_d;
         let grow_d = w * gain_d - loss_c;
         let next = if grow_c > 0.0 && grow_c >= grow_d && mc < m {
-            (mc + self.delta).min(m)
+            (mc + self.step).min(m)
         } else if grow_d > 0.0 && mc > 0 {
-            mc.saturating_sub(self.delta)
+            mc.saturating_sub(self.step)
         } else {
             mc
         };
@@ -535,7 +561,7 @@ impl Policy for FdBuffer {
     fn prefetch(&self, page: DenseId) {
         self.clean.prefetch(page);
         self.dirty.prefetch(page);
-        if let Some(t) = &self.tuner {
+        if let Some(t) = self.tuner.as_ref().filter(|t| t.sampled(page)) {
             t.l.prefetch(page);
         }
     }
