@@ -161,9 +161,11 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
         let cfdc = || {
             let mut c = Cfdc::new(cap, 0.5, 4);
-            for p in 0..20 {
-                // Distinct numbers, some neighbours, some gaps.
-                c.learn_number(p, u64::from(p) * 3 / 2);
+            // Distinct numbers, some neighbours, some gaps.
+            let number = |p: u32| u64::from(p) * 3 / 2;
+            for p in 0..20u32 {
+                let find = |n: u64| (0..20u32).find(|&q| number(q) == n);
+                c.learn_number(p, number(p), number(p).checked_sub(1).and_then(find), find(number(p) + 1));
             }
             c
         };

@@ -283,7 +283,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
         self.m.misses += 1;
         if self.policy.wants_numbers() {
-            self.policy.learn_number(page, frames.number(page));
+            let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
+            self.policy
+                .learn_number(page, frames.number(page), below, above);
         }
         self.policy.insert(page, op, cost);
         Ok(victim)

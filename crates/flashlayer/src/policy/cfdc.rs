@@ -46,7 +46,6 @@
 use super::list::{Lists, Saved, NIL};
 use super::{Neighbours, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, PageId};
-use rustc_hash::FxHashMap;
 
 const WORKING: u8 = 1;
 const CLEAN: u8 = 2;
@@ -105,8 +104,10 @@ pub struct Cfdc {
     btail: [u32; BUCKETS],
     mask: u128,
     free: Vec<u32>,
-    /// Dirty pages of the priority region by page number.
-    dirty_at: FxHashMap<PageId, DenseId>,
+    /// Per page: the pages numbered one below and one above (`NIL` when
+    /// unknown), learned at admission: a dense index, no hashing.
+    below: Vec<u32>,
+    above: Vec<u32>,
     /// The cluster the last victim came from, for [`Policy::cluster`].
     victim_cluster: u32,
     undo: Undo,
@@ -134,7 +135,8 @@ impl Cfdc {
             btail: [NIL; BUCKETS],
             mask: 0,
             free: Vec::new(),
-            dirty_at: FxHashMap::default(),
+            below: Vec::new(),
+            above: Vec::new(),
             victim_cluster: NIL,
             undo: Undo::None,
         }
@@ -154,6 +156,8 @@ impl Cfdc {
             self.cluster_of.resize(pages, NIL);
             self.cnext.resize(pages, NIL);
             self.cprev.resize(pages, NIL);
+            self.below.resize(pages, NIL);
+            self.above.resize(pages, NIL);
         }
     }
 
@@ -319,10 +323,9 @@ impl Cfdc {
         self.blink(c);
     }
 
-    /// The cluster of the dirty region page numbered `number`, if any.
-    fn cluster_at(&self, number: Option<PageId>) -> Option<u32> {
-        let p = *self.dirty_at.get(&number?)?;
-        Some(self.cluster_of[p as usize])
+    /// The cluster of `page` if it is a dirty page of the region.
+    fn cluster_at(&self, page: u32) -> Option<u32> {
+        (page != NIL && self.l.list_of(page) == DIRTY).then(|| self.cluster_of[page as usize])
     }
 
     /// A dirty page enters the priority region: it joins a neighbour's
@@ -330,8 +333,8 @@ impl Cfdc {
     fn join(&mut self, page: DenseId) {
         self.l.push_front(DIRTY, page);
         let number = self.numbers[page as usize];
-        let below = self.cluster_at(number.checked_sub(1));
-        let above = self.cluster_at(number.checked_add(1));
+        let below = self.cluster_at(self.below[page as usize]);
+        let above = self.cluster_at(self.above[page as usize]);
         let fits =
             |c: &Option<u32>, me: &Self| c.filter(|&c| me.clusters[c as usize].n < me.max_size);
         let c = match fits(&below, self).or_else(|| fits(&above, self)) {
@@ -339,7 +342,6 @@ impl Cfdc {
             None => self.new_cluster(number),
         };
         self.append(c, page);
-        self.dirty_at.insert(number, page);
         // A page that bridges two clusters merges them when they fit.
         let other = match (below, above) {
             (Some(b), Some(a)) if a != b => Some(if c == b { a } else { b }),
@@ -381,7 +383,6 @@ impl Cfdc {
         cl.n -= 1;
         let n = cl.n;
         self.cluster_of[page as usize] = NIL;
-        self.dirty_at.remove(&self.numbers[page as usize]);
         if n == 0 {
             self.retire(c);
         }
@@ -470,9 +471,27 @@ impl Policy for Cfdc {
     fn wants_numbers(&self) -> bool {
         true
     }
-    fn learn_number(&mut self, page: DenseId, number: PageId) {
+    fn learn_number(
+        &mut self,
+        page: DenseId,
+        number: PageId,
+        below: Option<DenseId>,
+        above: Option<DenseId>,
+    ) {
         self.ensure(page);
         self.numbers[page as usize] = number;
+        // Links are about numbers, not residency: they stay, and a page
+        // admitted later links itself to both sides.
+        if let Some(b) = below {
+            self.ensure(b);
+            self.below[page as usize] = b;
+            self.above[b as usize] = page;
+        }
+        if let Some(a) = above {
+            self.ensure(a);
+            self.above[page as usize] = a;
+            self.below[a as usize] = page;
+        }
     }
 
     #[inline]
@@ -557,7 +576,6 @@ impl Policy for Cfdc {
                     debug_assert_eq!(freed, Some(index));
                     self.brelink(index);
                 }
-                self.dirty_at.insert(self.numbers[page as usize], page);
                 if prev != NIL {
                     self.cnext[prev as usize] = page;
                 }
@@ -635,7 +653,10 @@ mod tests {
 
     fn admit(c: &mut Cfdc, page: DenseId, number: PageId, op: Op) {
         assert!(!c.access(page, op));
-        c.learn_number(page, number);
+        // The test's pages: dense id i has the number the test gives it.
+        let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.numbers[q as usize]) == n);
+        let (below, above) = (known(number.checked_sub(1)), known(number.checked_add(1)));
+        c.learn_number(page, number, below, above);
         c.insert(page, op, COST);
     }
 

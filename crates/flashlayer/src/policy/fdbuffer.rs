@@ -682,16 +682,16 @@ impl Policy for FdBuffer {
 
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         for step in [-1i64, 1] {
-            let mut k = 1;
+            let mut at = victim;
             while out.len() < self.cluster {
-                let Some(p) = pages.neighbour(victim, step * k) else {
+                let Some(p) = pages.neighbour(at, step) else {
                     break;
                 };
                 if !(self.dirty.is_dirty(p) && pages.evictable(p)) {
                     break;
                 }
                 out.push(p);
-                k += 1;
+                at = p;
             }
         }
     }

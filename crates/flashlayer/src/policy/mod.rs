@@ -209,9 +209,17 @@ pub trait Policy {
     }
 
     /// The page number of `page`, told right before it is admitted when
-    /// [`Policy::wants_numbers`]. Default: ignored.
-    fn learn_number(&mut self, page: DenseId, number: crate::types::PageId) {
-        let _ = (page, number);
+    /// [`Policy::wants_numbers`], with the dense ids of the pages numbered
+    /// one below and one above it if the caller knows them, so the policy
+    /// finds numeric neighbours without a table of its own. Default: ignored.
+    fn learn_number(
+        &mut self,
+        page: DenseId,
+        number: crate::types::PageId,
+        below: Option<DenseId>,
+        above: Option<DenseId>,
+    ) {
+        let _ = (page, number, below, above);
     }
 
     /// Appends the policy's state variables worth plotting over time

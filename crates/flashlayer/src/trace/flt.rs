@@ -237,8 +237,9 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
-/// Dense ids sorted by original number, and each dense id's position there.
-type NumberOrder = (Box<[DenseId]>, Box<[u32]>);
+/// Dense ids sorted by original number; and per dense id, the dense ids of
+/// the pages numbered one below and one above (`u32::MAX` when absent).
+type NumberOrder = (Box<[DenseId]>, Box<[u32]>, Box<[u32]>);
 
 /// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
 #[derive(Debug)]
@@ -248,8 +249,8 @@ pub struct Flt {
     n_requests: usize,
     n_pages: usize,
     has_bytes: bool,
-    /// Dense ids in order of their original numbers, and each dense id's
-    /// position in that order, built on first use by [`Flt::dense_of`] and
+    /// Dense ids in order of their original numbers, and each page's numeric
+    /// neighbours, built on first use by [`Flt::dense_of`] and
     /// [`Flt::neighbour`].
     by_number: std::sync::OnceLock<NumberOrder>,
 }
@@ -419,7 +420,7 @@ impl Flt {
     /// later calls are binary searches. For write clustering, which looks
     /// for neighbouring page numbers.
     pub fn dense_of(&self, original: PageId) -> Option<DenseId> {
-        let (sorted, _) = self.number_order();
+        let (sorted, _, _) = self.number_order();
         sorted
             .binary_search_by_key(&original, |&d| self.original(d))
             .ok()
@@ -427,25 +428,39 @@ impl Flt {
     }
 
     /// The dense id of the page numbered `delta` away from dense page `d`'s
-    /// number, found by position in number order (two lookups, not a
-    /// search): neighbours with consecutive numbers are consecutive there.
+    /// number: |delta| steps along precomputed links to the pages numbered
+    /// one below and one above (one lookup a step, not a search). Write
+    /// clustering asks for ±1 steps.
     pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
-        let (sorted, rank) = self.number_order();
-        let at = i64::from(*rank.get(d as usize)?) + delta;
-        let c = *sorted.get(usize::try_from(at).ok()?)?;
-        let want = self.original(d).checked_add_signed(delta)?;
-        (self.original(c) == want).then_some(c)
+        let (_, below, above) = self.number_order();
+        let links = if delta < 0 { below } else { above };
+        let mut p = d;
+        for _ in 0..delta.unsigned_abs() {
+            p = *links.get(p as usize)?;
+            if p == u32::MAX {
+                return None;
+            }
+        }
+        Some(p)
     }
 
     fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
             let mut sorted: Vec<DenseId> = (0..self.n_pages as DenseId).collect();
             sorted.sort_unstable_by_key(|&d| self.original(d));
-            let mut rank = vec![0u32; self.n_pages];
-            for (i, &d) in sorted.iter().enumerate() {
-                rank[d as usize] = i as u32;
+            let mut below = vec![u32::MAX; self.n_pages];
+            let mut above = vec![u32::MAX; self.n_pages];
+            for w in sorted.windows(2) {
+                if self.original(w[0]).checked_add(1) == Some(self.original(w[1])) {
+                    above[w[0] as usize] = w[1];
+                    below[w[1] as usize] = w[0];
+                }
             }
-            (sorted.into_boxed_slice(), rank.into_boxed_slice())
+            (
+                sorted.into_boxed_slice(),
+                below.into_boxed_slice(),
+                above.into_boxed_slice(),
+            )
         })
     }
 
