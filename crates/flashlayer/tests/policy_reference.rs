@@ -3,8 +3,8 @@
 //! random "pinned" pages exercise the evictable filter too.
 
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr, Mc,
-    Policy, TwoQ, Victim,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr,
+    Mc, Policy, TwoQ, Victim,
 };
 use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
@@ -1107,5 +1107,240 @@ fn fdbuffer_auto_moves_mc_towards_the_cheaper_pool() {
             asymmetric < m / 2,
             "M = {m}: M_c shrank at 1:64: {asymmetric}"
         );
+    }
+}
+
+/// CFDC, restated slowly: the list in LRU order, the priority region as
+/// its LRU-most `round(w·B)` pages, clusters as vectors of pages in join
+/// order, and the victim cluster found by sorting every cluster by its
+/// list (log-quantised IPD/n² at its last growth) and growth order.
+struct CfdcModel {
+    cap: usize,
+    window: usize,
+    max: usize,
+    list: Vec<Entry>,
+    /// Pages of the region, as it was after the last refill.
+    region: Vec<u32>,
+    clusters: Vec<ModelCluster>,
+    clock: u64,
+    growths: u64,
+}
+
+#[derive(Clone, Debug)]
+struct ModelCluster {
+    pages: Vec<u32>,
+    ipd: f64,
+    last: u64,
+    stamp: u64,
+    bucket: i64,
+    grown: u64,
+}
+
+impl ModelCluster {
+    fn k(&self) -> f64 {
+        let n = self.pages.len() as f64;
+        let ipd = if self.pages.len() <= 1 {
+            1.0
+        } else {
+            self.ipd.max(1.0)
+        };
+        ipd / (n * n)
+    }
+}
+
+impl CfdcModel {
+    fn cluster_of(&self, page: u32) -> Option<usize> {
+        self.clusters.iter().position(|c| c.pages.contains(&page))
+    }
+
+    fn grow(&mut self, c: usize, page: u32) {
+        let cl = &mut self.clusters[c];
+        let number = u64::from(page);
+        if !cl.pages.is_empty() {
+            cl.ipd += number.abs_diff(cl.last) as f64;
+        }
+        cl.last = number;
+        cl.pages.push(page);
+        cl.stamp = self.clock;
+        self.growths += 1;
+        cl.grown = self.growths;
+        cl.bucket = ((4.0 * cl.k().log2()).floor() + 64.0).clamp(0.0, 127.0) as i64;
+    }
+
+    fn dirty_in_region(&self, page: Option<u32>) -> Option<usize> {
+        let p = page?;
+        let dirty = self.list.iter().any(|e| e.page == p && e.dirty);
+        (dirty && self.region.contains(&p))
+            .then(|| self.cluster_of(p))
+            .flatten()
+    }
+
+    fn join(&mut self, page: u32) {
+        let below = self.dirty_in_region(page.checked_sub(1));
+        let above = self.dirty_in_region(page.checked_add(1));
+        let fits = |c: Option<usize>, m: &Self| c.filter(|&c| m.clusters[c].pages.len() < m.max);
+        let c = match fits(below, self).or_else(|| fits(above, self)) {
+            Some(c) => c,
+            None => {
+                self.clusters.push(ModelCluster {
+                    pages: vec![],
+                    ipd: 0.0,
+                    last: u64::from(page),
+                    stamp: 0,
+                    bucket: 0,
+                    grown: 0,
+                });
+                self.clusters.len() - 1
+            }
+        };
+        self.grow(c, page);
+        if let (Some(b), Some(a)) = (below, above) {
+            if a != b {
+                let o = if c == b { a } else { b };
+                if self.clusters[c].pages.len() + self.clusters[o].pages.len() <= self.max {
+                    let other = self.clusters[o].clone();
+                    for &p in &other.pages {
+                        self.grow(c, p);
+                    }
+                    self.clusters[c].ipd += other.ipd;
+                    let k = self.clusters[c].k();
+                    self.clusters[c].bucket =
+                        ((4.0 * k.log2()).floor() + 64.0).clamp(0.0, 127.0) as i64;
+                    self.growths += 1;
+                    self.clusters[c].grown = self.growths;
+                    self.clusters.remove(o);
+                }
+            }
+        }
+    }
+
+    fn leave(&mut self, page: u32) {
+        self.region.retain(|&p| p != page);
+        if let Some(c) = self.cluster_of(page) {
+            self.clusters[c].pages.retain(|&p| p != page);
+            if self.clusters[c].pages.is_empty() {
+                self.clusters.remove(c);
+            }
+        }
+    }
+
+    /// Pages enter the region from the working region's LRU end.
+    fn refill(&mut self) {
+        for i in 0..self.list.len() {
+            if self.region.len() >= self.window {
+                break;
+            }
+            let e = self.list[i];
+            if self.region.contains(&e.page) {
+                continue;
+            }
+            self.region.push(e.page);
+            if e.dirty {
+                self.join(e.page);
+            }
+        }
+    }
+}
+
+impl Model for CfdcModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = find(&self.list, page) {
+            self.clock += 1;
+            let mut e = self.list.remove(i);
+            e.dirty |= op.is_write();
+            self.list.push(e);
+            if self.region.contains(&page) {
+                self.leave(page);
+                self.refill();
+            }
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.list.len() == self.cap {
+            let clean = self
+                .list
+                .iter()
+                .find(|e| !e.dirty && ev(e.page) && self.region.contains(&e.page));
+            let victim = match clean {
+                Some(e) => Some(e.page),
+                None => {
+                    let mut order: Vec<usize> = (0..self.clusters.len()).collect();
+                    order.sort_by_key(|&c| (self.clusters[c].bucket, self.clusters[c].grown));
+                    let mut best: Option<(f64, u32)> = None;
+                    let mut seen = std::collections::HashSet::new();
+                    for c in order {
+                        let cl = &self.clusters[c];
+                        if seen.contains(&cl.bucket) {
+                            continue;
+                        }
+                        if let Some(&p) = cl.pages.iter().find(|&&p| ev(p)) {
+                            seen.insert(cl.bucket);
+                            let age = (self.clock.saturating_sub(cl.stamp)).max(1) as f64;
+                            let pr = cl.k() / age;
+                            if best.is_none_or(|(b, _)| pr < b) {
+                                best = Some((pr, p));
+                            }
+                        }
+                    }
+                    best.map(|(_, p)| p).or_else(|| {
+                        self.list
+                            .iter()
+                            .find(|e| ev(e.page) && !self.region.contains(&e.page))
+                            .map(|e| e.page)
+                    })
+                }
+            };
+            let Some(v) = victim else {
+                return Event::Miss(None);
+            };
+            let i = find(&self.list, v).unwrap();
+            self.leave(v);
+            out = take(&mut self.list, i);
+        }
+        self.clock += 1;
+        self.list.push(entry(page, op));
+        self.refill();
+        out
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn cfdc_matches_its_slow_restatement(cap in 1usize..12, w in 0.0f64..=1.0, max in 0usize..6, t in trace_strategy(24, 400), seed: u64, share in 0u8..30) {
+        let pin = pins(seed, share);
+        let mut c = Cfdc::new(cap, w, max);
+        // Page numbers are the dense ids; each admission learns its neighbours.
+        let mut got = Vec::new();
+        for (i, &(page, op)) in t.iter().enumerate() {
+            if c.access(page, op) {
+                got.push(Event::Hit);
+                continue;
+            }
+            let mut victim = None;
+            if c.len() >= c.capacity() {
+                victim = c.evict(|q| !pin(i, q));
+                if victim.is_none() {
+                    got.push(Event::Miss(None));
+                    continue;
+                }
+            }
+            c.learn_number(page, u64::from(page), page.checked_sub(1), Some(page + 1));
+            c.insert(page, op, COST);
+            got.push(Event::Miss(victim));
+        }
+        let mut m = CfdcModel {
+            cap,
+            window: (w * cap as f64).round() as usize,
+            max: max.max(1),
+            list: Vec::new(),
+            region: Vec::new(),
+            clusters: Vec::new(),
+            clock: 0,
+            growths: 0,
+        };
+        let want = run_model(&mut m, &t, &pin);
+        prop_assert_eq!(got, want);
     }
 }
