@@ -103,6 +103,12 @@ pub struct Cfdc {
     bhead: [u32; BUCKETS],
     btail: [u32; BUCKETS],
     mask: u128,
+    /// Per list, a copy of its oldest cluster's `k`, growth time and first
+    /// page: the victim search reads these (2.5 KiB, in cache) instead of
+    /// one cluster record per list.
+    head_k: [f64; BUCKETS],
+    head_stamp: [u64; BUCKETS],
+    head_page: [u32; BUCKETS],
     free: Vec<u32>,
     /// Per page: the pages numbered one below and one above (`NIL` when
     /// unknown), learned at admission: a dense index, no hashing.
@@ -132,6 +138,9 @@ impl Cfdc {
             cprev: Vec::new(),
             clusters: Vec::new(),
             bhead: [NIL; BUCKETS],
+            head_k: [0.0; BUCKETS],
+            head_stamp: [0; BUCKETS],
+            head_page: [NIL; BUCKETS],
             btail: [NIL; BUCKETS],
             mask: 0,
             free: Vec::new(),
@@ -215,6 +224,19 @@ impl Cfdc {
         }
         self.btail[b] = c;
         self.mask |= 1 << b;
+        self.refresh(b);
+    }
+
+    /// Copies list `b`'s oldest cluster into the per-list arrays.
+    #[inline]
+    fn refresh(&mut self, b: usize) {
+        let c = self.bhead[b];
+        if c != NIL {
+            let cl = &self.clusters[c as usize];
+            self.head_k[b] = Self::k(cl);
+            self.head_stamp[b] = cl.stamp;
+            self.head_page[b] = cl.head;
+        }
     }
 
     /// Takes cluster `c` out of its list.
@@ -238,6 +260,8 @@ impl Cfdc {
         }
         if self.bhead[b] == NIL {
             self.mask &= !(1 << b);
+        } else if bprev == NIL {
+            self.refresh(b);
         }
     }
 
@@ -261,6 +285,7 @@ impl Cfdc {
             self.clusters[bnext as usize].bprev = c;
         }
         self.mask |= 1 << b;
+        self.refresh(b);
     }
 
     fn region_len(&self) -> usize {
@@ -381,10 +406,12 @@ impl Cfdc {
             self.cprev[next as usize] = prev;
         }
         cl.n -= 1;
-        let n = cl.n;
+        let (n, b) = (cl.n, usize::from(cl.bucket));
         self.cluster_of[page as usize] = NIL;
         if n == 0 {
             self.retire(c);
+        } else if self.bhead[b] == c {
+            self.refresh(b);
         }
     }
 
@@ -424,6 +451,17 @@ impl Cfdc {
         while mask != 0 {
             let b = mask.trailing_zeros() as usize;
             mask &= mask - 1;
+            // The oldest cluster's first page may go (no pin): its priority
+            // from the per-list copies, without touching the cluster.
+            let first = self.head_page[b];
+            if evictable(first) {
+                let age = (self.clock.saturating_sub(self.head_stamp[b])).max(1) as f64;
+                let pr = self.head_k[b] / age;
+                if best.is_none_or(|(bp, _, _)| pr < bp) {
+                    best = Some((pr, self.bhead[b], first));
+                }
+                continue;
+            }
             // The oldest cluster of the list with a page that may go.
             let mut c = self.bhead[b];
             while c != NIL {
@@ -569,6 +607,10 @@ impl Policy for Cfdc {
                 let page = victim.page;
                 self.l.restore(saved);
                 self.clusters[index as usize] = cluster;
+                let b = usize::from(cluster.bucket);
+                if self.bhead[b] == index {
+                    self.refresh(b);
+                }
                 if cluster.n == 1 {
                     // The cluster died with its last page: bring it back to
                     // its place in its list, so ties break as before.
