@@ -4,9 +4,10 @@ workload generation reports."""
 
 from __future__ import annotations
 
+import math
 from typing import Literal, NotRequired, TypedDict
 
-__all__ = ["DeviceInfo", "GenReport", "Preset", "Series", "SimResult", "TraceStats"]
+__all__ = ["DeviceInfo", "GenReport", "Preset", "Series", "SimResult", "TraceStats", "state_series"]
 
 
 class Series(TypedDict):
@@ -84,3 +85,10 @@ class GenReport(TypedDict):
     run_seconds: float
     steps_per_second: float
     summary: dict[str, int]
+
+
+def state_series(r: SimResult, name: str) -> list[float]:
+    """The policy state variable `name` of a run's time series, NaN where it
+    was not known yet (e.g. a measured cost before the first measurement),
+    ready to plot."""
+    return [math.nan if v is None else v for v in r["series"]["state"][name]]

@@ -233,6 +233,55 @@ fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
     }
 }
 
+/// What every replay takes: the policy spec, the buffer size (≥ 1 page)
+/// and the device (default `ratio:1:1`).
+fn replay_args(
+    policy: &str,
+    buffer_pages: i64,
+    device: Option<&str>,
+) -> PyResult<(PolicySpec, usize, DeviceModel)> {
+    let spec = PolicySpec::parse(policy).map_err(err)?;
+    if buffer_pages < 1 {
+        return Err(FlashlayerError::new_err(format!(
+            "buffer size must be at least 1 page, got {buffer_pages}"
+        )));
+    }
+    let device = match device {
+        Some(s) => DeviceModel::parse(s).map_err(err)?,
+        None => DeviceModel::unit(),
+    };
+    Ok((
+        spec,
+        usize::try_from(buffer_pages).unwrap_or(usize::MAX),
+        device,
+    ))
+}
+
+/// Runs `replay` with the GIL released, handing it a progress callback that
+/// calls `progress` (if any) and stops the run on its exception or Ctrl-C;
+/// returns the metrics and the seconds the replay took.
+fn timed(
+    py: Python<'_>,
+    progress: Option<Bound<'_, PyAny>>,
+    replay: impl Send
+        + FnOnce(&mut dyn FnMut(u64) -> flashlayer::Result<()>) -> flashlayer::Result<Metrics>,
+) -> PyResult<(Metrics, f64)> {
+    let progress = progress.map(Bound::unbind);
+    let start = Instant::now();
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut cb = |n: u64| {
+            call_back(&mut failure, |py| match &progress {
+                Some(p) => p.call1(py, (n,)).map(drop),
+                None => Ok(()),
+            })
+        };
+        replay(&mut cb)
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    Ok((finish(result, failure)?, seconds))
+}
+
 /// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over a
 /// cost-only store priced by `device` (default `ratio:1:1`). `progress`, if
 /// given, is called with the number of requests served after every million;
@@ -255,36 +304,14 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
     flush_at_end: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = PolicySpec::parse(policy).map_err(err)?;
-    if buffer_pages < 1 {
-        return Err(FlashlayerError::new_err(format!(
-            "buffer size must be at least 1 page, got {buffer_pages}"
-        )));
-    }
-    let device = match device {
-        Some(s) => DeviceModel::parse(s).map_err(err)?,
-        None => DeviceModel::unit(),
-    };
+    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, device)?;
     let opts = RunOptions {
-        buffer_pages: usize::try_from(buffer_pages).unwrap_or(usize::MAX),
+        buffer_pages,
         device,
         series_every,
         flush_at_end,
     };
-    let progress = progress.map(Bound::unbind);
-    let start = Instant::now();
-    let mut failure = None;
-    let result = py.detach(|| {
-        let mut cb = |n: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(p) => p.call1(py, (n,)).map(drop),
-                None => Ok(()),
-            })
-        };
-        sim::run(&trace.flt, &spec, &opts, &mut cb)
-    });
-    let seconds = start.elapsed().as_secs_f64();
-    let m = finish(result, failure)?;
+    let (m, seconds) = timed(py, progress, |cb| sim::run(&trace.flt, &spec, &opts, cb))?;
     let d = metrics_dict(
         py,
         &spec.to_string(),
@@ -320,38 +347,18 @@ fn run_on_file<'py>(
     series_every: u64,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = PolicySpec::parse(policy).map_err(err)?;
-    if buffer_pages < 1 {
-        return Err(FlashlayerError::new_err(format!(
-            "buffer size must be at least 1 page, got {buffer_pages}"
-        )));
-    }
-    let device = match device {
-        Some(s) => DeviceModel::parse(s).map_err(err)?,
-        None => DeviceModel::unit(),
-    };
+    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, device)?;
     let opts = FileRunOptions {
-        buffer_pages: usize::try_from(buffer_pages).unwrap_or(usize::MAX),
+        buffer_pages,
         path,
         page_size,
         direct,
         device,
         series_every,
     };
-    let progress = progress.map(Bound::unbind);
-    let start = Instant::now();
-    let mut failure = None;
-    let result = py.detach(|| {
-        let mut cb = |n: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(p) => p.call1(py, (n,)).map(drop),
-                None => Ok(()),
-            })
-        };
-        sim::run_on_file(&trace.flt, &spec, &opts, &mut cb)
-    });
-    let seconds = start.elapsed().as_secs_f64();
-    let m = finish(result, failure)?;
+    let (m, seconds) = timed(py, progress, |cb| {
+        sim::run_on_file(&trace.flt, &spec, &opts, cb)
+    })?;
     metrics_dict(
         py,
         &spec.to_string(),

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
 from flashlayer.experiments import baselines
-from flashlayer.results import SimResult
+from flashlayer.results import SimResult, state_series
 from flashlayer.sweep import sweep
 
 if TYPE_CHECKING:
@@ -219,8 +219,7 @@ def _fig3(concat: Path, oltp_len: int, figures: dict[str, Figure], claims: list[
         r = _native.run(trace, "casa", 1000, _device(64), series_every=every)
     s = r["series"]
     xs = [float(x) for x in s["requests"]]
-    clean = [v if v is not None else math.nan for v in s["state"]["clean"]]
-    tau = [v if v is not None else math.nan for v in s["state"]["tau"]]
+    clean, tau = state_series(r, "clean"), state_series(r, "tau")
     figures["casa/fig3"] = {
         "title": "CONCAT, 1,000 pages, 1:64: CASA's clean list |C| and target tau",
         "x_label": "request number",
@@ -349,8 +348,7 @@ def _fig5(trace_path: Path, work: Path, figures: dict[str, Figure], notes: list[
             how = "the page cache (the temporary folder's file system refuses O_DIRECT)"
             r = _native.run_on_file(trace, spec, 1000, work / "db", 8192, direct=False, series_every=every)
     s = r["series"]
-    read = [v if v is not None else math.nan for v in s["state"]["read_cost"]]
-    write = [v if v is not None else math.nan for v in s["state"]["write_cost"]]
+    read, write = state_series(r, "read_cost"), state_series(r, "write_cost")
     figures["casa/fig5"] = {
         "title": "Costs CASA detects online: moving averages of measured latencies (this machine)",
         "x_label": "request number",

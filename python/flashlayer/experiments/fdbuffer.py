@@ -12,13 +12,12 @@ asymmetries R = 1.1, 5.8, 39.6 and 121.3 (the ``fdbuffer-*`` presets: read
 
 from __future__ import annotations
 
-import math
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
-from flashlayer.results import SimResult
+from flashlayer.results import SimResult, state_series
 from flashlayer.sweep import sweep
 
 if TYPE_CHECKING:
@@ -214,7 +213,7 @@ def _mc(trace: tuple[str, str, Path, int], figures: dict[str, Figure], claims: l
         bar.advance()
     best = min(fixed, key=lambda r: r["virtual_time"])
     best_mc = round(float(best["policy"].split("mc=")[1].split(",")[0]) * buffer)
-    mc_series = [v if v is not None else math.nan for v in auto["series"]["state"]["mc"]]
+    mc_series = state_series(auto, "mc")
     figures["fdbuffer/mc"] = {
         "title": f"{label}, {buffer:,} pages, R = 39.6: M_c chosen by mc=auto, and the best fixed M_c",
         "x_label": "request number",

@@ -200,8 +200,9 @@ impl Frames for PoolFrames<'_> {
     fn number(&self, page: DenseId) -> PageId {
         self.originals[page as usize]
     }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
-        self.ids.get(&number).copied()
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        let n = self.number(page).checked_add_signed(delta)?;
+        self.ids.get(&n).copied()
     }
     fn incoming(&mut self) -> &mut [u8] {
         self.incoming
@@ -304,6 +305,23 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.frames.len()
     }
 
+    /// The driver, the pool's side of the protocol ([`PoolFrames`]) and the
+    /// pin counts, borrowed apart from the locked state.
+    fn split<'a>(
+        &'a self,
+        st: &'a mut State<P, S>,
+    ) -> (&'a mut Driver<P, S>, PoolFrames<'a>, &'a [u32]) {
+        let frames = PoolFrames {
+            frames: &self.frames,
+            shadows: &self.shadows,
+            frame_of: &st.frame_of,
+            originals: &st.originals,
+            ids: &st.ids,
+            incoming: &mut st.incoming,
+        };
+        (&mut st.driver, frames, &st.pins)
+    }
+
     fn shadow(&self, frame: u32) -> MutexGuard<'_, Shadow> {
         self.shadows[frame as usize]
             .lock()
@@ -397,23 +415,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
         let hit = st.driver.access(d, op);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
-        let State {
-            driver,
-            originals,
-            ids,
-            frame_of,
-            pins,
-            incoming,
-            ..
-        } = st;
-        let mut frames = PoolFrames {
-            frames: &self.frames,
-            shadows: &self.shadows,
-            frame_of,
-            originals,
-            ids,
-            incoming,
-        };
+        let (driver, mut frames, pins) = self.split(st);
+        let frame_of = frames.frame_of;
         // Pages without a pin may go.
         let victim = driver.miss(d, op, &mut frames, |p| {
             pins[frame_of[p as usize] as usize] == 0
@@ -492,22 +495,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .copied()
             .filter(|&d| d != NIL && st.driver.policy().is_dirty(d))
             .collect();
-        let State {
-            driver,
-            originals,
-            ids,
-            frame_of,
-            incoming,
-            ..
-        } = st;
-        let mut frames = PoolFrames {
-            frames: &self.frames,
-            shadows: &self.shadows,
-            frame_of,
-            originals,
-            ids,
-            incoming,
-        };
+        let (driver, mut frames, _) = self.split(st);
         driver.write_dirty(&dirty, &mut frames)?;
         driver.flush_store()
     }

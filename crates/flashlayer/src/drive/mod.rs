@@ -20,19 +20,15 @@ use crate::store::PageStore;
 use crate::trace::Flt;
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
-/// Maps dense ids back to the page numbers stores see, and back.
+/// Maps dense ids back to the page numbers stores see.
 pub trait PageNumbers {
     /// The page number of dense id `page`.
     fn number(&self, page: DenseId) -> PageId;
-    /// The dense id of the page numbered `number`, if there is one (write
-    /// clustering looks up neighbouring numbers; not on the per-request
-    /// path).
-    fn dense(&self, number: PageId) -> Option<DenseId>;
 
-    /// The dense id of the page numbered `delta` away from `page`'s number.
-    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
-        self.dense(self.number(page).checked_add_signed(delta)?)
-    }
+    /// The dense id of the page numbered `delta` away from `page`'s number,
+    /// if there is one (write clustering and CFDC look up neighbouring
+    /// numbers; not on the per-request path).
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
 }
 
 /// Dense ids used as page numbers, for callers with no numbers of their own.
@@ -44,8 +40,8 @@ impl PageNumbers for DenseNumbers {
     fn number(&self, page: DenseId) -> PageId {
         PageId::from(page)
     }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
-        DenseId::try_from(number).ok()
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        DenseId::try_from(i64::from(page).checked_add(delta)?).ok()
     }
 }
 
@@ -54,9 +50,6 @@ impl PageNumbers for &Flt {
     #[inline]
     fn number(&self, page: DenseId) -> PageId {
         self.original(page)
-    }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
-        self.dense_of(number)
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         Flt::neighbour(self, page, delta)
@@ -70,9 +63,10 @@ impl PageNumbers for [PageId] {
     fn number(&self, page: DenseId) -> PageId {
         self[page as usize]
     }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        let want = self.number(page).checked_add_signed(delta)?;
         self.iter()
-            .position(|&n| n == number)
+            .position(|&n| n == want)
             .and_then(|i| DenseId::try_from(i).ok())
     }
 }
@@ -82,8 +76,8 @@ impl PageNumbers for Vec<PageId> {
     fn number(&self, page: DenseId) -> PageId {
         self[page as usize]
     }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
-        self.as_slice().dense(number)
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
+        self.as_slice().neighbour(page, delta)
     }
 }
 
@@ -92,13 +86,9 @@ pub trait Frames {
     /// The page number of dense id `page`.
     fn number(&self, page: DenseId) -> PageId;
 
-    /// The dense id of the page numbered `number`, if the caller knows it.
-    fn dense(&self, number: PageId) -> Option<DenseId>;
-
-    /// The dense id of the page numbered `delta` away from `page`'s number.
-    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
-        self.dense(self.number(page).checked_add_signed(delta)?)
-    }
+    /// The dense id of the page numbered `delta` away from `page`'s number,
+    /// if the caller knows that page.
+    fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
 
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
@@ -136,9 +126,6 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     #[inline]
     fn number(&self, page: DenseId) -> PageId {
         self.numbers.number(page)
-    }
-    fn dense(&self, number: PageId) -> Option<DenseId> {
-        self.numbers.dense(number)
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         self.numbers.neighbour(page, delta)

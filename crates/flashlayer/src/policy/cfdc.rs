@@ -90,7 +90,8 @@ pub struct Cfdc {
     window: usize,
     max_size: u32,
     l: Lists<3>,
-    stamp: Vec<u64>,
+    /// Requests served (hits and admissions): a cluster's age is measured
+    /// in it.
     clock: u64,
     numbers: Vec<PageId>,
     /// Per page: its cluster and neighbours in it (`NIL` when none).
@@ -130,7 +131,6 @@ impl Cfdc {
             window: (w * capacity as f64).round() as usize,
             max_size: u32::try_from(cluster.max(1)).unwrap_or(u32::MAX),
             l: Lists::new(),
-            stamp: Vec::new(),
             clock: 0,
             numbers: Vec::new(),
             cluster_of: Vec::new(),
@@ -159,8 +159,7 @@ impl Cfdc {
     }
 
     fn grow(&mut self, pages: usize) {
-        if pages > self.stamp.len() {
-            self.stamp.resize(pages, 0);
+        if pages > self.numbers.len() {
             self.numbers.resize(pages, 0);
             self.cluster_of.resize(pages, NIL);
             self.cnext.resize(pages, NIL);
@@ -173,8 +172,8 @@ impl Cfdc {
     #[inline]
     fn ensure(&mut self, page: DenseId) {
         let need = page as usize + 1;
-        if need > self.stamp.len() {
-            self.grow(need.max(self.stamp.len() * 2));
+        if need > self.numbers.len() {
+            self.grow(need.max(self.numbers.len() * 2));
         }
     }
 
@@ -217,14 +216,25 @@ impl Cfdc {
         cl.bucket = b as u8;
         cl.bprev = tail;
         cl.bnext = NIL;
-        if tail == NIL {
-            self.bhead[b] = c;
-        } else {
-            self.clusters[tail as usize].bnext = c;
-        }
-        self.btail[b] = c;
+        self.bridge(b, tail, NIL, c, c);
         self.mask |= 1 << b;
         self.refresh(b);
+    }
+
+    /// In list `b`, points `prev` (or the head) forward to `after_prev` and
+    /// `next` (or the tail) back to `before_next`: unlinking what lies
+    /// between them, or linking a cluster there.
+    fn bridge(&mut self, b: usize, prev: u32, next: u32, after_prev: u32, before_next: u32) {
+        if prev == NIL {
+            self.bhead[b] = after_prev;
+        } else {
+            self.clusters[prev as usize].bnext = after_prev;
+        }
+        if next == NIL {
+            self.btail[b] = before_next;
+        } else {
+            self.clusters[next as usize].bprev = before_next;
+        }
     }
 
     /// Copies list `b`'s oldest cluster into the per-list arrays.
@@ -248,16 +258,7 @@ impl Cfdc {
             ..
         } = self.clusters[c as usize];
         let b = usize::from(bucket);
-        if bprev == NIL {
-            self.bhead[b] = bnext;
-        } else {
-            self.clusters[bprev as usize].bnext = bnext;
-        }
-        if bnext == NIL {
-            self.btail[b] = bprev;
-        } else {
-            self.clusters[bnext as usize].bprev = bprev;
-        }
+        self.bridge(b, bprev, bnext, bnext, bprev);
         if self.bhead[b] == NIL {
             self.mask &= !(1 << b);
         } else if bprev == NIL {
@@ -274,16 +275,7 @@ impl Cfdc {
             ..
         } = self.clusters[c as usize];
         let b = usize::from(bucket);
-        if bprev == NIL {
-            self.bhead[b] = c;
-        } else {
-            self.clusters[bprev as usize].bnext = c;
-        }
-        if bnext == NIL {
-            self.btail[b] = c;
-        } else {
-            self.clusters[bnext as usize].bprev = c;
-        }
+        self.bridge(b, bprev, bnext, c, c);
         self.mask |= 1 << b;
         self.refresh(b);
     }
@@ -539,7 +531,6 @@ impl Policy for Cfdc {
             return false;
         }
         self.clock += 1;
-        self.stamp[page as usize] = self.clock;
         if list == WORKING {
             self.l.move_front(WORKING, page);
         } else {
@@ -560,7 +551,6 @@ impl Policy for Cfdc {
         debug_assert!(self.len() < self.cap);
         self.ensure(page);
         self.clock += 1;
-        self.stamp[page as usize] = self.clock;
         self.l.push_front(WORKING, page);
         self.l.set_dirty(page, op.is_write());
         self.refill();
@@ -632,9 +622,8 @@ impl Policy for Cfdc {
         self.victim_cluster = NIL;
     }
 
-    fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
+    fn cluster(&mut self, _victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         let c = self.victim_cluster;
-        let _ = victim;
         if c == NIL || self.max_size <= 1 {
             return;
         }

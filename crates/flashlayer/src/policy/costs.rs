@@ -50,6 +50,8 @@ impl MovingAverage {
 pub(crate) struct Costs {
     read: f64,
     write: f64,
+    /// `(c_R, c_W)`, kept with `read` and `write`: CASA reads them on hits.
+    normalised: (f64, f64),
     measured: Option<(MovingAverage, MovingAverage)>,
 }
 
@@ -58,6 +60,7 @@ impl Costs {
         Costs {
             read: 1.0,
             write: 1.0,
+            normalised: (0.5, 0.5),
             measured: match source {
                 CostSource::Model => None,
                 CostSource::Measured { n } => Some((MovingAverage::new(n), MovingAverage::new(n))),
@@ -73,10 +76,17 @@ impl Costs {
     /// A page was admitted at `cost` (used with `cost=model`).
     #[inline]
     pub(crate) fn admitted(&mut self, cost: PageCost) {
-        if self.measured.is_none() && cost.read + cost.write > 0.0 {
-            self.read = cost.read;
-            self.write = cost.write;
+        let changed = (cost.read, cost.write) != (self.read, self.write);
+        if changed && self.measured.is_none() && cost.read + cost.write > 0.0 {
+            self.set(cost.read, cost.write);
         }
+    }
+
+    fn set(&mut self, read: f64, write: f64) {
+        self.read = read;
+        self.write = write;
+        let sum = read + write;
+        self.normalised = (read / sum, write / sum);
     }
 
     /// A physical I/O cost `cost` (used with `cost=measured`).
@@ -90,8 +100,7 @@ impl Costs {
         }
         if let (Some(r), Some(w)) = (reads.mean(), writes.mean()) {
             if r + w > 0.0 && (r + w).is_finite() {
-                self.read = r;
-                self.write = w;
+                self.set(r, w);
             }
         }
     }
@@ -99,8 +108,7 @@ impl Costs {
     /// `(c_R, c_W)` normalised so that `c_R + c_W = 1`.
     #[inline]
     pub(crate) fn normalised(&self) -> (f64, f64) {
-        let sum = self.read + self.write;
-        (self.read / sum, self.write / sum)
+        self.normalised
     }
 
     /// The asymmetry `R = c_W / c_R` (FD-Buffer §3).

@@ -509,19 +509,6 @@ impl PolicySpec {
     pub fn is_offline(&self) -> bool {
         self.kind == PolicyKind::Belady
     }
-
-    /// Whether the policy needs a store that measures its I/O latencies.
-    pub fn needs_measured_costs(&self) -> bool {
-        matches!(
-            self.kind,
-            PolicyKind::Casa {
-                cost: CostSource::Measured { .. }
-            } | PolicyKind::FdBuffer {
-                cost: CostSource::Measured { .. },
-                ..
-            }
-        )
-    }
 }
 
 impl fmt::Display for PolicySpec {

@@ -237,9 +237,9 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
-/// Dense ids sorted by original number; and per dense id, the dense ids of
-/// the pages numbered one below and one above (`u32::MAX` when absent).
-type NumberOrder = (Box<[DenseId]>, Box<[u32]>, Box<[u32]>);
+/// Per dense id, the dense ids of the pages numbered one below and one
+/// above (`u32::MAX` when absent).
+type NumberOrder = (Box<[u32]>, Box<[u32]>);
 
 /// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
 #[derive(Debug)]
@@ -249,9 +249,8 @@ pub struct Flt {
     n_requests: usize,
     n_pages: usize,
     has_bytes: bool,
-    /// Dense ids in order of their original numbers, and each page's numeric
-    /// neighbours, built on first use by [`Flt::dense_of`] and
-    /// [`Flt::neighbour`].
+    /// Each page's numeric neighbours, built on first use by
+    /// [`Flt::neighbour`] (sorting the page table once, O(n log n)).
     by_number: std::sync::OnceLock<NumberOrder>,
 }
 
@@ -415,24 +414,12 @@ impl Flt {
         })
     }
 
-    /// The dense id of the page the trace numbers `original`, if it has one.
-    /// The first call sorts the page table (O(n log n), 12 bytes a page);
-    /// later calls are binary searches. For write clustering, which looks
-    /// for neighbouring page numbers.
-    pub fn dense_of(&self, original: PageId) -> Option<DenseId> {
-        let (sorted, _, _) = self.number_order();
-        sorted
-            .binary_search_by_key(&original, |&d| self.original(d))
-            .ok()
-            .map(|i| sorted[i])
-    }
-
     /// The dense id of the page numbered `delta` away from dense page `d`'s
     /// number: |delta| steps along precomputed links to the pages numbered
     /// one below and one above (one lookup a step, not a search). Write
     /// clustering asks for ±1 steps.
     pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
-        let (_, below, above) = self.number_order();
+        let (below, above) = self.number_order();
         let links = if delta < 0 { below } else { above };
         let mut p = d;
         for _ in 0..delta.unsigned_abs() {
@@ -456,11 +443,7 @@ impl Flt {
                     below[w[1] as usize] = w[0];
                 }
             }
-            (
-                sorted.into_boxed_slice(),
-                below.into_boxed_slice(),
-                above.into_boxed_slice(),
-            )
+            (below.into_boxed_slice(), above.into_boxed_slice())
         })
     }
 
