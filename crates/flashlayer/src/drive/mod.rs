@@ -269,7 +269,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             victim = Some(v.page);
         }
         self.m.misses += 1;
-        if self.policy.wants_numbers() {
+        if self.policy.wants_number(page) {
             let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
             self.policy
                 .learn_number(page, frames.number(page), below, above);

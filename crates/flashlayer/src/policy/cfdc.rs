@@ -68,6 +68,37 @@ struct Cluster {
 
 const BUCKETS: usize = 128;
 
+/// A page's CFDC state beside its list node. Kept together because a miss
+/// reads all of it, and each separate array would cost a cache miss.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct Slot {
+    number: PageId,
+    /// Its cluster (`NIL` unless it is a dirty page of the priority
+    /// region) and its neighbours there.
+    cluster: u32,
+    prev: u32,
+    next: u32,
+    /// The pages numbered one below and one above (`NIL` when unknown),
+    /// learned at admission: a dense index, no hashing.
+    below: u32,
+    above: u32,
+    /// Whether `number`, `below` and `above` were learned.
+    known: bool,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        number: 0,
+        cluster: NIL,
+        prev: NIL,
+        next: NIL,
+        below: NIL,
+        above: NIL,
+        known: false,
+    };
+}
+
 /// What the last eviction changed, for [`Policy::reinstate`].
 #[derive(Clone, Copy, Debug)]
 enum Undo {
@@ -93,11 +124,8 @@ pub struct Cfdc {
     /// Requests served (hits and admissions): a cluster's age is measured
     /// in it.
     clock: u64,
-    numbers: Vec<PageId>,
-    /// Per page: its cluster and neighbours in it (`NIL` when none).
-    cluster_of: Vec<u32>,
-    cnext: Vec<u32>,
-    cprev: Vec<u32>,
+    /// Per page, one cache line: everything CFDC keeps beside the lists.
+    slots: Vec<Slot>,
     clusters: Vec<Cluster>,
     /// Per list by `k`: its oldest and newest cluster; `mask` marks the
     /// lists that are not empty.
@@ -111,10 +139,6 @@ pub struct Cfdc {
     head_stamp: [u64; BUCKETS],
     head_page: [u32; BUCKETS],
     free: Vec<u32>,
-    /// Per page: the pages numbered one below and one above (`NIL` when
-    /// unknown), learned at admission: a dense index, no hashing.
-    below: Vec<u32>,
-    above: Vec<u32>,
     /// The cluster the last victim came from, for [`Policy::cluster`].
     victim_cluster: u32,
     undo: Undo,
@@ -132,10 +156,7 @@ impl Cfdc {
             max_size: u32::try_from(cluster.max(1)).unwrap_or(u32::MAX),
             l: Lists::new(),
             clock: 0,
-            numbers: Vec::new(),
-            cluster_of: Vec::new(),
-            cnext: Vec::new(),
-            cprev: Vec::new(),
+            slots: Vec::new(),
             clusters: Vec::new(),
             bhead: [NIL; BUCKETS],
             head_k: [0.0; BUCKETS],
@@ -144,8 +165,6 @@ impl Cfdc {
             btail: [NIL; BUCKETS],
             mask: 0,
             free: Vec::new(),
-            below: Vec::new(),
-            above: Vec::new(),
             victim_cluster: NIL,
             undo: Undo::None,
         }
@@ -159,21 +178,16 @@ impl Cfdc {
     }
 
     fn grow(&mut self, pages: usize) {
-        if pages > self.numbers.len() {
-            self.numbers.resize(pages, 0);
-            self.cluster_of.resize(pages, NIL);
-            self.cnext.resize(pages, NIL);
-            self.cprev.resize(pages, NIL);
-            self.below.resize(pages, NIL);
-            self.above.resize(pages, NIL);
+        if pages > self.slots.len() {
+            self.slots.resize(pages, Slot::EMPTY);
         }
     }
 
     #[inline]
     fn ensure(&mut self, page: DenseId) {
         let need = page as usize + 1;
-        if need > self.numbers.len() {
-            self.grow(need.max(self.numbers.len() * 2));
+        if need > self.slots.len() {
+            self.grow(need.max(self.slots.len() * 2));
         }
     }
 
@@ -187,7 +201,7 @@ impl Cfdc {
                 let mut p = self.clusters[c as usize].head;
                 while p != NIL {
                     pages.push(p);
-                    p = self.cnext[p as usize];
+                    p = self.slots[p as usize].next;
                 }
                 out.push((pages, self.priority(c)));
                 c = self.clusters[c as usize].bnext;
@@ -315,7 +329,7 @@ impl Cfdc {
 
     /// Appends `page` to cluster `c`, updating its statistics.
     fn append(&mut self, c: u32, page: DenseId) {
-        let number = self.numbers[page as usize];
+        let number = self.slots[page as usize].number;
         if self.clusters[c as usize].n > 0 {
             self.bunlink(c);
         }
@@ -332,26 +346,27 @@ impl Cfdc {
         if tail == NIL {
             cl.head = page;
         } else {
-            self.cnext[tail as usize] = page;
+            self.slots[tail as usize].next = page;
         }
-        self.cprev[page as usize] = tail;
-        self.cnext[page as usize] = NIL;
-        self.cluster_of[page as usize] = c;
+        self.slots[page as usize].prev = tail;
+        self.slots[page as usize].next = NIL;
+        self.slots[page as usize].cluster = c;
         self.blink(c);
     }
 
     /// The cluster of `page` if it is a dirty page of the region.
     fn cluster_at(&self, page: u32) -> Option<u32> {
-        (page != NIL && self.l.list_of(page) == DIRTY).then(|| self.cluster_of[page as usize])
+        let c = self.slots.get(page as usize).map_or(NIL, |s| s.cluster);
+        (c != NIL).then_some(c)
     }
 
     /// A dirty page enters the priority region: it joins a neighbour's
     /// cluster or starts one (module docs).
     fn join(&mut self, page: DenseId) {
         self.l.push_front(DIRTY, page);
-        let number = self.numbers[page as usize];
-        let below = self.cluster_at(self.below[page as usize]);
-        let above = self.cluster_at(self.above[page as usize]);
+        let number = self.slots[page as usize].number;
+        let below = self.cluster_at(self.slots[page as usize].below);
+        let above = self.cluster_at(self.slots[page as usize].above);
         let fits =
             |c: &Option<u32>, me: &Self| c.filter(|&c| me.clusters[c as usize].n < me.max_size);
         let c = match fits(&below, self).or_else(|| fits(&above, self)) {
@@ -370,7 +385,7 @@ impl Cfdc {
                 let mut p = self.clusters[o as usize].head;
                 self.retire(o);
                 while p != NIL {
-                    let next = self.cnext[p as usize];
+                    let next = self.slots[p as usize].next;
                     self.append(c, p);
                     p = next;
                 }
@@ -384,22 +399,25 @@ impl Cfdc {
     /// A page leaves its cluster (and the dirty set of the region).
     fn leave(&mut self, page: DenseId) {
         self.l.unlink(page);
-        let c = self.cluster_of[page as usize];
-        let (prev, next) = (self.cprev[page as usize], self.cnext[page as usize]);
+        let c = self.slots[page as usize].cluster;
+        let (prev, next) = (
+            self.slots[page as usize].prev,
+            self.slots[page as usize].next,
+        );
         let cl = &mut self.clusters[c as usize];
         if prev == NIL {
             cl.head = next;
         } else {
-            self.cnext[prev as usize] = next;
+            self.slots[prev as usize].next = next;
         }
         if next == NIL {
             cl.tail = prev;
         } else {
-            self.cprev[next as usize] = prev;
+            self.slots[next as usize].prev = prev;
         }
         cl.n -= 1;
         let (n, b) = (cl.n, usize::from(cl.bucket));
-        self.cluster_of[page as usize] = NIL;
+        self.slots[page as usize].cluster = NIL;
         if n == 0 {
             self.retire(c);
         } else if self.bhead[b] == c {
@@ -422,6 +440,37 @@ impl Cfdc {
             } else {
                 self.l.push_front(CLEAN, t);
             }
+            self.prefetch_refill();
+        }
+    }
+
+    /// Starts loading what the next refills will read, so those loads
+    /// overlap the requests in between: the slots of the working tail's
+    /// numeric neighbours (its join reads them), and the slot and node of
+    /// the page two behind the tail (loaded one refill ahead, its node gives
+    /// the next one).
+    #[inline]
+    fn prefetch_refill(&self) {
+        use super::list::prefetch;
+        let t = self.l.tail(WORKING);
+        if t == NIL {
+            return;
+        }
+        let s = self.slots[t as usize];
+        for n in [s.below, s.above] {
+            if let Some(ns) = self.slots.get(n as usize) {
+                prefetch(ns);
+            }
+        }
+        let behind = self.l.prev_of(t);
+        let further = if behind == NIL {
+            NIL
+        } else {
+            self.l.prev_of(behind)
+        };
+        if further != NIL {
+            self.l.prefetch(further);
+            prefetch(&self.slots[further as usize]);
         }
     }
 
@@ -459,7 +508,7 @@ impl Cfdc {
             while c != NIL {
                 let mut p = self.clusters[c as usize].head;
                 while p != NIL && !evictable(p) {
-                    p = self.cnext[p as usize];
+                    p = self.slots[p as usize].next;
                 }
                 if p != NIL {
                     let pr = self.priority(c);
@@ -496,10 +545,14 @@ impl Policy for Cfdc {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.l.prefetch(page);
+        if let Some(s) = self.slots.get(page as usize) {
+            super::list::prefetch(s);
+        }
     }
 
-    fn wants_numbers(&self) -> bool {
-        true
+    #[inline]
+    fn wants_number(&self, page: DenseId) -> bool {
+        self.slots.get(page as usize).is_none_or(|s| !s.known)
     }
     fn learn_number(
         &mut self,
@@ -509,18 +562,19 @@ impl Policy for Cfdc {
         above: Option<DenseId>,
     ) {
         self.ensure(page);
-        self.numbers[page as usize] = number;
+        self.slots[page as usize].number = number;
+        self.slots[page as usize].known = true;
         // Links are about numbers, not residency: they stay, and a page
         // admitted later links itself to both sides.
         if let Some(b) = below {
             self.ensure(b);
-            self.below[page as usize] = b;
-            self.above[b as usize] = page;
+            self.slots[page as usize].below = b;
+            self.slots[b as usize].above = page;
         }
         if let Some(a) = above {
             self.ensure(a);
-            self.above[page as usize] = a;
-            self.below[a as usize] = page;
+            self.slots[page as usize].above = a;
+            self.slots[a as usize].below = page;
         }
     }
 
@@ -568,8 +622,8 @@ impl Policy for Cfdc {
                 saved: self.l.save(p),
                 cluster: self.clusters[c as usize],
                 index: c,
-                prev: self.cprev[p as usize],
-                next: self.cnext[p as usize],
+                prev: self.slots[p as usize].prev,
+                next: self.slots[p as usize].next,
             };
             self.leave(p);
             self.victim_cluster = c;
@@ -609,14 +663,14 @@ impl Policy for Cfdc {
                     self.brelink(index);
                 }
                 if prev != NIL {
-                    self.cnext[prev as usize] = page;
+                    self.slots[prev as usize].next = page;
                 }
                 if next != NIL {
-                    self.cprev[next as usize] = page;
+                    self.slots[next as usize].prev = page;
                 }
-                self.cprev[page as usize] = prev;
-                self.cnext[page as usize] = next;
-                self.cluster_of[page as usize] = index;
+                self.slots[page as usize].prev = prev;
+                self.slots[page as usize].next = next;
+                self.slots[page as usize].cluster = index;
             }
         }
         self.victim_cluster = NIL;
@@ -632,7 +686,7 @@ impl Policy for Cfdc {
             if pages.evictable(p) {
                 out.push(p);
             }
-            p = self.cnext[p as usize];
+            p = self.slots[p as usize].next;
         }
     }
 
@@ -685,7 +739,7 @@ mod tests {
     fn admit(c: &mut Cfdc, page: DenseId, number: PageId, op: Op) {
         assert!(!c.access(page, op));
         // The test's pages: dense id i has the number the test gives it.
-        let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.numbers[q as usize]) == n);
+        let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.slots[q as usize].number) == n);
         let (below, above) = (known(number.checked_sub(1)), known(number.checked_add(1)));
         c.learn_number(page, number, below, above);
         c.insert(page, op, COST);

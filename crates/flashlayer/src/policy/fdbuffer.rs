@@ -681,17 +681,21 @@ impl Policy for FdBuffer {
     }
 
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
-        for step in [-1i64, 1] {
-            let mut at = victim;
+        // Both first neighbours are looked up before either is tested, so
+        // their loads overlap: most victims have no dirty neighbour, and
+        // these two lookups are all clustering costs them.
+        let first = [pages.neighbour(victim, -1), pages.neighbour(victim, 1)];
+        for (step, first) in [-1i64, 1].into_iter().zip(first) {
+            let mut next = first;
             while out.len() < self.cluster {
-                let Some(p) = pages.neighbour(at, step) else {
+                let Some(p) = next else {
                     break;
                 };
                 if !(self.dirty.is_dirty(p) && pages.evictable(p)) {
                     break;
                 }
                 out.push(p);
-                at = p;
+                next = pages.neighbour(p, step);
             }
         }
     }

@@ -201,15 +201,19 @@ pub trait Policy {
         false
     }
 
-    /// Whether the policy groups pages by page number (CFDC's clusters), so
-    /// that the caller must tell it each admitted page's number
-    /// ([`Policy::learn_number`]). Default: `false`.
-    fn wants_numbers(&self) -> bool {
+    /// Whether the policy groups pages by page number (CFDC's clusters) and
+    /// does not know `page`'s yet, so that the caller must tell it
+    /// ([`Policy::learn_number`]) before admitting it. A page's number never
+    /// changes, so a policy that remembers it asks once per page, and the
+    /// caller's lookup of numeric neighbours stays off the common miss path.
+    /// Default: `false`.
+    fn wants_number(&self, page: DenseId) -> bool {
+        let _ = page;
         false
     }
 
     /// The page number of `page`, told right before it is admitted when
-    /// [`Policy::wants_numbers`], with the dense ids of the pages numbered
+    /// [`Policy::wants_number`], with the dense ids of the pages numbered
     /// one below and one above it if the caller knows them, so the policy
     /// finds numeric neighbours without a table of its own. Default: ignored.
     fn learn_number(

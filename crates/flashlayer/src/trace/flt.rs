@@ -238,8 +238,9 @@ enum Bytes {
 }
 
 /// Per dense id, the dense ids of the pages numbered one below and one
-/// above (`u32::MAX` when absent).
-type NumberOrder = (Box<[u32]>, Box<[u32]>);
+/// above (`u32::MAX` when absent), side by side: clustering asks for both,
+/// and one cache line serves them.
+type NumberOrder = Box<[[u32; 2]]>;
 
 /// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
 #[derive(Debug)]
@@ -419,11 +420,11 @@ impl Flt {
     /// one below and one above (one lookup a step, not a search). Write
     /// clustering asks for ±1 steps.
     pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
-        let (below, above) = self.number_order();
-        let links = if delta < 0 { below } else { above };
+        let links = self.number_order();
+        let side = usize::from(delta > 0);
         let mut p = d;
         for _ in 0..delta.unsigned_abs() {
-            p = *links.get(p as usize)?;
+            p = links.get(p as usize)?[side];
             if p == u32::MAX {
                 return None;
             }
@@ -435,15 +436,14 @@ impl Flt {
         self.by_number.get_or_init(|| {
             let mut sorted: Vec<DenseId> = (0..self.n_pages as DenseId).collect();
             sorted.sort_unstable_by_key(|&d| self.original(d));
-            let mut below = vec![u32::MAX; self.n_pages];
-            let mut above = vec![u32::MAX; self.n_pages];
+            let mut links = vec![[u32::MAX; 2]; self.n_pages];
             for w in sorted.windows(2) {
                 if self.original(w[0]).checked_add(1) == Some(self.original(w[1])) {
-                    above[w[0] as usize] = w[1];
-                    below[w[1] as usize] = w[0];
+                    links[w[0] as usize][1] = w[1];
+                    links[w[1] as usize][0] = w[0];
                 }
             }
-            (below.into_boxed_slice(), above.into_boxed_slice())
+            links.into_boxed_slice()
         })
     }
 
