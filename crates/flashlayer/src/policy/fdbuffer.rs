@@ -684,6 +684,9 @@ impl Policy for FdBuffer {
         // Both first neighbours are looked up before either is tested, so
         // their loads overlap: most victims have no dirty neighbour, and
         // these two lookups are all clustering costs them.
+        if out.len() >= self.cluster {
+            return;
+        }
         let first = [pages.neighbour(victim, -1), pages.neighbour(victim, 1)];
         for (step, first) in [-1i64, 1].into_iter().zip(first) {
             let mut next = first;
