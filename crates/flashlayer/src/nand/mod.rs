@@ -1,0 +1,820 @@
+//! A NAND flash chip emulator (PDL §2 and Table 1): blocks of pages, each
+//! page a data area and a spare area, with the chip's own rules and none of
+//! any update method's.
+//!
+//! - Erase sets every bit of a block to 1; a program only turns bits from 1
+//!   to 0. Asking a program to turn a 0 into a 1 is an error, never done.
+//! - The pages of a block are programmed in order (a program may skip pages,
+//!   never go back to one below the highest programmed page).
+//! - A page's data area is programmed once per erase; its spare area may be
+//!   programmed again, up to `spare_programs` times in all (PDL footnote 9:
+//!   at least two on the chips it used; 1 for chips that forbid it). That
+//!   second program is how a page is marked obsolete.
+//! - Counters: page reads, spare-only reads, programs, spare re-programs,
+//!   erases, erases per block (wear), and virtual time: each operation adds
+//!   its time from the timing preset. A spare-only read costs a page read
+//!   (the chip loads the whole page into its register either way) and a
+//!   spare re-program costs a program (PDL §5 counts setting an obsolete
+//!   bit as a write).
+//! - The image is in memory or in a file laid out exactly as the chip: page
+//!   after page, each its data then its spare. A file image survives the
+//!   process; reopening it derives each block's programmed pages from its
+//!   contents.
+//!
+//! **Power cuts.** [`Chip::power_cut_after`]`(n)` stops the chip at its
+//! n-th operation from then on. That operation fails with
+//! [`Error::PowerCut`]; if it was a program it may be torn, a prefix of its
+//! bit changes applied (bytes in address order, data then spare, the last
+//! byte partly); if it was an erase, a prefix of the block's bytes may be
+//! back to 1s. How much is applied is drawn from the chip's seeded random
+//! generator, so a cut is reproducible. Every later operation fails with
+//! [`Error::PowerCut`] until [`Chip::power_on`].
+
+use crate::device::DeviceModel;
+use crate::error::{Error, Result};
+use memmap2::MmapMut;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use std::path::{Path, PathBuf};
+
+/// The preset a chip takes its timing from unless told otherwise.
+pub const DEFAULT_PRESET: &str = "pdl10-mlc-nand";
+
+/// A physical page address: `block * pages_per_block + page`.
+pub type Ppn = u32;
+
+/// The shape of a chip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Erase blocks.
+    pub blocks: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Bytes in a page's data area.
+    pub page_size: usize,
+    /// Bytes in a page's spare area.
+    pub spare_size: usize,
+}
+
+impl Geometry {
+    /// Pages on the chip.
+    pub fn pages(&self) -> u32 {
+        self.blocks * self.pages_per_block
+    }
+    /// Bytes a page takes in the image (data and spare).
+    pub fn stride(&self) -> usize {
+        self.page_size + self.spare_size
+    }
+    /// The block holding `ppn`.
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
+        ppn / self.pages_per_block
+    }
+    /// The first page of `block`.
+    pub fn first_page(&self, block: u32) -> Ppn {
+        block * self.pages_per_block
+    }
+}
+
+/// Operation times in µs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Reading a page (or its spare area).
+    pub read_us: f64,
+    /// Programming a page (or re-programming its spare area).
+    pub program_us: f64,
+    /// Erasing a block.
+    pub erase_us: f64,
+}
+
+impl Timing {
+    /// The timing of a device preset: its random read, random write and
+    /// erase. A preset without erases is not a NAND chip.
+    pub fn from_preset(name: &str) -> Result<Timing> {
+        let d = DeviceModel::parse(name)?;
+        let erase = d.erase.ok_or_else(|| {
+            Error::invalid(format!(
+                "device '{name}' has no erase time; a NAND chip needs one (try '{DEFAULT_PRESET}')"
+            ))
+        })?;
+        Ok(Timing {
+            read_us: d.read,
+            program_us: d.write,
+            erase_us: erase,
+        })
+    }
+}
+
+/// What a chip has done.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChipStats {
+    /// Page reads (data and spare).
+    pub reads: u64,
+    /// Reads of a spare area alone.
+    pub spare_reads: u64,
+    /// Page programs.
+    pub programs: u64,
+    /// Re-programs of a spare area (obsolete marks).
+    pub spare_programs: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Virtual time of all operations, µs.
+    pub time_us: f64,
+    /// The most erases any block has had.
+    pub max_erase_count: u32,
+    /// Power cuts that stopped an operation.
+    pub power_cuts: u64,
+}
+
+impl ChipStats {
+    /// Page operations of any kind.
+    pub fn operations(&self) -> u64 {
+        self.reads + self.spare_reads + self.programs + self.spare_programs + self.erases
+    }
+}
+
+/// Builds a [`Chip`]. Every default is stated on its setter.
+#[derive(Clone, Debug)]
+pub struct ChipBuilder {
+    geometry: Geometry,
+    preset: String,
+    timing: Option<Timing>,
+    spare_programs: u8,
+    path: Option<PathBuf>,
+    seed: u64,
+}
+
+impl ChipBuilder {
+    /// A chip of `blocks` erase blocks; 64 pages of 2,048 + 64 bytes each
+    /// (PDL Table 1) unless set otherwise.
+    pub fn new(blocks: u32) -> Self {
+        ChipBuilder {
+            geometry: Geometry {
+                blocks,
+                pages_per_block: 64,
+                page_size: 2048,
+                spare_size: 64,
+            },
+            preset: DEFAULT_PRESET.to_string(),
+            timing: None,
+            spare_programs: 2,
+            path: None,
+            seed: 0,
+        }
+    }
+    /// Pages per block. Default: 64.
+    pub fn pages_per_block(mut self, n: u32) -> Self {
+        self.geometry.pages_per_block = n;
+        self
+    }
+    /// Bytes in a page's data area. Default: 2,048.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.geometry.page_size = n;
+        self
+    }
+    /// Bytes in a page's spare area. Default: 64.
+    pub fn spare_size(mut self, n: usize) -> Self {
+        self.geometry.spare_size = n;
+        self
+    }
+    /// The device preset timing comes from. Default: `pdl10-mlc-nand`
+    /// (read 110 µs, program 1,010 µs, erase 1,500 µs).
+    pub fn preset(mut self, name: &str) -> Self {
+        self.preset = name.to_string();
+        self
+    }
+    /// Explicit timing, overriding the preset's. Default: the preset's.
+    pub fn timing(mut self, t: Timing) -> Self {
+        self.timing = Some(t);
+        self
+    }
+    /// Programs a spare area may take between erases, the first included.
+    /// Default: 2 (PDL footnote 9); 1 for chips that forbid re-programming.
+    pub fn spare_programs(mut self, n: u8) -> Self {
+        self.spare_programs = n;
+        self
+    }
+    /// Keeps the image in this file: opened if it exists (its size must
+    /// match the geometry), else created erased. Default: in memory.
+    pub fn path(mut self, p: impl AsRef<Path>) -> Self {
+        self.path = Some(p.as_ref().to_path_buf());
+        self
+    }
+    /// Seed of the generator that decides how much of a cut operation is
+    /// applied. Default: 0.
+    pub fn seed(mut self, s: u64) -> Self {
+        self.seed = s;
+        self
+    }
+
+    /// The chip.
+    pub fn build(self) -> Result<Chip> {
+        let g = self.geometry;
+        if g.blocks == 0 || g.pages_per_block == 0 || g.page_size == 0 {
+            return Err(Error::invalid(format!(
+                "a NAND chip needs at least one block, one page per block and one data byte \
+                 (got {} blocks of {} pages of {} bytes)",
+                g.blocks, g.pages_per_block, g.page_size
+            )));
+        }
+        if g.pages_per_block > u32::from(u16::MAX) {
+            return Err(Error::invalid(format!(
+                "{} pages per block; at most {}",
+                g.pages_per_block,
+                u16::MAX
+            )));
+        }
+        if self.spare_programs == 0 {
+            return Err(Error::invalid(
+                "spare_programs must be at least 1 (the page's own program)",
+            ));
+        }
+        let bytes = (g.blocks as u64)
+            .checked_mul(u64::from(g.pages_per_block))
+            .and_then(|p| p.checked_mul(g.stride() as u64))
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or_else(|| Error::invalid("chip image too large for this machine"))?;
+        let timing = match self.timing {
+            Some(t) => t,
+            None => Timing::from_preset(&self.preset)?,
+        };
+        let image = match &self.path {
+            None => Image::Mem(vec![0xFF; bytes]),
+            Some(p) => Image::open(p, bytes)?,
+        };
+        let mut chip = Chip {
+            geometry: g,
+            timing,
+            spare_limit: self.spare_programs,
+            image,
+            next: vec![0; g.blocks as usize],
+            spare_count: vec![0; g.pages() as usize],
+            wear: vec![0; g.blocks as usize],
+            stats: ChipStats::default(),
+            cut_in: None,
+            off: false,
+            rng: Pcg64::seed_from_u64(self.seed),
+        };
+        for b in 0..g.blocks {
+            chip.rescan_block(b);
+        }
+        Ok(chip)
+    }
+}
+
+#[derive(Debug)]
+enum Image {
+    Mem(Vec<u8>),
+    File { map: MmapMut, path: PathBuf },
+}
+
+impl Image {
+    fn open(path: &Path, bytes: usize) -> Result<Image> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let fresh = len == 0;
+        if fresh {
+            file.set_len(bytes as u64).map_err(|e| Error::io(path, e))?;
+        } else if len != bytes as u64 {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                msg: format!(
+                    "chip image of {len} bytes, but the geometry needs {bytes}; \
+                     give the geometry it was made with"
+                ),
+            });
+        }
+        // SAFETY: the mapping is private to this chip for its lifetime; the
+        // file is not resized while mapped, and nothing else in this process
+        // maps it (a second chip on the same file is the caller's error, and
+        // at worst reads torn bytes, which the flash stores detect).
+        let mut map = unsafe { MmapMut::map_mut(&file) }.map_err(|e| Error::io(path, e))?;
+        if fresh {
+            map.fill(0xFF);
+        }
+        Ok(Image::File {
+            map,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        match self {
+            Image::Mem(v) => v,
+            Image::File { map, .. } => map,
+        }
+    }
+}
+
+/// A NAND flash chip (module docs).
+#[derive(Debug)]
+pub struct Chip {
+    geometry: Geometry,
+    timing: Timing,
+    spare_limit: u8,
+    image: Image,
+    /// Per block: one past its highest programmed page.
+    next: Vec<u16>,
+    /// Per page: programs its spare area has taken since the erase.
+    spare_count: Vec<u8>,
+    wear: Vec<u32>,
+    stats: ChipStats,
+    /// Operations left before the armed cut (1: the next one is cut).
+    cut_in: Option<u64>,
+    off: bool,
+    rng: Pcg64,
+}
+
+/// Whether `new` only turns bits of `old` from 1 to 0.
+#[inline]
+fn only_clears(old: &[u8], new: &[u8]) -> bool {
+    let (oc, nc) = (old.chunks_exact(8), new.chunks_exact(8));
+    let tail = oc
+        .remainder()
+        .iter()
+        .zip(nc.remainder())
+        .all(|(o, n)| n & !o == 0);
+    let word = |b: &[u8]| u64::from_ne_bytes(b.try_into().expect("8 bytes"));
+    tail && oc.zip(nc).all(|(o, n)| word(n) & !word(o) == 0)
+}
+
+impl Chip {
+    /// A builder for a chip of `blocks` blocks.
+    pub fn builder(blocks: u32) -> ChipBuilder {
+        ChipBuilder::new(blocks)
+    }
+
+    /// The chip's shape.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// The chip's timing.
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// Programs a spare area may take between erases.
+    pub fn spare_programs(&self) -> u8 {
+        self.spare_limit
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> ChipStats {
+        let mut s = self.stats.clone();
+        s.max_erase_count = self.wear.iter().copied().max().unwrap_or(0);
+        s
+    }
+
+    /// Erases each block has had.
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.wear
+    }
+
+    /// The image file, if the chip has one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.image {
+            Image::Mem(_) => None,
+            Image::File { path, .. } => Some(path),
+        }
+    }
+
+    /// Arms a power cut at the `n`-th operation from now (`n >= 1`).
+    pub fn power_cut_after(&mut self, n: u64) -> Result<()> {
+        if n == 0 {
+            return Err(Error::invalid(
+                "power_cut_after(n) needs n >= 1 (the n-th operation from now is cut)",
+            ));
+        }
+        self.cut_in = Some(n);
+        Ok(())
+    }
+
+    /// Cancels an armed cut that has not happened.
+    pub fn disarm(&mut self) {
+        self.cut_in = None;
+    }
+
+    /// Whether the chip is powered.
+    pub fn is_on(&self) -> bool {
+        !self.off
+    }
+
+    /// Restores power after a cut. Nothing else changes: the image is as
+    /// the cut left it.
+    pub fn power_on(&mut self) {
+        self.off = false;
+    }
+
+    /// One past the highest programmed page of `block` (0 if erased).
+    pub fn programmed_pages(&self, block: u32) -> u32 {
+        u32::from(self.next[block as usize])
+    }
+
+    /// Writes a file image's changes to the file (a no-op in memory). The
+    /// image already survives the process; this survives the machine.
+    pub fn sync(&mut self) -> Result<()> {
+        if let Image::File { map, path } = &mut self.image {
+            map.flush().map_err(|e| Error::io(path.as_path(), e))?;
+        }
+        Ok(())
+    }
+
+    /// Counts an operation against an armed cut: `Ok(false)` to go on,
+    /// `Ok(true)` if this operation is the one cut, `Err` if the chip is off.
+    fn start(&mut self) -> Result<bool> {
+        if self.off {
+            return Err(Error::PowerCut);
+        }
+        match self.cut_in {
+            Some(1) => {
+                self.cut_in = None;
+                self.off = true;
+                self.stats.power_cuts += 1;
+                Ok(true)
+            }
+            Some(n) => {
+                self.cut_in = Some(n - 1);
+                Ok(false)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn check_ppn(&self, ppn: Ppn) -> Result<()> {
+        if ppn >= self.geometry.pages() {
+            return Err(Error::invalid(format!(
+                "page {ppn} is beyond the chip's {} pages",
+                self.geometry.pages()
+            )));
+        }
+        Ok(())
+    }
+
+    fn range(&self, ppn: Ppn) -> std::ops::Range<usize> {
+        let s = ppn as usize * self.geometry.stride();
+        s..s + self.geometry.stride()
+    }
+
+    /// Reads page `ppn`'s data and spare areas.
+    pub fn read(&mut self, ppn: Ppn, data: &mut [u8], spare: &mut [u8]) -> Result<()> {
+        self.check_ppn(ppn)?;
+        self.check_lens(data.len(), spare.len())?;
+        if self.start()? {
+            return Err(Error::PowerCut);
+        }
+        let ps = self.geometry.page_size;
+        let r = self.range(ppn);
+        let page = &self.image.bytes()[r];
+        data.copy_from_slice(&page[..ps]);
+        spare.copy_from_slice(&page[ps..]);
+        self.stats.reads += 1;
+        self.stats.time_us += self.timing.read_us;
+        Ok(())
+    }
+
+    /// Reads page `ppn`'s spare area alone.
+    pub fn read_spare(&mut self, ppn: Ppn, spare: &mut [u8]) -> Result<()> {
+        self.check_ppn(ppn)?;
+        self.check_lens(self.geometry.page_size, spare.len())?;
+        if self.start()? {
+            return Err(Error::PowerCut);
+        }
+        let ps = self.geometry.page_size;
+        let r = self.range(ppn);
+        spare.copy_from_slice(&self.image.bytes()[r][ps..]);
+        self.stats.spare_reads += 1;
+        self.stats.time_us += self.timing.read_us;
+        Ok(())
+    }
+
+    fn check_lens(&self, data: usize, spare: usize) -> Result<()> {
+        let g = self.geometry;
+        if data != g.page_size || spare != g.spare_size {
+            return Err(Error::invalid(format!(
+                "buffers of {data}+{spare} bytes for a chip of {}+{}-byte pages",
+                g.page_size, g.spare_size
+            )));
+        }
+        Ok(())
+    }
+
+    /// Programs page `ppn`: its data and spare areas, once per erase, in
+    /// page order within the block.
+    pub fn program(&mut self, ppn: Ppn, data: &[u8], spare: &[u8]) -> Result<()> {
+        self.check_ppn(ppn)?;
+        self.check_lens(data.len(), spare.len())?;
+        let g = self.geometry;
+        let (block, index) = (g.block_of(ppn), ppn % g.pages_per_block);
+        let next = u32::from(self.next[block as usize]);
+        if index < next {
+            return Err(Error::invalid(format!(
+                "program of page {index} of block {block}: pages are programmed in order, \
+                 and page {} is already programmed",
+                next - 1
+            )));
+        }
+        let ps = g.page_size;
+        let r = self.range(ppn);
+        {
+            let old = &self.image.bytes()[r.clone()];
+            if !(only_clears(&old[..ps], data) && only_clears(&old[ps..], spare)) {
+                return Err(Error::invalid(format!(
+                    "program of page {index} of block {block} would turn a 0 bit into a 1; \
+                     only an erase does that"
+                )));
+            }
+        }
+        let cut = self.start()?;
+        self.stats.programs += 1;
+        self.stats.time_us += self.timing.program_us;
+        let page = &mut self.image.bytes()[r];
+        if cut {
+            let k = self.rng.random_range(0..=page.len());
+            let mask: u8 = self.rng.random();
+            let mut src = data.iter().chain(spare.iter());
+            for (i, (b, &n)) in page.iter_mut().zip(&mut src).enumerate() {
+                if i < k {
+                    *b &= n;
+                } else {
+                    // The boundary byte: some of its bit changes landed.
+                    *b &= n | mask;
+                    break;
+                }
+            }
+            self.rescan_block(block);
+            return Err(Error::PowerCut);
+        }
+        for (b, &n) in page[..ps].iter_mut().zip(data) {
+            *b &= n;
+        }
+        for (b, &n) in page[ps..].iter_mut().zip(spare) {
+            *b &= n;
+        }
+        self.next[block as usize] = (index + 1) as u16;
+        self.spare_count[ppn as usize] = 1;
+        Ok(())
+    }
+
+    /// Programs page `ppn`'s spare area again (an obsolete mark): at most
+    /// `spare_programs` programs since the erase, only on a programmed page.
+    pub fn program_spare(&mut self, ppn: Ppn, spare: &[u8]) -> Result<()> {
+        self.check_ppn(ppn)?;
+        self.check_lens(self.geometry.page_size, spare.len())?;
+        let g = self.geometry;
+        let (block, index) = (g.block_of(ppn), ppn % g.pages_per_block);
+        if index >= u32::from(self.next[block as usize]) {
+            return Err(Error::invalid(format!(
+                "spare program of page {index} of block {block}, which is not programmed"
+            )));
+        }
+        if self.spare_count[ppn as usize] >= self.spare_limit {
+            return Err(Error::invalid(format!(
+                "spare area of page {index} of block {block} already programmed {} time(s), \
+                 the chip's limit between erases",
+                self.spare_limit
+            )));
+        }
+        let ps = g.page_size;
+        let r = self.range(ppn);
+        if !only_clears(&self.image.bytes()[r.clone()][ps..], spare) {
+            return Err(Error::invalid(format!(
+                "spare program of page {index} of block {block} would turn a 0 bit into a 1"
+            )));
+        }
+        let cut = self.start()?;
+        self.stats.spare_programs += 1;
+        self.stats.time_us += self.timing.program_us;
+        self.spare_count[ppn as usize] += 1;
+        let area = &mut self.image.bytes()[r][ps..];
+        if cut {
+            let k = self.rng.random_range(0..=area.len());
+            for (b, &n) in area.iter_mut().zip(spare).take(k) {
+                *b &= n;
+            }
+            return Err(Error::PowerCut);
+        }
+        for (b, &n) in area.iter_mut().zip(spare) {
+            *b &= n;
+        }
+        Ok(())
+    }
+
+    /// Erases `block`: every bit back to 1.
+    pub fn erase(&mut self, block: u32) -> Result<()> {
+        if block >= self.geometry.blocks {
+            return Err(Error::invalid(format!(
+                "block {block} is beyond the chip's {} blocks",
+                self.geometry.blocks
+            )));
+        }
+        let cut = self.start()?;
+        self.stats.erases += 1;
+        self.stats.time_us += self.timing.erase_us;
+        self.wear[block as usize] += 1;
+        let g = self.geometry;
+        let start = g.first_page(block) as usize * g.stride();
+        let len = g.pages_per_block as usize * g.stride();
+        let k = if cut {
+            self.rng.random_range(0..=len)
+        } else {
+            len
+        };
+        self.image.bytes()[start..start + k].fill(0xFF);
+        let first = g.first_page(block) as usize;
+        self.spare_count[first..first + g.pages_per_block as usize].fill(0);
+        self.rescan_block(block);
+        if cut {
+            return Err(Error::PowerCut);
+        }
+        Ok(())
+    }
+
+    /// Derives `block`'s programmed pages from its bytes: one past the last
+    /// page that is not all 1s. Pages below it whose spare was programmed
+    /// are counted as programmed once.
+    fn rescan_block(&mut self, block: u32) {
+        let g = self.geometry;
+        let stride = g.stride();
+        let first = g.first_page(block);
+        let bytes = self.image.bytes();
+        let mut next = 0;
+        for i in (0..g.pages_per_block).rev() {
+            let s = (first + i) as usize * stride;
+            if bytes[s..s + stride].iter().any(|&b| b != 0xFF) {
+                next = i + 1;
+                break;
+            }
+        }
+        self.next[block as usize] = next as u16;
+        for i in 0..g.pages_per_block {
+            let c = &mut self.spare_count[(first + i) as usize];
+            *c = if i < next { (*c).max(1) } else { 0 };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Chip {
+        Chip::builder(4)
+            .pages_per_block(4)
+            .page_size(16)
+            .spare_size(8)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn erase_sets_ones_and_programs_only_clear_bits() {
+        let mut c = small();
+        let (mut d, mut s) = ([0u8; 16], [0u8; 8]);
+        c.read(0, &mut d, &mut s).unwrap();
+        assert_eq!((d, s), ([0xFF; 16], [0xFF; 8]));
+        c.program(0, &[0x0F; 16], &[0xF0; 8]).unwrap();
+        c.read(0, &mut d, &mut s).unwrap();
+        assert_eq!((d, s), ([0x0F; 16], [0xF0; 8]));
+        // A spare re-program may clear more bits, never set one.
+        c.program_spare(0, &[0x00; 8]).unwrap();
+        c.read_spare(0, &mut s).unwrap();
+        assert_eq!(s, [0; 8]);
+        let err = c.program_spare(0, &[0xFF; 8]).unwrap_err().to_string();
+        assert!(err.contains("already programmed 2"), "{err}");
+        c.erase(0).unwrap();
+        c.read(0, &mut d, &mut s).unwrap();
+        assert_eq!((d, s), ([0xFF; 16], [0xFF; 8]));
+        assert_eq!(c.erase_counts()[0], 1);
+    }
+
+    #[test]
+    fn pages_are_programmed_in_order_and_once() {
+        let mut c = small();
+        c.program(1, &[0; 16], &[0; 8]).unwrap();
+        let err = c.program(0, &[0; 16], &[0; 8]).unwrap_err().to_string();
+        assert!(err.contains("in order"), "{err}");
+        assert!(c.program(1, &[0; 16], &[0; 8]).is_err());
+        c.program(3, &[0; 16], &[0; 8]).unwrap();
+        assert_eq!(c.programmed_pages(0), 4);
+    }
+
+    #[test]
+    fn a_spare_program_on_a_chip_that_forbids_it_fails() {
+        let mut c = Chip::builder(1)
+            .pages_per_block(2)
+            .page_size(8)
+            .spare_size(4)
+            .spare_programs(1)
+            .build()
+            .unwrap();
+        c.program(0, &[0; 8], &[0xFF; 4]).unwrap();
+        assert!(c.program_spare(0, &[0; 4]).is_err());
+    }
+
+    #[test]
+    fn a_power_cut_fails_the_operation_and_every_later_one_until_power_on() {
+        let mut c = small();
+        c.power_cut_after(2).unwrap();
+        c.program(0, &[0; 16], &[0; 8]).unwrap();
+        assert!(matches!(
+            c.program(1, &[0; 16], &[0; 8]),
+            Err(Error::PowerCut)
+        ));
+        let (mut d, mut s) = ([0u8; 16], [0u8; 8]);
+        assert!(matches!(c.read(0, &mut d, &mut s), Err(Error::PowerCut)));
+        c.power_on();
+        c.read(0, &mut d, &mut s).unwrap();
+        assert_eq!(d, [0; 16]);
+        // The torn page holds a prefix of its changes and counts as used.
+        c.read(1, &mut d, &mut s).unwrap();
+        let torn: Vec<u8> = d.iter().chain(&s).copied().collect();
+        let cleared = torn.iter().take_while(|&&b| b == 0).count();
+        assert!(torn[cleared..].iter().skip(1).all(|&b| b == 0xFF));
+        assert_eq!(c.stats().power_cuts, 1);
+    }
+
+    #[test]
+    fn a_cut_erase_leaves_a_prefix_of_the_block_erased() {
+        for seed in 0..20 {
+            let mut c = Chip::builder(2)
+                .pages_per_block(4)
+                .page_size(16)
+                .spare_size(8)
+                .seed(seed)
+                .build()
+                .unwrap();
+            for p in 0..4 {
+                c.program(p, &[0; 16], &[0; 8]).unwrap();
+            }
+            c.power_cut_after(1).unwrap();
+            assert!(matches!(c.erase(0), Err(Error::PowerCut)));
+            c.power_on();
+            let mut all = Vec::new();
+            for p in 0..4 {
+                let (mut d, mut s) = ([0u8; 16], [0u8; 8]);
+                c.read(p, &mut d, &mut s).unwrap();
+                all.extend(d);
+                all.extend(s);
+            }
+            let erased = all.iter().take_while(|&&b| b == 0xFF).count();
+            assert!(all[erased..].iter().all(|&b| b == 0), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_file_image_survives_the_chip_laid_out_as_the_chip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("chip.img");
+        let build = || {
+            Chip::builder(2)
+                .pages_per_block(4)
+                .page_size(16)
+                .spare_size(8)
+                .path(&path)
+                .build()
+        };
+        {
+            let mut c = build().unwrap();
+            c.program(4, &[0x11; 16], &[0x22; 8]).unwrap();
+            c.program(5, &[0x33; 16], &[0xFF; 8]).unwrap();
+            c.sync().unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len(), 8 * 24);
+        assert_eq!(&bytes[4 * 24..4 * 24 + 16], &[0x11; 16]);
+        assert_eq!(&bytes[4 * 24 + 16..5 * 24], &[0x22; 8]);
+        let mut c = build().unwrap();
+        assert_eq!(c.programmed_pages(1), 2);
+        assert!(c.program(5, &[0; 16], &[0; 8]).is_err());
+        let (mut d, mut s) = ([0u8; 16], [0u8; 8]);
+        c.read(5, &mut d, &mut s).unwrap();
+        assert_eq!(d, [0x33; 16]);
+        let wrong = Chip::builder(3)
+            .pages_per_block(4)
+            .page_size(16)
+            .spare_size(8)
+            .path(&path)
+            .build();
+        assert!(wrong.unwrap_err().to_string().contains("geometry"));
+    }
+
+    #[test]
+    fn counters_and_virtual_time_follow_table_1() {
+        let mut c = Chip::builder(2).build().unwrap();
+        let (d, s) = (vec![0u8; 2048], vec![0xFFu8; 64]);
+        c.program(0, &d, &s).unwrap();
+        let (mut rd, mut rs) = (vec![0u8; 2048], vec![0u8; 64]);
+        c.read(0, &mut rd, &mut rs).unwrap();
+        c.erase(1).unwrap();
+        let st = c.stats();
+        assert_eq!((st.programs, st.reads, st.erases), (1, 1, 1));
+        assert_eq!(st.time_us, 1010.0 + 110.0 + 1500.0);
+        assert_eq!(st.max_erase_count, 1);
+    }
+}
