@@ -27,6 +27,7 @@ pub mod buffer;
 pub mod device;
 pub mod drive;
 pub mod error;
+pub mod flash;
 pub mod nand;
 pub mod policy;
 pub mod sim;

@@ -561,12 +561,19 @@ impl Chip {
         Ok(())
     }
 
-    /// Programs page `ppn`'s spare area again (an obsolete mark): at most
-    /// `spare_programs` programs since the erase, only on a programmed page.
-    pub fn program_spare(&mut self, ppn: Ppn, spare: &[u8]) -> Result<()> {
+    /// Programs `bytes` into page `ppn`'s spare area again, from `offset`
+    /// (a partial program: an obsolete mark): at most `spare_programs`
+    /// programs of the spare since the erase, only on a programmed page.
+    pub fn program_spare(&mut self, ppn: Ppn, offset: usize, bytes: &[u8]) -> Result<()> {
         self.check_ppn(ppn)?;
-        self.check_lens(self.geometry.page_size, spare.len())?;
         let g = self.geometry;
+        if offset + bytes.len() > g.spare_size {
+            return Err(Error::invalid(format!(
+                "spare program of {} bytes at {offset} beyond the {}-byte spare area",
+                bytes.len(),
+                g.spare_size
+            )));
+        }
         let (block, index) = (g.block_of(ppn), ppn % g.pages_per_block);
         if index >= u32::from(self.next[block as usize]) {
             return Err(Error::invalid(format!(
@@ -580,9 +587,8 @@ impl Chip {
                 self.spare_limit
             )));
         }
-        let ps = g.page_size;
-        let r = self.range(ppn);
-        if !only_clears(&self.image.bytes()[r.clone()][ps..], spare) {
+        let at = self.range(ppn).start + g.page_size + offset;
+        if !only_clears(&self.image.bytes()[at..at + bytes.len()], bytes) {
             return Err(Error::invalid(format!(
                 "spare program of page {index} of block {block} would turn a 0 bit into a 1"
             )));
@@ -591,17 +597,13 @@ impl Chip {
         self.stats.spare_programs += 1;
         self.stats.time_us += self.timing.program_us;
         self.spare_count[ppn as usize] += 1;
-        let area = &mut self.image.bytes()[r][ps..];
+        let area = &mut self.image.bytes()[at..at + bytes.len()];
         if cut {
             let k = self.rng.random_range(0..=area.len());
-            for (b, &n) in area.iter_mut().zip(spare).take(k) {
-                *b &= n;
-            }
+            area[..k].copy_from_slice(&bytes[..k]);
             return Err(Error::PowerCut);
         }
-        for (b, &n) in area.iter_mut().zip(spare) {
-            *b &= n;
-        }
+        area.copy_from_slice(bytes);
         Ok(())
     }
 
@@ -682,10 +684,12 @@ mod tests {
         c.read(0, &mut d, &mut s).unwrap();
         assert_eq!((d, s), ([0x0F; 16], [0xF0; 8]));
         // A spare re-program may clear more bits, never set one.
-        c.program_spare(0, &[0x00; 8]).unwrap();
+        let err = c.program_spare(0, 0, &[0xFF; 8]).unwrap_err().to_string();
+        assert!(err.contains("0 bit into a 1"), "{err}");
+        c.program_spare(0, 6, &[0x00; 2]).unwrap();
         c.read_spare(0, &mut s).unwrap();
-        assert_eq!(s, [0; 8]);
-        let err = c.program_spare(0, &[0xFF; 8]).unwrap_err().to_string();
+        assert_eq!(s, [0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0, 0]);
+        let err = c.program_spare(0, 0, &[0x00]).unwrap_err().to_string();
         assert!(err.contains("already programmed 2"), "{err}");
         c.erase(0).unwrap();
         c.read(0, &mut d, &mut s).unwrap();
@@ -714,7 +718,7 @@ mod tests {
             .build()
             .unwrap();
         c.program(0, &[0; 8], &[0xFF; 4]).unwrap();
-        assert!(c.program_spare(0, &[0; 4]).is_err());
+        assert!(c.program_spare(0, 3, &[0]).is_err());
     }
 
     #[test]

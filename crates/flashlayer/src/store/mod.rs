@@ -52,6 +52,16 @@ pub trait PageStore {
     /// [`PageStore::flush`].
     fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()>;
 
+    /// Writes `buf` as `page`'s new contents, told which byte ranges
+    /// changed since the page was read: `(offset, length)` pairs in the
+    /// order the changes were made (they may overlap). A store that logs
+    /// changes (IPL, `flash::ipl`) writes just those; every other store
+    /// writes the page. Default: [`PageStore::write`].
+    fn write_changed(&mut self, page: PageId, buf: &[u8], changed: &[(u32, u32)]) -> Result<()> {
+        let _ = changed;
+        self.write(page, buf)
+    }
+
     /// Writes a batch together (write clustering). A page whose id follows
     /// the previous page of the batch is priced as a sequential write.
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()>;

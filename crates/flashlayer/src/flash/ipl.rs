@@ -1,0 +1,487 @@
+//! In-page logging (Lee & Moon, SIGMOD 2007), as the PDL paper runs it
+//! (§3, §5.1 and footnote 14).
+//!
+//! Each erase unit (a block) holds data pages followed by a log area of
+//! `log_bytes` (`ipl:18k` is 9 log pages of 2 KiB in a 64-page block, 14.1%
+//! of the chip as PDL §5.2 says; `ipl:64k` is 32, 50%). Logical page `p`
+//! lives in unit `p / data_pages`, at data slot `p % data_pages`. An update
+//! is a list of update logs, `<page, offset, length, bytes>` records; they
+//! are collected into the page's in-memory log sector of `page_size / 16`
+//! bytes, and each full sector, and the last one of a write, is programmed
+//! as one log page of the page's unit. So a write of `b` bytes of logs
+//! costs ⌈b / sector⌉ programs (the stepwise cost of PDL Fig. 9). Reading
+//! a page reads its data page and every programmed log page of its unit
+//! and applies the page's records in order. When a write's sectors do not
+//! fit in the unit's free log pages, the unit is merged: every data page
+//! with its logs (and the write being made) is programmed into a fresh
+//! block, and the old block is erased.
+//!
+//! Where the update logs come from: [`crate::store::PageStore::write_changed`]
+//! hands over the byte ranges the caller changed (the buffer pool's and
+//! the simulator's byte ranges), one record per range, in the order made:
+//! the layers stay one-way, the store is told and never asks. A plain
+//! `write` carries no ranges; IPL then finds the changed bytes by reading
+//! the page's current version and comparing, and those reads are counted.
+//!
+//! Crash safety, choices where Lee & Moon are silent: each log page's
+//! spare header carries its unit, the unit's merge generation and the
+//! write's time stamp with a flag on the write's last sector; a write's
+//! records apply only if its last sector is on the chip, so a cut between
+//! sectors leaves the previous version. A merge writes the new block's
+//! data pages under generation + 1 before erasing the old block; recovery
+//! (one scan, writing nothing) takes for each unit the complete block of
+//! the highest generation: a merged block with every data page intact, or
+//! an unmerged one whose data pages are still erased. Every other
+//! programmed block is erased before it is used again. `flush()` has
+//! nothing to do: a write is on the chip when it returns.
+
+use super::spare::{self, Header, IPL_DATA, IPL_LOG};
+use super::FlashStats;
+use crate::error::{Error, Result};
+use crate::nand::{Chip, Geometry, Timing};
+
+const NIL: u32 = u32::MAX;
+/// A record's header: page, offset, length.
+const RECORD_HEAD: usize = 8;
+/// Set in a log page's time stamp on the last sector of a write.
+const LAST: u64 = 1 << 63;
+
+/// In-page logging.
+#[derive(Debug)]
+pub struct Ipl {
+    pub(crate) logical: u32,
+    pub(crate) page_size: usize,
+    pub(crate) timing: Timing,
+    pub(crate) stats: FlashStats,
+    geo: Geometry,
+    data_pages: u32,
+    sector: usize,
+    unit_block: Vec<u32>,
+    generation: Vec<u32>,
+    free: Vec<u32>,
+    /// Programmed blocks no unit uses: erased before reuse.
+    stale: Vec<u32>,
+    clock: u64,
+    page: Vec<u8>,
+    spare: Vec<u8>,
+    /// A unit's log pages, read once for a merge.
+    logs: Vec<u8>,
+    log_spares: Vec<u8>,
+    /// Records of a write, packed into sectors: (start, end) per sector.
+    records: Vec<u8>,
+    sectors: Vec<(usize, usize)>,
+    ranges: Vec<(u32, u32)>,
+    current: Vec<u8>,
+    pending: Vec<u8>,
+}
+
+impl Ipl {
+    pub(crate) fn open(
+        chip: &mut Chip,
+        logical: u32,
+        log_bytes: usize,
+        recover: bool,
+    ) -> Result<Ipl> {
+        let g = chip.geometry();
+        let log_pages = log_bytes / g.page_size;
+        if log_bytes % g.page_size != 0 || log_pages == 0 || log_pages >= g.pages_per_block as usize
+        {
+            return Err(Error::invalid(format!(
+                "IPL log area of {log_bytes} bytes: it must be a whole number of the chip's \
+                 {}-byte pages, at least one and fewer than the {} pages of a block",
+                g.page_size, g.pages_per_block
+            )));
+        }
+        let data_pages = g.pages_per_block - log_pages as u32;
+        let units = logical.div_ceil(data_pages);
+        if units + 1 > g.blocks {
+            return Err(Error::invalid(format!(
+                "a chip of {} blocks is too small for {logical} logical pages under IPL with \
+                 {log_bytes} log bytes per unit: it needs {} blocks ({units} units of \
+                 {data_pages} data pages, and one for merging)",
+                g.blocks,
+                units + 1
+            )));
+        }
+        let mut e = Ipl {
+            logical,
+            page_size: g.page_size,
+            timing: chip.timing(),
+            stats: FlashStats::default(),
+            geo: g,
+            data_pages,
+            sector: (g.page_size / 16).max(RECORD_HEAD + 1),
+            unit_block: vec![NIL; units as usize],
+            generation: vec![0; units as usize],
+            free: Vec::new(),
+            stale: Vec::new(),
+            clock: 0,
+            page: vec![0; g.page_size],
+            spare: vec![0; g.spare_size],
+            logs: vec![0; log_pages * g.page_size],
+            log_spares: vec![0; log_pages * g.spare_size],
+            records: Vec::with_capacity(g.page_size * 2),
+            sectors: Vec::new(),
+            ranges: Vec::new(),
+            current: vec![0; g.page_size],
+            pending: vec![0; g.page_size],
+        };
+        if recover {
+            e.recover(chip)?;
+        } else {
+            e.free = (0..g.blocks).rev().collect();
+        }
+        Ok(e)
+    }
+
+    fn recover(&mut self, chip: &mut Chip) -> Result<()> {
+        let g = self.geo;
+        let dp = self.data_pages;
+        let units = self.unit_block.len() as u32;
+        // Per unit: the best complete block and its generation.
+        let mut best: Vec<Option<(u32, u32)>> = vec![None; units as usize];
+        for b in 0..g.blocks {
+            let n = chip.programmed_pages(b);
+            if n == 0 {
+                self.free.push(b);
+                continue;
+            }
+            let mut unit_gen: Option<(u32, u32)> = None;
+            let mut intact = 0;
+            let mut erased = 0;
+            for i in 0..n {
+                chip.read(g.first_page(b) + i, &mut self.page, &mut self.spare)?;
+                let decoded = spare::decode(&self.page, &self.spare);
+                if i < dp {
+                    if decoded.is_some_and(|(h, _)| h.kind == IPL_DATA) {
+                        intact += 1;
+                    } else if self.page.iter().chain(&self.spare).all(|&x| x == 0xFF) {
+                        erased += 1;
+                    }
+                }
+                if let Some((h, _)) = decoded {
+                    if !matches!(h.kind, IPL_DATA | IPL_LOG) {
+                        return Err(Error::invalid(format!(
+                            "page {} of the chip was written by another method (kind {:#x}); \
+                             recover with the method that wrote it",
+                            g.first_page(b) + i,
+                            h.kind
+                        )));
+                    }
+                    self.clock = self.clock.max(h.ts & !LAST);
+                    unit_gen.get_or_insert((h.id, h.aux));
+                }
+            }
+            let complete = match unit_gen {
+                Some((u, generation)) if u < units => {
+                    let data_state = if generation == 0 {
+                        erased + (dp.saturating_sub(n)) == dp
+                    } else {
+                        intact == dp
+                    };
+                    data_state.then_some((u, generation))
+                }
+                Some((u, _)) => {
+                    return Err(Error::invalid(format!(
+                        "the chip holds IPL unit {u}, beyond the {units} of {} logical pages; \
+                         recover with the logical_pages the store was created with",
+                        self.logical
+                    )))
+                }
+                None => None,
+            };
+            match complete {
+                Some((u, generation)) => {
+                    let slot = &mut best[u as usize];
+                    match *slot {
+                        Some((_, og)) if og >= generation => self.stale.push(b),
+                        Some((old, _)) => {
+                            self.stale.push(old);
+                            *slot = Some((b, generation));
+                        }
+                        None => *slot = Some((b, generation)),
+                    }
+                }
+                None => self.stale.push(b),
+            }
+        }
+        for (u, s) in best.iter().enumerate() {
+            if let Some((b, generation)) = *s {
+                self.unit_block[u] = b;
+                self.generation[u] = generation;
+            }
+        }
+        self.free.reverse();
+        Ok(())
+    }
+
+    /// An erased block, erasing a stale one if none is left.
+    fn take_block(&mut self, chip: &mut Chip) -> Result<u32> {
+        if let Some(b) = self.free.pop() {
+            return Ok(b);
+        }
+        let b = self
+            .stale
+            .pop()
+            .ok_or_else(|| Error::Store("IPL: no block left to merge into".into()))?;
+        if let Err(e) = chip.erase(b) {
+            self.stale.push(b);
+            return Err(e);
+        }
+        Ok(b)
+    }
+
+    /// Reads the programmed log pages of `block` into `logs` and
+    /// `log_spares`; returns how many.
+    fn load_logs(&mut self, chip: &mut Chip, block: u32) -> Result<usize> {
+        let g = self.geo;
+        let dp = self.data_pages;
+        let n = chip.programmed_pages(block);
+        for i in dp..n {
+            let k = (i - dp) as usize;
+            chip.read(
+                g.first_page(block) + i,
+                &mut self.logs[k * g.page_size..(k + 1) * g.page_size],
+                &mut self.log_spares[k * g.spare_size..(k + 1) * g.spare_size],
+            )?;
+        }
+        Ok(n.saturating_sub(dp) as usize)
+    }
+
+    /// Applies `lpn`'s records in the first `count` loaded log pages to
+    /// `out`, a write's records only if its last sector is there.
+    fn apply_logs(&mut self, count: usize, lpn: u32, out: &mut [u8]) {
+        let g = self.geo;
+        let unit = lpn / self.data_pages;
+        let gen = self.generation[unit as usize];
+        let mut open_ts = None;
+        self.pending.copy_from_slice(out);
+        for k in 0..count {
+            let page = &self.logs[k * g.page_size..(k + 1) * g.page_size];
+            let spare = &self.log_spares[k * g.spare_size..(k + 1) * g.spare_size];
+            let h = match spare::decode(page, spare) {
+                Some((h, _)) if h.kind == IPL_LOG && h.id == unit && h.aux == gen => h,
+                _ => continue,
+            };
+            let ts = h.ts & !LAST;
+            if open_ts != Some(ts) {
+                // A new write begins; an unfinished one before it is void.
+                self.pending.copy_from_slice(out);
+                open_ts = Some(ts);
+            }
+            apply_records(page, lpn, &mut self.pending);
+            if h.ts & LAST != 0 {
+                out.copy_from_slice(&self.pending);
+                open_ts = None;
+            }
+        }
+    }
+
+    pub(crate) fn read(&mut self, chip: &mut Chip, lpn: u32, out: &mut [u8]) -> Result<()> {
+        self.stats.page_reads += 1;
+        self.current_version(chip, lpn, out)
+    }
+
+    fn current_version(&mut self, chip: &mut Chip, lpn: u32, out: &mut [u8]) -> Result<()> {
+        let unit = lpn / self.data_pages;
+        let block = self.unit_block[unit as usize];
+        out.fill(0);
+        if block == NIL {
+            return Ok(());
+        }
+        let slot = lpn % self.data_pages;
+        if self.generation[unit as usize] > 0 {
+            chip.read(self.geo.first_page(block) + slot, out, &mut self.spare)?;
+            if spare::decode(out, &self.spare).is_none() {
+                return Err(Error::Store(format!(
+                    "data page of logical page {lpn} fails its checksum"
+                )));
+            }
+        }
+        let count = self.load_logs(chip, block)?;
+        self.apply_logs(count, lpn, out);
+        Ok(())
+    }
+
+    pub(crate) fn write(&mut self, chip: &mut Chip, lpn: u32, data: &[u8]) -> Result<()> {
+        let mut current = std::mem::take(&mut self.current);
+        let r = self.current_version(chip, lpn, &mut current);
+        self.ranges.clear();
+        if r.is_ok() {
+            changed_runs(&current, data, &mut self.ranges);
+        }
+        self.current = current;
+        r?;
+        let ranges = std::mem::take(&mut self.ranges);
+        let r = self.write_changed(chip, lpn, data, &ranges);
+        self.ranges = ranges;
+        r
+    }
+
+    pub(crate) fn write_changed(
+        &mut self,
+        chip: &mut Chip,
+        lpn: u32,
+        data: &[u8],
+        changed: &[(u32, u32)],
+    ) -> Result<()> {
+        self.stats.page_writes += 1;
+        self.pack(lpn, data, changed);
+        if self.sectors.is_empty() {
+            return Ok(());
+        }
+        let unit = lpn / self.data_pages;
+        if self.unit_block[unit as usize] == NIL {
+            let b = self.take_block(chip)?;
+            self.unit_block[unit as usize] = b;
+            self.generation[unit as usize] = 0;
+        }
+        let block = self.unit_block[unit as usize];
+        let g = self.geo;
+        let next = chip.programmed_pages(block).max(self.data_pages);
+        let room = (g.pages_per_block - next) as usize;
+        if self.sectors.len() > room {
+            return self.merge(chip, unit, Some((lpn, data)));
+        }
+        self.clock += 1;
+        let ts = self.clock;
+        let count = self.sectors.len();
+        for k in 0..count {
+            let (s, e) = self.sectors[k];
+            self.page.fill(0xFF);
+            self.page[..e - s].copy_from_slice(&self.records[s..e]);
+            let head = Header {
+                kind: IPL_LOG,
+                id: unit,
+                ts: if k + 1 == count { ts | LAST } else { ts },
+                aux: self.generation[unit as usize],
+            };
+            spare::encode(head, &self.page, &mut self.spare);
+            chip.program(
+                g.first_page(block) + next + k as u32,
+                &self.page,
+                &self.spare,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Packs the records of a write into sectors.
+    fn pack(&mut self, lpn: u32, data: &[u8], changed: &[(u32, u32)]) {
+        self.records.clear();
+        self.sectors.clear();
+        let max = self.sector - RECORD_HEAD;
+        let mut start = 0;
+        for &(off, len) in changed {
+            let (mut off, end) = (off as usize, (off as usize + len as usize).min(data.len()));
+            while off < end {
+                let n = (end - off).min(max);
+                if self.records.len() - start + RECORD_HEAD + n > self.sector {
+                    self.sectors.push((start, self.records.len()));
+                    start = self.records.len();
+                }
+                self.records.extend_from_slice(&lpn.to_le_bytes());
+                self.records.extend_from_slice(&(off as u16).to_le_bytes());
+                self.records.extend_from_slice(&(n as u16).to_le_bytes());
+                self.records.extend_from_slice(&data[off..off + n]);
+                off += n;
+            }
+        }
+        if self.records.len() > start {
+            self.sectors.push((start, self.records.len()));
+        }
+    }
+
+    /// Merges `unit` into a fresh block: every data page with its logs
+    /// applied, and `write` (a page and its new contents) in its place.
+    fn merge(&mut self, chip: &mut Chip, unit: u32, write: Option<(u32, &[u8])>) -> Result<()> {
+        let before = chip.stats().time_us;
+        let g = self.geo;
+        let dp = self.data_pages;
+        let old = self.unit_block[unit as usize];
+        let gen = self.generation[unit as usize];
+        let count = self.load_logs(chip, old)?;
+        let nb = self.take_block(chip)?;
+        let mut page = std::mem::take(&mut self.current);
+        let r = (|| -> Result<()> {
+            for slot in 0..dp {
+                let lpn = unit * dp + slot;
+                match write {
+                    Some((w, data)) if w == lpn => page.copy_from_slice(data),
+                    _ => {
+                        page.fill(0);
+                        if gen > 0 {
+                            chip.read(g.first_page(old) + slot, &mut page, &mut self.spare)?;
+                            if spare::decode(&page, &self.spare).is_none() {
+                                return Err(Error::Store(format!(
+                                    "data page of logical page {lpn} fails its checksum"
+                                )));
+                            }
+                        }
+                        self.apply_logs(count, lpn, &mut page);
+                    }
+                }
+                let head = Header {
+                    kind: IPL_DATA,
+                    id: unit,
+                    ts: 0,
+                    aux: gen + 1,
+                };
+                spare::encode(head, &page, &mut self.spare);
+                chip.program(g.first_page(nb) + slot, &page, &self.spare)?;
+            }
+            Ok(())
+        })();
+        self.current = page;
+        r?;
+        self.unit_block[unit as usize] = nb;
+        self.generation[unit as usize] = gen + 1;
+        chip.erase(old)?;
+        self.free.push(old);
+        self.stats.gc_runs += 1;
+        self.stats.gc_time_us += chip.stats().time_us - before;
+        Ok(())
+    }
+
+    pub(crate) fn flush(&mut self, _chip: &mut Chip) -> Result<()> {
+        self.stats.flushes += 1;
+        Ok(())
+    }
+}
+
+/// Applies `lpn`'s records in a log page's data area to `page`.
+fn apply_records(log: &[u8], lpn: u32, page: &mut [u8]) {
+    let mut at = 0;
+    while at + RECORD_HEAD <= log.len() {
+        let p = u32::from_le_bytes(log[at..at + 4].try_into().expect("4"));
+        if p == NIL {
+            break;
+        }
+        let off = usize::from(u16::from_le_bytes([log[at + 4], log[at + 5]]));
+        let len = usize::from(u16::from_le_bytes([log[at + 6], log[at + 7]]));
+        let body = at + RECORD_HEAD;
+        if body + len > log.len() || off + len > page.len() {
+            break;
+        }
+        if p == lpn {
+            page[off..off + len].copy_from_slice(&log[body..body + len]);
+        }
+        at = body + len;
+    }
+}
+
+/// The runs in which `new` differs from `old`, as (offset, length).
+fn changed_runs(old: &[u8], new: &[u8], out: &mut Vec<(u32, u32)>) {
+    let mut i = 0;
+    while i < old.len() {
+        if old[i] == new[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < old.len() && old[i] != new[i] {
+            i += 1;
+        }
+        out.push((start as u32, (i - start) as u32));
+    }
+}

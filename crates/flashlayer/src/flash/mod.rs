@@ -1,0 +1,522 @@
+//! Page update methods on raw NAND (PDL §3 and §4): how a database page
+//! that changed in memory reaches a [`nand::Chip`](crate::nand::Chip).
+//!
+//! - [`Method::Ipu`], in-place update (PDL §3): a logical page lives at a
+//!   fixed physical page; an update reads the rest of the block, erases it
+//!   and programs it all back ([`ipu`]).
+//! - [`Method::Opu`], out-of-place update with a page-level mapping,
+//!   obsolete marks and greedy garbage collection (PDL §3, §5.1) ([`opu`]).
+//! - [`Method::Ipl`], in-page logging (Lee & Moon, SIGMOD 2007): each erase
+//!   unit holds data pages and a log area; updates are logged into the
+//!   unit's log pages and merged when the log area is full ([`ipl`]).
+//! - [`Method::Pdl`], page-differential logging (PDL §4): a base page plus
+//!   at most one differential page per logical page, differentials
+//!   collected in a one-page write buffer ([`pdl`]).
+//!
+//! [`FlashStore`] is a [`PageStore`]: the buffer pool, the B+-tree and the
+//! workload drivers run on it unchanged, and a dirty page's write-back is
+//! the method's page update. `flush()` makes every write so far durable;
+//! after a power cut, [`FlashStoreBuilder::recover`] rebuilds the in-memory
+//! tables by one scan of the chip. Every page the methods program carries
+//! a header in its spare area ([`spare`]) with a checksum, so a page torn
+//! by a cut is recognised and ignored.
+
+pub mod crash;
+pub mod ipl;
+pub mod ipu;
+pub mod opu;
+pub mod pdl;
+pub(crate) mod spare;
+
+use crate::error::{Error, Result};
+use crate::nand::Chip;
+use crate::store::{IoStats, PageStore};
+use crate::types::{PageCost, PageId};
+use std::fmt;
+use std::ops::DerefMut;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A page update method and its parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// In-place update.
+    Ipu,
+    /// Out-of-place update.
+    Opu,
+    /// In-page logging with `log_bytes` of log pages per erase unit.
+    Ipl {
+        /// Bytes of log pages in each erase unit (`ipl:18k`: 18,432).
+        log_bytes: usize,
+    },
+    /// Page-differential logging with `Max_Differential_Size` = `max_diff`.
+    Pdl {
+        /// Largest differential kept as a differential (`pdl:256`: 256).
+        max_diff: usize,
+    },
+}
+
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim().to_ascii_lowercase();
+    let (num, mult) = match s.strip_suffix("kb").or_else(|| s.strip_suffix('k')) {
+        Some(n) => (n, 1024),
+        None => (s.strip_suffix('b').unwrap_or(&s), 1),
+    };
+    num.parse::<usize>().ok()?.checked_mul(mult)
+}
+
+impl Method {
+    /// The methods and their spelling, for help texts.
+    pub const HELP: &'static str =
+        "ipu, opu, ipl:SIZE (log bytes per erase unit, e.g. ipl:18k), pdl:SIZE \
+         (Max_Differential_Size, e.g. pdl:256 or pdl:2k)";
+
+    /// Parses `ipu`, `opu`, `ipl:18k`, `ipl:64k`, `pdl:256`, `pdl:2k` (sizes
+    /// in bytes, `k` for KiB).
+    pub fn parse(spec: &str) -> Result<Method> {
+        let bad = |why: &str| {
+            Error::invalid(format!(
+                "flash method '{spec}': {why}; expected {}",
+                Method::HELP
+            ))
+        };
+        let (name, arg) = match spec.trim().split_once(':') {
+            Some((n, a)) => (n.trim(), Some(a)),
+            None => (spec.trim(), None),
+        };
+        let size = |a: Option<&str>| -> Result<usize> {
+            let a = a.ok_or_else(|| bad("needs a size"))?;
+            match parse_size(a) {
+                Some(n) if n > 0 => Ok(n),
+                _ => Err(bad(&format!("'{a}' is not a positive size in bytes"))),
+            }
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "ipu" | "opu" if arg.is_some() => Err(bad("takes no parameter")),
+            "ipu" => Ok(Method::Ipu),
+            "opu" => Ok(Method::Opu),
+            "ipl" => Ok(Method::Ipl {
+                log_bytes: size(arg)?,
+            }),
+            "pdl" => Ok(Method::Pdl {
+                max_diff: size(arg)?,
+            }),
+            _ => Err(bad("unknown method")),
+        }
+    }
+
+    /// The name the PDL paper's figures use: `IPL(18KB)`, `PDL(256B)`.
+    pub fn label(&self) -> String {
+        let size = |n: usize| {
+            if n % 1024 == 0 {
+                format!("{}KB", n / 1024)
+            } else {
+                format!("{n}B")
+            }
+        };
+        match self {
+            Method::Ipu => "IPU".into(),
+            Method::Opu => "OPU".into(),
+            Method::Ipl { log_bytes } => format!("IPL({})", size(*log_bytes)),
+            Method::Pdl { max_diff } => format!("PDL({})", size(*max_diff)),
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let size = |n: usize| {
+            if n % 1024 == 0 {
+                format!("{}k", n / 1024)
+            } else {
+                n.to_string()
+            }
+        };
+        match self {
+            Method::Ipu => write!(f, "ipu"),
+            Method::Opu => write!(f, "opu"),
+            Method::Ipl { log_bytes } => write!(f, "ipl:{}", size(*log_bytes)),
+            Method::Pdl { max_diff } => write!(f, "pdl:{}", size(*max_diff)),
+        }
+    }
+}
+
+/// How a store reaches its chip: owned, or shared with whoever arms power
+/// cuts on it (the Python `NandChip`).
+pub trait ChipAccess {
+    /// A borrow of the chip for one operation.
+    type Guard<'a>: DerefMut<Target = Chip>
+    where
+        Self: 'a;
+    /// The chip.
+    fn chip(&mut self) -> Self::Guard<'_>;
+    /// The chip's counters, through a shared borrow.
+    fn chip_stats(&self) -> crate::nand::ChipStats;
+}
+
+impl ChipAccess for Chip {
+    type Guard<'a> = &'a mut Chip;
+    fn chip(&mut self) -> &mut Chip {
+        self
+    }
+    fn chip_stats(&self) -> crate::nand::ChipStats {
+        self.stats()
+    }
+}
+
+impl ChipAccess for &mut Chip {
+    type Guard<'a>
+        = &'a mut Chip
+    where
+        Self: 'a;
+    fn chip(&mut self) -> &mut Chip {
+        self
+    }
+    fn chip_stats(&self) -> crate::nand::ChipStats {
+        self.stats()
+    }
+}
+
+impl ChipAccess for Arc<Mutex<Chip>> {
+    type Guard<'a> = MutexGuard<'a, Chip>;
+    fn chip(&mut self) -> MutexGuard<'_, Chip> {
+        // A panic elsewhere while holding the chip leaves it as consistent
+        // as a power cut would; the stores recover from either.
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+    fn chip_stats(&self) -> crate::nand::ChipStats {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .stats()
+    }
+}
+
+/// What a method counts beyond the chip's counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlashStats {
+    /// Logical page reads served.
+    pub page_reads: u64,
+    /// Logical page writes (updates) served.
+    pub page_writes: u64,
+    /// Flushes.
+    pub flushes: u64,
+    /// Garbage collections (OPU, PDL) or merges (IPL): blocks reclaimed.
+    pub gc_runs: u64,
+    /// Chip time spent in garbage collection or merging, µs.
+    pub gc_time_us: f64,
+    /// PDL: differentials written (cases 1 and 2) and new base pages
+    /// written in place of a differential (case 3).
+    pub differentials: u64,
+    /// PDL case 3 writes (and every OPU write).
+    pub new_base_pages: u64,
+}
+
+/// The state of one method on a chip.
+#[derive(Debug)]
+pub(crate) enum Engine {
+    Ipu(Box<ipu::Ipu>),
+    Log(Box<pdl::Pdl>),
+    Ipl(Box<ipl::Ipl>),
+}
+
+impl Engine {
+    fn read(&mut self, chip: &mut Chip, lpn: u32, out: &mut [u8]) -> Result<()> {
+        match self {
+            Engine::Ipu(e) => e.read(chip, lpn, out),
+            Engine::Log(e) => e.read(chip, lpn, out),
+            Engine::Ipl(e) => e.read(chip, lpn, out),
+        }
+    }
+    fn write(&mut self, chip: &mut Chip, lpn: u32, data: &[u8]) -> Result<()> {
+        match self {
+            Engine::Ipu(e) => e.write(chip, lpn, data),
+            Engine::Log(e) => e.write(chip, lpn, data),
+            Engine::Ipl(e) => e.write(chip, lpn, data),
+        }
+    }
+    fn write_changed(
+        &mut self,
+        chip: &mut Chip,
+        lpn: u32,
+        data: &[u8],
+        changed: &[(u32, u32)],
+    ) -> Result<()> {
+        match self {
+            Engine::Ipl(e) => e.write_changed(chip, lpn, data, changed),
+            // IPU and OPU write whole pages; PDL computes its differential
+            // against its base page itself, as the paper does (§4.1).
+            _ => self.write(chip, lpn, data),
+        }
+    }
+    fn flush(&mut self, chip: &mut Chip) -> Result<()> {
+        match self {
+            Engine::Ipu(_) => Ok(()),
+            Engine::Log(e) => e.flush(chip),
+            Engine::Ipl(e) => e.flush(chip),
+        }
+    }
+    fn stats(&self) -> &FlashStats {
+        match self {
+            Engine::Ipu(e) => &e.stats,
+            Engine::Log(e) => &e.stats,
+            Engine::Ipl(e) => &e.stats,
+        }
+    }
+}
+
+/// Options of a [`FlashStore`]; each default is stated on its setter.
+#[derive(Clone, Debug)]
+pub struct FlashStoreBuilder {
+    method: Method,
+    logical_pages: Option<u32>,
+    obsolete_in_memory: bool,
+}
+
+impl FlashStoreBuilder {
+    /// A store using `method`.
+    pub fn new(method: Method) -> Self {
+        FlashStoreBuilder {
+            method,
+            logical_pages: None,
+            obsolete_in_memory: false,
+        }
+    }
+
+    /// Logical pages the store holds (page ids `0..n`). Default: half the
+    /// chip's pages; the rest is room for logs, differentials and garbage
+    /// collection. IPU may use every page.
+    pub fn logical_pages(mut self, n: u32) -> Self {
+        self.logical_pages = Some(n);
+        self
+    }
+
+    /// Keep obsolete marks in memory instead of programming them into the
+    /// spare area (PDL §4.5, footnote 9), for OPU and PDL; recovery rebuilds
+    /// them from creation time stamps. Default: `false` (marks in the spare
+    /// area, the paper's experiments). Required on a chip that forbids
+    /// spare re-programs.
+    pub fn obsolete_in_memory(mut self, on: bool) -> Self {
+        self.obsolete_in_memory = on;
+        self
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    fn logical(&self, chip: &Chip) -> u32 {
+        self.logical_pages.unwrap_or(chip.geometry().pages() / 2)
+    }
+
+    fn engine(&self, chip: &mut Chip, recover: bool) -> Result<Engine> {
+        let logical = self.logical(chip);
+        if logical == 0 {
+            return Err(Error::invalid(
+                "a flash store needs at least one logical page",
+            ));
+        }
+        spare::check_geometry(chip)?;
+        if self.obsolete_in_memory && matches!(self.method, Method::Ipu | Method::Ipl { .. }) {
+            return Err(Error::invalid(format!(
+                "obsolete_in_memory applies to OPU and PDL; {} keeps no obsolete marks",
+                self.method.label()
+            )));
+        }
+        Ok(match self.method {
+            Method::Ipu => Engine::Ipu(Box::new(ipu::Ipu::open(chip, logical, recover)?)),
+            Method::Opu => Engine::Log(Box::new(pdl::Pdl::open(
+                chip,
+                logical,
+                None,
+                self.obsolete_in_memory,
+                recover,
+            )?)),
+            Method::Pdl { max_diff } => Engine::Log(Box::new(pdl::Pdl::open(
+                chip,
+                logical,
+                Some(max_diff),
+                self.obsolete_in_memory,
+                recover,
+            )?)),
+            Method::Ipl { log_bytes } => {
+                Engine::Ipl(Box::new(ipl::Ipl::open(chip, logical, log_bytes, recover)?))
+            }
+        })
+    }
+
+    /// A new store on `chip`, which must be erased (a fresh chip). Use
+    /// [`FlashStoreBuilder::recover`] for a chip that holds a store.
+    pub fn create<C: ChipAccess>(&self, mut chip: C) -> Result<FlashStore<C>> {
+        let engine = {
+            let mut c = chip.chip();
+            let g = c.geometry();
+            if (0..g.blocks).any(|b| c.programmed_pages(b) > 0) {
+                return Err(Error::invalid(
+                    "the chip is not erased; open the store on it with recover()",
+                ));
+            }
+            self.engine(&mut c, false)?
+        };
+        Ok(FlashStore {
+            chip,
+            engine,
+            method: self.method,
+            broken: false,
+        })
+    }
+
+    /// The store `chip` holds, its tables rebuilt by one scan of the chip
+    /// (PDL Fig. 7 for PDL and OPU). Also opens a fresh chip. A cut during
+    /// recovery leaves the chip as recoverable as before.
+    pub fn recover<C: ChipAccess>(&self, mut chip: C) -> Result<FlashStore<C>> {
+        let engine = self.engine(&mut chip.chip(), true)?;
+        Ok(FlashStore {
+            chip,
+            engine,
+            method: self.method,
+            broken: false,
+        })
+    }
+}
+
+/// Logical pages on a NAND chip through a page update method (module docs).
+#[derive(Debug)]
+pub struct FlashStore<C: ChipAccess = Chip> {
+    chip: C,
+    engine: Engine,
+    method: Method,
+    broken: bool,
+}
+
+impl<C: ChipAccess> FlashStore<C> {
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// Logical pages the store holds.
+    pub fn logical_pages(&self) -> u32 {
+        match &self.engine {
+            Engine::Ipu(e) => e.logical,
+            Engine::Log(e) => e.logical,
+            Engine::Ipl(e) => e.logical,
+        }
+    }
+
+    /// The chip.
+    pub fn chip(&mut self) -> C::Guard<'_> {
+        self.chip.chip()
+    }
+
+    /// Gives the chip back (to recover a store on it after a cut).
+    pub fn into_chip(self) -> C {
+        self.chip
+    }
+
+    /// The method's own counters.
+    pub fn flash_stats(&self) -> FlashStats {
+        self.engine.stats().clone()
+    }
+
+    fn lpn(&self, page: PageId) -> Result<u32> {
+        let n = self.logical_pages();
+        match u32::try_from(page) {
+            Ok(p) if p < n => Ok(p),
+            _ => Err(Error::invalid(format!(
+                "page {page} is beyond the store's {n} logical pages"
+            ))),
+        }
+    }
+
+    fn check_len(&mut self, len: usize) -> Result<()> {
+        let ps = self.chip.chip().geometry().page_size;
+        if len != ps {
+            return Err(Error::invalid(format!(
+                "{len} bytes for a store of {ps}-byte pages"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs one operation; a power cut (or any chip failure) leaves the
+    /// in-memory tables unusable until recovery.
+    fn guarded<T>(&mut self, op: impl FnOnce(&mut Engine, &mut Chip) -> Result<T>) -> Result<T> {
+        if self.broken {
+            return Err(Error::Store(
+                "the store lost power during an operation; recover it from the chip".into(),
+            ));
+        }
+        let mut chip = self.chip.chip();
+        let r = op(&mut self.engine, &mut chip);
+        if matches!(r, Err(Error::PowerCut)) {
+            self.broken = true;
+        }
+        r
+    }
+}
+
+impl<C: ChipAccess> PageStore for FlashStore<C> {
+    fn page_size(&self) -> usize {
+        match &self.engine {
+            Engine::Ipu(e) => e.page_size,
+            Engine::Log(e) => e.page_size,
+            Engine::Ipl(e) => e.page_size,
+        }
+    }
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        let lpn = self.lpn(page)?;
+        self.check_len(buf.len())?;
+        self.guarded(|e, c| e.read(c, lpn, buf))
+    }
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        let lpn = self.lpn(page)?;
+        self.check_len(buf.len())?;
+        self.guarded(|e, c| e.write(c, lpn, buf))
+    }
+    fn write_changed(&mut self, page: PageId, buf: &[u8], changed: &[(u32, u32)]) -> Result<()> {
+        let lpn = self.lpn(page)?;
+        self.check_len(buf.len())?;
+        if let Some(&(off, len)) = changed
+            .iter()
+            .find(|&&(off, len)| off as usize + len as usize > buf.len())
+        {
+            return Err(Error::invalid(format!(
+                "changed range {off}+{len} is beyond the {}-byte page",
+                buf.len()
+            )));
+        }
+        self.guarded(|e, c| e.write_changed(c, lpn, buf, changed))
+    }
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        for (page, buf) in batch {
+            self.write(*page, buf)?;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.guarded(|e, c| e.flush(c))
+    }
+    fn cost_of(&self, _page: PageId) -> PageCost {
+        let t = match &self.engine {
+            Engine::Ipu(e) => e.timing,
+            Engine::Log(e) => e.timing,
+            Engine::Ipl(e) => e.timing,
+        };
+        PageCost {
+            read: t.read_us,
+            write: t.program_us,
+        }
+    }
+    fn stats(&self) -> IoStats {
+        let s = self.chip.chip_stats();
+        IoStats {
+            reads: s.reads + s.spare_reads,
+            writes: s.programs + s.spare_programs,
+            seq_reads: 0,
+            seq_writes: 0,
+            erases: s.erases,
+            virtual_time: s.time_us,
+        }
+    }
+}

@@ -1,0 +1,883 @@
+//! Page-differential logging (Kim, Whang & Song, SIGMOD 2010, §4), and the
+//! out-of-place engine it is built on, which with differentials off is OPU
+//! ([`super::opu`]).
+//!
+//! A logical page is a base page plus at most one differential: the bytes
+//! in which the page differs from its base (§4.1). Writing a page (Fig. 4)
+//! reads its base page, computes the differential, and puts it in a
+//! one-page differential write buffer, replacing an older one of the same
+//! page: case 1 it fits; case 2 it does not, so the buffer is programmed
+//! as a differential page first; case 3 it is larger than
+//! `Max_Differential_Size`, so the page itself becomes a new base page.
+//! Reading (Fig. 6) merges the base page with its differential, from the
+//! buffer or from its differential page. The valid differential count
+//! table counts each differential page's live differentials; at 0 the page
+//! is obsolete (§4.2).
+//!
+//! Layout and choices where the paper is silent:
+//! - A differential is `<page u32, time stamp u64, runs u16, [offset u16,
+//!   length u16, bytes]+>` (§4.2). Runs of changed bytes closer than 4
+//!   bytes (a run header) are joined. A differential page's data area holds
+//!   differentials back to back; erased bytes end it.
+//! - Every base page, differential and differential page has a creation
+//!   time stamp from one counter, persisted in the headers.
+//! - Space: pages are appended to one active block; when taking a fresh
+//!   block would leave fewer than one erased block in reserve, garbage
+//!   collection reclaims the block with the fewest valid pages (greedy, as
+//!   Woodhouse's JFFS collector the paper uses), moving its valid base
+//!   pages and compacting its valid differentials into new differential
+//!   pages written directly, never through the volatile write buffer, each
+//!   keeping its time stamp.
+//! - Obsolete marks are programmed into the spare area (the paper's
+//!   default) or kept in memory only (footnote 9). Either way the page's
+//!   validity is also kept in memory, which is what collection reads.
+//! - Recovery (§4.5, Fig. 7) reads every programmed page once, ignores
+//!   pages that are torn (checksum) or marked obsolete, keeps per logical
+//!   page the base page and the differential of the highest time stamp,
+//!   and drops a differential not newer than its base page. It writes
+//!   nothing, so a cut during recovery changes nothing. Appending resumes
+//!   in the partly programmed block with the most room.
+//! - `flush()` programs the write buffer if it holds a differential (§4.5).
+
+use super::spare::{self, Header, BASE, DIFF};
+use super::FlashStats;
+use crate::error::{Error, Result};
+use crate::nand::{Chip, Geometry, Ppn, Timing};
+
+const NIL: u32 = u32::MAX;
+/// A differential's header: page, time stamp, number of runs.
+const ENTRY_HEAD: usize = 14;
+/// Changed runs this close together are joined (a run header's size).
+const GAP: usize = 4;
+/// Blocks' worth of erased pages writes leave to garbage collection: one
+/// to copy a victim into, and one so that pages torn by repeated cuts
+/// during collection never leave it without room.
+const RESERVE: usize = 2;
+
+/// Differentials collected into one page's worth of bytes: the write
+/// buffer, and garbage collection's compaction buffer.
+#[derive(Debug)]
+struct DiffBuf {
+    bytes: Vec<u8>,
+    used: usize,
+    /// Per differential: page, time stamp, where it starts, its length.
+    entries: Vec<(u32, u64, usize, usize)>,
+}
+
+impl DiffBuf {
+    fn new(page_size: usize) -> Self {
+        DiffBuf {
+            bytes: vec![0xFF; page_size],
+            used: 0,
+            entries: Vec::new(),
+        }
+    }
+    fn free(&self) -> usize {
+        self.bytes.len() - self.used
+    }
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    fn clear(&mut self) {
+        self.bytes[..self.used].fill(0xFF);
+        self.used = 0;
+        self.entries.clear();
+    }
+    /// Appends an encoded differential.
+    fn push(&mut self, lpn: u32, ts: u64, encoded: &[u8]) {
+        let at = self.used;
+        self.bytes[at..at + encoded.len()].copy_from_slice(encoded);
+        self.used += encoded.len();
+        self.entries.push((lpn, ts, at, encoded.len()));
+    }
+    fn find(&self, lpn: u32) -> Option<&[u8]> {
+        self.entries
+            .iter()
+            .find(|e| e.0 == lpn)
+            .map(|&(_, _, at, len)| &self.bytes[at..at + len])
+    }
+    /// Removes `lpn`'s differential, closing the gap.
+    fn remove(&mut self, lpn: u32) {
+        let Some(i) = self.entries.iter().position(|e| e.0 == lpn) else {
+            return;
+        };
+        let (_, _, at, len) = self.entries.remove(i);
+        self.bytes.copy_within(at + len..self.used, at);
+        self.bytes[self.used - len..self.used].fill(0xFF);
+        self.used -= len;
+        for e in &mut self.entries[i..] {
+            e.2 -= len;
+        }
+    }
+}
+
+/// Encodes the differential of `new` against `base` for page `lpn` into
+/// `out`: header, then runs of changed bytes.
+fn encode_diff(lpn: u32, ts: u64, base: &[u8], new: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(&lpn.to_le_bytes());
+    out.extend_from_slice(&ts.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    let n = base.len();
+    let mut runs: u16 = 0;
+    let mut i = 0;
+    while i < n {
+        if i + 8 <= n && base[i..i + 8] == new[i..i + 8] {
+            i += 8;
+            continue;
+        }
+        if base[i] == new[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut end = i + 1;
+        let mut j = end;
+        while j < n && j < end + GAP {
+            if base[j] != new[j] {
+                end = j + 1;
+            }
+            j += 1;
+        }
+        out.extend_from_slice(&(start as u16).to_le_bytes());
+        out.extend_from_slice(&((end - start) as u16).to_le_bytes());
+        out.extend_from_slice(&new[start..end]);
+        runs += 1;
+        i = end;
+    }
+    out[12..14].copy_from_slice(&runs.to_le_bytes());
+}
+
+/// A differential's page, time stamp and total length, if `bytes` starts
+/// with a well-formed one.
+fn parse_entry(bytes: &[u8]) -> Option<(u32, u64, usize)> {
+    if bytes.len() < ENTRY_HEAD {
+        return None;
+    }
+    let lpn = u32::from_le_bytes(bytes[0..4].try_into().expect("4"));
+    if lpn == NIL {
+        return None;
+    }
+    let ts = u64::from_le_bytes(bytes[4..12].try_into().expect("8"));
+    let runs = u16::from_le_bytes(bytes[12..14].try_into().expect("2"));
+    let mut at = ENTRY_HEAD;
+    for _ in 0..runs {
+        let head = bytes.get(at..at + 4)?;
+        let len = usize::from(u16::from_le_bytes([head[2], head[3]]));
+        at += 4 + len;
+        if at > bytes.len() {
+            return None;
+        }
+    }
+    Some((lpn, ts, at))
+}
+
+/// Applies an encoded differential to `page`.
+fn apply(entry: &[u8], page: &mut [u8]) {
+    let runs = u16::from_le_bytes([entry[12], entry[13]]);
+    let mut at = ENTRY_HEAD;
+    for _ in 0..runs {
+        let off = usize::from(u16::from_le_bytes([entry[at], entry[at + 1]]));
+        let len = usize::from(u16::from_le_bytes([entry[at + 2], entry[at + 3]]));
+        page[off..off + len].copy_from_slice(&entry[at + 4..at + 4 + len]);
+        at += 4 + len;
+    }
+}
+
+/// Walks the differentials of a differential page's data area.
+fn entries(data: &[u8]) -> impl Iterator<Item = (u32, u64, std::ops::Range<usize>)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let (lpn, ts, len) = parse_entry(&data[at..])?;
+        let r = at..at + len;
+        at += len;
+        Some((lpn, ts, r))
+    })
+}
+
+/// The out-of-place engine; PDL with `max_diff`, OPU without.
+#[derive(Debug)]
+pub struct Pdl {
+    pub(crate) logical: u32,
+    pub(crate) page_size: usize,
+    pub(crate) timing: Timing,
+    pub(crate) stats: FlashStats,
+    geo: Geometry,
+    max_diff: Option<usize>,
+    obsolete_in_memory: bool,
+    /// Physical page mapping table (§4.2): per logical page its base page
+    /// and differential page, with their time stamps.
+    base: Vec<Ppn>,
+    base_ts: Vec<u64>,
+    diff: Vec<Ppn>,
+    diff_ts: Vec<u64>,
+    /// Valid differential count table, per physical page.
+    vdct: Vec<u16>,
+    /// Per physical page: bytes of its valid differentials; per logical
+    /// page: the size of its differential on flash.
+    vbytes: Vec<u32>,
+    dsize: Vec<u32>,
+    /// Per block: bytes collection would have to move (a page per valid
+    /// base page, the valid differentials' bytes), which picks the victim.
+    load: Vec<u64>,
+    bases: Vec<u32>,
+    /// Per physical page: holds a valid base page or live differentials.
+    live: Vec<bool>,
+    /// Per block: its valid pages; whether it is erased and unused.
+    valid: Vec<u32>,
+    erased: Vec<bool>,
+    free: Vec<u32>,
+    active: u32,
+    clock: u64,
+    dwb: DiffBuf,
+    /// Pages whose differential is in the write buffer.
+    pending: Vec<bool>,
+    gcbuf: DiffBuf,
+    in_gc: bool,
+    page: Vec<u8>,
+    other: Vec<u8>,
+    fold_buf: Vec<u8>,
+    spare: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl Pdl {
+    pub(crate) fn open(
+        chip: &mut Chip,
+        logical: u32,
+        max_diff: Option<usize>,
+        obsolete_in_memory: bool,
+        recover: bool,
+    ) -> Result<Pdl> {
+        let g = chip.geometry();
+        if let Some(x) = max_diff {
+            if x > g.page_size {
+                return Err(Error::invalid(format!(
+                    "Max_Differential_Size {x} is larger than the chip's {}-byte pages",
+                    g.page_size
+                )));
+            }
+        }
+        let need = u64::from(logical).div_ceil(u64::from(g.pages_per_block)) + 1 + RESERVE as u64;
+        if u64::from(g.blocks) < need {
+            return Err(Error::invalid(format!(
+                "a chip of {} blocks is too small for {logical} logical pages out of place: \
+                 it needs at least {need} blocks of {} pages (the pages, an active block and \
+                 a reserve for garbage collection)",
+                g.blocks, g.pages_per_block
+            )));
+        }
+        if !obsolete_in_memory && chip.spare_programs() < 2 {
+            return Err(Error::invalid(
+                "this chip forbids re-programming a spare area, so obsolete marks cannot be \
+                 programmed; use obsolete_in_memory",
+            ));
+        }
+        let pages = g.pages() as usize;
+        let mut e = Pdl {
+            logical,
+            page_size: g.page_size,
+            timing: chip.timing(),
+            stats: FlashStats::default(),
+            geo: g,
+            max_diff,
+            obsolete_in_memory,
+            base: vec![NIL; logical as usize],
+            base_ts: vec![0; logical as usize],
+            diff: vec![NIL; logical as usize],
+            diff_ts: vec![0; logical as usize],
+            vdct: vec![0; pages],
+            vbytes: vec![0; pages],
+            dsize: vec![0; logical as usize],
+            load: vec![0; g.blocks as usize],
+            bases: vec![0; g.blocks as usize],
+            live: vec![false; pages],
+            valid: vec![0; g.blocks as usize],
+            erased: vec![true; g.blocks as usize],
+            free: Vec::new(),
+            active: NIL,
+            clock: 0,
+            dwb: DiffBuf::new(g.page_size),
+            pending: vec![false; logical as usize],
+            gcbuf: DiffBuf::new(g.page_size),
+            in_gc: false,
+            page: vec![0; g.page_size],
+            other: vec![0; g.page_size],
+            fold_buf: vec![0; g.page_size],
+            spare: vec![0; g.spare_size],
+            scratch: Vec::with_capacity(g.page_size * 2 + ENTRY_HEAD),
+        };
+        if recover {
+            e.recover(chip)?;
+        } else {
+            e.free = (0..g.blocks).rev().collect();
+        }
+        Ok(e)
+    }
+
+    /// PDL Fig. 7, computed to its fixed point (module docs).
+    fn recover(&mut self, chip: &mut Chip) -> Result<()> {
+        let g = self.geo;
+        let mut best_room = 0;
+        // Ties between copies collection left behind: a base page's copy
+        // counts its moves; a compacted differential's page is newer.
+        let mut base_moves = vec![0u32; self.logical as usize];
+        let mut diff_page_ts = vec![0u64; self.logical as usize];
+        for b in 0..g.blocks {
+            let n = chip.programmed_pages(b);
+            if n == 0 {
+                continue;
+            }
+            self.erased[b as usize] = false;
+            if n < g.pages_per_block && g.pages_per_block - n > best_room {
+                best_room = g.pages_per_block - n;
+                self.active = b;
+            }
+            for i in 0..n {
+                let ppn = g.first_page(b) + i;
+                chip.read(ppn, &mut self.page, &mut self.spare)?;
+                let Some((h, obsolete)) = spare::decode(&self.page, &self.spare) else {
+                    continue;
+                };
+                if obsolete {
+                    continue;
+                }
+                self.clock = self.clock.max(h.ts);
+                match h.kind {
+                    BASE => {
+                        let l = self.check_lpn(h.id)?;
+                        if self.base[l] == NIL || (h.ts, h.aux) > (self.base_ts[l], base_moves[l]) {
+                            self.base[l] = ppn;
+                            self.base_ts[l] = h.ts;
+                            base_moves[l] = h.aux;
+                        }
+                    }
+                    DIFF => {
+                        for (lpn, ts, r) in entries(&self.page) {
+                            let l = self.check_lpn(lpn)?;
+                            self.clock = self.clock.max(ts);
+                            if self.diff[l] == NIL
+                                || (ts, h.ts) > (self.diff_ts[l], diff_page_ts[l])
+                            {
+                                self.diff[l] = ppn;
+                                self.diff_ts[l] = ts;
+                                diff_page_ts[l] = h.ts;
+                                self.dsize[l] = r.len() as u32;
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "page {ppn} of the chip was written by another method \
+                             (kind {:#x}); recover with the method that wrote it",
+                            h.kind
+                        )))
+                    }
+                }
+            }
+        }
+        for l in 0..self.logical as usize {
+            if self.diff[l] != NIL && (self.base[l] == NIL || self.diff_ts[l] <= self.base_ts[l]) {
+                self.diff[l] = NIL;
+            }
+            if self.base[l] != NIL {
+                self.set_base_live(self.base[l]);
+            }
+            if self.diff[l] != NIL {
+                self.add_diff(self.diff[l], l as u32, self.dsize[l]);
+            }
+        }
+        self.free = (0..g.blocks)
+            .rev()
+            .filter(|&b| self.erased[b as usize])
+            .collect();
+        Ok(())
+    }
+
+    fn check_lpn(&self, lpn: u32) -> Result<usize> {
+        if lpn >= self.logical {
+            return Err(Error::invalid(format!(
+                "the chip holds logical page {lpn}, beyond the {} given; recover with the \
+                 logical_pages the store was created with",
+                self.logical
+            )));
+        }
+        Ok(lpn as usize)
+    }
+
+    fn set_live(&mut self, ppn: Ppn) {
+        self.live[ppn as usize] = true;
+        self.valid[self.geo.block_of(ppn) as usize] += 1;
+    }
+
+    fn set_base_live(&mut self, ppn: Ppn) {
+        self.set_live(ppn);
+        let b = self.geo.block_of(ppn) as usize;
+        self.load[b] += self.page_size as u64;
+        self.bases[b] += 1;
+    }
+
+    fn kill_base(&mut self, chip: &mut Chip, ppn: Ppn, erasing: u32) -> Result<()> {
+        let b = self.geo.block_of(ppn) as usize;
+        self.load[b] -= self.page_size as u64;
+        self.bases[b] -= 1;
+        self.invalidate(chip, ppn, erasing)
+    }
+
+    /// Counts `lpn`'s differential of `len` bytes in differential page `q`.
+    fn add_diff(&mut self, q: Ppn, lpn: u32, len: u32) {
+        if self.vdct[q as usize] == 0 {
+            self.set_live(q);
+        }
+        self.vdct[q as usize] += 1;
+        self.vbytes[q as usize] += len;
+        self.load[self.geo.block_of(q) as usize] += u64::from(len);
+        self.dsize[lpn as usize] = len;
+    }
+
+    /// The page is no longer valid: counted out, and marked obsolete on the
+    /// chip unless marks are kept in memory or its block is being erased.
+    fn invalidate(&mut self, chip: &mut Chip, ppn: Ppn, erasing: u32) -> Result<()> {
+        debug_assert!(self.live[ppn as usize]);
+        self.live[ppn as usize] = false;
+        let b = self.geo.block_of(ppn);
+        self.valid[b as usize] -= 1;
+        if !self.obsolete_in_memory && b != erasing {
+            let (at, mark) = spare::mark_at(self.geo.spare_size);
+            chip.program_spare(ppn, at, &mark)?;
+        }
+        Ok(())
+    }
+
+    /// decreaseValidDifferentialCount (Fig. 5), for `lpn`'s differential.
+    fn release_diff(&mut self, chip: &mut Chip, dp: Ppn, len: u32, erasing: u32) -> Result<()> {
+        self.vbytes[dp as usize] -= len;
+        self.load[self.geo.block_of(dp) as usize] -= u64::from(len);
+        self.vdct[dp as usize] -= 1;
+        if self.vdct[dp as usize] == 0 {
+            self.invalidate(chip, dp, erasing)?;
+        }
+        Ok(())
+    }
+
+    fn next_stamp(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Erased pages left: the active block's room and the erased blocks.
+    fn erased_pages(&self, chip: &Chip) -> usize {
+        let ppb = self.geo.pages_per_block;
+        let room = if self.active == NIL {
+            0
+        } else {
+            ppb - chip.programmed_pages(self.active)
+        };
+        room as usize + self.free.len() * ppb as usize
+    }
+
+    /// The next page to program. A write outside collection never takes
+    /// one of the last `RESERVE` blocks' worth of erased pages: collection
+    /// runs first, so it always has room to copy a block's valid pages,
+    /// even when a cut left the reserve block partly written.
+    fn alloc(&mut self, chip: &mut Chip) -> Result<Ppn> {
+        let reserve = RESERVE * self.geo.pages_per_block as usize;
+        if !self.in_gc && self.erased_pages(chip) <= reserve {
+            self.collect(chip)?;
+        }
+        loop {
+            if self.active != NIL {
+                let n = chip.programmed_pages(self.active);
+                if n < self.geo.pages_per_block {
+                    return Ok(self.geo.first_page(self.active) + n);
+                }
+                self.active = NIL;
+            }
+            let b = self.free.pop().ok_or_else(|| {
+                Error::Store("flash full: no erased block left to write into".into())
+            })?;
+            self.erased[b as usize] = false;
+            self.active = b;
+        }
+    }
+
+    /// At most how many pages collecting block `b` programs: its valid base
+    /// pages, and its valid differentials packed in order, which fills
+    /// pages at least half on average (each is at most a page).
+    fn pages_to_move(&self, b: u32) -> usize {
+        let b = b as usize;
+        let bases = self.bases[b] as usize;
+        let diff_pages = self.valid[b] as usize - bases;
+        let diff_bytes = self.load[b] as usize - bases * self.page_size;
+        let packed = if diff_bytes == 0 {
+            0
+        } else {
+            (2 * diff_bytes).div_ceil(self.page_size) + 1
+        };
+        bases + diff_pages.min(packed)
+    }
+
+    /// Greedy garbage collection until the reserve is back.
+    fn collect(&mut self, chip: &mut Chip) -> Result<()> {
+        self.in_gc = true;
+        let before = chip.stats().time_us;
+        let r = self.collect_inner(chip);
+        self.in_gc = false;
+        self.stats.gc_time_us += chip.stats().time_us - before;
+        r
+    }
+
+    fn collect_inner(&mut self, chip: &mut Chip) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let reserve = RESERVE * ppb as usize;
+        while self.erased_pages(chip) <= reserve {
+            // The active block is a candidate once it is full: after a cut
+            // it may be full of torn pages, with nothing valid to copy.
+            let room = if self.active == NIL {
+                0
+            } else {
+                ppb - chip.programmed_pages(self.active)
+            };
+            let full = || {
+                Error::Store(
+                    "flash full: no block can be reclaimed; give the store fewer logical pages \
+                     or a larger chip"
+                        .into(),
+                )
+            };
+            let victim = (0..self.geo.blocks)
+                .filter(|&b| !(self.erased[b as usize] || (b == self.active && room > 0)))
+                .min_by_key(|&b| self.pages_to_move(b))
+                .ok_or_else(full)?;
+            let need = self.pages_to_move(victim);
+            if need >= ppb as usize || need > self.erased_pages(chip) {
+                // Differentials that pack badly can leave no block worth
+                // collecting: fold the victim's into new base pages.
+                let most_diffs = (0..self.geo.blocks)
+                    .filter(|&b| !self.erased[b as usize])
+                    .max_by_key(|&b| self.valid[b as usize] - self.bases[b as usize])
+                    .unwrap_or(victim);
+                if self.max_diff.is_none() || self.fold(chip, most_diffs)? == 0 {
+                    return Err(full());
+                }
+                continue;
+            }
+            if victim == self.active {
+                self.active = NIL;
+            }
+            for i in 0..chip.programmed_pages(victim) {
+                let ppn = self.geo.first_page(victim) + i;
+                if !self.live[ppn as usize] {
+                    continue;
+                }
+                chip.read(ppn, &mut self.page, &mut self.spare)?;
+                let (h, _) = spare::decode(&self.page, &self.spare)
+                    .ok_or_else(|| Error::Store(format!("live page {ppn} fails its checksum")))?;
+                if h.kind == BASE {
+                    // The copy counts its moves, so that recovery prefers it
+                    // to an original a cut left behind.
+                    let moved = Header {
+                        aux: h.aux.wrapping_add(1),
+                        ..h
+                    };
+                    spare::encode(moved, &self.page, &mut self.spare);
+                    let q = self.alloc(chip)?;
+                    chip.program(q, &self.page, &self.spare)?;
+                    self.base[h.id as usize] = q;
+                    self.live[ppn as usize] = false;
+                    self.valid[victim as usize] -= 1;
+                    self.load[victim as usize] -= self.page_size as u64;
+                    self.bases[victim as usize] -= 1;
+                    self.set_base_live(q);
+                } else {
+                    self.other.copy_from_slice(&self.page);
+                    let mut at = 0;
+                    while let Some((lpn, ts, len)) = parse_entry(&self.other[at..]) {
+                        if self.diff[lpn as usize] == ppn && self.diff_ts[lpn as usize] == ts {
+                            if len > self.gcbuf.free() {
+                                self.write_gcbuf(chip, victim)?;
+                            }
+                            self.gcbuf.push(lpn, ts, &self.other[at..at + len]);
+                        }
+                        at += len;
+                    }
+                }
+            }
+            if !self.gcbuf.is_empty() {
+                self.write_gcbuf(chip, victim)?;
+            }
+            debug_assert_eq!(self.valid[victim as usize], 0);
+            debug_assert_eq!(self.load[victim as usize], 0);
+            chip.erase(victim)?;
+            self.stats.gc_runs += 1;
+            let first = self.geo.first_page(victim) as usize;
+            self.live[first..first + ppb as usize].fill(false);
+            self.vdct[first..first + ppb as usize].fill(0);
+            self.vbytes[first..first + ppb as usize].fill(0);
+            self.erased[victim as usize] = true;
+            self.free.push(victim);
+        }
+        Ok(())
+    }
+
+    /// Space pressure: writes each page with a differential in `victim` as
+    /// a new base page (its current version, a pending differential
+    /// included), which retires the differential and the old base page.
+    /// Returns how many pages were folded.
+    fn fold(&mut self, chip: &mut Chip, victim: u32) -> Result<usize> {
+        let mut folded = 0;
+        let mut current = std::mem::take(&mut self.fold_buf);
+        let r = (|| -> Result<()> {
+            for i in 0..chip.programmed_pages(victim) {
+                let ppn = self.geo.first_page(victim) + i;
+                if !self.live[ppn as usize] || self.bases_at(ppn) {
+                    continue;
+                }
+                chip.read(ppn, &mut self.other, &mut self.spare)?;
+                let mut at = 0;
+                while let Some((lpn, ts, len)) = parse_entry(&self.other[at..]) {
+                    let l = lpn as usize;
+                    if self.diff[l] == ppn && self.diff_ts[l] == ts {
+                        if self.erased_pages(chip) == 0 {
+                            return Ok(());
+                        }
+                        chip.read(self.base[l], &mut current, &mut self.spare)?;
+                        match self.pending[l].then(|| self.dwb.find(lpn)).flatten() {
+                            Some(e) => apply(e, &mut current),
+                            None => apply(&self.other[at..at + len], &mut current),
+                        }
+                        // The victim page is read again for the next entry:
+                        // `write_base` uses the shared buffers.
+                        self.write_base(chip, lpn, &current)?;
+                        folded += 1;
+                        chip.read(ppn, &mut self.other, &mut self.spare)?;
+                    }
+                    at += len;
+                }
+            }
+            Ok(())
+        })();
+        self.fold_buf = current;
+        r.map(|()| folded)
+    }
+
+    /// Whether the live page `ppn` is a base page (else a differential page).
+    fn bases_at(&self, ppn: Ppn) -> bool {
+        self.vdct[ppn as usize] == 0
+    }
+
+    /// Programs the compaction buffer as a differential page, its
+    /// differentials keeping their time stamps.
+    fn write_gcbuf(&mut self, chip: &mut Chip, victim: u32) -> Result<()> {
+        let q = self.alloc(chip)?;
+        let ts = self.next_stamp();
+        spare::encode(
+            Header {
+                kind: DIFF,
+                id: NIL,
+                ts,
+                aux: 0,
+            },
+            &self.gcbuf.bytes,
+            &mut self.spare,
+        );
+        chip.program(q, &self.gcbuf.bytes, &self.spare)?;
+        let entries = std::mem::take(&mut self.gcbuf.entries);
+        for &(lpn, _, _, len) in &entries {
+            let (old, old_len) = (self.diff[lpn as usize], self.dsize[lpn as usize]);
+            self.diff[lpn as usize] = q;
+            self.add_diff(q, lpn, len as u32);
+            self.release_diff(chip, old, old_len, victim)?;
+        }
+        self.gcbuf.entries = entries;
+        self.gcbuf.clear();
+        Ok(())
+    }
+
+    /// writingDifferentialWriteBuffer (Fig. 5).
+    fn write_dwb(&mut self, chip: &mut Chip) -> Result<()> {
+        let q = self.alloc(chip)?;
+        let ts = self.next_stamp();
+        spare::encode(
+            Header {
+                kind: DIFF,
+                id: NIL,
+                ts,
+                aux: 0,
+            },
+            &self.dwb.bytes,
+            &mut self.spare,
+        );
+        chip.program(q, &self.dwb.bytes, &self.spare)?;
+        let entries = std::mem::take(&mut self.dwb.entries);
+        for &(lpn, ts, _, len) in &entries {
+            let l = lpn as usize;
+            self.pending[l] = false;
+            let (old, old_len) = (self.diff[l], self.dsize[l]);
+            self.diff[l] = q;
+            self.diff_ts[l] = ts;
+            self.add_diff(q, lpn, len as u32);
+            if old != NIL {
+                self.release_diff(chip, old, old_len, NIL)?;
+            }
+        }
+        self.dwb.entries = entries;
+        self.dwb.clear();
+        Ok(())
+    }
+
+    /// writingNewBasePage (Fig. 5); every OPU write.
+    fn write_base(&mut self, chip: &mut Chip, lpn: u32, data: &[u8]) -> Result<()> {
+        let l = lpn as usize;
+        if self.pending[l] {
+            self.dwb.remove(lpn);
+            self.pending[l] = false;
+        }
+        let q = self.alloc(chip)?;
+        let ts = self.next_stamp();
+        spare::encode(
+            Header {
+                kind: BASE,
+                id: lpn,
+                ts,
+                aux: 0,
+            },
+            data,
+            &mut self.spare,
+        );
+        chip.program(q, data, &self.spare)?;
+        self.stats.new_base_pages += 1;
+        // Collection may have moved the old base while allocating.
+        let old = self.base[l];
+        self.base[l] = q;
+        self.base_ts[l] = ts;
+        self.set_base_live(q);
+        if old != NIL {
+            self.kill_base(chip, old, NIL)?;
+        }
+        let dp = self.diff[l];
+        if dp != NIL {
+            self.diff[l] = NIL;
+            self.release_diff(chip, dp, self.dsize[l], NIL)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn write(&mut self, chip: &mut Chip, lpn: u32, data: &[u8]) -> Result<()> {
+        self.stats.page_writes += 1;
+        let l = lpn as usize;
+        let Some(max) = self.max_diff else {
+            return self.write_base(chip, lpn, data);
+        };
+        if self.base[l] == NIL {
+            return self.write_base(chip, lpn, data);
+        }
+        chip.read(self.base[l], &mut self.page, &mut self.spare)?;
+        let ts = self.clock + 1;
+        encode_diff(lpn, ts, &self.page, data, &mut self.scratch);
+        let size = self.scratch.len();
+        if size > max {
+            return self.write_base(chip, lpn, data);
+        }
+        if self.pending[l] {
+            self.dwb.remove(lpn);
+            self.pending[l] = false;
+        }
+        let runs = u16::from_le_bytes([self.scratch[12], self.scratch[13]]);
+        if runs == 0 && self.diff[l] == NIL {
+            // The page equals its base page: nothing to record.
+            return Ok(());
+        }
+        if size > self.dwb.free() {
+            self.write_dwb(chip)?;
+        }
+        // Stamped now: collection while writing the buffer may have used
+        // stamps, and a differential must be newer than everything before.
+        let ts = self.next_stamp();
+        self.scratch[4..12].copy_from_slice(&ts.to_le_bytes());
+        self.dwb.push(lpn, ts, &self.scratch);
+        self.pending[l] = true;
+        self.stats.differentials += 1;
+        Ok(())
+    }
+
+    pub(crate) fn read(&mut self, chip: &mut Chip, lpn: u32, out: &mut [u8]) -> Result<()> {
+        self.stats.page_reads += 1;
+        let l = lpn as usize;
+        if self.base[l] == NIL {
+            out.fill(0);
+            return Ok(());
+        }
+        chip.read(self.base[l], out, &mut self.spare)?;
+        if spare::decode(out, &self.spare).is_none() {
+            return Err(Error::Store(format!(
+                "base page of logical page {lpn} fails its checksum"
+            )));
+        }
+        if self.pending[l] {
+            if let Some(e) = self.dwb.find(lpn) {
+                apply(e, out);
+            }
+            return Ok(());
+        }
+        let dp = self.diff[l];
+        if dp != NIL {
+            chip.read(dp, &mut self.other, &mut self.spare)?;
+            let ts = self.diff_ts[l];
+            let found = entries(&self.other).find(|&(p, t, _)| p == lpn && t == ts);
+            match found {
+                Some((_, _, r)) => apply(&self.other[r], out),
+                None => {
+                    return Err(Error::Store(format!(
+                        "differential of logical page {lpn} missing from page {dp}"
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn flush(&mut self, chip: &mut Chip) -> Result<()> {
+        self.stats.flushes += 1;
+        if !self.dwb.is_empty() {
+            self.write_dwb(chip)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_differential_holds_only_the_changed_runs_and_reapplies_exactly() {
+        let base = vec![b'a'; 64];
+        let mut new = base.clone();
+        new[10..15].copy_from_slice(b"bcccb");
+        new[17] = b'z'; // within GAP of the first run: joined
+        new[40] = b'q';
+        let mut out = Vec::new();
+        encode_diff(3, 9, &base, &new, &mut out);
+        let (lpn, ts, len) = parse_entry(&out).unwrap();
+        assert_eq!((lpn, ts, len), (3, 9, out.len()));
+        assert_eq!(u16::from_le_bytes([out[12], out[13]]), 2);
+        assert_eq!(out.len(), ENTRY_HEAD + (4 + 8) + (4 + 1));
+        let mut page = base.clone();
+        apply(&out, &mut page);
+        assert_eq!(page, new);
+    }
+
+    #[test]
+    fn the_write_buffer_removes_a_differential_and_closes_the_gap() {
+        let mut b = DiffBuf::new(64);
+        b.push(1, 1, &[1; 20]);
+        b.push(2, 2, &[2; 20]);
+        b.push(3, 3, &[3; 10]);
+        b.remove(2);
+        assert_eq!(b.used, 30);
+        assert_eq!(b.find(3), Some(&[3u8; 10][..]));
+        assert!(b.bytes[30..].iter().all(|&x| x == 0xFF));
+        assert_eq!(b.free(), 34);
+    }
+}
