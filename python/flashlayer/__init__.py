@@ -16,7 +16,17 @@ from __future__ import annotations
 
 from os import PathLike
 
-from flashlayer._native import FlashlayerError, Trace, formats, policies, presets
+from flashlayer._native import (
+    FlashlayerError,
+    FlashStore,
+    NandChip,
+    PowerCut,
+    Trace,
+    crash_test,
+    formats,
+    policies,
+    presets,
+)
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
 from flashlayer.sweep import resolve_buffer, simulate, sweep
 
@@ -29,6 +39,10 @@ __all__ = [
     "TraceStats",
     "resolve_buffer",
     "FlashlayerError",
+    "FlashStore",
+    "NandChip",
+    "PowerCut",
+    "crash_test",
     "Trace",
     "formats",
     "policies",

@@ -73,3 +73,65 @@ def gen_workload(
     frames: int = 16384,
     progress: Callable[[int, int], object] | None = None,
 ) -> GenReport: ...
+
+class PowerCut(OSError):
+    """The emulated NAND chip lost power during the operation."""
+
+class NandChip:
+    def __init__(
+        self,
+        blocks: int,
+        pages_per_block: int = 64,
+        page_size: int = 2048,
+        spare_size: int = 64,
+        path: _Path | None = None,
+        preset: str = "pdl10-mlc-nand",
+        spare_programs: int = 2,
+        seed: int = 0,
+    ) -> None: ...
+    def power_cut_after(self, n: int) -> None: ...
+    def power_on(self) -> None: ...
+    @property
+    def is_on(self) -> bool: ...
+    def stats(self) -> dict[str, int | float]: ...
+    def erase_counts(self) -> list[int]: ...
+    def sync(self) -> None: ...
+
+class FlashStore:
+    def __init__(
+        self,
+        chip: NandChip,
+        method: str = "pdl:256",
+        logical_pages: int | None = None,
+        obsolete_in_memory: bool = False,
+    ) -> None: ...
+    @staticmethod
+    def recover(
+        chip: NandChip,
+        method: str = "pdl:256",
+        logical_pages: int | None = None,
+        obsolete_in_memory: bool = False,
+    ) -> FlashStore: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def logical_pages(self) -> int: ...
+    @property
+    def page_size(self) -> int: ...
+    def write(self, page_id: int, data: bytes, changed: list[tuple[int, int]] | None = None) -> None: ...
+    def read(self, page_id: int) -> bytes: ...
+    def flush(self) -> None: ...
+    def stats(self) -> dict[str, int | float | str]: ...
+
+def crash_test(
+    method: str,
+    cuts: int = 1000,
+    seed: int = 0,
+    blocks: int = 16,
+    pages_per_block: int = 64,
+    page_size: int = 2048,
+    spare_size: int = 64,
+    logical_pages: int | None = None,
+    obsolete_in_memory: bool = False,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, int | bool | str]: ...

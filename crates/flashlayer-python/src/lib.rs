@@ -21,6 +21,8 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use std::time::Instant;
 
+mod flash;
+
 create_exception!(
     _native,
     FlashlayerError,
@@ -28,7 +30,7 @@ create_exception!(
     "A user-facing error from the engine: bad trace, unknown name, impossible size."
 );
 
-fn err(e: flashlayer::Error) -> PyErr {
+pub(crate) fn err(e: flashlayer::Error) -> PyErr {
     FlashlayerError::new_err(e.to_string())
 }
 
@@ -720,5 +722,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    flash::register(m)?;
     Ok(())
 }

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
-from flashlayer.cli import benchmark, info, plot, reproduce, sim, trace
+from flashlayer.cli import benchmark, flash, info, plot, reproduce, sim, trace
 from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError
 
 __all__ = ["build_parser", "main"]
@@ -33,12 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--device ratio:1:64\n"
         "  flashlayer trace stats data/traces/pg15-tpcc-sysbench-w2.csv.gz --json\n"
         "  flashlayer trace gen zipf --requests 1000000 --pages 100000 --seed 1 --out z.flt\n"
+        "  flashlayer flash crash-test --method pdl:256 --cuts 10000\n"
         "  flashlayer reproduce --quick --out report",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     root.add_argument("--version", action="version", version=f"flashlayer {__version__}")
     sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    for module in (sim, trace, info, plot, benchmark, reproduce):
+    for module in (sim, trace, info, plot, benchmark, reproduce, flash):
         module.add(sub)
     return root
 

@@ -76,6 +76,13 @@ pub struct Ipl {
 }
 
 impl Ipl {
+    /// The most logical pages a chip of geometry `g` holds with `log_bytes`
+    /// of log pages per unit: all units but one kept for merging.
+    pub(crate) fn most_logical(g: Geometry, log_bytes: usize) -> u32 {
+        let log_pages = (log_bytes / g.page_size.max(1)) as u32;
+        g.blocks.saturating_sub(1) * g.pages_per_block.saturating_sub(log_pages)
+    }
+
     pub(crate) fn open(
         chip: &mut Chip,
         logical: u32,

@@ -283,8 +283,10 @@ impl FlashStoreBuilder {
     }
 
     /// Logical pages the store holds (page ids `0..n`). Default: half the
-    /// chip's pages; the rest is room for logs, differentials and garbage
-    /// collection. IPU may use every page.
+    /// chip's pages (the rest is room for logs, differentials and garbage
+    /// collection), or fewer if the method cannot hold half: IPL with a log
+    /// area of half a block or more, and any method on a chip of a few
+    /// blocks. IPU may be given every page.
     pub fn logical_pages(mut self, n: u32) -> Self {
         self.logical_pages = Some(n);
         self
@@ -306,7 +308,13 @@ impl FlashStoreBuilder {
     }
 
     fn logical(&self, chip: &Chip) -> u32 {
-        self.logical_pages.unwrap_or(chip.geometry().pages() / 2)
+        let g = chip.geometry();
+        let most = match self.method {
+            Method::Ipu => g.pages(),
+            Method::Opu | Method::Pdl { .. } => pdl::Pdl::most_logical(g),
+            Method::Ipl { log_bytes } => ipl::Ipl::most_logical(g, log_bytes),
+        };
+        self.logical_pages.unwrap_or((g.pages() / 2).min(most))
     }
 
     fn engine(&self, chip: &mut Chip, recover: bool) -> Result<Engine> {

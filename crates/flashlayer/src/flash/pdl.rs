@@ -242,6 +242,12 @@ pub struct Pdl {
 }
 
 impl Pdl {
+    /// The most logical pages a chip of geometry `g` holds out of place:
+    /// all but an active block and the collection reserve.
+    pub(crate) fn most_logical(g: Geometry) -> u32 {
+        g.blocks.saturating_sub(1 + RESERVE as u32) * g.pages_per_block
+    }
+
     pub(crate) fn open(
         chip: &mut Chip,
         logical: u32,

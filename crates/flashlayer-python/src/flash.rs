@@ -1,0 +1,333 @@
+//! `NandChip`, `FlashStore` and the crash test: the `nand` and `flash`
+//! layers for Python.
+//!
+//! A `NandChip` and the `FlashStore`s opened on it share one chip, so a
+//! script can arm a power cut on the chip and watch a store's operation
+//! fail with `PowerCut`, then recover a new store from the same chip.
+
+use crate::err;
+use flashlayer::flash::crash::{self, CrashConfig};
+use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
+use flashlayer::nand::{Chip, ChipBuilder};
+use flashlayer::store::PageStore;
+use pyo3::create_exception;
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+create_exception!(
+    _native,
+    PowerCut,
+    PyOSError,
+    "The emulated NAND chip lost power during the operation (NandChip.power_cut_after)."
+);
+
+fn flash_err(e: flashlayer::Error) -> PyErr {
+    match e {
+        flashlayer::Error::PowerCut => PowerCut::new_err(e.to_string()),
+        e => err(e),
+    }
+}
+
+type SharedChip = Arc<Mutex<Chip>>;
+
+fn lock(chip: &SharedChip) -> MutexGuard<'_, Chip> {
+    chip.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An emulated NAND flash chip, in memory or in an image file.
+#[pyclass(module = "flashlayer._native")]
+#[derive(Debug)]
+pub struct NandChip {
+    chip: SharedChip,
+}
+
+#[pymethods]
+impl NandChip {
+    #[new]
+    #[pyo3(signature = (blocks, pages_per_block=64, page_size=2048, spare_size=64, path=None, preset="pdl10-mlc-nand", spare_programs=2, seed=0))]
+    #[expect(clippy::too_many_arguments)]
+    fn new(
+        blocks: u32,
+        pages_per_block: u32,
+        page_size: usize,
+        spare_size: usize,
+        path: Option<PathBuf>,
+        preset: &str,
+        spare_programs: u8,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let mut b = ChipBuilder::new(blocks)
+            .pages_per_block(pages_per_block)
+            .page_size(page_size)
+            .spare_size(spare_size)
+            .preset(preset)
+            .spare_programs(spare_programs)
+            .seed(seed);
+        if let Some(p) = path {
+            b = b.path(p);
+        }
+        Ok(NandChip {
+            chip: Arc::new(Mutex::new(b.build().map_err(err)?)),
+        })
+    }
+
+    /// Stops the chip at its `n`-th operation from now (`n >= 1`).
+    fn power_cut_after(&self, n: u64) -> PyResult<()> {
+        lock(&self.chip).power_cut_after(n).map_err(err)
+    }
+
+    /// Restores power after a cut.
+    fn power_on(&self) {
+        lock(&self.chip).power_on();
+    }
+
+    /// Whether the chip has power.
+    #[getter]
+    fn is_on(&self) -> bool {
+        lock(&self.chip).is_on()
+    }
+
+    /// Counters: reads, spare_reads, programs, spare_programs, erases,
+    /// time_us, max_erase_count, power_cuts, and the geometry.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = lock(&self.chip);
+        let (s, g) = (c.stats(), c.geometry());
+        let d = PyDict::new(py);
+        d.set_item("reads", s.reads)?;
+        d.set_item("spare_reads", s.spare_reads)?;
+        d.set_item("programs", s.programs)?;
+        d.set_item("spare_programs", s.spare_programs)?;
+        d.set_item("erases", s.erases)?;
+        d.set_item("time_us", s.time_us)?;
+        d.set_item("max_erase_count", s.max_erase_count)?;
+        d.set_item("power_cuts", s.power_cuts)?;
+        d.set_item("blocks", g.blocks)?;
+        d.set_item("pages_per_block", g.pages_per_block)?;
+        d.set_item("page_size", g.page_size)?;
+        d.set_item("spare_size", g.spare_size)?;
+        Ok(d)
+    }
+
+    /// Erases each block has had.
+    fn erase_counts(&self) -> Vec<u32> {
+        lock(&self.chip).erase_counts().to_vec()
+    }
+
+    /// Writes a file image's changes to the file (a no-op in memory).
+    fn sync(&self) -> PyResult<()> {
+        lock(&self.chip).sync().map_err(err)
+    }
+
+    fn __repr__(&self) -> String {
+        let c = lock(&self.chip);
+        let g = c.geometry();
+        format!(
+            "NandChip(blocks={}, pages_per_block={}, page_size={}, spare_size={})",
+            g.blocks, g.pages_per_block, g.page_size, g.spare_size
+        )
+    }
+}
+
+fn builder(
+    method: &str,
+    logical_pages: Option<u32>,
+    obsolete_in_memory: bool,
+) -> PyResult<FlashStoreBuilder> {
+    let mut b = FlashStoreBuilder::new(Method::parse(method).map_err(err)?)
+        .obsolete_in_memory(obsolete_in_memory);
+    if let Some(n) = logical_pages {
+        b = b.logical_pages(n);
+    }
+    Ok(b)
+}
+
+/// Logical pages on a `NandChip` through a page update method.
+#[pyclass(module = "flashlayer._native")]
+#[derive(Debug)]
+pub struct FlashStore {
+    store: Store<SharedChip>,
+}
+
+#[pymethods]
+impl FlashStore {
+    /// A new store on an erased chip.
+    #[new]
+    #[pyo3(signature = (chip, method="pdl:256", logical_pages=None, obsolete_in_memory=false))]
+    fn new(
+        chip: &NandChip,
+        method: &str,
+        logical_pages: Option<u32>,
+        obsolete_in_memory: bool,
+    ) -> PyResult<Self> {
+        let b = builder(method, logical_pages, obsolete_in_memory)?;
+        Ok(FlashStore {
+            store: b.create(chip.chip.clone()).map_err(flash_err)?,
+        })
+    }
+
+    /// The store a chip holds, rebuilt by one scan of the chip.
+    #[staticmethod]
+    #[pyo3(signature = (chip, method="pdl:256", logical_pages=None, obsolete_in_memory=false))]
+    fn recover(
+        py: Python<'_>,
+        chip: &NandChip,
+        method: &str,
+        logical_pages: Option<u32>,
+        obsolete_in_memory: bool,
+    ) -> PyResult<Self> {
+        let b = builder(method, logical_pages, obsolete_in_memory)?;
+        let shared = chip.chip.clone();
+        let store = py.detach(|| b.recover(shared)).map_err(flash_err)?;
+        Ok(FlashStore { store })
+    }
+
+    /// The method, as parsed (`pdl:256`).
+    #[getter]
+    fn method(&self) -> String {
+        self.store.method().to_string()
+    }
+
+    /// Logical pages (page ids `0..logical_pages`).
+    #[getter]
+    fn logical_pages(&self) -> u32 {
+        self.store.logical_pages()
+    }
+
+    /// Bytes per page.
+    #[getter]
+    fn page_size(&self) -> usize {
+        self.store.page_size()
+    }
+
+    /// Writes `data` (exactly `page_size` bytes) as page `page_id`;
+    /// `changed`, a list of (offset, length), tells which bytes changed
+    /// (IPL logs just those).
+    #[pyo3(signature = (page_id, data, changed=None))]
+    fn write(
+        &mut self,
+        page_id: u64,
+        data: &[u8],
+        changed: Option<Vec<(u32, u32)>>,
+    ) -> PyResult<()> {
+        match changed {
+            Some(c) => self.store.write_changed(page_id, data, &c),
+            None => self.store.write(page_id, data),
+        }
+        .map_err(flash_err)
+    }
+
+    /// Page `page_id`'s contents (zeros if never written).
+    fn read<'py>(&mut self, py: Python<'py>, page_id: u64) -> PyResult<Bound<'py, PyBytes>> {
+        let mut buf = vec![0u8; self.store.page_size()];
+        self.store.read(page_id, &mut buf).map_err(flash_err)?;
+        Ok(PyBytes::new(py, &buf))
+    }
+
+    /// Makes every write so far durable.
+    fn flush(&mut self) -> PyResult<()> {
+        self.store.flush().map_err(flash_err)
+    }
+
+    /// The method's counters (page_reads, page_writes, flushes, gc_runs,
+    /// gc_time_us, differentials, new_base_pages) and the chip's (reads,
+    /// programs, erases, time_us, ...).
+    fn stats<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let f = self.store.flash_stats();
+        let d = PyDict::new(py);
+        d.set_item("method", self.store.method().to_string())?;
+        d.set_item("page_reads", f.page_reads)?;
+        d.set_item("page_writes", f.page_writes)?;
+        d.set_item("flushes", f.flushes)?;
+        d.set_item("gc_runs", f.gc_runs)?;
+        d.set_item("gc_time_us", f.gc_time_us)?;
+        d.set_item("differentials", f.differentials)?;
+        d.set_item("new_base_pages", f.new_base_pages)?;
+        let c = self.store.chip().stats();
+        d.set_item("reads", c.reads)?;
+        d.set_item("spare_reads", c.spare_reads)?;
+        d.set_item("programs", c.programs)?;
+        d.set_item("spare_programs", c.spare_programs)?;
+        d.set_item("erases", c.erases)?;
+        d.set_item("time_us", c.time_us)?;
+        d.set_item("max_erase_count", c.max_erase_count)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "FlashStore(method={:?}, logical_pages={})",
+            self.store.method().to_string(),
+            self.store.logical_pages()
+        )
+    }
+}
+
+/// Runs the crash test (`flash::crash`); `progress(cuts_done)` is called
+/// with the GIL about every 1% of the cuts.
+#[pyfunction]
+#[pyo3(signature = (method, cuts=1000, seed=0, blocks=16, pages_per_block=64, page_size=2048, spare_size=64, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[expect(clippy::too_many_arguments)]
+pub fn crash_test<'py>(
+    py: Python<'py>,
+    method: &str,
+    cuts: u64,
+    seed: u64,
+    blocks: u32,
+    pages_per_block: u32,
+    page_size: usize,
+    spare_size: usize,
+    logical_pages: Option<u32>,
+    obsolete_in_memory: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut cfg = CrashConfig::new(Method::parse(method).map_err(err)?);
+    cfg.cuts = cuts;
+    cfg.seed = seed;
+    cfg.blocks = blocks;
+    cfg.pages_per_block = pages_per_block;
+    cfg.page_size = page_size;
+    cfg.spare_size = spare_size;
+    cfg.logical_pages = logical_pages;
+    cfg.obsolete_in_memory = obsolete_in_memory;
+    let step = (cuts / 100).max(1);
+    let r = py
+        .detach(|| {
+            crash::run(&cfg, |done| {
+                if done % step == 0 {
+                    if let Some(cb) = &progress {
+                        Python::attach(|py| {
+                            // A failing callback must not stop the test.
+                            let _ = cb.call1(py, (done,));
+                        });
+                    }
+                }
+            })
+        })
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("method", cfg.method.to_string())?;
+    d.set_item("cuts", r.cuts)?;
+    d.set_item("recoveries", r.recoveries)?;
+    d.set_item("recovery_cuts", r.recovery_cuts)?;
+    d.set_item("flushed_lost", r.flushed_lost)?;
+    d.set_item("never_written", r.never_written)?;
+    d.set_item("ipu_block_losses", r.ipu_block_losses)?;
+    d.set_item("writes", r.writes)?;
+    d.set_item("reads", r.reads)?;
+    d.set_item("flushes", r.flushes)?;
+    d.set_item("pages_checked", r.pages_checked)?;
+    d.set_item("erases", r.erases)?;
+    d.set_item("holds", r.holds())?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("PowerCut", m.py().get_type::<PowerCut>())?;
+    m.add_class::<NandChip>()?;
+    m.add_class::<FlashStore>()?;
+    m.add_function(wrap_pyfunction!(crash_test, m)?)?;
+    Ok(())
+}
