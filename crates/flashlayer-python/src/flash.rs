@@ -7,6 +7,7 @@
 
 use crate::err;
 use flashlayer::flash::crash::{self, CrashConfig};
+use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
 use flashlayer::nand::{Chip, ChipBuilder};
 use flashlayer::store::PageStore;
@@ -324,7 +325,84 @@ pub fn crash_test<'py>(
     Ok(d)
 }
 
+fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("reads", c.reads)?;
+    d.set_item("programs", c.programs)?;
+    d.set_item("erases", c.erases)?;
+    d.set_item("time_us", c.time_us)?;
+    Ok(d)
+}
+
+/// Runs PDL §5.1's update operations on a fresh chip and store
+/// (`flash::updates`): loads every logical page, warms up to
+/// `warmup_erases_per_block`, then measures `operations`. Returns the chip
+/// operations of the reading and writing steps.
+#[pyfunction]
+#[pyo3(signature = (method, blocks, pages_per_block=64, page_size=2048, spare_size=64, preset="pdl10-mlc-nand", logical_pages=None, obsolete_in_memory=false, operations=20000, update_share=1.0, updates_till_write=1, changed_share=0.02, warmup_erases_per_block=10.0, max_warmup_operations=2000000, seed=0))]
+#[expect(clippy::too_many_arguments)]
+pub fn flash_updates<'py>(
+    py: Python<'py>,
+    method: &str,
+    blocks: u32,
+    pages_per_block: u32,
+    page_size: usize,
+    spare_size: usize,
+    preset: &str,
+    logical_pages: Option<u32>,
+    obsolete_in_memory: bool,
+    operations: u64,
+    update_share: f64,
+    updates_till_write: u32,
+    changed_share: f64,
+    warmup_erases_per_block: f64,
+    max_warmup_operations: u64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let chip = ChipBuilder::new(blocks)
+        .pages_per_block(pages_per_block)
+        .page_size(page_size)
+        .spare_size(spare_size)
+        .preset(preset)
+        .build()
+        .map_err(err)?;
+    let b = builder(method, logical_pages, obsolete_in_memory)?;
+    let p = UpdateParams {
+        operations,
+        update_share,
+        updates_till_write,
+        changed_share,
+        warmup_erases_per_block,
+        max_warmup_operations,
+        seed,
+    };
+    let (r, logical, timing) = py
+        .detach(|| -> flashlayer::Result<_> {
+            let mut store = b.create(chip)?;
+            let r = updates::run(&mut store, &p)?;
+            let timing = store.chip().timing();
+            Ok((r, store.logical_pages(), timing))
+        })
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("method", b.method().to_string())?;
+    d.set_item("label", b.method().label())?;
+    d.set_item("logical_pages", logical)?;
+    d.set_item("operations", r.operations)?;
+    d.set_item("updates", r.updates)?;
+    d.set_item("read", counts(py, &r.read)?)?;
+    d.set_item("write", counts(py, &r.write)?)?;
+    d.set_item("gc_time_us", r.gc_time_us)?;
+    d.set_item("warmup_operations", r.warmup_operations)?;
+    d.set_item("warmup_erases_per_block", r.warmup_erases_per_block)?;
+    d.set_item("read_us", timing.read_us)?;
+    d.set_item("program_us", timing.program_us)?;
+    d.set_item("erase_us", timing.erase_us)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flash_updates, m)?)?;
     m.add("PowerCut", m.py().get_type::<PowerCut>())?;
     m.add_class::<NandChip>()?;
     m.add_class::<FlashStore>()?;

@@ -27,6 +27,7 @@ pub mod ipu;
 pub mod opu;
 pub mod pdl;
 pub(crate) mod spare;
+pub mod updates;
 
 use crate::error::{Error, Result};
 use crate::nand::Chip;
