@@ -87,6 +87,7 @@ class NandChip:
         path: _Path | None = None,
         preset: str = "pdl10-mlc-nand",
         spare_programs: int = 2,
+        data_programs: int = 1,
         seed: int = 0,
     ) -> None: ...
     def power_cut_after(self, n: int) -> None: ...
@@ -131,7 +132,27 @@ def crash_test(
     pages_per_block: int = 64,
     page_size: int = 2048,
     spare_size: int = 64,
+    data_programs: int = 16,
     logical_pages: int | None = None,
     obsolete_in_memory: bool = False,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, int | bool | str]: ...
+
+def flash_updates(
+    method: str,
+    blocks: int,
+    pages_per_block: int = 64,
+    page_size: int = 2048,
+    spare_size: int = 64,
+    preset: str = "pdl10-mlc-nand",
+    data_programs: int = 16,
+    logical_pages: int | None = None,
+    obsolete_in_memory: bool = False,
+    operations: int = 20000,
+    update_share: float = 1.0,
+    updates_till_write: int = 1,
+    changed_share: float = 0.02,
+    warmup_erases_per_block: float = 10.0,
+    max_warmup_operations: int = 2000000,
+    seed: int = 0,
+) -> dict[str, Any]: ...

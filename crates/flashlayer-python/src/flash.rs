@@ -48,7 +48,7 @@ pub struct NandChip {
 #[pymethods]
 impl NandChip {
     #[new]
-    #[pyo3(signature = (blocks, pages_per_block=64, page_size=2048, spare_size=64, path=None, preset="pdl10-mlc-nand", spare_programs=2, seed=0))]
+    #[pyo3(signature = (blocks, pages_per_block=64, page_size=2048, spare_size=64, path=None, preset="pdl10-mlc-nand", spare_programs=2, data_programs=1, seed=0))]
     #[expect(clippy::too_many_arguments)]
     fn new(
         blocks: u32,
@@ -58,6 +58,7 @@ impl NandChip {
         path: Option<PathBuf>,
         preset: &str,
         spare_programs: u8,
+        data_programs: u8,
         seed: u64,
     ) -> PyResult<Self> {
         let mut b = ChipBuilder::new(blocks)
@@ -66,6 +67,7 @@ impl NandChip {
             .spare_size(spare_size)
             .preset(preset)
             .spare_programs(spare_programs)
+            .data_programs(data_programs)
             .seed(seed);
         if let Some(p) = path {
             b = b.path(p);
@@ -246,6 +248,7 @@ impl FlashStore {
         d.set_item("gc_time_us", f.gc_time_us)?;
         d.set_item("differentials", f.differentials)?;
         d.set_item("new_base_pages", f.new_base_pages)?;
+        d.set_item("folds", f.folds)?;
         let c = self.store.chip().stats();
         d.set_item("reads", c.reads)?;
         d.set_item("spare_reads", c.spare_reads)?;
@@ -269,7 +272,7 @@ impl FlashStore {
 /// Runs the crash test (`flash::crash`); `progress(cuts_done)` is called
 /// with the GIL about every 1% of the cuts.
 #[pyfunction]
-#[pyo3(signature = (method, cuts=1000, seed=0, blocks=16, pages_per_block=64, page_size=2048, spare_size=64, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[pyo3(signature = (method, cuts=1000, seed=0, blocks=16, pages_per_block=64, page_size=2048, spare_size=64, data_programs=16, logical_pages=None, obsolete_in_memory=false, progress=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn crash_test<'py>(
     py: Python<'py>,
@@ -280,6 +283,7 @@ pub fn crash_test<'py>(
     pages_per_block: u32,
     page_size: usize,
     spare_size: usize,
+    data_programs: u8,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
     progress: Option<Py<PyAny>>,
@@ -291,6 +295,7 @@ pub fn crash_test<'py>(
     cfg.pages_per_block = pages_per_block;
     cfg.page_size = page_size;
     cfg.spare_size = spare_size;
+    cfg.data_programs = data_programs;
     cfg.logical_pages = logical_pages;
     cfg.obsolete_in_memory = obsolete_in_memory;
     let step = (cuts / 100).max(1);
@@ -339,7 +344,7 @@ fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
 /// `warmup_erases_per_block`, then measures `operations`. Returns the chip
 /// operations of the reading and writing steps.
 #[pyfunction]
-#[pyo3(signature = (method, blocks, pages_per_block=64, page_size=2048, spare_size=64, preset="pdl10-mlc-nand", logical_pages=None, obsolete_in_memory=false, operations=20000, update_share=1.0, updates_till_write=1, changed_share=0.02, warmup_erases_per_block=10.0, max_warmup_operations=2000000, seed=0))]
+#[pyo3(signature = (method, blocks, pages_per_block=64, page_size=2048, spare_size=64, preset="pdl10-mlc-nand", data_programs=16, logical_pages=None, obsolete_in_memory=false, operations=20000, update_share=1.0, updates_till_write=1, changed_share=0.02, warmup_erases_per_block=10.0, max_warmup_operations=2000000, seed=0))]
 #[expect(clippy::too_many_arguments)]
 pub fn flash_updates<'py>(
     py: Python<'py>,
@@ -349,6 +354,7 @@ pub fn flash_updates<'py>(
     page_size: usize,
     spare_size: usize,
     preset: &str,
+    data_programs: u8,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
     operations: u64,
@@ -364,6 +370,7 @@ pub fn flash_updates<'py>(
         .page_size(page_size)
         .spare_size(spare_size)
         .preset(preset)
+        .data_programs(data_programs)
         .build()
         .map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;
@@ -376,12 +383,12 @@ pub fn flash_updates<'py>(
         max_warmup_operations,
         seed,
     };
-    let (r, logical, timing) = py
+    let (r, logical, timing, fs) = py
         .detach(|| -> flashlayer::Result<_> {
             let mut store = b.create(chip)?;
             let r = updates::run(&mut store, &p)?;
             let timing = store.chip().timing();
-            Ok((r, store.logical_pages(), timing))
+            Ok((r, store.logical_pages(), timing, store.flash_stats()))
         })
         .map_err(err)?;
     let d = PyDict::new(py);
@@ -394,6 +401,10 @@ pub fn flash_updates<'py>(
     d.set_item("write", counts(py, &r.write)?)?;
     d.set_item("gc_time_us", r.gc_time_us)?;
     d.set_item("warmup_operations", r.warmup_operations)?;
+    d.set_item("folds", fs.folds)?;
+    d.set_item("gc_runs", fs.gc_runs)?;
+    d.set_item("differentials", fs.differentials)?;
+    d.set_item("new_base_pages", fs.new_base_pages)?;
     d.set_item("warmup_erases_per_block", r.warmup_erases_per_block)?;
     d.set_item("read_us", timing.read_us)?;
     d.set_item("program_us", timing.program_us)?;

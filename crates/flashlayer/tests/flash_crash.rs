@@ -53,7 +53,21 @@ fn pdl_with_obsolete_marks_in_memory_survives_power_cuts() {
 
 #[test]
 fn ipl_returns_every_flushed_page_after_power_cuts_during_merges() {
-    check("ipl:1k", false);
+    let mut c = small("ipl:1k", 7);
+    c.page_size = 512;
+    let r = run(&c, |_| {}).unwrap();
+    assert!(r.recovery_cuts > 100 && r.erases > 50, "{r:?}");
+    assert!(r.holds(), "{r:?}");
+}
+
+#[test]
+fn ipl_on_a_chip_without_partial_programs_writes_a_sector_a_page() {
+    let mut c = small("ipl:2k", 7);
+    c.page_size = 512;
+    c.data_programs = 1;
+    let r = run(&c, |_| {}).unwrap();
+    assert!(r.erases > 50, "{r:?}");
+    assert!(r.holds(), "{r:?}");
 }
 
 #[test]

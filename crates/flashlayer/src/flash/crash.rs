@@ -38,6 +38,8 @@ pub struct CrashConfig {
     pub page_size: usize,
     /// Spare bytes per page.
     pub spare_size: usize,
+    /// Partial programs a page's data area takes (IPL's sector writes).
+    pub data_programs: u8,
     /// Logical pages (`None`: the store's default, half the chip).
     pub logical_pages: Option<u32>,
     /// Obsolete marks in memory (OPU and PDL).
@@ -50,7 +52,9 @@ pub struct CrashConfig {
 
 impl CrashConfig {
     /// Defaults: 1,000 cuts, seed 0, a chip of 16 blocks of 64 pages of
-    /// 2,048 + 64 bytes (PDL Table 1's geometry, small), the store's
+    /// 2,048 + 64 bytes (PDL Table 1's geometry, small) taking 16 partial
+    /// programs a page (IPL writes 128-byte log sectors; the other methods
+    /// program whole pages), the store's
     /// default logical pages, obsolete marks in the spare area, a cut within
     /// 300 chip operations of the last, and a 30% chance that a recovery is
     /// cut.
@@ -63,6 +67,7 @@ impl CrashConfig {
             pages_per_block: 64,
             page_size: 2048,
             spare_size: 64,
+            data_programs: 16,
             logical_pages: None,
             obsolete_in_memory: false,
             max_ops_between_cuts: 300,
@@ -118,6 +123,7 @@ pub fn run(cfg: &CrashConfig, mut progress: impl FnMut(u64)) -> Result<CrashRepo
         .pages_per_block(cfg.pages_per_block)
         .page_size(cfg.page_size)
         .spare_size(cfg.spare_size)
+        .data_programs(cfg.data_programs)
         .seed(cfg.seed)
         .build()?;
     let mut builder = FlashStoreBuilder::new(cfg.method).obsolete_in_memory(cfg.obsolete_in_memory);

@@ -35,7 +35,7 @@
 //! programmed block is erased before it is used again. `flush()` has
 //! nothing to do: a write is on the chip when it returns.
 
-use super::spare::{self, Header, IPL_DATA, IPL_LOG};
+use super::spare::{self, Header, IPL_DATA};
 use super::FlashStats;
 use crate::error::{Error, Result};
 use crate::nand::{Chip, Geometry, Timing};
@@ -43,7 +43,9 @@ use crate::nand::{Chip, Geometry, Timing};
 const NIL: u32 = u32::MAX;
 /// A record's header: page, offset, length.
 const RECORD_HEAD: usize = 8;
-/// Set in a log page's time stamp on the last sector of a write.
+/// A log sector's trailer: unit, generation, time stamp, CRC-32.
+const SECTOR_TAIL: usize = 20;
+/// Set in a sector's time stamp on the last sector of a write.
 const LAST: u64 = 1 << 63;
 
 /// In-page logging.
@@ -99,6 +101,12 @@ impl Ipl {
                 g.page_size, g.pages_per_block
             )));
         }
+        if g.page_size < 512 {
+            return Err(Error::invalid(format!(
+                "IPL needs pages of at least 512 bytes for its 16 log sectors a page (got {})",
+                g.page_size
+            )));
+        }
         let data_pages = g.pages_per_block - log_pages as u32;
         let units = logical.div_ceil(data_pages);
         if units + 1 > g.blocks {
@@ -117,7 +125,7 @@ impl Ipl {
             stats: FlashStats::default(),
             geo: g,
             data_pages,
-            sector: (g.page_size / 16).max(RECORD_HEAD + 1),
+            sector: g.page_size / 16,
             unit_block: vec![NIL; units as usize],
             generation: vec![0; units as usize],
             free: Vec::new(),
@@ -166,8 +174,17 @@ impl Ipl {
                         erased += 1;
                     }
                 }
+                if i >= dp {
+                    for sector in self.page.chunks_exact(self.sector) {
+                        if let Some((u, generation, stamp)) = unseal(sector) {
+                            self.clock = self.clock.max(stamp & !LAST);
+                            unit_gen.get_or_insert((u, generation));
+                        }
+                    }
+                    continue;
+                }
                 if let Some((h, _)) = decoded {
-                    if !matches!(h.kind, IPL_DATA | IPL_LOG) {
+                    if h.kind != IPL_DATA {
                         return Err(Error::invalid(format!(
                             "page {} of the chip was written by another method (kind {:#x}); \
                              recover with the method that wrote it",
@@ -263,21 +280,22 @@ impl Ipl {
         let gen = self.generation[unit as usize];
         let mut open_ts = None;
         self.pending.copy_from_slice(out);
-        for k in 0..count {
-            let page = &self.logs[k * g.page_size..(k + 1) * g.page_size];
-            let spare = &self.log_spares[k * g.spare_size..(k + 1) * g.spare_size];
-            let h = match spare::decode(page, spare) {
-                Some((h, _)) if h.kind == IPL_LOG && h.id == unit && h.aux == gen => h,
-                _ => continue,
+        for k in 0..count * (g.page_size / self.sector) {
+            let sector = &self.logs[k * self.sector..(k + 1) * self.sector];
+            let Some((u, sg, stamp)) = unseal(sector) else {
+                continue;
             };
-            let ts = h.ts & !LAST;
+            if u != unit || sg != gen {
+                continue;
+            }
+            let ts = stamp & !LAST;
             if open_ts != Some(ts) {
                 // A new write begins; an unfinished one before it is void.
                 self.pending.copy_from_slice(out);
                 open_ts = Some(ts);
             }
-            apply_records(page, lpn, &mut self.pending);
-            if h.ts & LAST != 0 {
+            apply_records(&sector[..self.sector - SECTOR_TAIL], lpn, &mut self.pending);
+            if stamp & LAST != 0 {
                 out.copy_from_slice(&self.pending);
                 open_ts = None;
             }
@@ -344,46 +362,83 @@ impl Ipl {
             self.generation[unit as usize] = 0;
         }
         let block = self.unit_block[unit as usize];
-        let g = self.geo;
-        let next = chip.programmed_pages(block).max(self.data_pages);
-        let room = (g.pages_per_block - next) as usize;
-        if self.sectors.len() > room {
+        if self.sectors.len() > self.free_sectors(chip, block) {
             return self.merge(chip, unit, Some((lpn, data)));
         }
         self.clock += 1;
         let ts = self.clock;
         let count = self.sectors.len();
-        for k in 0..count {
-            let (s, e) = self.sectors[k];
-            self.page.fill(0xFF);
-            self.page[..e - s].copy_from_slice(&self.records[s..e]);
-            let head = Header {
-                kind: IPL_LOG,
-                id: unit,
-                ts: if k + 1 == count { ts | LAST } else { ts },
-                aux: self.generation[unit as usize],
-            };
-            spare::encode(head, &self.page, &mut self.spare);
-            chip.program(
-                g.first_page(block) + next + k as u32,
-                &self.page,
-                &self.spare,
-            )?;
+        let gen = self.generation[unit as usize];
+        let mut buf = std::mem::take(&mut self.page);
+        let r = (|| -> Result<()> {
+            for k in 0..count {
+                let (s, e) = self.sectors[k];
+                let sector = &mut buf[..self.sector];
+                sector.fill(0xFF);
+                sector[..e - s].copy_from_slice(&self.records[s..e]);
+                let stamp = if k + 1 == count { ts | LAST } else { ts };
+                seal(sector, unit, gen, stamp);
+                let (ppn, slot) = self.next_sector(chip, block);
+                chip.program_partial(ppn, slot * self.sector, &buf[..self.sector])?;
+            }
+            Ok(())
+        })();
+        self.page = buf;
+        r
+    }
+
+    /// Sectors a log page holds: as many of `sector` bytes as fit, or as
+    /// many partial programs as the chip allows if fewer.
+    fn sectors_per_page(&self, chip: &Chip) -> usize {
+        (self.geo.page_size / self.sector).min(usize::from(chip.data_programs()))
+    }
+
+    /// Free log sectors of `block`: the rest of its last log page and its
+    /// erased log pages.
+    fn free_sectors(&self, chip: &Chip, block: u32) -> usize {
+        let spp = self.sectors_per_page(chip);
+        let next = chip.programmed_pages(block);
+        let whole = (self.geo.pages_per_block - next.max(self.data_pages)) as usize * spp;
+        let tail = if next > self.data_pages {
+            spp.saturating_sub(self.used_in_last(chip, block))
+        } else {
+            0
+        };
+        whole + tail
+    }
+
+    /// Sectors programmed in `block`'s last programmed page, by the chip's
+    /// count of partial programs of its data area.
+    fn used_in_last(&self, chip: &Chip, block: u32) -> usize {
+        let next = chip.programmed_pages(block);
+        usize::from(chip.data_program_count(self.geo.first_page(block) + next - 1))
+    }
+
+    /// Where the next log sector of `block` goes: page and sector slot.
+    fn next_sector(&self, chip: &Chip, block: u32) -> (u32, usize) {
+        let g = self.geo;
+        let next = chip.programmed_pages(block);
+        if next > self.data_pages {
+            let used = self.used_in_last(chip, block);
+            if used < self.sectors_per_page(chip) {
+                return (g.first_page(block) + next - 1, used);
+            }
         }
-        Ok(())
+        (g.first_page(block) + next.max(self.data_pages), 0)
     }
 
     /// Packs the records of a write into sectors.
     fn pack(&mut self, lpn: u32, data: &[u8], changed: &[(u32, u32)]) {
         self.records.clear();
         self.sectors.clear();
-        let max = self.sector - RECORD_HEAD;
+        let body = self.sector - SECTOR_TAIL;
+        let max = body - RECORD_HEAD;
         let mut start = 0;
         for &(off, len) in changed {
             let (mut off, end) = (off as usize, (off as usize + len as usize).min(data.len()));
             while off < end {
                 let n = (end - off).min(max);
-                if self.records.len() - start + RECORD_HEAD + n > self.sector {
+                if self.records.len() - start + RECORD_HEAD + n > body {
                     self.sectors.push((start, self.records.len()));
                     start = self.records.len();
                 }
@@ -491,4 +546,25 @@ fn changed_runs(old: &[u8], new: &[u8], out: &mut Vec<(u32, u32)>) {
         }
         out.push((start as u32, (i - start) as u32));
     }
+}
+
+/// Writes a sector's trailer: its unit, generation, stamp and checksum.
+fn seal(sector: &mut [u8], unit: u32, gen: u32, stamp: u64) {
+    let t = sector.len() - SECTOR_TAIL;
+    sector[t..t + 4].copy_from_slice(&unit.to_le_bytes());
+    sector[t + 4..t + 8].copy_from_slice(&gen.to_le_bytes());
+    sector[t + 8..t + 16].copy_from_slice(&stamp.to_le_bytes());
+    let crc = crc32fast::hash(&sector[..t + 16]);
+    sector[t + 16..t + 20].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A sector's unit, generation and stamp, if it was written whole.
+fn unseal(sector: &[u8]) -> Option<(u32, u32, u64)> {
+    let t = sector.len() - SECTOR_TAIL;
+    let word = |i: usize| u32::from_le_bytes(sector[i..i + 4].try_into().expect("4"));
+    if sector.iter().all(|&b| b == 0xFF) || crc32fast::hash(&sector[..t + 16]) != word(t + 16) {
+        return None;
+    }
+    let stamp = u64::from_le_bytes(sector[t + 8..t + 16].try_into().expect("8"));
+    Some((word(t), word(t + 4), stamp))
 }

@@ -210,6 +210,9 @@ pub struct FlashStats {
     pub differentials: u64,
     /// PDL case 3 writes (and every OPU write).
     pub new_base_pages: u64,
+    /// PDL: differentials folded into new base pages because collection
+    /// found no block worth reclaiming (space pressure).
+    pub folds: u64,
 }
 
 /// The state of one method on a chip.

@@ -655,6 +655,8 @@ impl Pdl {
                         // The victim page is read again for the next entry:
                         // `write_base` uses the shared buffers.
                         self.write_base(chip, lpn, &current)?;
+                        self.stats.new_base_pages -= 1;
+                        self.stats.folds += 1;
                         folded += 1;
                         chip.read(ppn, &mut self.other, &mut self.spare)?;
                     }

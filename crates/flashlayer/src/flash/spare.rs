@@ -25,7 +25,6 @@ pub(crate) const BASE: u8 = 0xB0;
 pub(crate) const DIFF: u8 = 0xD0;
 pub(crate) const IPU: u8 = 0xA0;
 pub(crate) const IPL_DATA: u8 = 0xE0;
-pub(crate) const IPL_LOG: u8 = 0xC0;
 
 /// A page's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

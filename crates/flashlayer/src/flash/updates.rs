@@ -90,7 +90,9 @@ impl OpCounts {
     }
     /// The time of these operations at other timings.
     pub fn priced(&self, read_us: f64, program_us: f64, erase_us: f64) -> f64 {
-        self.reads as f64 * read_us + self.programs as f64 * program_us + self.erases as f64 * erase_us
+        self.reads as f64 * read_us
+            + self.programs as f64 * program_us
+            + self.erases as f64 * erase_us
     }
 }
 

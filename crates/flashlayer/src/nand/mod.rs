@@ -6,10 +6,13 @@
 //!   to 0. Asking a program to turn a 0 into a 1 is an error, never done.
 //! - The pages of a block are programmed in order (a program may skip pages,
 //!   never go back to one below the highest programmed page).
-//! - A page's data area is programmed once per erase; its spare area may be
-//!   programmed again, up to `spare_programs` times in all (PDL footnote 9:
-//!   at least two on the chips it used; 1 for chips that forbid it). That
-//!   second program is how a page is marked obsolete.
+//! - A page's data area is programmed once per erase, or, on a chip that
+//!   allows partial programs (`data_programs` > 1, the NOP of SLC
+//!   datasheets), in up to that many pieces, each a byte range not
+//!   programmed before (IPL's sector writes, Lee & Moon §3). Its spare area
+//!   may be programmed again, up to `spare_programs` times in all (PDL
+//!   footnote 9: at least two on the chips it used; 1 for chips that forbid
+//!   it). That second program is how a page is marked obsolete.
 //! - Counters: page reads, spare-only reads, programs, spare re-programs,
 //!   erases, erases per block (wear), and virtual time: each operation adds
 //!   its time from the timing preset. A spare-only read costs a page read
@@ -139,6 +142,7 @@ pub struct ChipBuilder {
     preset: String,
     timing: Option<Timing>,
     spare_programs: u8,
+    data_programs: u8,
     path: Option<PathBuf>,
     seed: u64,
 }
@@ -157,6 +161,7 @@ impl ChipBuilder {
             preset: DEFAULT_PRESET.to_string(),
             timing: None,
             spare_programs: 2,
+            data_programs: 1,
             path: None,
             seed: 0,
         }
@@ -193,6 +198,13 @@ impl ChipBuilder {
         self.spare_programs = n;
         self
     }
+    /// Programs a page's data area may take between erases (partial
+    /// programs). Default: 1, as on the MLC chip of PDL Table 1; IPL's
+    /// sector writes need `page_size / 128`.
+    pub fn data_programs(mut self, n: u8) -> Self {
+        self.data_programs = n;
+        self
+    }
     /// Keeps the image in this file: opened if it exists (its size must
     /// match the geometry), else created erased. Default: in memory.
     pub fn path(mut self, p: impl AsRef<Path>) -> Self {
@@ -223,9 +235,9 @@ impl ChipBuilder {
                 u16::MAX
             )));
         }
-        if self.spare_programs == 0 {
+        if self.spare_programs == 0 || self.data_programs == 0 {
             return Err(Error::invalid(
-                "spare_programs must be at least 1 (the page's own program)",
+                "spare_programs and data_programs must be at least 1 (the page's own program)",
             ));
         }
         let bytes = (g.blocks as u64)
@@ -245,9 +257,11 @@ impl ChipBuilder {
             geometry: g,
             timing,
             spare_limit: self.spare_programs,
+            data_limit: self.data_programs,
             image,
             next: vec![0; g.blocks as usize],
             spare_count: vec![0; g.pages() as usize],
+            data_count: vec![0; g.pages() as usize],
             wear: vec![0; g.blocks as usize],
             stats: ChipStats::default(),
             cut_in: None,
@@ -317,11 +331,14 @@ pub struct Chip {
     geometry: Geometry,
     timing: Timing,
     spare_limit: u8,
+    data_limit: u8,
     image: Image,
     /// Per block: one past its highest programmed page.
     next: Vec<u16>,
-    /// Per page: programs its spare area has taken since the erase.
+    /// Per page: programs its spare and data areas have taken since the
+    /// erase.
     spare_count: Vec<u8>,
+    data_count: Vec<u8>,
     wear: Vec<u32>,
     stats: ChipStats,
     /// Operations left before the armed cut (1: the next one is cut).
@@ -362,6 +379,17 @@ impl Chip {
     /// Programs a spare area may take between erases.
     pub fn spare_programs(&self) -> u8 {
         self.spare_limit
+    }
+
+    /// Programs a data area may take between erases.
+    pub fn data_programs(&self) -> u8 {
+        self.data_limit
+    }
+
+    /// Programs page `ppn`'s data area has taken since its block's erase
+    /// (at least 1 for a programmed page of a reopened image).
+    pub fn data_program_count(&self, ppn: Ppn) -> u8 {
+        self.data_count.get(ppn as usize).copied().unwrap_or(0)
     }
 
     /// Counters so far.
@@ -558,6 +586,60 @@ impl Chip {
         }
         self.next[block as usize] = (index + 1) as u16;
         self.spare_count[ppn as usize] = 1;
+        self.data_count[ppn as usize] = 1;
+        Ok(())
+    }
+
+    /// Programs `bytes` into page `ppn`'s data area from `offset`, leaving
+    /// the rest of the page as it is (a partial program): at most
+    /// `data_programs` programs of the data area since the erase, each only
+    /// clearing bits, on the block's last programmed page or a later one.
+    pub fn program_partial(&mut self, ppn: Ppn, offset: usize, bytes: &[u8]) -> Result<()> {
+        self.check_ppn(ppn)?;
+        let g = self.geometry;
+        if offset + bytes.len() > g.page_size {
+            return Err(Error::invalid(format!(
+                "partial program of {} bytes at {offset} beyond the {}-byte data area",
+                bytes.len(),
+                g.page_size
+            )));
+        }
+        let (block, index) = (g.block_of(ppn), ppn % g.pages_per_block);
+        let next = u32::from(self.next[block as usize]);
+        if index + 1 < next {
+            return Err(Error::invalid(format!(
+                "partial program of page {index} of block {block}: pages are programmed in \
+                 order, and page {} is already programmed",
+                next - 1
+            )));
+        }
+        if self.data_count[ppn as usize] >= self.data_limit {
+            return Err(Error::invalid(format!(
+                "data area of page {index} of block {block} already programmed {} time(s), \
+                 the chip's limit between erases",
+                self.data_limit
+            )));
+        }
+        let at = self.range(ppn).start + offset;
+        if !only_clears(&self.image.bytes()[at..at + bytes.len()], bytes) {
+            return Err(Error::invalid(format!(
+                "partial program of page {index} of block {block} would turn a 0 bit into a 1"
+            )));
+        }
+        let cut = self.start()?;
+        self.stats.programs += 1;
+        self.stats.time_us += self.timing.program_us;
+        self.data_count[ppn as usize] += 1;
+        self.spare_count[ppn as usize] = self.spare_count[ppn as usize].max(1);
+        self.next[block as usize] = (index + 1) as u16;
+        let area = &mut self.image.bytes()[at..at + bytes.len()];
+        if cut {
+            let k = self.rng.random_range(0..=area.len());
+            area[..k].copy_from_slice(&bytes[..k]);
+            self.rescan_block(block);
+            return Err(Error::PowerCut);
+        }
+        area.copy_from_slice(bytes);
         Ok(())
     }
 
@@ -630,6 +712,7 @@ impl Chip {
         self.image.bytes()[start..start + k].fill(0xFF);
         let first = g.first_page(block) as usize;
         self.spare_count[first..first + g.pages_per_block as usize].fill(0);
+        self.data_count[first..first + g.pages_per_block as usize].fill(0);
         self.rescan_block(block);
         if cut {
             return Err(Error::PowerCut);
@@ -655,8 +738,12 @@ impl Chip {
         }
         self.next[block as usize] = next as u16;
         for i in 0..g.pages_per_block {
-            let c = &mut self.spare_count[(first + i) as usize];
-            *c = if i < next { (*c).max(1) } else { 0 };
+            let k = (first + i) as usize;
+            let programmed = i < next;
+            let c = &mut self.spare_count[k];
+            *c = if programmed { (*c).max(1) } else { 0 };
+            let d = &mut self.data_count[k];
+            *d = if programmed { (*d).max(1) } else { 0 };
         }
     }
 }
@@ -706,6 +793,38 @@ mod tests {
         assert!(c.program(1, &[0; 16], &[0; 8]).is_err());
         c.program(3, &[0; 16], &[0; 8]).unwrap();
         assert_eq!(c.programmed_pages(0), 4);
+    }
+
+    #[test]
+    fn partial_programs_fill_a_page_piece_by_piece_up_to_the_limit() {
+        let mut c = Chip::builder(1)
+            .pages_per_block(4)
+            .page_size(16)
+            .spare_size(8)
+            .data_programs(3)
+            .build()
+            .unwrap();
+        c.program_partial(1, 0, &[1; 4]).unwrap();
+        c.program_partial(1, 4, &[2; 4]).unwrap();
+        assert!(c.program_partial(0, 0, &[0; 4]).is_err(), "in order");
+        let err = c.program_partial(1, 0, &[0xFF; 4]).unwrap_err().to_string();
+        assert!(err.contains("0 bit into a 1"), "{err}");
+        c.program_partial(1, 8, &[3; 8]).unwrap();
+        let err = c.program_partial(1, 8, &[0; 1]).unwrap_err().to_string();
+        assert!(err.contains("already programmed 3"), "{err}");
+        let (mut d, mut s) = ([0u8; 16], [0u8; 8]);
+        c.read(1, &mut d, &mut s).unwrap();
+        assert_eq!(d, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3]);
+        assert_eq!(s, [0xFF; 8]);
+        // A chip of one program per page refuses the second piece.
+        let mut one = Chip::builder(1)
+            .pages_per_block(2)
+            .page_size(8)
+            .spare_size(4)
+            .build()
+            .unwrap();
+        one.program_partial(0, 0, &[0; 4]).unwrap();
+        assert!(one.program_partial(0, 4, &[0; 4]).is_err());
     }
 
     #[test]
