@@ -41,23 +41,35 @@ def _legend(ax: Any, n: int) -> None:
 
 
 def render(fig: dict[str, Any], path: Path) -> None:
-    """Line plot of every series against ``x``; x is log-scaled if the figure
-    says ``log_x``, or by default when the sizes span more than a factor of
-    20. Long series (time series) are drawn without markers."""
+    """Line plot of every series against ``x``, or grouped bars when the
+    figure names its x positions (``categories``); x is log-scaled if the
+    figure says ``log_x``, or by default when the sizes span more than a
+    factor of 20; y if it says ``log_y``. Long series (time series) are
+    drawn without markers."""
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
-    long = len(fig["x"]) > 50
-    for i, (name, ys) in enumerate(fig["series"].items()):
-        ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4,
-                label=name)
-    if "log_x" not in fig:
-        _log_x(ax, fig["x"])
-    elif fig["log_x"]:
-        ax.set_xscale("log")
+    series = fig["series"]
+    if "categories" in fig:
+        width = 0.8 / max(1, len(series))
+        for i, (name, ys) in enumerate(series.items()):
+            xs = [x - 0.4 + width * (i + 0.5) for x in fig["x"]]
+            ax.bar(xs, ys, width=width, label=name)
+        ax.set_xticks(fig["x"], fig["categories"])
+    else:
+        long = len(fig["x"]) > 50
+        for i, (name, ys) in enumerate(series.items()):
+            ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
+                    linewidth=1.4, label=name)
+        if "log_x" not in fig:
+            _log_x(ax, fig["x"])
+        elif fig["log_x"]:
+            ax.set_xscale("log")
+    if fig.get("log_y"):
+        ax.set_yscale("log")
     ax.set_title(fig["title"], fontsize=11)
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(fig["series"]))
+    _legend(ax, len(series))
     f.tight_layout()
     f.savefig(path, format="png")
     plt.close(f)

@@ -399,6 +399,13 @@ pub fn flash_updates<'py>(
     d.set_item("updates", r.updates)?;
     d.set_item("read", counts(py, &r.read)?)?;
     d.set_item("write", counts(py, &r.write)?)?;
+    d.set_item(
+        "write_halves",
+        [
+            counts(py, &r.write_halves[0])?,
+            counts(py, &r.write_halves[1])?,
+        ],
+    )?;
     d.set_item("gc_time_us", r.gc_time_us)?;
     d.set_item("warmup_operations", r.warmup_operations)?;
     d.set_item("folds", fs.folds)?;

@@ -31,7 +31,7 @@ def crash_test(a: argparse.Namespace) -> None:
                 bar.advance(n - done[0])
                 done[0] = n
 
-            r = _native.crash_test(
+            r: dict[str, Any] = _native.crash_test(
                 method,
                 cuts=a.cuts,
                 seed=a.seed,

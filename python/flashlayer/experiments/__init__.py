@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, casa, fdbuffer
+from flashlayer.experiments import baselines, casa, fdbuffer, pdl
 
 
 class Figure(TypedDict):
@@ -24,6 +24,11 @@ class Figure(TypedDict):
     series: dict[str, list[float]]
     #: Log-scaled x; default: when x spans more than a factor of 20.
     log_x: NotRequired[bool]
+    #: Log-scaled y; default: linear.
+    log_y: NotRequired[bool]
+    #: Names of the x positions (``x`` is then 0, 1, ...): drawn as
+    #: grouped bars, one group per name.
+    categories: NotRequired[list[str]]
 
 
 class Claim(TypedDict):
@@ -81,9 +86,19 @@ class Section(TypedDict):
 
 Runner = Callable[[str, Path, bool], Section]
 
-EXPERIMENTS: dict[str, Runner] = {"baselines": baselines.run, "casa": casa.run, "fdbuffer": fdbuffer.run}
+EXPERIMENTS: dict[str, Runner] = {
+    "baselines": baselines.run,
+    "casa": casa.run,
+    "fdbuffer": fdbuffer.run,
+    "pdl": pdl.run,
+}
 
 #: Trace files each section reads from the traces folder.
-TRACE_FILES: dict[str, list[str]] = {"baselines": baselines.FILES, "casa": casa.FILES, "fdbuffer": fdbuffer.FILES}
+TRACE_FILES: dict[str, list[str]] = {
+    "baselines": baselines.FILES,
+    "casa": casa.FILES,
+    "fdbuffer": fdbuffer.FILES,
+    "pdl": pdl.FILES,
+}
 
 __all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]

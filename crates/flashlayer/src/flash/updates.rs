@@ -11,10 +11,12 @@
 //! so their cost is amortised into it as in the paper.
 //!
 //! Before measuring, every logical page is written once (the database is
-//! loaded) and update operations run until each block has been erased
+//! loaded) and update operations run, in windows of half as many operations
+//! as there are pages (at least 1,000), until each block has been erased
 //! `warmup_erases_per_block` times on average (the paper: "at least ten
-//! times"), so that collection is in its steady state; the report gives
-//! the average reached. Counts, not times, are reported per phase, so a
+//! times") and two consecutive windows cost the same chip time within 5%,
+//! so that collection is in its steady state; the report gives the
+//! operations and erases per block reached. Counts, not times, are reported per phase, so a
 //! caller can price them with any read, program and erase times (PDL
 //! Fig. 12) without running again: collection does not depend on timing.
 
@@ -24,6 +26,10 @@ use crate::nand::ChipStats;
 use crate::store::PageStore;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+
+/// Consecutive warm-up windows whose chip time differs by at most this
+/// share (of their mean) are taken as the steady state.
+const STABLE: f64 = 0.05;
 
 /// The experiment's parameters (PDL Table 2); every default is stated.
 #[derive(Clone, Debug)]
@@ -107,6 +113,9 @@ pub struct UpdateReport {
     pub read: OpCounts,
     /// Writing steps, collection and merging included.
     pub write: OpCounts,
+    /// The writing steps of the first and second half of the measured
+    /// operations: close when collection is in its steady state.
+    pub write_halves: [OpCounts; 2],
     /// Chip time of collection or merging within the writing steps, µs.
     pub gc_time_us: f64,
     /// Warm-up operations run, and the erases per block they reached.
@@ -146,6 +155,7 @@ pub fn run<C: ChipAccess>(store: &mut FlashStore<C>, p: &UpdateParams) -> Result
     store.flush()?;
     let mut report = UpdateReport::default();
     let start_erases = store.chip().stats().erases;
+    let half = p.operations / 2;
     let mut op = |store: &mut FlashStore<C>, report: &mut UpdateReport, measure: bool| {
         // Warm-up updates every page it touches: a read-only mix is then
         // measured on updated pages (the paper's special case at 0%).
@@ -171,18 +181,35 @@ pub fn run<C: ChipAccess>(store: &mut FlashStore<C>, p: &UpdateParams) -> Result
         store.write_changed(l, &page, &ranges)?;
         let s2 = store.chip().stats();
         if measure {
+            let w = OpCounts::between(&s1, &s2);
+            report.write_halves[usize::from(report.operations > half)].add(w);
             report.updates += 1;
-            report.write.add(OpCounts::between(&s1, &s2));
+            report.write.add(w);
             report.gc_time_us += store.flash_stats().gc_time_us - gc0;
         }
         Ok(())
     };
+    // Warm up in windows of operations until the erases per block reach
+    // the target and the chip time of the last two windows agrees within
+    // `STABLE`: a method whose differentials or logs keep growing (PDL(2KB)
+    // filling its pages) is not yet in its steady state when erases first
+    // reach the target.
     let target = p.warmup_erases_per_block * blocks;
-    while report.warmup_operations < p.max_warmup_operations
-        && ((store.chip().stats().erases - start_erases) as f64) < target
-    {
-        op(store, &mut report, false)?;
-        report.warmup_operations += 1;
+    let window = (logical / 2).max(1000);
+    let mut last: Option<f64> = None;
+    while report.warmup_operations < p.max_warmup_operations {
+        let t0 = store.chip().stats().time_us;
+        for _ in 0..window {
+            op(store, &mut report, false)?;
+        }
+        report.warmup_operations += window;
+        let t = store.chip().stats().time_us - t0;
+        let erased = (store.chip().stats().erases - start_erases) as f64;
+        let stable = last.is_some_and(|l| (t - l).abs() <= STABLE * (t + l) / 2.0);
+        if erased >= target && stable {
+            break;
+        }
+        last = Some(t);
     }
     report.warmup_erases_per_block = (store.chip().stats().erases - start_erases) as f64 / blocks;
     for _ in 0..p.operations {
