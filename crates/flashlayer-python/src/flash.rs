@@ -5,7 +5,7 @@
 //! script can arm a power cut on the chip and watch a store's operation
 //! fail with `PowerCut`, then recover a new store from the same chip.
 
-use crate::err;
+use crate::{call_back, driver, err, finish, Params};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
@@ -419,7 +419,73 @@ pub fn flash_updates<'py>(
     Ok(d)
 }
 
+/// Runs a database workload (`kind` and `params` as for `gen_workload`) on
+/// an LRU buffer pool of `frames` over a flash store on a fresh chip, and
+/// returns the store's I/O while loading and while running
+/// (`workload::run_on`).
+#[pyfunction]
+#[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=64, page_size=2048, spare_size=64, data_programs=16, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[expect(clippy::too_many_arguments)]
+pub fn workload_on_flash<'py>(
+    py: Python<'py>,
+    kind: &str,
+    params: Bound<'py, PyDict>,
+    method: &str,
+    blocks: u32,
+    frames: usize,
+    seed: u64,
+    pages_per_block: u32,
+    page_size: usize,
+    spare_size: usize,
+    data_programs: u8,
+    logical_pages: Option<u32>,
+    obsolete_in_memory: bool,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut p = Params::new(params);
+    let mut drv = driver(kind, &mut p)?;
+    p.finish(kind)?;
+    let chip = ChipBuilder::new(blocks)
+        .pages_per_block(pages_per_block)
+        .page_size(page_size)
+        .spare_size(spare_size)
+        .data_programs(data_programs)
+        .build()
+        .map_err(err)?;
+    let b = builder(method, logical_pages, obsolete_in_memory)?;
+    let store = b.create(chip).map_err(err)?;
+    let progress = progress.map(Bound::unbind);
+    let mut failure = None;
+    let r = py.detach(|| {
+        let mut cb = |done: u64, total: u64| {
+            call_back(&mut failure, |py| match &progress {
+                Some(f) => f.call1(py, (done, total)).map(drop),
+                None => Ok(()),
+            })
+        };
+        flashlayer::workload::run_on(drv.as_mut(), Box::new(store), frames, seed, &mut cb)
+    });
+    let r = finish(r, failure)?;
+    let io = |s: &flashlayer::store::IoStats| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("reads", s.reads)?;
+        d.set_item("writes", s.writes)?;
+        d.set_item("erases", s.erases)?;
+        d.set_item("time_us", s.virtual_time)?;
+        Ok(d)
+    };
+    let d = PyDict::new(py);
+    d.set_item("method", b.method().to_string())?;
+    d.set_item("label", b.method().label())?;
+    d.set_item("steps", r.steps)?;
+    d.set_item("db_pages", r.db_pages)?;
+    d.set_item("load", io(&r.load)?)?;
+    d.set_item("run", io(&r.run)?)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(workload_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(flash_updates, m)?)?;
     m.add("PowerCut", m.py().get_type::<PowerCut>())?;
     m.add_class::<NandChip>()?;

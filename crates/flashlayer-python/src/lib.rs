@@ -213,7 +213,7 @@ fn metrics_dict<'py>(
 /// Calls `f` (if any) with the GIL held, after giving pending signals (Ctrl-C)
 /// their chance. A Python exception, from the callback or a signal handler,
 /// is kept in `failure` and stops the engine with `Cancelled`.
-fn call_back(
+pub(crate) fn call_back(
     failure: &mut Option<PyErr>,
     f: impl FnOnce(Python<'_>) -> PyResult<()>,
 ) -> flashlayer::Result<()> {
@@ -228,7 +228,7 @@ fn call_back(
 
 /// Turns an engine result into a Python one, raising the callback's own
 /// exception when it was the cause.
-fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
+pub(crate) fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
     match (r, failure) {
         (Err(_), Some(e)) => Err(e),
         (r, _) => r.map_err(err),
@@ -441,12 +441,16 @@ fn gen_zipf(
 }
 
 /// Pulls typed values out of the parameter dict, rejecting unknown keys.
-struct Params<'py> {
+pub(crate) struct Params<'py> {
     d: Bound<'py, PyDict>,
     used: Vec<String>,
 }
 
 impl<'py> Params<'py> {
+    pub(crate) fn new(d: Bound<'py, PyDict>) -> Self {
+        Params { d, used: Vec::new() }
+    }
+
     fn get<T: for<'a> pyo3::FromPyObject<'a, 'py>>(
         &mut self,
         name: &str,
@@ -461,7 +465,7 @@ impl<'py> Params<'py> {
         }
     }
 
-    fn finish(self, workload: &str) -> PyResult<()> {
+    pub(crate) fn finish(self, workload: &str) -> PyResult<()> {
         for k in self.d.keys() {
             let k: String = k.extract()?;
             if !self.used.contains(&k) {
@@ -475,7 +479,7 @@ impl<'py> Params<'py> {
     }
 }
 
-fn driver(kind: &str, p: &mut Params<'_>) -> PyResult<Box<dyn Driver + Send>> {
+pub(crate) fn driver(kind: &str, p: &mut Params<'_>) -> PyResult<Box<dyn Driver + Send>> {
     let e = err;
     Ok(match kind {
         "tpcc" => {

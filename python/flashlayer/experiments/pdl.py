@@ -120,7 +120,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
     # Fig. 8: read, write and overall time per update operation.
     fig8 = {m: _per_op(get(m)) for m in METHODS}
     figures["pdl/fig8"] = {
-        "title": f"Time per update operation (N=1, 2% changed)",
+        "title": "Time per update operation (N=1, 2% changed)",
         "x_label": "step",
         "y_label": "µs per update operation",
         "x": [0.0, 1.0, 2.0],
@@ -143,13 +143,13 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
     # Fig. 9 and 13: against N_updates_till_write.
     xs_n = [float(n) for n in points["n"]]
     figures["pdl/fig9"] = {
-        "title": f"Overall time per update operation against N_updates_till_write (2% changed)",
+        "title": "Overall time per update operation against N_updates_till_write (2% changed)",
         "x_label": "N_updates_till_write", "y_label": "µs per update operation", "x": xs_n,
         "series": {m: [_per_op(get(m, n=n))["overall"] for n in points["n"]] for m in METHODS},
         "log_x": False, "log_y": True,
     }
     figures["pdl/fig13"] = {
-        "title": f"Erases per update operation against N_updates_till_write (2% changed)",
+        "title": "Erases per update operation against N_updates_till_write (2% changed)",
         "x_label": "N_updates_till_write", "y_label": "erases per update operation", "x": xs_n,
         "series": {m: [_per_op(get(m, n=n))["erases"] for n in points["n"]] for m in METHODS},
         "log_x": False, "log_y": True,
@@ -168,7 +168,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
 
     # Fig. 10: against %ChangedByOneU_Op, N = 1 and 5.
     figures["pdl/fig10"] = {
-        "title": f"Overall time per update operation against %ChangedByOneU_Op",
+        "title": "Overall time per update operation against %ChangedByOneU_Op",
         "x_label": "%ChangedByOneU_Op", "y_label": "µs per update operation",
         "x": [float(c) for c in points["changed"]],
         "series": {f"{m}, N={n}": [_per_op(get(m, n=n, changed=c))["overall"] for c in points["changed"]]
@@ -179,7 +179,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
     # Fig. 11: against %UpdateOps, N = 1 and 5, and the two ratio claims.
     ups = points["update_ops"]
     figures["pdl/fig11"] = {
-        "title": f"Overall time per operation against %UpdateOps (2% changed)",
+        "title": "Overall time per operation against %UpdateOps (2% changed)",
         "x_label": "%UpdateOps", "y_label": "µs per operation", "x": [float(u) for u in ups],
         "series": {f"{m}, N={n}": [_per_op(get(m, n=n, update_ops=u))["overall"] for u in ups]
                    for n in (1, 5) for m in METHODS},
@@ -204,7 +204,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
 
     # Fig. 12: Fig. 8's runs priced at other read and write times.
     figures["pdl/fig12"] = {
-        "title": f"Overall time per update operation against T_read (T_erase 1,500 µs)",
+        "title": "Overall time per update operation against T_read (T_erase 1,500 µs)",
         "x_label": "T_read (µs)", "y_label": "µs per update operation", "x": [float(t) for t in T_READ],
         "series": {f"{m}, T_write={tw}": [_per_op(get(m), t_read=tr, t_write=tw)["overall"] for tr in T_READ]
                    for tw in T_WRITE for m in METHODS if m != "IPU"},

@@ -105,6 +105,11 @@ struct State<P: Policy, S: PageStore> {
     /// Time-series interval in unfixes (0: none).
     series_every: u64,
     recording: Option<Recording>,
+    /// Whether the store uses changed byte ranges
+    /// ([`PageStore::wants_changes`]), and per frame the ranges writers
+    /// changed since the page was read or last written back.
+    track: bool,
+    changes: Vec<Vec<(u32, u32)>>,
 }
 
 impl<P: Policy, S: PageStore> State<P, S> {
@@ -173,6 +178,8 @@ struct PoolFrames<'a> {
     originals: &'a [PageId],
     ids: &'a FxHashMap<PageId, DenseId>,
     incoming: &'a mut [u8],
+    track: bool,
+    changes: &'a mut [Vec<(u32, u32)>],
 }
 
 impl PoolFrames<'_> {
@@ -208,13 +215,26 @@ impl Frames for PoolFrames<'_> {
         self.incoming
     }
     fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()> {
-        store.write(number, &self.hold(page))
+        if !self.track {
+            return store.write(number, &self.hold(page));
+        }
+        let f = self.frame_of[page as usize] as usize;
+        store.write_changed(number, &self.hold(page), &self.changes[f])?;
+        self.changes[f].clear();
+        Ok(())
     }
     fn write_batch<S: PageStore>(
         &mut self,
         store: &mut S,
         batch: &[(PageId, DenseId)],
     ) -> Result<()> {
+        if self.track {
+            // Each page with its own ranges: a batch carries none.
+            for &(number, page) in batch {
+                self.write(store, number, page)?;
+            }
+            return Ok(());
+        }
         let held: Vec<Held<'_>> = batch.iter().map(|&(_, d)| self.hold(d)).collect();
         let pairs: Vec<(PageId, &[u8])> = batch
             .iter()
@@ -224,6 +244,10 @@ impl Frames for PoolFrames<'_> {
         store.write_batch(&pairs)
     }
 }
+
+/// Changed ranges a frame keeps for a store that logs changes before it
+/// reports the whole page as changed.
+const MAX_TRACKED: usize = 256;
 
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
@@ -267,6 +291,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frames.push(RwLock::new(page.into_boxed_slice()));
         }
         let frames = frames.into_boxed_slice();
+        let track = store.wants_changes();
         let driver = Driver::new(policy, store)?;
         Ok(BufferPool {
             page_size,
@@ -284,6 +309,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 free: (0..n as u32).rev().collect(),
                 series_every: 0,
                 recording: None,
+                track,
+                changes: vec![Vec::new(); n],
             }),
         })
     }
@@ -298,6 +325,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Bytes per page.
     pub fn page_size(&self) -> usize {
         self.page_size
+    }
+
+    /// The I/O the store has done so far.
+    pub fn store_stats(&self) -> crate::store::IoStats {
+        self.lock().driver.store().stats()
     }
 
     /// Number of frames.
@@ -318,6 +350,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             originals: &st.originals,
             ids: &st.ids,
             incoming: &mut st.incoming,
+            track: st.track,
+            changes: &mut st.changes,
         };
         (&mut st.driver, frames, &st.pins)
     }
@@ -401,7 +435,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, bool, bool)> {
         let mut st = self.lock();
         let st = &mut *st;
-        let bytes = st.recording.as_ref().is_some_and(|r| r.bytes);
+        let bytes = st.track || st.recording.as_ref().is_some_and(|r| r.bytes);
         let d = st.dense(page)?;
         let f = st.frame_of[d as usize];
         if f != NIL {
@@ -440,6 +474,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .copy_from_slice(&st.incoming);
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
+        st.changes[f as usize].clear();
         st.pin(f);
         Ok((f, d, false, bytes))
     }
@@ -462,7 +497,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.unpin(frame);
         if let Some(r) = st.recording.as_mut() {
             let op = if modified { Op::Write } else { Op::Read };
-            r.sink.record(page, op, changed);
+            r.sink.record(page, op, if r.bytes { changed } else { &[] });
+        }
+        if st.track && modified {
+            let ranges = &mut st.changes[frame as usize];
+            if ranges.len() + changed.len() > MAX_TRACKED {
+                // Past this many, the whole page is cheaper to describe.
+                ranges.clear();
+                ranges.push((0, self.page_size as u32));
+            } else {
+                ranges.extend(changed.iter().map(|r| (u32::from(r.offset), u32::from(r.len))));
+            }
         }
         let op = if modified { Op::Write } else { Op::Read };
         st.driver.count(op);

@@ -333,7 +333,10 @@ impl Ipl {
         let r = self.current_version(chip, lpn, &mut current);
         self.ranges.clear();
         if r.is_ok() {
-            changed_runs(&current, data, &mut self.ranges);
+            let mut runs = Vec::new();
+            crate::types::diff_ranges(&current, data, &mut runs);
+            self.ranges
+                .extend(runs.iter().map(|r| (u32::from(r.offset), u32::from(r.len))));
         }
         self.current = current;
         r?;
@@ -529,22 +532,6 @@ fn apply_records(log: &[u8], lpn: u32, page: &mut [u8]) {
             page[off..off + len].copy_from_slice(&log[body..body + len]);
         }
         at = body + len;
-    }
-}
-
-/// The runs in which `new` differs from `old`, as (offset, length).
-fn changed_runs(old: &[u8], new: &[u8], out: &mut Vec<(u32, u32)>) {
-    let mut i = 0;
-    while i < old.len() {
-        if old[i] == new[i] {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < old.len() && old[i] != new[i] {
-            i += 1;
-        }
-        out.push((start as u32, (i - start) as u32));
     }
 }
 

@@ -500,6 +500,9 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
         }
         self.guarded(|e, c| e.write_changed(c, lpn, buf, changed))
     }
+    fn wants_changes(&self) -> bool {
+        matches!(self.method, Method::Ipl { .. })
+    }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
         for (page, buf) in batch {
             self.write(*page, buf)?;

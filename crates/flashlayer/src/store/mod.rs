@@ -86,6 +86,14 @@ pub trait PageStore {
         true
     }
 
+    /// Whether the store uses the byte ranges of
+    /// [`PageStore::write_changed`], so that a caller should track them
+    /// (the buffer pool then keeps a copy of each page a writer fixes).
+    /// Default: `false`.
+    fn wants_changes(&self) -> bool {
+        false
+    }
+
     /// Whether the store measures the real latency of its I/O. Default:
     /// `false` (the store only prices I/O with its device model).
     fn measures_latency(&self) -> bool {
@@ -190,4 +198,47 @@ fn check_len(page_size: usize, len: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// A store behind a pointer: what a caller that picks the store at run time
+/// (the workload database over a memory or flash store) holds.
+pub type DynStore = Box<dyn PageStore + Send>;
+
+impl PageStore for DynStore {
+    fn page_size(&self) -> usize {
+        (**self).page_size()
+    }
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        (**self).read(page, buf)
+    }
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        (**self).write(page, buf)
+    }
+    fn write_changed(&mut self, page: PageId, buf: &[u8], changed: &[(u32, u32)]) -> Result<()> {
+        (**self).write_changed(page, buf, changed)
+    }
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        (**self).write_batch(batch)
+    }
+    fn flush(&mut self) -> Result<()> {
+        (**self).flush()
+    }
+    fn cost_of(&self, page: PageId) -> PageCost {
+        (**self).cost_of(page)
+    }
+    fn stats(&self) -> IoStats {
+        (**self).stats()
+    }
+    fn page_sensitive(&self) -> bool {
+        (**self).page_sensitive()
+    }
+    fn wants_changes(&self) -> bool {
+        (**self).wants_changes()
+    }
+    fn measures_latency(&self) -> bool {
+        (**self).measures_latency()
+    }
+    fn measured_latency(&self) -> Option<f64> {
+        (**self).measured_latency()
+    }
 }

@@ -6,7 +6,7 @@ use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::policy::Lru;
-use crate::store::MemStore;
+use crate::store::{DynStore, IoStats, MemStore};
 use crate::trace::{self, Format};
 use crate::types::{ByteRange, Op, PageId};
 use rand::SeedableRng;
@@ -31,19 +31,30 @@ impl Log {
 
 /// A workload's database: a [`Space`] over an in-memory store, with a buffer
 /// pool whose fixes are recorded while a run is on.
-#[derive(Debug)]
 pub struct Db {
-    sp: Space<Lru, MemStore>,
+    sp: Space<Lru, DynStore>,
     log: Arc<Mutex<Log>>,
 }
 
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("pages", &self.sp.pages())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Db {
-    /// A fresh database of `page_size`-byte pages with a pool of `frames`.
+    /// A fresh database of `page_size`-byte pages in memory, with a pool
+    /// of `frames`.
     pub fn new(page_size: usize, frames: usize) -> Result<Self> {
-        let pool = BufferPool::new(
-            Lru::new(frames),
-            MemStore::new(page_size, DeviceModel::unit()),
-        )?;
+        Db::on(Box::new(MemStore::new(page_size, DeviceModel::unit())), frames)
+    }
+
+    /// A fresh database on `store` (a flash store, say), with an LRU pool
+    /// of `frames`; its pages are numbered from 0 as the tables grow.
+    pub fn on(store: DynStore, frames: usize) -> Result<Self> {
+        let pool = BufferPool::new(Lru::new(frames), store)?;
         Ok(Db {
             sp: Space::create(pool)?,
             log: Arc::default(),
@@ -51,7 +62,7 @@ impl Db {
     }
 
     /// The space holding the tables.
-    pub fn space(&self) -> &Space<Lru, MemStore> {
+    pub fn space(&self) -> &Space<Lru, DynStore> {
         &self.sp
     }
 
@@ -174,6 +185,76 @@ pub fn generate(
         db_pages: u64::from(db.space().pages()),
         load_seconds,
         run_seconds: t1.elapsed().as_secs_f64(),
+        summary: driver.summary(),
+    })
+}
+
+/// What [`run_on`] measured.
+#[derive(Clone, Debug)]
+pub struct StoreRun {
+    /// Steps run.
+    pub steps: u64,
+    /// Pages in the database after the run.
+    pub db_pages: u64,
+    /// The store's I/O while loading (the load's dirty pages flushed).
+    pub load: IoStats,
+    /// The store's I/O while running, the final flush of the pages the run
+    /// dirtied included.
+    pub run: IoStats,
+    /// Per-kind step counts.
+    pub summary: Vec<(String, u64)>,
+}
+
+fn since(a: &IoStats, b: &IoStats) -> IoStats {
+    IoStats {
+        reads: b.reads - a.reads,
+        writes: b.writes - a.writes,
+        seq_reads: b.seq_reads - a.seq_reads,
+        seq_writes: b.seq_writes - a.seq_writes,
+        erases: b.erases - a.erases,
+        virtual_time: b.virtual_time - a.virtual_time,
+    }
+}
+
+/// Loads `driver`'s tables and runs its steps on `store` through an LRU
+/// buffer pool of `frames` (the DBMS buffer), and returns the store's I/O
+/// in each phase. `progress(done, total)` as in [`generate`].
+pub fn run_on(
+    driver: &mut dyn Driver,
+    store: DynStore,
+    frames: usize,
+    seed: u64,
+    progress: &mut dyn FnMut(u64, u64) -> Result<()>,
+) -> Result<StoreRun> {
+    if store.page_size() != driver.page_size() {
+        return Err(Error::invalid(format!(
+            "the store has {}-byte pages, the workload {}-byte ones",
+            store.page_size(),
+            driver.page_size()
+        )));
+    }
+    let db = Db::on(store, frames)?;
+    let mut rng = WRng::seed_from_u64(seed);
+    let pool = db.space().pool();
+    let start = pool.store_stats();
+    driver.load(&db, &mut rng)?;
+    pool.flush()?;
+    let loaded = pool.store_stats();
+    let total = driver.steps();
+    for i in 0..total {
+        driver.step(&db, &mut rng, i)?;
+        if (i + 1) % 1000 == 0 {
+            progress(i + 1, total)?;
+        }
+    }
+    pool.flush()?;
+    progress(total, total)?;
+    let end = pool.store_stats();
+    Ok(StoreRun {
+        steps: total,
+        db_pages: u64::from(db.space().pages()),
+        load: since(&start, &loaded),
+        run: since(&loaded, &end),
         summary: driver.summary(),
     })
 }

@@ -21,7 +21,7 @@ mod util;
 mod zipf;
 
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
-pub use db::{generate, Db, Driver, GenOptions, GenReport};
+pub use db::{generate, run_on, Db, Driver, GenOptions, GenReport, StoreRun};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
 pub use tatp::{Tatp, TatpParams};
 pub use tpcb::{TpcB, TpcBParams};
