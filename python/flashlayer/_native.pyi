@@ -156,3 +156,19 @@ def flash_updates(
     max_warmup_operations: int = 2000000,
     seed: int = 0,
 ) -> dict[str, Any]: ...
+
+def workload_on_flash(
+    kind: str,
+    params: dict[str, Any],
+    method: str,
+    blocks: int,
+    frames: int,
+    seed: int = 0,
+    pages_per_block: int = 64,
+    page_size: int = 2048,
+    spare_size: int = 64,
+    data_programs: int = 16,
+    logical_pages: int | None = None,
+    obsolete_in_memory: bool = False,
+    progress: Callable[[int, int], object] | None = None,
+) -> dict[str, Any]: ...

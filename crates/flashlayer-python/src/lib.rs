@@ -448,7 +448,10 @@ pub(crate) struct Params<'py> {
 
 impl<'py> Params<'py> {
     pub(crate) fn new(d: Bound<'py, PyDict>) -> Self {
-        Params { d, used: Vec::new() }
+        Params {
+            d,
+            used: Vec::new(),
+        }
     }
 
     fn get<T: for<'a> pyo3::FromPyObject<'a, 'py>>(

@@ -506,7 +506,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 ranges.clear();
                 ranges.push((0, self.page_size as u32));
             } else {
-                ranges.extend(changed.iter().map(|r| (u32::from(r.offset), u32::from(r.len))));
+                ranges.extend(
+                    changed
+                        .iter()
+                        .map(|r| (u32::from(r.offset), u32::from(r.len))),
+                );
             }
         }
         let op = if modified { Op::Write } else { Op::Read };

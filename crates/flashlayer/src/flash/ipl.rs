@@ -68,7 +68,9 @@ pub struct Ipl {
     spare: Vec<u8>,
     /// A unit's log pages, read once for a merge.
     logs: Vec<u8>,
-    log_spares: Vec<u8>,
+    /// Of the loaded log sectors, those whole and of the unit's current
+    /// generation: where each starts in `logs`, and its stamp.
+    sealed: Vec<(usize, u64)>,
     /// Records of a write, packed into sectors: (start, end) per sector.
     records: Vec<u8>,
     sectors: Vec<(usize, usize)>,
@@ -134,7 +136,7 @@ impl Ipl {
             page: vec![0; g.page_size],
             spare: vec![0; g.spare_size],
             logs: vec![0; log_pages * g.page_size],
-            log_spares: vec![0; log_pages * g.spare_size],
+            sealed: Vec::new(),
             records: Vec::with_capacity(g.page_size * 2),
             sectors: Vec::new(),
             ranges: Vec::new(),
@@ -255,46 +257,44 @@ impl Ipl {
         Ok(b)
     }
 
-    /// Reads the programmed log pages of `block` into `logs` and
-    /// `log_spares`; returns how many.
-    fn load_logs(&mut self, chip: &mut Chip, block: u32) -> Result<usize> {
+    /// Reads the programmed log pages of `unit`'s block into `logs`, and
+    /// lists its sectors that are whole and of the unit's generation.
+    fn load_logs(&mut self, chip: &mut Chip, unit: u32) -> Result<()> {
         let g = self.geo;
         let dp = self.data_pages;
+        let block = self.unit_block[unit as usize];
+        let gen = self.generation[unit as usize];
         let n = chip.programmed_pages(block);
+        self.sealed.clear();
         for i in dp..n {
             let k = (i - dp) as usize;
-            chip.read(
-                g.first_page(block) + i,
-                &mut self.logs[k * g.page_size..(k + 1) * g.page_size],
-                &mut self.log_spares[k * g.spare_size..(k + 1) * g.spare_size],
-            )?;
+            let page = &mut self.logs[k * g.page_size..(k + 1) * g.page_size];
+            chip.read(g.first_page(block) + i, page, &mut self.spare)?;
+            for (j, sector) in page.chunks_exact(self.sector).enumerate() {
+                if let Some((u, sg, stamp)) = unseal(sector) {
+                    if u == unit && sg == gen {
+                        self.sealed.push((k * g.page_size + j * self.sector, stamp));
+                    }
+                }
+            }
         }
-        Ok(n.saturating_sub(dp) as usize)
+        Ok(())
     }
 
-    /// Applies `lpn`'s records in the first `count` loaded log pages to
-    /// `out`, a write's records only if its last sector is there.
-    fn apply_logs(&mut self, count: usize, lpn: u32, out: &mut [u8]) {
-        let g = self.geo;
-        let unit = lpn / self.data_pages;
-        let gen = self.generation[unit as usize];
+    /// Applies `lpn`'s records in the loaded sectors to `out`, a write's
+    /// records only if its last sector is there.
+    fn apply_logs(&mut self, lpn: u32, out: &mut [u8]) {
         let mut open_ts = None;
         self.pending.copy_from_slice(out);
-        for k in 0..count * (g.page_size / self.sector) {
-            let sector = &self.logs[k * self.sector..(k + 1) * self.sector];
-            let Some((u, sg, stamp)) = unseal(sector) else {
-                continue;
-            };
-            if u != unit || sg != gen {
-                continue;
-            }
+        for &(at, stamp) in &self.sealed {
             let ts = stamp & !LAST;
             if open_ts != Some(ts) {
                 // A new write begins; an unfinished one before it is void.
                 self.pending.copy_from_slice(out);
                 open_ts = Some(ts);
             }
-            apply_records(&sector[..self.sector - SECTOR_TAIL], lpn, &mut self.pending);
+            let body = &self.logs[at..at + self.sector - SECTOR_TAIL];
+            apply_records(body, lpn, &mut self.pending);
             if stamp & LAST != 0 {
                 out.copy_from_slice(&self.pending);
                 open_ts = None;
@@ -323,8 +323,8 @@ impl Ipl {
                 )));
             }
         }
-        let count = self.load_logs(chip, block)?;
-        self.apply_logs(count, lpn, out);
+        self.load_logs(chip, unit)?;
+        self.apply_logs(lpn, out);
         Ok(())
     }
 
@@ -465,7 +465,7 @@ impl Ipl {
         let dp = self.data_pages;
         let old = self.unit_block[unit as usize];
         let gen = self.generation[unit as usize];
-        let count = self.load_logs(chip, old)?;
+        self.load_logs(chip, unit)?;
         let nb = self.take_block(chip)?;
         let mut page = std::mem::take(&mut self.current);
         let r = (|| -> Result<()> {
@@ -483,7 +483,7 @@ impl Ipl {
                                 )));
                             }
                         }
-                        self.apply_logs(count, lpn, &mut page);
+                        self.apply_logs(lpn, &mut page);
                     }
                 }
                 let head = Header {

@@ -48,7 +48,10 @@ impl Db {
     /// A fresh database of `page_size`-byte pages in memory, with a pool
     /// of `frames`.
     pub fn new(page_size: usize, frames: usize) -> Result<Self> {
-        Db::on(Box::new(MemStore::new(page_size, DeviceModel::unit())), frames)
+        Db::on(
+            Box::new(MemStore::new(page_size, DeviceModel::unit())),
+            frames,
+        )
     }
 
     /// A fresh database on `store` (a flash store, say), with an LRU pool
