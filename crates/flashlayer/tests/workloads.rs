@@ -67,7 +67,7 @@ fn generation_is_deterministic_for_a_seed() {
 
 fn count(
     t: &BTree,
-    sp: &flashlayer::btree::Space<flashlayer::policy::Lru, flashlayer::store::MemStore>,
+    sp: &flashlayer::btree::Space<flashlayer::policy::Lru, flashlayer::store::DynStore>,
 ) -> u64 {
     t.scan(sp, Bound::Unbounded, Bound::Unbounded, |_, _| true)
         .unwrap()

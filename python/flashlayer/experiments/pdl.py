@@ -66,7 +66,7 @@ TPCC_METHODS = {
     "PDL(2KB)": "pdl:2k",
     "PDL(256B)": "pdl:256",
 }
-TPCC = {
+TPCC: dict[str, dict[str, Any]] = {
     "quick": {"transactions": 1_000, "buffers": [0.005, 0.02, 0.05]},
     "full": {"transactions": 10_000, "buffers": [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]},
 }
