@@ -4,14 +4,17 @@
 //! its place (the paper's four steps). A page still erased and beyond the
 //! block's programmed pages is programmed directly, as the chip allows.
 //!
-//! **What IPU cannot promise.** Between the erase and the last program of
-//! an update, the block's other pages exist only in memory. A power cut
-//! there loses them: each page of that block not yet programmed back reads
-//! as never written (zeros) or fails its checksum, whether or not it was
-//! flushed. A cut at any other moment loses nothing: every completed write
-//! is on the chip, `flush()` has nothing to do, and recovery has nothing to
-//! rebuild. The crash test checks exactly this: every page outside the
-//! block being updated at the cut reads back correctly.
+//! **What IPU cannot promise.** A page has one copy, in place. Between the
+//! erase and the last program of an update, the block's other pages exist
+//! only in memory, and a program cut part-way leaves its page torn. A power
+//! cut during an update therefore loses the pages of that block not yet
+//! programmed back, the page being written included: each reads as never
+//! written (zeros) or fails its checksum (an error naming the page),
+//! whether or not it was flushed. A cut at any other moment loses nothing:
+//! every completed write is on the chip, `flush()` has nothing to do, and
+//! recovery has nothing to rebuild. The crash test checks exactly this:
+//! every page outside the block being updated at the cut reads back
+//! correctly.
 
 use super::spare::{self, Header, IPU};
 use super::FlashStats;
@@ -71,8 +74,8 @@ impl Ipu {
         }
         if spare::decode(out, &self.spare).is_none() {
             return Err(Error::Store(format!(
-                "page {lpn} fails its checksum: it was lost by a power cut during an \
-                 in-place update of its block"
+                "page {lpn} fails its checksum: a power cut during an in-place update of \
+                 its block lost it"
             )));
         }
         Ok(())

@@ -322,11 +322,19 @@ impl FlashStoreBuilder {
     }
 
     fn engine(&self, chip: &mut Chip, recover: bool) -> Result<Engine> {
+        if !chip.is_on() {
+            return Err(Error::PowerCut);
+        }
         let logical = self.logical(chip);
         if logical == 0 {
-            return Err(Error::invalid(
-                "a flash store needs at least one logical page",
-            ));
+            return Err(Error::invalid(match self.logical_pages {
+                Some(_) => "a flash store needs at least one logical page".to_string(),
+                None => format!(
+                    "a chip of {} blocks is too small for {}: it leaves no room for a logical page",
+                    chip.geometry().blocks,
+                    self.method.label()
+                ),
+            }));
         }
         spare::check_geometry(chip)?;
         if self.obsolete_in_memory && matches!(self.method, Method::Ipu | Method::Ipl { .. }) {
