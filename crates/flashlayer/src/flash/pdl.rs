@@ -56,7 +56,7 @@ const RESERVE: usize = 2;
 
 /// Differentials collected into one page's worth of bytes: the write
 /// buffer, and garbage collection's compaction buffer.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct DiffBuf {
     bytes: Vec<u8>,
     used: usize,
@@ -674,64 +674,55 @@ impl Pdl {
         self.vdct[ppn as usize] == 0
     }
 
-    /// Programs the compaction buffer as a differential page, its
-    /// differentials keeping their time stamps.
-    fn write_gcbuf(&mut self, chip: &mut Chip, victim: u32) -> Result<()> {
+    /// Programs `buf` as a differential page and points each of its
+    /// differentials' pages at it, releasing the ones they replace
+    /// (writingDifferentialWriteBuffer, Fig. 5). Collection passes its
+    /// victim as `erasing`, so no obsolete mark goes there.
+    fn program_diffs(&mut self, chip: &mut Chip, buf: &mut DiffBuf, erasing: u32) -> Result<()> {
         let q = self.alloc(chip)?;
         let ts = self.next_stamp();
-        spare::encode(
-            Header {
-                kind: DIFF,
-                id: NIL,
-                ts,
-                aux: 0,
-            },
-            &self.gcbuf.bytes,
-            &mut self.spare,
-        );
-        chip.program(q, &self.gcbuf.bytes, &self.spare)?;
-        let entries = std::mem::take(&mut self.gcbuf.entries);
-        for &(lpn, _, _, len) in &entries {
-            let (old, old_len) = (self.diff[lpn as usize], self.dsize[lpn as usize]);
-            self.diff[lpn as usize] = q;
-            self.add_diff(q, lpn, len as u32);
-            self.release_diff(chip, old, old_len, victim)?;
-        }
-        self.gcbuf.entries = entries;
-        self.gcbuf.clear();
-        Ok(())
-    }
-
-    /// writingDifferentialWriteBuffer (Fig. 5).
-    fn write_dwb(&mut self, chip: &mut Chip) -> Result<()> {
-        let q = self.alloc(chip)?;
-        let ts = self.next_stamp();
-        spare::encode(
-            Header {
-                kind: DIFF,
-                id: NIL,
-                ts,
-                aux: 0,
-            },
-            &self.dwb.bytes,
-            &mut self.spare,
-        );
-        chip.program(q, &self.dwb.bytes, &self.spare)?;
-        let entries = std::mem::take(&mut self.dwb.entries);
-        for &(lpn, ts, _, len) in &entries {
+        let head = Header {
+            kind: DIFF,
+            id: NIL,
+            ts,
+            aux: 0,
+        };
+        spare::encode(head, &buf.bytes, &mut self.spare);
+        chip.program(q, &buf.bytes, &self.spare)?;
+        for &(lpn, ts, _, len) in &buf.entries {
             let l = lpn as usize;
-            self.pending[l] = false;
             let (old, old_len) = (self.diff[l], self.dsize[l]);
             self.diff[l] = q;
             self.diff_ts[l] = ts;
+            // Counted in before the old one is released, so that the new
+            // page is live before any mark is programmed.
             self.add_diff(q, lpn, len as u32);
             if old != NIL {
-                self.release_diff(chip, old, old_len, NIL)?;
+                self.release_diff(chip, old, old_len, erasing)?;
             }
         }
-        self.dwb.entries = entries;
-        self.dwb.clear();
+        buf.clear();
         Ok(())
+    }
+
+    /// Programs collection's compaction buffer; its differentials keep
+    /// their time stamps.
+    fn write_gcbuf(&mut self, chip: &mut Chip, victim: u32) -> Result<()> {
+        let mut buf = std::mem::take(&mut self.gcbuf);
+        let r = self.program_diffs(chip, &mut buf, victim);
+        self.gcbuf = buf;
+        r
+    }
+
+    /// Programs the differential write buffer.
+    fn write_dwb(&mut self, chip: &mut Chip) -> Result<()> {
+        let mut buf = std::mem::take(&mut self.dwb);
+        for &(lpn, ..) in &buf.entries {
+            self.pending[lpn as usize] = false;
+        }
+        let r = self.program_diffs(chip, &mut buf, NIL);
+        self.dwb = buf;
+        r
     }
 
     /// writingNewBasePage (Fig. 5); every OPU write.
