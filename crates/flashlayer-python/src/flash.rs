@@ -408,6 +408,7 @@ pub fn flash_updates<'py>(
     )?;
     d.set_item("gc_time_us", r.gc_time_us)?;
     d.set_item("warmup_operations", r.warmup_operations)?;
+    d.set_item("seconds", r.seconds)?;
     d.set_item("folds", fs.folds)?;
     d.set_item("gc_runs", fs.gc_runs)?;
     d.set_item("differentials", fs.differentials)?;
@@ -484,7 +485,17 @@ pub fn workload_on_flash<'py>(
     Ok(d)
 }
 
+/// Page operations of an in-memory chip per second: programs, reads and
+/// erases of every block (`nand::bench`). Returns (operations, seconds).
+#[pyfunction]
+#[pyo3(signature = (blocks=256, rounds=4))]
+pub fn chip_bench(py: Python<'_>, blocks: u32, rounds: u32) -> PyResult<(u64, f64)> {
+    py.detach(|| flashlayer::nand::bench(blocks, rounds))
+        .map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(chip_bench, m)?)?;
     m.add_function(wrap_pyfunction!(workload_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(flash_updates, m)?)?;
     m.add("PowerCut", m.py().get_type::<PowerCut>())?;

@@ -1,4 +1,6 @@
-"""``flashlayer bench``: simulator throughput per policy."""
+"""``flashlayer bench``: simulator throughput per policy, or with ``--flash``
+the NAND emulator's page operations and each flash method's updates per
+second."""
 
 from __future__ import annotations
 
@@ -26,8 +28,49 @@ DEFAULT_POLICIES = "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuff
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,belady"
 
 
+#: Flash methods timed by ``bench --flash``.
+FLASH_METHODS = ["ipu", "opu", "ipl:18k", "ipl:64k", "pdl:256", "pdl:2k"]
+#: The emulator's goal: page operations per second of an in-memory image.
+CHIP_GOAL = 1_000_000
+
+
+def _flash(a: argparse.Namespace) -> None:
+    ops, secs = 0, float("inf")
+    for _ in range(a.repeat):
+        n, s = _native.chip_bench()
+        ops, secs = n, min(secs, s)
+    chip = {"page_operations": ops, "seconds": secs, "per_second": ops / secs, "goal": CHIP_GOAL,
+            "meets_goal": ops / secs >= CHIP_GOAL}
+    methods = []
+    for m in FLASH_METHODS:
+        best = None
+        for _ in range(a.repeat):
+            r = _native.flash_updates(m, 64, operations=20_000, warmup_erases_per_block=2.0)
+            if best is None or r["seconds"] < best["seconds"]:
+                best = r
+        assert best is not None
+        methods.append({"method": m, "label": best["label"], "updates": best["updates"],
+                        "seconds": best["seconds"], "updates_per_second": best["updates"] / best["seconds"],
+                        "chip_us_per_update": (best["read"]["time_us"] + best["write"]["time_us"]) / best["updates"]})
+    if a.json:
+        emit_json({"chip": chip, "methods": methods})
+        return
+    print(f"NAND emulator (in memory, 256 blocks of 64 pages of 2,048+64 bytes; program, read, erase every block), "
+          f"best of {a.repeat}: {rate(chip['per_second'])} page operations/s "
+          f"({'meets' if chip['meets_goal'] else 'below'} the goal of {rate(CHIP_GOAL)})")
+    print("update operations (read, change 2%, write back) on a 64-block chip in steady state, best of "
+          f"{a.repeat}:")
+    print_table(
+        [{**r, "ups": rate(r["updates_per_second"]), "chip": f"{r['chip_us_per_update']:,.0f}"} for r in methods],
+        [("label", "method"), ("ups", "updates/s"), ("seconds", "seconds"), ("chip", "chip µs per update")],
+    )
+
+
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
+
+    if a.flash:
+        return _flash(a)
 
     default = COMPARED_POLICIES if a.libcachesim else DEFAULT_POLICIES
     policies = policy_specs(a.policies or default)
@@ -114,6 +157,9 @@ def add(sub: Any) -> None:
                    help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
                    "compare miss ratios; without --trace uses libCacheSim's own 10M-request Twitter trace "
                    "(fetched once from PyPI's libcachesim source). Needs pip install 'flashlayer[compare]'")
+    b.add_argument("--flash", action="store_true",
+                   help="instead, time the NAND emulator (page operations/s of an in-memory chip) and each flash "
+                   f"method's update operations/s in steady state ({', '.join(FLASH_METHODS)})")
     b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3,
                    help="runs per policy; the best is kept (with --libcachesim: the median) (default: 3)")
     b.add_argument("--seed", type=int_arg(0, "--seed"), default=42, help="Zipf seed (default: 42)")

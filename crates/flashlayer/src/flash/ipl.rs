@@ -75,6 +75,7 @@ pub struct Ipl {
     records: Vec<u8>,
     sectors: Vec<(usize, usize)>,
     ranges: Vec<(u32, u32)>,
+    runs: Vec<crate::types::ByteRange>,
     current: Vec<u8>,
     pending: Vec<u8>,
 }
@@ -140,6 +141,7 @@ impl Ipl {
             records: Vec::with_capacity(g.page_size * 2),
             sectors: Vec::new(),
             ranges: Vec::new(),
+            runs: Vec::new(),
             current: vec![0; g.page_size],
             pending: vec![0; g.page_size],
         };
@@ -333,10 +335,13 @@ impl Ipl {
         let r = self.current_version(chip, lpn, &mut current);
         self.ranges.clear();
         if r.is_ok() {
-            let mut runs = Vec::new();
-            crate::types::diff_ranges(&current, data, &mut runs);
-            self.ranges
-                .extend(runs.iter().map(|r| (u32::from(r.offset), u32::from(r.len))));
+            self.runs.clear();
+            crate::types::diff_ranges(&current, data, &mut self.runs);
+            self.ranges.extend(
+                self.runs
+                    .iter()
+                    .map(|r| (u32::from(r.offset), u32::from(r.len))),
+            );
         }
         self.current = current;
         r?;

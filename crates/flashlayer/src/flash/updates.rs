@@ -122,6 +122,8 @@ pub struct UpdateReport {
     pub warmup_operations: u64,
     /// Average erases per block at the end of warm-up.
     pub warmup_erases_per_block: f64,
+    /// Wall-clock seconds of the measured operations (for benchmarks).
+    pub seconds: f64,
 }
 
 /// Loads every logical page, warms up, then measures `p.operations`.
@@ -212,8 +214,10 @@ pub fn run<C: ChipAccess>(store: &mut FlashStore<C>, p: &UpdateParams) -> Result
         last = Some(t);
     }
     report.warmup_erases_per_block = (store.chip().stats().erases - start_erases) as f64 / blocks;
+    let started = std::time::Instant::now();
     for _ in 0..p.operations {
         op(store, &mut report, true)?;
     }
+    report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
