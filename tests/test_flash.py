@@ -137,3 +137,29 @@ def test_pdl_writes_small_updates_cheaper_than_opu() -> None:
     assert per["pdl:256"] < per["opu"]
     assert runs["opu"]["read"]["reads"] == runs["opu"]["operations"], "OPU reads one page"
     assert runs["pdl:256"]["read"]["reads"] <= 2 * runs["pdl:256"]["operations"], "PDL at most two"
+
+
+def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: Path) -> None:
+    trace = tmp_path / "pu.flt"
+    _native.gen_workload("pdl-updates", trace, 0, {"pages": 500, "operations": 3000}, with_bytes=True)
+    p = run_cli("sim", str(trace), "--policy", "lru", "--buffer", "4", "--store", "flash:pdl:256",
+                "--store", "flash:opu", "--json", check=True)
+    rows = {r["store"]: r for r in json.loads(p.stdout)}
+    pdl, opu = rows["flash:pdl:256"], rows["flash:opu"]
+    assert pdl["requests"] == opu["requests"] == 3000
+    assert pdl["physical_writes"] == opu["physical_writes"], "the same pool decisions"
+    assert pdl["flash"]["differentials"] > 0 and opu["flash"]["differentials"] == 0
+    # 2% of a page changes per update: PDL programs far fewer pages than OPU.
+    assert pdl["flash"]["programs"] * 3 < opu["flash"]["programs"]
+    assert pdl["virtual_time"] == pdl["flash"]["time_us"] < opu["virtual_time"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--store", "flash:nosuch"], "unknown method"),
+    (["--store", "flash:opu", "--device", "ratio:1:2"], "--device"),
+    (["--store", "disk"], "expected 'model' or 'flash:METHOD'"),
+])
+def test_sim_flash_store_bad_input_is_one_line_and_exit_2(small_csv: Path, args: list[str], message: str) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)
+    assert p.returncode == 2
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1

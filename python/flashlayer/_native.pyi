@@ -174,3 +174,14 @@ def workload_on_flash(
 ) -> dict[str, Any]: ...
 
 def chip_bench(blocks: int = 256, rounds: int = 4) -> tuple[int, float]: ...
+
+def flash_method(spec: str) -> str: ...
+def run_on_flash(
+    trace: Trace,
+    policy: str,
+    buffer_pages: int,
+    method: str,
+    obsolete_in_memory: bool = False,
+    series_every: int = 0,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, Any]: ...

@@ -5,11 +5,12 @@
 //! script can arm a power cut on the chip and watch a store's operation
 //! fail with `PowerCut`, then recover a new store from the same chip.
 
-use crate::{call_back, driver, err, finish, Params};
+use crate::{call_back, driver, err, finish, metrics_dict, replay_args, timed, Params, Trace};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
 use flashlayer::nand::{Chip, ChipBuilder};
+use flashlayer::sim::{self, FlashRunOptions};
 use flashlayer::store::PageStore;
 use pyo3::create_exception;
 use pyo3::exceptions::PyOSError;
@@ -494,7 +495,68 @@ pub fn chip_bench(py: Python<'_>, blocks: u32, rounds: u32) -> PyResult<(u64, f6
         .map_err(err)
 }
 
+/// Replays `trace` through a buffer pool over a flash store (`sim::run_on_flash`):
+/// the row of `sim --json`, its `virtual_time` the chip's time in µs, and
+/// `flash` the chip's and the method's counters.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, buffer_pages, method, obsolete_in_memory=false, series_every=0, progress=None))]
+#[expect(clippy::too_many_arguments)]
+pub fn run_on_flash<'py>(
+    py: Python<'py>,
+    trace: &Trace,
+    policy: &str,
+    buffer_pages: i64,
+    method: &str,
+    obsolete_in_memory: bool,
+    series_every: u64,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, Some("pdl10-mlc-nand"))?;
+    let opts = FlashRunOptions {
+        buffer_pages,
+        method: Method::parse(method).map_err(err)?,
+        obsolete_in_memory,
+        series_every,
+    };
+    let (r, seconds) = timed(py, progress, |cb| {
+        sim::run_on_flash(&trace.flt, &spec, &opts, cb)
+    })?;
+    let mut m = r.metrics;
+    m.virtual_time = r.chip.time_us;
+    let d = metrics_dict(
+        py,
+        &spec.to_string(),
+        opts.buffer_pages,
+        &device,
+        &m,
+        seconds,
+    )?;
+    d.set_item("store", format!("flash:{}", opts.method))?;
+    let f = PyDict::new(py);
+    f.set_item("method", opts.method.to_string())?;
+    f.set_item("reads", r.chip.reads)?;
+    f.set_item("programs", r.chip.programs)?;
+    f.set_item("spare_programs", r.chip.spare_programs)?;
+    f.set_item("erases", r.chip.erases)?;
+    f.set_item("time_us", r.chip.time_us)?;
+    f.set_item("max_erase_count", r.chip.max_erase_count)?;
+    f.set_item("differentials", r.flash.differentials)?;
+    f.set_item("new_base_pages", r.flash.new_base_pages)?;
+    f.set_item("gc_runs", r.flash.gc_runs)?;
+    d.set_item("flash", f)?;
+    Ok(d)
+}
+
+/// The canonical spelling of a flash method (`pdl:256`, `ipl:18k`); a
+/// `FlashlayerError` for a bad one.
+#[pyfunction]
+pub fn flash_method(spec: &str) -> PyResult<String> {
+    Ok(Method::parse(spec).map_err(err)?.to_string())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(flash_method, m)?)?;
+    m.add_function(wrap_pyfunction!(run_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(chip_bench, m)?)?;
     m.add_function(wrap_pyfunction!(workload_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(flash_updates, m)?)?;

@@ -44,8 +44,8 @@ fn read_options(format: Option<&str>, page_size: Option<u64>) -> PyResult<ReadOp
 /// A trace opened for replay (an `flt` file mapped, or another format
 /// converted once to a temporary `flt`).
 #[pyclass(module = "flashlayer._native", frozen)]
-struct Trace {
-    flt: Flt,
+pub(crate) struct Trace {
+    pub(crate) flt: Flt,
     source: PathBuf,
 }
 
@@ -137,7 +137,7 @@ impl TraceIter {
     }
 }
 
-fn metrics_dict<'py>(
+pub(crate) fn metrics_dict<'py>(
     py: Python<'py>,
     policy: &str,
     buffer: usize,
@@ -237,7 +237,7 @@ pub(crate) fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyR
 
 /// What every replay takes: the policy spec, the buffer size (≥ 1 page)
 /// and the device (default `ratio:1:1`).
-fn replay_args(
+pub(crate) fn replay_args(
     policy: &str,
     buffer_pages: i64,
     device: Option<&str>,
@@ -262,12 +262,11 @@ fn replay_args(
 /// Runs `replay` with the GIL released, handing it a progress callback that
 /// calls `progress` (if any) and stops the run on its exception or Ctrl-C;
 /// returns the metrics and the seconds the replay took.
-fn timed(
+pub(crate) fn timed<T: Send>(
     py: Python<'_>,
     progress: Option<Bound<'_, PyAny>>,
-    replay: impl Send
-        + FnOnce(&mut dyn FnMut(u64) -> flashlayer::Result<()>) -> flashlayer::Result<Metrics>,
-) -> PyResult<(Metrics, f64)> {
+    replay: impl Send + FnOnce(&mut dyn FnMut(u64) -> flashlayer::Result<()>) -> flashlayer::Result<T>,
+) -> PyResult<(T, f64)> {
     let progress = progress.map(Bound::unbind);
     let start = Instant::now();
     let mut failure = None;

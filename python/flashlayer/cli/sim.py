@@ -60,11 +60,86 @@ def print_results(rows: list[dict[str, Any]]) -> None:
         print_table(group, COLUMNS)
 
 
+FLASH_COLUMNS = [
+    ("policy", "policy"),
+    ("buffer", "buffer"),
+    ("requests", "requests"),
+    ("miss_ratio", "miss ratio"),
+    ("physical_reads", "pool reads"),
+    ("physical_writes", "pool writes"),
+    ("chip_reads", "chip reads"),
+    ("chip_programs", "chip programs"),
+    ("chip_erases", "erases"),
+    ("vt", "chip time"),
+    ("rps", "req/s"),
+]
+
+
+def _flash_stores(a: argparse.Namespace) -> list[str]:
+    """The methods of ``--store flash:METHOD`` flags; empty for the model."""
+    stores: list[str] = a.store or ["model"]
+    if stores == ["model"]:
+        return []
+    methods = []
+    for st in stores:
+        if not st.startswith("flash:"):
+            raise UsageError(f"--store {st}: expected 'model' or 'flash:METHOD', METHOD one of "
+                             "ipu, opu, ipl:SIZE, pdl:SIZE (e.g. flash:pdl:256)")
+        methods.append(_native.flash_method(st[len("flash:"):]))
+    if a.device:
+        raise UsageError("--device prices the model store; on a flash store the time is the chip's (drop --device)")
+    if a.series_every:
+        raise UsageError("--series-every is not available with a flash store")
+    return methods
+
+
+def _run_flash(a: argparse.Namespace, methods: list[str], policies: list[str], buffers: list[int | str]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from flashlayer.sweep import resolve_buffer
+
+    trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
+    names = [_native.policy_name(p) for p in policies]
+    sizes = [resolve_buffer(b, trace.pages) for b in buffers]
+    grid = [(m, p, b) for m in methods for p in names for b in sizes]
+    with progress.bar(len(grid), f"replaying {Path(a.trace).name} on flash ({len(grid)} runs)", quiet=a.json) as bar, \
+            ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        futures = [pool.submit(_native.run_on_flash, trace, p, b, m) for m, p, b in grid]
+        out: list[dict[str, Any]] = []
+        for f in futures:
+            out.append(f.result())
+            bar.advance()
+    for r in out:
+        r["buffer_share"] = r["buffer_pages"] / trace.pages
+    if a.json:
+        emit_json(out)
+        return
+    for i, m in enumerate(methods):
+        group = [r for r in out if r["flash"]["method"] == m]
+        if i:
+            print()
+        print(f"store flash:{m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice the "
+              "trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
+        for r in group:
+            r["buffer"] = f"{r['buffer_pages']:,} ({r['buffer_share']:.1%})"
+            r["chip_reads"] = r["flash"]["reads"]
+            r["chip_programs"] = r["flash"]["programs"] + r["flash"]["spare_programs"]
+            r["chip_erases"] = r["flash"]["erases"]
+            r["vt"] = duration(r["virtual_time"], "us")
+            r["rps"] = rate(r["requests_per_second"])
+        print_table(group, FLASH_COLUMNS)
+
+
 def run(a: argparse.Namespace) -> None:
     from flashlayer.sweep import sweep
 
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
+    methods = _flash_stores(a)
+    if methods:
+        if a.plot is not None:
+            raise UsageError("--plot draws model-store runs; use --json with a flash store")
+        return _run_flash(a, methods, policies, buffers)
     devices: list[str] = a.device or ["ratio:1:1"]
     for d in devices:
         _native.device(d)
@@ -133,6 +208,11 @@ def add(sub: Any) -> None:
     s.add_argument("--flush-at-end", action="store_true",
                    help="write the dirty pages left in the buffer at the end and count them in the physical "
                    "writes and virtual time (default: left unwritten, counted in dirty_at_end)")
+    s.add_argument("--store", action="append", metavar="STORE",
+                   help="where pages live: 'model' (the default: a device cost model, --device) or "
+                   "'flash:METHOD' (a buffer pool over a NAND flash store, METHOD ipu, opu, ipl:SIZE or pdl:SIZE, "
+                   "e.g. flash:pdl:256; a write changes the bytes the trace's byte ranges say, and the time is the "
+                   "chip's). Repeat for several stores")
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
                    help="record a time series point every N requests (JSON output only; default: 0, off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",

@@ -363,3 +363,132 @@ impl WithPolicy for PoolReplay<'_, '_> {
         Ok(pool.metrics())
     }
 }
+
+/// Options of a [`run_on_flash`].
+#[derive(Clone, Debug)]
+pub struct FlashRunOptions {
+    /// Buffer size in pages (≥ 1).
+    pub buffer_pages: usize,
+    /// The page update method (`flash::Method::parse("pdl:256")`).
+    pub method: crate::flash::Method,
+    /// Obsolete marks in memory (OPU, PDL). Default: off.
+    pub obsolete_in_memory: bool,
+    /// Time-series interval in requests (0: none).
+    pub series_every: u64,
+}
+
+/// What a [`run_on_flash`] did: the pool's metrics and the chip's.
+#[derive(Clone, Debug)]
+pub struct FlashRun {
+    /// Hits, misses and the pool's physical I/O.
+    pub metrics: Metrics,
+    /// The chip's operations and virtual time.
+    pub chip: crate::nand::ChipStats,
+    /// The method's own counters.
+    pub flash: crate::flash::FlashStats,
+}
+
+/// Bytes per page of the chip a [`run_on_flash`] builds (PDL Table 1).
+pub const FLASH_PAGE: usize = 2048;
+
+/// Replays `trace` through a real [`crate::buffer::BufferPool`] over a
+/// [`crate::flash::FlashStore`] on an in-memory chip of PDL Table 1's
+/// geometry (2,048 + 64-byte pages, 64 a block, 16 partial programs a page
+/// for IPL's sectors) twice the trace's pages, with one logical page per
+/// page of the trace. Each `R` is a `fix_read`; each `W` a `fix_write`
+/// that changes the bytes the trace's byte-range section says it changed
+/// (a trace without one changes the page's first 8 bytes), so the pool
+/// hands those ranges to the store at write-back and a differential or a
+/// log holds just them. Ends with a flush.
+pub fn run_on_flash(
+    trace: &Flt,
+    spec: &PolicySpec,
+    opts: &FlashRunOptions,
+    progress: &mut dyn FnMut(u64) -> Result<()>,
+) -> Result<FlashRun> {
+    let cap = capacity(opts.buffer_pages, trace)?;
+    with_policy(
+        spec,
+        cap,
+        trace,
+        FlashReplay {
+            trace,
+            opts,
+            progress,
+        },
+    )
+}
+
+struct FlashReplay<'a, 'b> {
+    trace: &'a Flt,
+    opts: &'a FlashRunOptions,
+    progress: &'b mut dyn FnMut(u64) -> Result<()>,
+}
+
+impl WithPolicy for FlashReplay<'_, '_> {
+    type Out = FlashRun;
+    fn visit<P: Policy>(self, policy: P) -> Result<FlashRun> {
+        let FlashReplay {
+            trace,
+            opts,
+            progress,
+        } = self;
+        let pages = u32::try_from(trace.pages())
+            .map_err(|_| Error::invalid("too many pages for a flash chip"))?;
+        // Twice the pages (the PDL paper's 1 GB relation on a 2 GB chip),
+        // and a few blocks more so that small traces keep collection room.
+        let blocks = (2 * pages).div_ceil(64) + 4;
+        let chip = crate::nand::Chip::builder(blocks)
+            .data_programs(16)
+            .build()?;
+        let store = crate::flash::FlashStoreBuilder::new(opts.method)
+            .logical_pages(pages)
+            .obsolete_in_memory(opts.obsolete_in_memory)
+            .create(chip)?;
+        let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
+        let section = trace.byte_section();
+        let (mut pos, mut ranges) = (0usize, Vec::new());
+        for (i, (d, op)) in trace.requests().enumerate() {
+            if let Some(sec) = section {
+                pos = crate::trace::flt::decode_ranges(sec, pos, &mut ranges)
+                    .expect("validated when opened");
+            }
+            let page = u64::from(d);
+            if op.is_write() {
+                let mut g = pool.fix_write(page)?;
+                let stamp = (i as u64).to_le_bytes();
+                if section.is_none() {
+                    g[..8].copy_from_slice(&stamp);
+                }
+                for r in &ranges {
+                    let (at, len) = (usize::from(r.offset), usize::from(r.len));
+                    if at + len > FLASH_PAGE {
+                        return Err(Error::invalid(format!(
+                            "request {}: byte range {at}+{len} is beyond the flash chip's \
+                             {FLASH_PAGE}-byte pages",
+                            i + 1
+                        )));
+                    }
+                    for (k, b) in g[at..at + len].iter_mut().enumerate() {
+                        *b = stamp[k % 8] ^ (k as u8);
+                    }
+                }
+            } else {
+                drop(pool.fix_read(page)?);
+            }
+            if (i + 1) % CHUNK == 0 {
+                progress(i as u64 + 1)?;
+            }
+        }
+        progress(trace.len() as u64)?;
+        pool.flush()?;
+        let metrics = pool.metrics();
+        let mut store = pool.close()?;
+        let chip = store.chip().stats();
+        Ok(FlashRun {
+            metrics,
+            chip,
+            flash: store.flash_stats(),
+        })
+    }
+}
