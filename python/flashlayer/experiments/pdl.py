@@ -67,7 +67,7 @@ TPCC_METHODS = {
     "PDL(256B)": "pdl:256",
 }
 TPCC: dict[str, dict[str, Any]] = {
-    "quick": {"transactions": 1_000, "buffers": [0.005, 0.02, 0.05]},
+    "quick": {"transactions": 1_000, "buffers": [0.005, 0.05]},
     "full": {"transactions": 10_000, "buffers": [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]},
 }
 TPCC_PAGE = 4096
