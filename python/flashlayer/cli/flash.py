@@ -75,9 +75,9 @@ def add(sub: Any) -> None:
     ct = fsub.add_parser(
         "crash-test",
         help="power-cut a store at random operations and check every page after recovery",
-        description="Runs a random workload (60%% writes, 25%% reads, 15%% flushes) on a flash store, "
+        description="Runs a random workload (60% writes, 25% reads, 15% flushes) on a flash store, "
         "cuts power at a random chip operation (a torn program or a part-erased block), recovers "
-        "(cutting recovery too, 30%% of the time, until one finishes), and checks every logical page: "
+        "(cutting recovery too, 30% of the time, until one finishes), and checks every logical page: "
         "a page flushed since its last write must read back byte for byte; one written since may read "
         "back as its flushed version or any version written since. Exit code 1 if any page breaks "
         "the promise.",
