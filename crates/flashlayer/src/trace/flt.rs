@@ -434,13 +434,18 @@ impl Flt {
 
     fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
-            let mut sorted: Vec<DenseId> = (0..self.n_pages as DenseId).collect();
-            sorted.sort_unstable_by_key(|&d| self.original(d));
+            // Sorted as (number, id) pairs read in order, not ids compared
+            // through random lookups of their numbers.
+            let mut sorted: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
+                .map(|d| (self.original(d), d))
+                .collect();
+            sorted.sort_unstable();
             let mut links = vec![[u32::MAX; 2]; self.n_pages];
             for w in sorted.windows(2) {
-                if self.original(w[0]).checked_add(1) == Some(self.original(w[1])) {
-                    links[w[0] as usize][1] = w[1];
-                    links[w[1] as usize][0] = w[0];
+                let ((a, da), (b, db)) = (w[0], w[1]);
+                if a.checked_add(1) == Some(b) {
+                    links[da as usize][1] = db;
+                    links[db as usize][0] = da;
                 }
             }
             links.into_boxed_slice()
