@@ -72,13 +72,18 @@ impl Ipu {
             out.fill(0);
             return Ok(());
         }
-        if spare::decode(out, &self.spare).is_none() {
-            return Err(Error::Store(format!(
+        match spare::decode(out, &self.spare) {
+            None => Err(Error::Store(format!(
                 "page {lpn} fails its checksum: a power cut during an in-place update of \
                  its block lost it"
-            )));
+            ))),
+            Some((h, _)) if h.kind != IPU || h.id != lpn => Err(Error::invalid(format!(
+                "physical page {lpn} was written by another method (kind {:#x}); open the \
+                 chip with the method that wrote it",
+                h.kind
+            ))),
+            Some(_) => Ok(()),
         }
-        Ok(())
     }
 
     pub(crate) fn write(&mut self, chip: &mut Chip, lpn: u32, data: &[u8]) -> Result<()> {

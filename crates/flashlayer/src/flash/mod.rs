@@ -401,12 +401,22 @@ impl FlashStoreBuilder {
 }
 
 /// Logical pages on a NAND chip through a page update method (module docs).
-#[derive(Debug)]
 pub struct FlashStore<C: ChipAccess = Chip> {
     chip: C,
     engine: Engine,
     method: Method,
     broken: bool,
+}
+
+impl<C: ChipAccess> fmt::Debug for FlashStore<C> {
+    // The tables hold a few words a page: name the store, not its state.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FlashStore")
+            .field("method", &self.method.to_string())
+            .field("logical_pages", &self.logical_pages())
+            .field("broken", &self.broken)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<C: ChipAccess> FlashStore<C> {

@@ -275,10 +275,19 @@ impl ChipBuilder {
     }
 }
 
-#[derive(Debug)]
 enum Image {
     Mem(Vec<u8>),
     File { map: MmapMut, path: PathBuf },
+}
+
+impl std::fmt::Debug for Image {
+    // The bytes are the chip's contents, megabytes of them: name the image.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Image::Mem(v) => write!(f, "Mem({} bytes)", v.len()),
+            Image::File { map, path } => write!(f, "File({}, {} bytes)", path.display(), map.len()),
+        }
+    }
 }
 
 impl Image {
