@@ -200,7 +200,7 @@ pub fn run(cfg: &CrashConfig, mut progress: impl FnMut(u64)) -> Result<CrashRepo
             .chip()
             .power_cut_after(rng.random_range(1..=cfg.max_ops_between_cuts))?;
         let mut writing_block: Option<u32>;
-        let outcome: Result<()> = loop {
+        let stopped: Error = loop {
             let roll: f64 = rng.random();
             let l = rng.random_range(0..logical);
             let r = if roll < 0.6 {
@@ -256,13 +256,11 @@ pub fn run(cfg: &CrashConfig, mut progress: impl FnMut(u64)) -> Result<CrashRepo
                 r
             };
             if let Err(e) = r {
-                break Err(e);
+                break e;
             }
         };
-        match outcome {
-            Err(Error::PowerCut) => {}
-            Err(e) => return Err(e),
-            Ok(()) => unreachable!("the workload loop ends only on an error"),
+        if !matches!(stopped, Error::PowerCut) {
+            return Err(stopped);
         }
         cut_block = writing_block;
         drop(store);

@@ -7,14 +7,19 @@
 //! lives in unit `p / data_pages`, at data slot `p % data_pages`. An update
 //! is a list of update logs, `<page, offset, length, bytes>` records; they
 //! are collected into the page's in-memory log sector of `page_size / 16`
-//! bytes, and each full sector, and the last one of a write, is programmed
-//! as one log page of the page's unit. So a write of `b` bytes of logs
-//! costs ⌈b / sector⌉ programs (the stepwise cost of PDL Fig. 9). Reading
-//! a page reads its data page and every programmed log page of its unit
-//! and applies the page's records in order. When a write's sectors do not
-//! fit in the unit's free log pages, the unit is merged: every data page
-//! with its logs (and the write being made) is programmed into a fresh
-//! block, and the old block is erased.
+//! bytes (128 for 2 KiB pages; its last 20 bytes are the sector's
+//! trailer), and each full sector, and the last one of a write, is
+//! programmed into the next free sector of the unit's log area by a partial
+//! program, as Lee & Moon write sectors. So a write of `b` bytes of logs
+//! costs ⌈b / 108⌉ programs (the stepwise cost of PDL Fig. 9). On a chip
+//! that allows fewer partial programs a page than it has sectors
+//! (`data_programs`, 1 on PDL's MLC chip), a log page holds that many
+//! sectors and the log area fills sooner. Reading a page reads its data
+//! page and every programmed log page of its unit and applies the page's
+//! records in order. When a write's sectors do not fit in the unit's free
+//! log sectors, the unit is merged: every data page with its logs (and the
+//! write being made) is programmed into a fresh block, and the old block is
+//! erased.
 //!
 //! Where the update logs come from: [`crate::store::PageStore::write_changed`]
 //! hands over the byte ranges the caller changed (the buffer pool's and
@@ -23,9 +28,9 @@
 //! `write` carries no ranges; IPL then finds the changed bytes by reading
 //! the page's current version and comparing, and those reads are counted.
 //!
-//! Crash safety, choices where Lee & Moon are silent: each log page's
-//! spare header carries its unit, the unit's merge generation and the
-//! write's time stamp with a flag on the write's last sector; a write's
+//! Crash safety, choices where Lee & Moon are silent: each log sector's
+//! trailer carries its unit, the unit's merge generation, the write's time
+//! stamp with a flag on the write's last sector, and a CRC-32; a write's
 //! records apply only if its last sector is on the chip, so a cut between
 //! sectors leaves the previous version. A merge writes the new block's
 //! data pages under generation + 1 before erasing the old block; recovery
