@@ -180,3 +180,20 @@ impl Metrics {
         }
     }
 }
+
+/// Asks the CPU to start loading the cache line holding `value`. Replaying a
+/// trace is bound by random memory accesses to per-page state; the
+/// simulator knows the next requests, so it can overlap those loads with the
+/// work on the current one. A no-op where the architecture has no hint.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint; it never faults or changes
+        // memory, and SSE is part of the x86_64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}

@@ -29,6 +29,12 @@ pub trait PageNumbers {
     /// if there is one (write clustering and CFDC look up neighbouring
     /// numbers; not on the per-request path).
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
+
+    /// Starts loading what [`PageNumbers::neighbour`] reads for `page`.
+    /// Default: nothing.
+    fn prefetch_neighbours(&self, page: DenseId) {
+        let _ = page;
+    }
 }
 
 /// Dense ids used as page numbers, for callers with no numbers of their own.
@@ -53,6 +59,9 @@ impl PageNumbers for &Flt {
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         Flt::neighbour(self, page, delta)
+    }
+    fn prefetch_neighbours(&self, page: DenseId) {
+        self.prefetch_links(page);
     }
 }
 
@@ -93,6 +102,12 @@ pub trait Frames {
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
 
+    /// Starts loading what [`Frames::neighbour`] reads for `page`.
+    /// Default: nothing.
+    fn prefetch_neighbours(&self, page: DenseId) {
+        let _ = page;
+    }
+
     /// Writes one page to `store` with [`PageStore::write`].
     fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()>;
 
@@ -130,6 +145,9 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         self.numbers.neighbour(page, delta)
     }
+    fn prefetch_neighbours(&self, page: DenseId) {
+        self.numbers.prefetch_neighbours(page);
+    }
     #[inline]
     fn incoming(&mut self) -> &mut [u8] {
         &mut []
@@ -163,6 +181,9 @@ impl<F: Frames, E: FnMut(DenseId) -> bool> Neighbours for Scope<'_, F, E> {
     }
     fn evictable(&mut self, page: DenseId) -> bool {
         (self.evictable)(page)
+    }
+    fn prefetch(&self, page: DenseId) {
+        self.frames.prefetch_neighbours(page);
     }
 }
 

@@ -191,6 +191,18 @@ impl Policy for Base {
     }
 }
 
+impl Base {
+    /// The page the next eviction takes, for the queue policies; `None`
+    /// for the others (CLOCK's hand, 2Q's and ARC's lists choose later).
+    fn oldest(&self) -> Option<DenseId> {
+        match self {
+            Base::Lru(p) => p.oldest(),
+            Base::Fifo(p) => p.oldest(),
+            _ => None,
+        }
+    }
+}
+
 /// Which pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pool {
@@ -700,6 +712,11 @@ impl Policy for FdBuffer {
                 out.push(p);
                 next = pages.neighbour(p, step);
             }
+        }
+        // The dirty pool's next victim will be looked up the same way: its
+        // links start loading now, a write-back ahead.
+        if let Some(n) = self.dirty.oldest() {
+            pages.prefetch(n);
         }
     }
 

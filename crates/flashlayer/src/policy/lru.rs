@@ -40,6 +40,11 @@ impl<const PROMOTE: bool> Queue<PROMOTE> {
     }
 
     /// Resident pages from head (most recent) to tail (next victim).
+    /// The page the next eviction takes if nothing is pinned.
+    pub(crate) fn oldest(&self) -> Option<DenseId> {
+        self.l.back(1)
+    }
+
     pub fn order(&self) -> Vec<DenseId> {
         self.l.iter(L).collect()
     }

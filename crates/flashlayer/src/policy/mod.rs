@@ -81,6 +81,12 @@ pub trait Neighbours {
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
     /// Whether the caller may write `page` now (it is not in use).
     fn evictable(&mut self, page: DenseId) -> bool;
+    /// Starts loading what [`Neighbours::neighbour`] will read for `page`,
+    /// so that a lookup for the next victim finds it in the cache.
+    /// Default: nothing.
+    fn prefetch(&self, page: DenseId) {
+        let _ = page;
+    }
 }
 
 /// A page chosen for eviction, already removed from the policy.

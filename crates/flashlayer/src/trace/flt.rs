@@ -432,6 +432,13 @@ impl Flt {
         Some(p)
     }
 
+    /// Starts loading `d`'s numeric links into the cache.
+    pub fn prefetch_links(&self, d: DenseId) {
+        if let Some(l) = self.number_order().get(d as usize) {
+            crate::types::prefetch(l);
+        }
+    }
+
     fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
             // Sorted as (number, id) pairs read in order, not ids compared
