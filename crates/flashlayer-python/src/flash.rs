@@ -8,8 +8,8 @@
 use crate::{call_back, driver, err, finish, metrics_dict, replay_args, timed, Params, Trace};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
-use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
-use flashlayer::nand::{Chip, ChipBuilder};
+use flashlayer::flash::{FlashStats, FlashStore as Store, FlashStoreBuilder, Method};
+use flashlayer::nand::{Chip, ChipBuilder, ChipStats};
 use flashlayer::sim::{self, FlashRunOptions};
 use flashlayer::store::PageStore;
 use pyo3::create_exception;
@@ -34,6 +34,44 @@ fn flash_err(e: flashlayer::Error) -> PyErr {
 }
 
 type SharedChip = Arc<Mutex<Chip>>;
+
+/// A chip builder of this geometry; the rest at the builder's defaults.
+fn shaped(
+    blocks: u32,
+    pages_per_block: u32,
+    page_size: usize,
+    spare_size: usize,
+    data_programs: u8,
+) -> ChipBuilder {
+    ChipBuilder::new(blocks)
+        .pages_per_block(pages_per_block)
+        .page_size(page_size)
+        .spare_size(spare_size)
+        .data_programs(data_programs)
+}
+
+/// The chip's counters, into `d`.
+fn put_chip_stats(d: &Bound<'_, PyDict>, s: &ChipStats) -> PyResult<()> {
+    d.set_item("reads", s.reads)?;
+    d.set_item("spare_reads", s.spare_reads)?;
+    d.set_item("programs", s.programs)?;
+    d.set_item("spare_programs", s.spare_programs)?;
+    d.set_item("erases", s.erases)?;
+    d.set_item("time_us", s.time_us)?;
+    d.set_item("max_erase_count", s.max_erase_count)
+}
+
+/// The method's counters, into `d`.
+fn put_flash_stats(d: &Bound<'_, PyDict>, f: &FlashStats) -> PyResult<()> {
+    d.set_item("page_reads", f.page_reads)?;
+    d.set_item("page_writes", f.page_writes)?;
+    d.set_item("flushes", f.flushes)?;
+    d.set_item("gc_runs", f.gc_runs)?;
+    d.set_item("gc_time_us", f.gc_time_us)?;
+    d.set_item("differentials", f.differentials)?;
+    d.set_item("new_base_pages", f.new_base_pages)?;
+    d.set_item("folds", f.folds)
+}
 
 fn lock(chip: &SharedChip) -> MutexGuard<'_, Chip> {
     chip.lock().unwrap_or_else(PoisonError::into_inner)
@@ -62,14 +100,16 @@ impl NandChip {
         data_programs: u8,
         seed: u64,
     ) -> PyResult<Self> {
-        let mut b = ChipBuilder::new(blocks)
-            .pages_per_block(pages_per_block)
-            .page_size(page_size)
-            .spare_size(spare_size)
-            .preset(preset)
-            .spare_programs(spare_programs)
-            .data_programs(data_programs)
-            .seed(seed);
+        let mut b = shaped(
+            blocks,
+            pages_per_block,
+            page_size,
+            spare_size,
+            data_programs,
+        )
+        .preset(preset)
+        .spare_programs(spare_programs)
+        .seed(seed);
         if let Some(p) = path {
             b = b.path(p);
         }
@@ -100,13 +140,7 @@ impl NandChip {
         let c = lock(&self.chip);
         let (s, g) = (c.stats(), c.geometry());
         let d = PyDict::new(py);
-        d.set_item("reads", s.reads)?;
-        d.set_item("spare_reads", s.spare_reads)?;
-        d.set_item("programs", s.programs)?;
-        d.set_item("spare_programs", s.spare_programs)?;
-        d.set_item("erases", s.erases)?;
-        d.set_item("time_us", s.time_us)?;
-        d.set_item("max_erase_count", s.max_erase_count)?;
+        put_chip_stats(&d, &s)?;
         d.set_item("power_cuts", s.power_cuts)?;
         d.set_item("blocks", g.blocks)?;
         d.set_item("pages_per_block", g.pages_per_block)?;
@@ -242,22 +276,8 @@ impl FlashStore {
         let f = self.store.flash_stats();
         let d = PyDict::new(py);
         d.set_item("method", self.store.method().to_string())?;
-        d.set_item("page_reads", f.page_reads)?;
-        d.set_item("page_writes", f.page_writes)?;
-        d.set_item("flushes", f.flushes)?;
-        d.set_item("gc_runs", f.gc_runs)?;
-        d.set_item("gc_time_us", f.gc_time_us)?;
-        d.set_item("differentials", f.differentials)?;
-        d.set_item("new_base_pages", f.new_base_pages)?;
-        d.set_item("folds", f.folds)?;
-        let c = self.store.chip().stats();
-        d.set_item("reads", c.reads)?;
-        d.set_item("spare_reads", c.spare_reads)?;
-        d.set_item("programs", c.programs)?;
-        d.set_item("spare_programs", c.spare_programs)?;
-        d.set_item("erases", c.erases)?;
-        d.set_item("time_us", c.time_us)?;
-        d.set_item("max_erase_count", c.max_erase_count)?;
+        put_flash_stats(&d, &f)?;
+        put_chip_stats(&d, &self.store.chip().stats())?;
         Ok(d)
     }
 
@@ -366,14 +386,16 @@ pub fn flash_updates<'py>(
     max_warmup_operations: u64,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let chip = ChipBuilder::new(blocks)
-        .pages_per_block(pages_per_block)
-        .page_size(page_size)
-        .spare_size(spare_size)
-        .preset(preset)
-        .data_programs(data_programs)
-        .build()
-        .map_err(err)?;
+    let chip = shaped(
+        blocks,
+        pages_per_block,
+        page_size,
+        spare_size,
+        data_programs,
+    )
+    .preset(preset)
+    .build()
+    .map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;
     let p = UpdateParams {
         operations,
@@ -410,6 +432,8 @@ pub fn flash_updates<'py>(
     d.set_item("gc_time_us", r.gc_time_us)?;
     d.set_item("warmup_operations", r.warmup_operations)?;
     d.set_item("seconds", r.seconds)?;
+    // Whole-run counts (load and warm-up included), beside the measured
+    // phase's above.
     d.set_item("folds", fs.folds)?;
     d.set_item("gc_runs", fs.gc_runs)?;
     d.set_item("differentials", fs.differentials)?;
@@ -447,13 +471,15 @@ pub fn workload_on_flash<'py>(
     let mut p = Params::new(params);
     let mut drv = driver(kind, &mut p)?;
     p.finish(kind)?;
-    let chip = ChipBuilder::new(blocks)
-        .pages_per_block(pages_per_block)
-        .page_size(page_size)
-        .spare_size(spare_size)
-        .data_programs(data_programs)
-        .build()
-        .map_err(err)?;
+    let chip = shaped(
+        blocks,
+        pages_per_block,
+        page_size,
+        spare_size,
+        data_programs,
+    )
+    .build()
+    .map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;
     let store = b.create(chip).map_err(err)?;
     let progress = progress.map(Bound::unbind);
@@ -534,15 +560,8 @@ pub fn run_on_flash<'py>(
     d.set_item("store", format!("flash:{}", opts.method))?;
     let f = PyDict::new(py);
     f.set_item("method", opts.method.to_string())?;
-    f.set_item("reads", r.chip.reads)?;
-    f.set_item("programs", r.chip.programs)?;
-    f.set_item("spare_programs", r.chip.spare_programs)?;
-    f.set_item("erases", r.chip.erases)?;
-    f.set_item("time_us", r.chip.time_us)?;
-    f.set_item("max_erase_count", r.chip.max_erase_count)?;
-    f.set_item("differentials", r.flash.differentials)?;
-    f.set_item("new_base_pages", r.flash.new_base_pages)?;
-    f.set_item("gc_runs", r.flash.gc_runs)?;
+    put_chip_stats(&f, &r.chip)?;
+    put_flash_stats(&f, &r.flash)?;
     d.set_item("flash", f)?;
     Ok(d)
 }

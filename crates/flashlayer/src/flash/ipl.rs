@@ -43,7 +43,7 @@
 use super::spare::{self, Header, IPL_DATA};
 use super::FlashStats;
 use crate::error::{Error, Result};
-use crate::nand::{Chip, Geometry, Timing};
+use crate::nand::{Chip, Geometry};
 
 const NIL: u32 = u32::MAX;
 /// A record's header: page, offset, length.
@@ -57,8 +57,6 @@ const LAST: u64 = 1 << 63;
 #[derive(Debug)]
 pub struct Ipl {
     pub(crate) logical: u32,
-    pub(crate) page_size: usize,
-    pub(crate) timing: Timing,
     pub(crate) stats: FlashStats,
     geo: Geometry,
     data_pages: u32,
@@ -128,8 +126,6 @@ impl Ipl {
         }
         let mut e = Ipl {
             logical,
-            page_size: g.page_size,
-            timing: chip.timing(),
             stats: FlashStats::default(),
             geo: g,
             data_pages,
@@ -194,12 +190,7 @@ impl Ipl {
                 }
                 if let Some((h, _)) = decoded {
                     if h.kind != IPL_DATA {
-                        return Err(Error::invalid(format!(
-                            "page {} of the chip was written by another method (kind {:#x}); \
-                             recover with the method that wrote it",
-                            g.first_page(b) + i,
-                            h.kind
-                        )));
+                        return Err(spare::foreign(g.first_page(b) + i, h.kind));
                     }
                     self.clock = self.clock.max(h.ts & !LAST);
                     unit_gen.get_or_insert((h.id, h.aux));

@@ -19,14 +19,12 @@
 use super::spare::{self, Header, IPU};
 use super::FlashStats;
 use crate::error::{Error, Result};
-use crate::nand::{Chip, Geometry, Timing};
+use crate::nand::{Chip, Geometry};
 
 /// In-place update.
 #[derive(Debug)]
 pub struct Ipu {
     pub(crate) logical: u32,
-    pub(crate) page_size: usize,
-    pub(crate) timing: Timing,
     pub(crate) stats: FlashStats,
     geo: Geometry,
     clock: u64,
@@ -48,8 +46,6 @@ impl Ipu {
         }
         Ok(Ipu {
             logical,
-            page_size: g.page_size,
-            timing: chip.timing(),
             stats: FlashStats::default(),
             geo: g,
             clock: 0,
@@ -77,11 +73,7 @@ impl Ipu {
                 "page {lpn} fails its checksum: a power cut during an in-place update of \
                  its block lost it"
             ))),
-            Some((h, _)) if h.kind != IPU || h.id != lpn => Err(Error::invalid(format!(
-                "physical page {lpn} was written by another method (kind {:#x}); open the \
-                 chip with the method that wrote it",
-                h.kind
-            ))),
+            Some((h, _)) if h.kind != IPU || h.id != lpn => Err(spare::foreign(lpn, h.kind)),
             Some(_) => Ok(()),
         }
     }

@@ -378,12 +378,7 @@ impl FlashStoreBuilder {
             }
             self.engine(&mut c, false)?
         };
-        Ok(FlashStore {
-            chip,
-            engine,
-            method: self.method,
-            broken: false,
-        })
+        Ok(FlashStore::new(chip, engine, self.method))
     }
 
     /// The store `chip` holds, its tables rebuilt by one scan of the chip
@@ -391,12 +386,7 @@ impl FlashStoreBuilder {
     /// recovery leaves the chip as recoverable as before.
     pub fn recover<C: ChipAccess>(&self, mut chip: C) -> Result<FlashStore<C>> {
         let engine = self.engine(&mut chip.chip(), true)?;
-        Ok(FlashStore {
-            chip,
-            engine,
-            method: self.method,
-            broken: false,
-        })
+        Ok(FlashStore::new(chip, engine, self.method))
     }
 }
 
@@ -406,6 +396,9 @@ pub struct FlashStore<C: ChipAccess = Chip> {
     engine: Engine,
     method: Method,
     broken: bool,
+    /// The chip's, copied once: they never change.
+    page_size: usize,
+    timing: crate::nand::Timing,
 }
 
 impl<C: ChipAccess> fmt::Debug for FlashStore<C> {
@@ -420,6 +413,21 @@ impl<C: ChipAccess> fmt::Debug for FlashStore<C> {
 }
 
 impl<C: ChipAccess> FlashStore<C> {
+    fn new(mut chip: C, engine: Engine, method: Method) -> Self {
+        let (page_size, timing) = {
+            let c = chip.chip();
+            (c.geometry().page_size, c.timing())
+        };
+        FlashStore {
+            chip,
+            engine,
+            method,
+            broken: false,
+            page_size,
+            timing,
+        }
+    }
+
     /// The method.
     pub fn method(&self) -> Method {
         self.method
@@ -459,8 +467,8 @@ impl<C: ChipAccess> FlashStore<C> {
         }
     }
 
-    fn check_len(&mut self, len: usize) -> Result<()> {
-        let ps = self.chip.chip().geometry().page_size;
+    fn check_len(&self, len: usize) -> Result<()> {
+        let ps = self.page_size;
         if len != ps {
             return Err(Error::invalid(format!(
                 "{len} bytes for a store of {ps}-byte pages"
@@ -488,11 +496,7 @@ impl<C: ChipAccess> FlashStore<C> {
 
 impl<C: ChipAccess> PageStore for FlashStore<C> {
     fn page_size(&self) -> usize {
-        match &self.engine {
-            Engine::Ipu(e) => e.page_size,
-            Engine::Log(e) => e.page_size,
-            Engine::Ipl(e) => e.page_size,
-        }
+        self.page_size
     }
     fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
         let lpn = self.lpn(page)?;
@@ -531,14 +535,9 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
         self.guarded(|e, c| e.flush(c))
     }
     fn cost_of(&self, _page: PageId) -> PageCost {
-        let t = match &self.engine {
-            Engine::Ipu(e) => e.timing,
-            Engine::Log(e) => e.timing,
-            Engine::Ipl(e) => e.timing,
-        };
         PageCost {
-            read: t.read_us,
-            write: t.program_us,
+            read: self.timing.read_us,
+            write: self.timing.program_us,
         }
     }
     fn stats(&self) -> IoStats {

@@ -10,10 +10,4 @@
 //! it keeps the two methods' allocation, collection and Fig. 7 recovery one
 //! code path, so their measured differences are the differentials alone.
 //! See [`super::pdl`] for the engine's choices.
-
-use super::{FlashStoreBuilder, Method};
-
-/// A builder for an OPU store.
-pub fn builder() -> FlashStoreBuilder {
-    FlashStoreBuilder::new(Method::Opu)
-}
+//! Build one with `FlashStoreBuilder::new(Method::Opu)`.

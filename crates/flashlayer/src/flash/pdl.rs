@@ -42,7 +42,7 @@
 use super::spare::{self, Header, BASE, DIFF};
 use super::FlashStats;
 use crate::error::{Error, Result};
-use crate::nand::{Chip, Geometry, Ppn, Timing};
+use crate::nand::{Chip, Geometry, Ppn};
 
 const NIL: u32 = u32::MAX;
 /// A differential's header: page, time stamp, number of runs.
@@ -199,8 +199,6 @@ fn entries(data: &[u8]) -> impl Iterator<Item = (u32, u64, std::ops::Range<usize
 #[derive(Debug)]
 pub struct Pdl {
     pub(crate) logical: u32,
-    pub(crate) page_size: usize,
-    pub(crate) timing: Timing,
     pub(crate) stats: FlashStats,
     geo: Geometry,
     max_diff: Option<usize>,
@@ -282,8 +280,6 @@ impl Pdl {
         let pages = g.pages() as usize;
         let mut e = Pdl {
             logical,
-            page_size: g.page_size,
-            timing: chip.timing(),
             stats: FlashStats::default(),
             geo: g,
             max_diff,
@@ -372,13 +368,7 @@ impl Pdl {
                             }
                         }
                     }
-                    _ => {
-                        return Err(Error::invalid(format!(
-                            "page {ppn} of the chip was written by another method \
-                             (kind {:#x}); recover with the method that wrote it",
-                            h.kind
-                        )))
-                    }
+                    _ => return Err(spare::foreign(ppn, h.kind)),
                 }
             }
         }
@@ -419,13 +409,13 @@ impl Pdl {
     fn set_base_live(&mut self, ppn: Ppn) {
         self.set_live(ppn);
         let b = self.geo.block_of(ppn) as usize;
-        self.load[b] += self.page_size as u64;
+        self.load[b] += self.geo.page_size as u64;
         self.bases[b] += 1;
     }
 
     fn kill_base(&mut self, chip: &mut Chip, ppn: Ppn, erasing: u32) -> Result<()> {
         let b = self.geo.block_of(ppn) as usize;
-        self.load[b] -= self.page_size as u64;
+        self.load[b] -= self.geo.page_size as u64;
         self.bases[b] -= 1;
         self.invalidate(chip, ppn, erasing)
     }
@@ -514,11 +504,11 @@ impl Pdl {
         let b = b as usize;
         let bases = self.bases[b] as usize;
         let diff_pages = self.valid[b] as usize - bases;
-        let diff_bytes = self.load[b] as usize - bases * self.page_size;
+        let diff_bytes = self.load[b] as usize - bases * self.geo.page_size;
         let packed = if diff_bytes == 0 {
             0
         } else {
-            (2 * diff_bytes).div_ceil(self.page_size) + 1
+            (2 * diff_bytes).div_ceil(self.geo.page_size) + 1
         };
         bases + diff_pages.min(packed)
     }
@@ -592,7 +582,7 @@ impl Pdl {
                     self.base[h.id as usize] = q;
                     self.live[ppn as usize] = false;
                     self.valid[victim as usize] -= 1;
-                    self.load[victim as usize] -= self.page_size as u64;
+                    self.load[victim as usize] -= self.geo.page_size as u64;
                     self.bases[victim as usize] -= 1;
                     self.set_base_live(q);
                 } else {
@@ -655,7 +645,6 @@ impl Pdl {
                         // The victim page is read again for the next entry:
                         // `write_base` uses the shared buffers.
                         self.write_base(chip, lpn, &current)?;
-                        self.stats.new_base_pages -= 1;
                         self.stats.folds += 1;
                         folded += 1;
                         chip.read(ppn, &mut self.other, &mut self.spare)?;
@@ -745,7 +734,6 @@ impl Pdl {
             &mut self.spare,
         );
         chip.program(q, data, &self.spare)?;
-        self.stats.new_base_pages += 1;
         // Collection may have moved the old base while allocating.
         let old = self.base[l];
         self.base[l] = q;
@@ -766,9 +754,11 @@ impl Pdl {
         self.stats.page_writes += 1;
         let l = lpn as usize;
         let Some(max) = self.max_diff else {
+            self.stats.new_base_pages += 1;
             return self.write_base(chip, lpn, data);
         };
         if self.base[l] == NIL {
+            self.stats.new_base_pages += 1;
             return self.write_base(chip, lpn, data);
         }
         chip.read(self.base[l], &mut self.page, &mut self.spare)?;
@@ -776,6 +766,7 @@ impl Pdl {
         encode_diff(lpn, ts, &self.page, data, &mut self.scratch);
         let size = self.scratch.len();
         if size > max {
+            self.stats.new_base_pages += 1;
             return self.write_base(chip, lpn, data);
         }
         if self.pending[l] {

@@ -79,6 +79,14 @@ pub(crate) fn mark_at(spare_size: usize) -> (usize, [u8; 1]) {
     (spare_size - 1, [0])
 }
 
+/// The error for a page of kind `kind` at `ppn` that another method wrote.
+pub(crate) fn foreign(ppn: u32, kind: u8) -> Error {
+    Error::invalid(format!(
+        "page {ppn} of the chip was written by another method (kind {kind:#x}); open the chip \
+         with the method that wrote it"
+    ))
+}
+
 /// Whether the chip's pages can carry the header and the methods' offsets.
 pub(crate) fn check_geometry(chip: &Chip) -> Result<()> {
     let g = chip.geometry();

@@ -403,9 +403,7 @@ impl Chip {
 
     /// Counters so far.
     pub fn stats(&self) -> ChipStats {
-        let mut s = self.stats.clone();
-        s.max_erase_count = self.wear.iter().copied().max().unwrap_or(0);
-        s
+        self.stats.clone()
     }
 
     /// Erases each block has had.
@@ -710,6 +708,7 @@ impl Chip {
         self.stats.erases += 1;
         self.stats.time_us += self.timing.erase_us;
         self.wear[block as usize] += 1;
+        self.stats.max_erase_count = self.stats.max_erase_count.max(self.wear[block as usize]);
         let g = self.geometry;
         let start = g.first_page(block) as usize * g.stride();
         let len = g.pages_per_block as usize * g.stride();
