@@ -45,9 +45,10 @@ pub enum Error {
     /// A progress callback asked a long run to stop.
     #[error("cancelled")]
     Cancelled,
-    /// The emulated NAND chip lost power during, or before, the operation
-    /// (`nand::Chip::power_cut_after`); nothing works until power is back.
-    #[error("power cut: the NAND chip is off")]
+    /// An emulated device lost power during, or before, the operation (a
+    /// NAND chip, `nand::Chip::power_cut_after`, or a crash-injecting disk,
+    /// `store::CrashLab::power_cut_after`); nothing works until power is back.
+    #[error("power cut: the device is off")]
     PowerCut,
     /// A store-level I/O failure without a path (memory or emulated devices).
     #[error("store: {0}")]

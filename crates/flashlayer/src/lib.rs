@@ -28,6 +28,7 @@ pub mod device;
 pub mod drive;
 pub mod error;
 pub mod flash;
+pub mod hybrid;
 pub mod nand;
 pub mod policy;
 pub mod sim;

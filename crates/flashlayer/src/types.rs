@@ -98,15 +98,59 @@ pub fn unpack(word: u32) -> (DenseId, Op) {
     (word & MAX_DENSE, op)
 }
 
-/// The per-page cost of physical I/O on the device a page currently lives on.
-/// Policies that weigh eviction cost (CASA, Koltsidas' cost segment) receive
-/// it when a page is admitted or written back.
+/// Which device of a store a page lives on: an index into the store's
+/// devices ([`crate::store::PageStore::device_stats`] lists them in this
+/// order). A single-device store has only device 0; the hybrid store's
+/// flash disk is [`DeviceId::FLASH`] and its magnetic disk
+/// [`DeviceId::MAGNETIC`]. Policies tell devices apart by this identity,
+/// never by comparing costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DeviceId(pub u8);
+
+impl DeviceId {
+    /// The only device of a single-device store.
+    pub const ONLY: DeviceId = DeviceId(0);
+    /// The hybrid store's flash disk.
+    pub const FLASH: DeviceId = DeviceId(0);
+    /// The hybrid store's magnetic disk.
+    pub const MAGNETIC: DeviceId = DeviceId(1);
+
+    /// The index, for tables kept per device.
+    #[inline]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// The per-page cost of physical I/O on the device a page currently lives on,
+/// and which device that is. Policies that weigh eviction cost (CASA,
+/// Koltsidas' cost segment) receive it when a page is admitted or written
+/// back, and again ([`crate::policy::Policy::reprice`]) when a resident
+/// page moves to another device.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PageCost {
     /// Cost of reading the page back in after eviction.
     pub read: f64,
-    /// Cost of writing the page back if it is dirty.
+    /// Cost of writing the page back if it is dirty (a random write).
     pub write: f64,
+    /// Cost of writing it as the next page of a sequential run (write
+    /// clustering, a batch of migrations).
+    pub seq_write: f64,
+    /// The device the page is on.
+    pub device: DeviceId,
+}
+
+impl PageCost {
+    /// Random read and write costs on device 0, with sequential writes
+    /// priced as random ones.
+    pub const fn new(read: f64, write: f64) -> Self {
+        PageCost {
+            read,
+            write,
+            seq_write: write,
+            device: DeviceId::ONLY,
+        }
+    }
 }
 
 /// What kind of physical I/O a store performed, for cost observers such as
@@ -162,8 +206,12 @@ pub struct Metrics {
     pub dirty_at_end: u64,
     /// Block erases (flash stores only).
     pub erases: u64,
-    /// Pages moved between devices or tiers.
+    /// Pages moved between devices or tiers, as the store counted them.
     pub migrations: u64,
+    /// Each device's I/O as its store counted it (migrations included), in
+    /// [`DeviceId`] order. `physical_reads` and `physical_writes` count the
+    /// page I/O the buffer asked for; these count what each device did.
+    pub devices: Vec<crate::store::DeviceStats>,
     /// Virtual time: Σ physical operations × their device costs.
     pub virtual_time: f64,
     /// Optional time series.

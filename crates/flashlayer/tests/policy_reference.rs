@@ -10,10 +10,7 @@ use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
-const COST: PageCost = PageCost {
-    read: 1.0,
-    write: 1.0,
-};
+const COST: PageCost = PageCost::new(1.0, 1.0);
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 enum Event {
@@ -728,7 +725,7 @@ proptest! {
     #[test]
     fn casa_matches_algorithm_1(cap in 1usize..12, ratio in 1u32..130, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
-        let cost = PageCost { read: 1.0, write: f64::from(ratio) };
+        let cost = PageCost::new(1.0, f64::from(ratio));
         let mut casa = Casa::new(cap, CostSource::Model);
         let got = drive_priced(&mut casa, &t, &pin, cost);
         let total = 1.0 + f64::from(ratio);

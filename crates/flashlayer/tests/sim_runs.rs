@@ -107,10 +107,7 @@ fn victims<P: flashlayer::policy::Policy>(
     trace: &[(u32, Op)],
     trial: bool,
 ) -> Vec<flashlayer::policy::Victim> {
-    let cost = flashlayer::types::PageCost {
-        read: 1.0,
-        write: 1.0,
-    };
+    let cost = flashlayer::types::PageCost::new(1.0, 1.0);
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
         if p.access(page, op) {
@@ -252,10 +249,7 @@ fn resized<P: flashlayer::policy::Policy>(
     trace: &[(u32, Op)],
     resize: &dyn Fn(usize) -> Option<usize>,
 ) -> Vec<u32> {
-    let cost = flashlayer::types::PageCost {
-        read: 1.0,
-        write: 1.0,
-    };
+    let cost = flashlayer::types::PageCost::new(1.0, 1.0);
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
         if let Some(n) = resize(i) {

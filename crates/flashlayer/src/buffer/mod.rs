@@ -209,7 +209,10 @@ impl Frames for PoolFrames<'_> {
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         let n = self.number(page).checked_add_signed(delta)?;
-        self.ids.get(&n).copied()
+        self.dense_of(n)
+    }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        self.ids.get(&number).copied()
     }
     fn incoming(&mut self) -> &mut [u8] {
         self.incoming
@@ -447,7 +450,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if st.free.is_empty() && st.pinned == self.frames.len() {
             return Err(Error::AllPinned(self.frames.len()));
         }
-        let hit = st.driver.access(d, op);
+        let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
         let (driver, mut frames, pins) = self.split(st);
         let frame_of = frames.frame_of;
@@ -516,7 +519,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let op = if modified { Op::Write } else { Op::Read };
         st.driver.count(op);
         if hit {
-            st.driver.access(dense, op);
+            st.driver.access(dense, op, || page);
         } else if modified {
             // Admitted dirty when fixed for writing, but a flush while the
             // writer held it may have written the page as it was then.
@@ -546,7 +549,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .collect();
         let (driver, mut frames, _) = self.split(st);
         driver.write_dirty(&dirty, &mut frames)?;
-        driver.flush_store()
+        driver.flush_store(&frames)
     }
 
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was

@@ -35,6 +35,10 @@ pub trait PageNumbers {
     fn prefetch_neighbours(&self, page: DenseId) {
         let _ = page;
     }
+
+    /// The dense id of the page numbered `number`, if there is one (for
+    /// pages a store moved on its own; not on the per-request path).
+    fn dense_of(&self, number: PageId) -> Option<DenseId>;
 }
 
 /// Dense ids used as page numbers, for callers with no numbers of their own.
@@ -48,6 +52,9 @@ impl PageNumbers for DenseNumbers {
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         DenseId::try_from(i64::from(page).checked_add(delta)?).ok()
+    }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        DenseId::try_from(number).ok()
     }
 }
 
@@ -63,6 +70,9 @@ impl PageNumbers for &Flt {
     fn prefetch_neighbours(&self, page: DenseId) {
         self.prefetch_links(page);
     }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        Flt::dense_of(self, number)
+    }
 }
 
 /// A table of page numbers indexed by dense id (searched linearly by
@@ -74,8 +84,11 @@ impl PageNumbers for [PageId] {
     }
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         let want = self.number(page).checked_add_signed(delta)?;
+        self.dense_of(want)
+    }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
         self.iter()
-            .position(|&n| n == want)
+            .position(|&n| n == number)
             .and_then(|i| DenseId::try_from(i).ok())
     }
 }
@@ -88,6 +101,9 @@ impl PageNumbers for Vec<PageId> {
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         self.as_slice().neighbour(page, delta)
     }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        self.as_slice().dense_of(number)
+    }
 }
 
 /// How a caller moves page bytes between its frames and the store.
@@ -98,6 +114,9 @@ pub trait Frames {
     /// The dense id of the page numbered `delta` away from `page`'s number,
     /// if the caller knows that page.
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId>;
+
+    /// The dense id of the page numbered `number`, if the caller knows it.
+    fn dense_of(&self, number: PageId) -> Option<DenseId>;
 
     /// The buffer a missing page is read into (empty when no data is kept).
     fn incoming(&mut self) -> &mut [u8];
@@ -148,6 +167,9 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     fn prefetch_neighbours(&self, page: DenseId) {
         self.numbers.prefetch_neighbours(page);
     }
+    fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        self.numbers.dense_of(number)
+    }
     #[inline]
     fn incoming(&mut self) -> &mut [u8] {
         &mut []
@@ -196,6 +218,9 @@ pub struct Driver<P: Policy, S: PageStore> {
     m: Metrics,
     cluster: Vec<DenseId>,
     batch: Vec<(PageId, DenseId)>,
+    moved: Vec<PageId>,
+    /// The store places pages by their accesses ([`PageStore::wants_accesses`]).
+    placing: bool,
 }
 
 impl<P: Policy, S: PageStore> Driver<P, S> {
@@ -211,11 +236,13 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             )));
         }
         Ok(Driver {
-            policy,
-            store,
             m: Metrics::default(),
             cluster: Vec::new(),
             batch: Vec::new(),
+            moved: Vec::new(),
+            placing: store.wants_accesses(),
+            policy,
+            store,
         })
     }
 
@@ -237,11 +264,16 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.m.writes += u64::from(op.is_write());
     }
 
-    /// Step 1: announces a request to the policy; `true` on a hit.
+    /// Step 1: announces a request to the policy; `true` on a hit. A store
+    /// that places pages by their accesses hears of it too, with the page's
+    /// number (asked of `number` only then).
     #[inline]
-    pub fn access(&mut self, page: DenseId, op: Op) -> bool {
+    pub fn access(&mut self, page: DenseId, op: Op, number: impl FnOnce() -> PageId) -> bool {
         let hit = self.policy.access(page, op);
         self.m.hits += u64::from(hit);
+        if self.placing {
+            self.store.accessed(number(), op);
+        }
         hit
     }
 
@@ -280,12 +312,25 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                     self.policy.name()
                 ))
             })?;
-            if v.dirty {
-                if let Err(e) = self.write_back(v.page, frames, &mut evictable) {
+            // A store that places pages may move a clean victim: the write
+            // carries it to its new device.
+            let write = if self.placing {
+                match self.store.evicting(frames.number(v.page), v.dirty) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        self.policy.reinstate(v);
+                        return Err(e);
+                    }
+                }
+            } else {
+                v.dirty
+            };
+            if write {
+                if let Err(e) = self.write_back(v, frames, &mut evictable) {
                     self.policy.reinstate(v);
                     return Err(e);
                 }
-                self.m.dirty_evictions += 1;
+                self.m.dirty_evictions += u64::from(v.dirty);
             }
             victim = Some(v.page);
         }
@@ -296,21 +341,44 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 .learn_number(page, frames.number(page), below, above);
         }
         self.policy.insert(page, op, cost);
+        if self.placing {
+            self.reprice_moved(frames);
+        }
         Ok(victim)
+    }
+
+    /// Tells the policy the new costs of resident pages the store moved to
+    /// another device on its own.
+    fn reprice_moved<F: Frames>(&mut self, frames: &F) {
+        self.moved.clear();
+        self.store.take_moved(&mut self.moved);
+        for i in 0..self.moved.len() {
+            let number = self.moved[i];
+            if let Some(d) = frames.dense_of(number) {
+                if self.policy.contains(d) {
+                    self.policy.reprice(d, self.store.cost_of(number));
+                }
+            }
+        }
     }
 
     fn write_back<F: Frames>(
         &mut self,
-        victim: DenseId,
+        v: crate::policy::Victim,
         frames: &mut F,
         evictable: &mut impl FnMut(DenseId) -> bool,
     ) -> Result<()> {
+        let victim = v.page;
         self.cluster.clear();
         let mut scope = Scope {
             frames: &*frames,
             evictable,
         };
-        self.policy.cluster(victim, &mut scope, &mut self.cluster);
+        // Only a dirty victim gathers a cluster; a clean one is written
+        // because its store moves it.
+        if v.dirty {
+            self.policy.cluster(victim, &mut scope, &mut self.cluster);
+        }
         self.batch.clear();
         if self.cluster.is_empty() {
             let number = self.number(frames, victim);
@@ -381,6 +449,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             let cost = self.store.cost_of(frames.number(d));
             self.policy.mark_clean(d, cost);
         }
+        if self.placing {
+            self.reprice_moved(frames);
+        }
         Ok(())
     }
 
@@ -397,8 +468,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     }
 
     /// Makes the store durable ([`PageStore::flush`]).
-    pub fn flush_store(&mut self) -> Result<()> {
-        self.store.flush()
+    pub fn flush_store<F: Frames>(&mut self, frames: &F) -> Result<()> {
+        self.store.flush()?;
+        if self.placing {
+            self.reprice_moved(frames);
+        }
+        Ok(())
     }
 
     /// Appends a point to the time series: counts so far and the policy's
@@ -423,8 +498,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     }
 
     /// The metrics so far, with the derived and end-of-run fields filled in:
-    /// `reads`, `dirty_at_end` (dirty pages buffered now), virtual time and
-    /// erases from the store.
+    /// `reads`, `dirty_at_end` (dirty pages buffered now); virtual time,
+    /// erases, migrations and each device's I/O from the store, which counts
+    /// its own.
     pub fn metrics(&self) -> Metrics {
         let mut m = self.m.clone();
         m.reads = m.requests - m.writes;
@@ -432,6 +508,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         let io = self.store.stats();
         m.virtual_time = io.virtual_time;
         m.erases = io.erases;
+        m.migrations = io.migrations;
+        self.store.device_stats(&mut m.devices);
         m
     }
 

@@ -535,10 +535,7 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
         self.guarded(|e, c| e.flush(c))
     }
     fn cost_of(&self, _page: PageId) -> PageCost {
-        PageCost {
-            read: self.timing.read_us,
-            write: self.timing.program_us,
-        }
+        PageCost::new(self.timing.read_us, self.timing.program_us)
     }
     fn stats(&self) -> IoStats {
         let s = self.chip.chip_stats();
@@ -548,7 +545,14 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
             seq_reads: 0,
             seq_writes: 0,
             erases: s.erases,
+            migrations: 0,
             virtual_time: s.time_us,
         }
+    }
+    fn device_stats(&self, out: &mut Vec<crate::store::DeviceStats>) {
+        out.push(crate::store::DeviceStats {
+            name: format!("nand:{}", self.method),
+            io: self.stats(),
+        });
     }
 }

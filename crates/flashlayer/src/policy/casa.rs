@@ -188,6 +188,10 @@ impl Policy for Casa {
         self.contains(page).then(|| self.l.remove(page))
     }
 
+    fn reprice(&mut self, _page: DenseId, cost: PageCost) {
+        self.costs.admitted(cost);
+    }
+
     fn observe_io(&mut self, kind: IoKind, cost: f64) {
         self.costs.observed(kind, cost);
     }
@@ -215,10 +219,7 @@ mod tests {
     /// c_W = 0.75. Each row: request, hit, victim, τ after, |C| after.
     #[test]
     fn tau_follows_a_hand_worked_example_step_by_step() {
-        let cost = PageCost {
-            read: 1.0,
-            write: 3.0,
-        };
+        let cost = PageCost::new(1.0, 3.0);
         let (r, w) = (Op::Read, Op::Write);
         type Step = (u32, Op, bool, Option<(u32, bool)>, f64, usize);
         #[rustfmt::skip]
@@ -277,10 +278,7 @@ mod tests {
     /// its `W` alone, exactly as a single `W` request would be.
     #[test]
     fn a_captured_read_then_write_of_one_fix_is_one_read_hit_and_a_move() {
-        let cost = PageCost {
-            read: 1.0,
-            write: 1.0,
-        };
+        let cost = PageCost::new(1.0, 1.0);
         let mut casa = Casa::new(8, CostSource::Model);
         for (p, op) in [(1, Op::Read), (2, Op::Read), (3, Op::Write)] {
             assert!(!casa.access(p, op));
@@ -320,14 +318,7 @@ mod tests {
         let (cr, cw) = casa.costs();
         assert!((cr - 50.0 / 350.0).abs() < 1e-12 && (cw - 300.0 / 350.0).abs() < 1e-12);
         // The model's costs at admission are ignored when measuring.
-        casa.insert(
-            1,
-            Op::Read,
-            PageCost {
-                read: 1.0,
-                write: 1.0,
-            },
-        );
+        casa.insert(1, Op::Read, PageCost::new(1.0, 1.0));
         assert_eq!(casa.costs(), (cr, cw));
     }
 }

@@ -731,10 +731,7 @@ impl Policy for Cfdc {
 mod tests {
     use super::*;
 
-    const COST: PageCost = PageCost {
-        read: 1.0,
-        write: 1.0,
-    };
+    const COST: PageCost = PageCost::new(1.0, 1.0);
 
     fn admit(c: &mut Cfdc, page: DenseId, number: PageId, op: Op) {
         assert!(!c.access(page, op));

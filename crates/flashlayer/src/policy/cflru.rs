@@ -247,10 +247,7 @@ impl Policy for Cflru {
 mod tests {
     use super::*;
 
-    const COST: PageCost = PageCost {
-        read: 1.0,
-        write: 1.0,
-    };
+    const COST: PageCost = PageCost::new(1.0, 1.0);
 
     /// A page of the clean-first region that is written back (or modified
     /// without an access) keeps its recency among the region's pages.

@@ -179,6 +179,9 @@ impl Policy for Base {
     fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
         with_base!(self, p => p.mark_clean(page, cost))
     }
+    fn reprice(&mut self, page: DenseId, cost: PageCost) {
+        with_base!(self, p => p.reprice(page, cost))
+    }
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         with_base!(self, p => p.remove(page))
     }
@@ -453,10 +456,7 @@ impl FdBuffer {
             dirty,
             incoming: Op::Read,
             undo: None,
-            cost: PageCost {
-                read: 1.0,
-                write: 1.0,
-            },
+            cost: PageCost::new(1.0, 1.0),
             tuner,
             cluster: 0,
         }
@@ -673,6 +673,14 @@ impl Policy for FdBuffer {
             self.dirty.remove(page);
             self.move_frame(Pool::Dirty);
             self.clean.adopt(page, false, cost);
+        }
+    }
+
+    fn reprice(&mut self, page: DenseId, cost: PageCost) {
+        if self.clean.contains(page) {
+            self.clean.reprice(page, cost);
+        } else {
+            self.dirty.reprice(page, cost);
         }
     }
 

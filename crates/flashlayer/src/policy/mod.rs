@@ -170,6 +170,14 @@ pub trait Policy {
     /// (write clustering, checkpoints); `cost` prices its device from now on.
     fn mark_clean(&mut self, page: DenseId, cost: PageCost);
 
+    /// Records that resident `page` now lives on another device of the
+    /// store (the hybrid store moved it on its own), so `cost` prices it
+    /// from now on; its dirty state and place are unchanged. Default:
+    /// nothing, right for a policy that keeps no cost per page.
+    fn reprice(&mut self, page: DenseId, cost: PageCost) {
+        let _ = (page, cost);
+    }
+
     /// Drops a resident page without eviction; returns its dirty flag, or
     /// `None` if it was not resident.
     fn remove(&mut self, page: DenseId) -> Option<bool>;

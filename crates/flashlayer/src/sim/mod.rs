@@ -77,7 +77,10 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     #[inline]
     pub fn request(&mut self, page: DenseId, op: Op) -> Result<bool> {
         self.d.count(op);
-        let hit = self.d.access(page, op);
+        let frames = &self.frames;
+        let hit = self
+            .d
+            .access(page, op, || crate::drive::Frames::number(frames, page));
         if !hit {
             self.d.miss(page, op, &mut self.frames, |_| true)?;
         }

@@ -58,4 +58,7 @@ impl PageStore for CostStore {
     fn stats(&self) -> IoStats {
         self.meter.stats()
     }
+    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
+        out.push(self.meter.device_stats());
+    }
 }

@@ -230,6 +230,9 @@ impl PageStore for FileStore {
     fn stats(&self) -> IoStats {
         self.meter.stats()
     }
+    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
+        out.push(self.meter.device_stats());
+    }
 }
 
 fn micros(start: Instant) -> f64 {

@@ -81,4 +81,7 @@ impl PageStore for MemStore {
     fn stats(&self) -> IoStats {
         self.meter.stats()
     }
+    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
+        out.push(self.meter.device_stats());
+    }
 }

@@ -11,16 +11,18 @@
 //! NAND flash stores behind the same trait.
 
 mod cost;
+mod disk;
 mod file;
 mod mem;
 
 pub use cost::CostStore;
+pub use disk::{CrashDisk, CrashLab, Disk, DiskStore, FileDisk, SECTOR};
 pub use file::{FileStore, FileStoreBuilder};
 pub use mem::MemStore;
 
 use crate::device::DeviceModel;
 use crate::error::Result;
-use crate::types::{PageCost, PageId};
+use crate::types::{Op, PageCost, PageId};
 
 /// Physical I/O a store performed, and its price.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,8 +37,49 @@ pub struct IoStats {
     pub seq_writes: u64,
     /// Block erases.
     pub erases: u64,
+    /// Pages moved onto this device from another device of the same
+    /// store (the hybrid store's migrations; their writes are also in
+    /// `writes`, their reads in the other device's `reads`).
+    pub migrations: u64,
     /// Σ operations × their costs, in the device model's unit.
     pub virtual_time: f64,
+}
+
+impl IoStats {
+    /// What happened since `earlier` (counts taken from the same store).
+    pub fn minus(self, earlier: IoStats) -> IoStats {
+        IoStats {
+            reads: self.reads - earlier.reads,
+            writes: self.writes - earlier.writes,
+            seq_reads: self.seq_reads - earlier.seq_reads,
+            seq_writes: self.seq_writes - earlier.seq_writes,
+            erases: self.erases - earlier.erases,
+            migrations: self.migrations - earlier.migrations,
+            virtual_time: self.virtual_time - earlier.virtual_time,
+        }
+    }
+
+    /// The sum of two devices' counts.
+    pub fn plus(self, o: IoStats) -> IoStats {
+        IoStats {
+            reads: self.reads + o.reads,
+            writes: self.writes + o.writes,
+            seq_reads: self.seq_reads + o.seq_reads,
+            seq_writes: self.seq_writes + o.seq_writes,
+            erases: self.erases + o.erases,
+            migrations: self.migrations + o.migrations,
+            virtual_time: self.virtual_time + o.virtual_time,
+        }
+    }
+}
+
+/// One device's I/O, as the store that drives it counted it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceStats {
+    /// The device model's name (a preset, or the spec it was parsed from).
+    pub name: String,
+    /// Its I/O, including any the store did on its own (migrations).
+    pub io: IoStats,
 }
 
 /// A device that holds pages.
@@ -72,8 +115,52 @@ pub trait PageStore {
     /// What reading and writing `page` costs on the device it lives on.
     fn cost_of(&self, page: PageId) -> PageCost;
 
-    /// I/O performed so far.
+    /// I/O performed so far, over all the store's devices.
     fn stats(&self) -> IoStats;
+
+    /// Appends each device's I/O, in [`crate::types::DeviceId`] order. Every
+    /// store counts its own I/O, including what it does without being asked
+    /// (migrations), so callers never count physical I/O for it. Default:
+    /// one device named `"store"` with [`PageStore::stats`].
+    fn device_stats(&self, out: &mut Vec<DeviceStats>) {
+        out.push(DeviceStats {
+            name: "store".to_owned(),
+            io: self.stats(),
+        });
+    }
+
+    /// Whether the store decides where pages live from their logical
+    /// accesses and evictions (the hybrid store's placement), so that the
+    /// caller must report them with [`PageStore::accessed`] and
+    /// [`PageStore::evicting`], and collect [`PageStore::take_moved`].
+    /// Default: `false`, and the three calls are never made.
+    fn wants_accesses(&self) -> bool {
+        false
+    }
+
+    /// A logical request for `page` (a hit or a miss; a miss also reaches
+    /// the store as a `read`), in request order. Default: nothing.
+    fn accessed(&mut self, page: PageId, op: Op) {
+        let _ = (page, op);
+    }
+
+    /// `page` leaves the buffer, `dirty` or not; called before its
+    /// write-back. Returns whether the caller must write the page now:
+    /// `dirty`, or a clean page the store decided to move to another device
+    /// (the write carries it there; Koltsidas & Viglas §4 set the dirty bit).
+    /// Default: `dirty`.
+    fn evicting(&mut self, page: PageId, dirty: bool) -> Result<bool> {
+        let _ = page;
+        Ok(dirty)
+    }
+
+    /// Appends the pages the store moved to another device on its own since
+    /// the last call (a full flash disk demoting a page, a deferred batch of
+    /// migrations), so that the caller re-prices those still resident
+    /// ([`crate::policy::Policy::reprice`]). Default: none.
+    fn take_moved(&mut self, out: &mut Vec<PageId>) {
+        let _ = out;
+    }
 
     /// Whether single-page `read`, `write` and `cost_of` depend on which
     /// page they are given. A store that answers alike for every page (a
@@ -166,12 +253,28 @@ impl Meter {
         c
     }
 
-    /// The per-page cost on this device (random I/O).
+    /// The per-page cost on this device, as device 0.
     #[inline]
     pub fn page_cost(&self) -> PageCost {
         PageCost {
             read: self.device.read,
             write: self.device.write,
+            seq_write: self.device.seq_write,
+            device: crate::types::DeviceId::ONLY,
+        }
+    }
+
+    /// Counts one page moved onto this device (its write is counted by
+    /// [`Meter::write`]).
+    pub fn migration(&mut self) {
+        self.stats.migrations += 1;
+    }
+
+    /// This device's entry for [`PageStore::device_stats`].
+    pub fn device_stats(&self) -> DeviceStats {
+        DeviceStats {
+            name: self.device.name.clone(),
+            io: self.stats,
         }
     }
 
@@ -228,6 +331,21 @@ impl PageStore for DynStore {
     }
     fn stats(&self) -> IoStats {
         (**self).stats()
+    }
+    fn device_stats(&self, out: &mut Vec<DeviceStats>) {
+        (**self).device_stats(out);
+    }
+    fn wants_accesses(&self) -> bool {
+        (**self).wants_accesses()
+    }
+    fn accessed(&mut self, page: PageId, op: Op) {
+        (**self).accessed(page, op);
+    }
+    fn evicting(&mut self, page: PageId, dirty: bool) -> Result<bool> {
+        (**self).evicting(page, dirty)
+    }
+    fn take_moved(&mut self, out: &mut Vec<PageId>) {
+        (**self).take_moved(out);
     }
     fn page_sensitive(&self) -> bool {
         (**self).page_sensitive()

@@ -253,6 +253,7 @@ pub struct Flt {
     /// Each page's numeric neighbours, built on first use by
     /// [`Flt::neighbour`] (sorting the page table once, O(n log n)).
     by_number: std::sync::OnceLock<NumberOrder>,
+    sorted: std::sync::OnceLock<Box<[(PageId, DenseId)]>>,
 }
 
 impl Flt {
@@ -412,6 +413,7 @@ impl Flt {
             n_pages,
             has_bytes,
             by_number: std::sync::OnceLock::new(),
+            sorted: std::sync::OnceLock::new(),
         })
     }
 
@@ -430,6 +432,23 @@ impl Flt {
             }
         }
         Some(p)
+    }
+
+    /// The dense id of the page numbered `number`, if the trace has it (a
+    /// binary search in a table built on first use; for pages a store moved,
+    /// not for the per-request path).
+    pub fn dense_of(&self, number: PageId) -> Option<DenseId> {
+        let sorted = self.sorted.get_or_init(|| {
+            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
+                .map(|d| (self.original(d), d))
+                .collect();
+            v.sort_unstable();
+            v.into_boxed_slice()
+        });
+        sorted
+            .binary_search_by_key(&number, |&(n, _)| n)
+            .ok()
+            .map(|i| sorted[i].1)
     }
 
     /// Starts loading `d`'s numeric links into the cache.

@@ -208,17 +208,6 @@ pub struct StoreRun {
     pub summary: Vec<(String, u64)>,
 }
 
-fn since(a: &IoStats, b: &IoStats) -> IoStats {
-    IoStats {
-        reads: b.reads - a.reads,
-        writes: b.writes - a.writes,
-        seq_reads: b.seq_reads - a.seq_reads,
-        seq_writes: b.seq_writes - a.seq_writes,
-        erases: b.erases - a.erases,
-        virtual_time: b.virtual_time - a.virtual_time,
-    }
-}
-
 /// Loads `driver`'s tables and runs its steps on `store` through an LRU
 /// buffer pool of `frames` (the DBMS buffer), and returns the store's I/O
 /// in each phase. `progress(done, total)` as in [`generate`].
@@ -256,8 +245,8 @@ pub fn run_on(
     Ok(StoreRun {
         steps: total,
         db_pages: u64::from(db.space().pages()),
-        load: since(&start, &loaded),
-        run: since(&loaded, &end),
+        load: loaded.minus(start),
+        run: end.minus(loaded),
         summary: driver.summary(),
     })
 }

@@ -1,0 +1,856 @@
+//! Flash and magnetic disk side by side (Koltsidas & Viglas 2008): a page
+//! store made of two page stores at the same level of the hierarchy, each
+//! page on exactly one, placed by the page's own workload (§4).
+//!
+//! [`HybridStore`] wraps a flash store and a magnetic store (any
+//! [`PageStore`]: [`crate::store::FileStore`] for real files,
+//! [`crate::store::CostStore`] for simulation), priced by their device
+//! models (default Table 1: `koltsidas08-flash`, `koltsidas08-magnetic`).
+//! New pages go to the magnetic disk. [`PageStore::cost_of`] answers for
+//! the device a page is on now, with the device's identity
+//! ([`DeviceId::FLASH`], [`DeviceId::MAGNETIC`]), so every policy sees
+//! the right costs.
+//!
+//! Placement ([`Placement`], `placement.rs`) is decided when a page leaves
+//! the buffer ([`PageStore::evicting`]); the store hears every logical
+//! request ([`PageStore::accessed`]) for the algorithms that count them. A
+//! move at eviction writes the page, which is in memory, to the other disk
+//! (a clean page too: the paper sets its dirty bit).
+//!
+//! **Layout and crash safety.** Each disk holds pages in slots; a page's
+//! slot is in its record. A move writes the new copy to a free slot of the
+//! other disk and makes it durable (`flush` of that disk) before the
+//! record that points at it is appended to the journal (`journal.rs`); the
+//! old slot is reused only after the journal has been synced past that
+//! record. So after a crash a page's durable record points at a durable
+//! copy, and every page whose last write was followed by a completed
+//! [`PageStore::flush`] reads back with those contents. A page written
+//! since its last flush reads back as its flushed version, a later one, or
+//! (written in place and torn, as with any file) a mix of the two, as a
+//! file store's page would; a database covers that case with its log.
+//!
+//! **Beyond the paper.**
+//! - `flash_capacity`: at most that many pages on flash. When a page should
+//!   move to a full flash disk, the flash page with the lowest estimated
+//!   saving (magnetic cost − flash cost of its operations, by the
+//!   placement's own counters, accumulated since it was placed on flash
+//!   and starting from the estimate that placed it there; updated at each
+//!   of its evictions) is moved to the magnetic disk if the newcomer's
+//!   estimate is higher; otherwise the newcomer stays where it is.
+//! - `defer`: §7's deferred migrations. A page found on the wrong disk at
+//!   eviction is marked; once `defer` pages are marked (or at `flush`), they
+//!   are moved together: each is read from its disk, and the batch is
+//!   written to consecutive fresh slots of its destination, priced as one
+//!   sequential run by the destination's device model.
+//!
+//! Pages the store moves on its own (demotions from a full flash disk,
+//! deferred batches) may be resident in the buffer: the caller collects
+//! them with [`PageStore::take_moved`] and re-prices them in its policy.
+//!
+//! **Per-page state** lives in a vector indexed through one hash lookup of
+//! the page number per call (a hybrid store serves any page numbers); the
+//! placement counters are persisted in the journal at `flush`, so a
+//! reopened store knows where every page is and what it has counted as of
+//! its last flush.
+
+mod journal;
+pub mod optimal;
+mod placement;
+
+pub use journal::{BoxDisk, Record, RECORD};
+pub use optimal::{Event, Recording, Schedule};
+pub use placement::{other, Costs, Counters, Placement, PLACEMENTS};
+
+use crate::error::{Error, Result};
+use crate::store::{DeviceStats, IoStats, PageStore};
+use crate::types::{DeviceId, Op, PageCost, PageId};
+use journal::Journal;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+const WRITTEN: u8 = 1;
+const ACCOUNTING: u8 = 2;
+const RESIDENT: u8 = 4;
+/// Moves to the other disk at its next write (decided at eviction).
+const MOVE: u8 = 8;
+/// Marked for a deferred move.
+const MARKED: u8 = 16;
+/// Its record changed since it was last appended to the journal.
+const CHANGED: u8 = 32;
+
+#[derive(Clone, Copy, Debug)]
+struct PageState {
+    number: PageId,
+    device: DeviceId,
+    flags: u8,
+    slot: u32,
+    evictions: u32,
+    counters: Counters,
+    /// The saving estimate that ranks a flash page (`flash_capacity`).
+    merit: f64,
+}
+
+impl PageState {
+    fn record(&self) -> Record {
+        Record {
+            page: self.number,
+            device: self.device,
+            written: self.flags & WRITTEN != 0,
+            accounting: self.flags & ACCOUNTING != 0,
+            slot: self.slot,
+            evictions: self.evictions,
+            counters: self.counters,
+        }
+    }
+}
+
+/// A total order on saving estimates, for the flash ranking.
+#[derive(Clone, Copy, Debug)]
+struct Merit(f64);
+impl PartialEq for Merit {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for Merit {}
+impl PartialOrd for Merit {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Merit {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+/// Options of a [`HybridStore`]; each default is stated on its setter.
+pub struct HybridStoreBuilder<F, M> {
+    flash: F,
+    magnetic: M,
+    placement: Placement,
+    buffer_pages: u64,
+    file_pages: Option<u64>,
+    flash_capacity: Option<u64>,
+    defer: usize,
+    preloaded: bool,
+    record: bool,
+    journal: Option<(BoxDisk, BoxDisk)>,
+}
+
+impl<F, M> std::fmt::Debug for HybridStoreBuilder<F, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HybridStoreBuilder")
+            .field("placement", &self.placement.label())
+            .field("buffer_pages", &self.buffer_pages)
+            .field("flash_capacity", &self.flash_capacity)
+            .field("defer", &self.defer)
+            .finish()
+    }
+}
+
+impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
+    /// The placement algorithm. Default: [`Placement::Hybrid`].
+    pub fn placement(mut self, p: Placement) -> Self {
+        self.placement = p;
+        self
+    }
+
+    /// `b`, the buffer pages dedicated to the file, for hybrid's
+    /// `q = 1 − b/n`. Default: 0 (every logical operation weighs fully).
+    pub fn buffer_pages(mut self, b: u64) -> Self {
+        self.buffer_pages = b;
+        self
+    }
+
+    /// `n`, the file's pages, for `q`. Default: the pages the store has
+    /// seen so far (never fewer than `b`).
+    pub fn file_pages(mut self, n: u64) -> Self {
+        self.file_pages = Some(n);
+        self
+    }
+
+    /// At most `pages` pages on flash (≥ 1). Default: no limit.
+    pub fn flash_capacity(mut self, pages: u64) -> Self {
+        self.flash_capacity = Some(pages);
+        self
+    }
+
+    /// Deferred migrations in batches of `pages` (0, the default: move at
+    /// eviction).
+    pub fn defer(mut self, pages: usize) -> Self {
+        self.defer = pages;
+        self
+    }
+
+    /// Whether a page the store has never seen already exists on the
+    /// magnetic disk with its accounting started (a trace replayed against
+    /// a loaded database), rather than being new (accounting starts at its
+    /// first physical write). Default: `false`.
+    pub fn preloaded(mut self, on: bool) -> Self {
+        self.preloaded = on;
+        self
+    }
+
+    /// Records every page's physical events for [`Schedule::solve`]
+    /// ([`HybridStore::take_recording`]). Default: off.
+    pub fn record(mut self, on: bool) -> Self {
+        self.record = on;
+        self
+    }
+
+    /// Persists placement state in a journal on two disks (created empty,
+    /// or replayed if they hold one). Default: none; the state lives only
+    /// as long as the store.
+    pub fn journal(mut self, a: BoxDisk, b: BoxDisk) -> Self {
+        self.journal = Some((a, b));
+        self
+    }
+
+    /// Builds the store, replaying the journal if there is one.
+    pub fn open(self) -> Result<HybridStore<F, M>> {
+        let page_size = self.flash.page_size();
+        if page_size != self.magnetic.page_size() {
+            return Err(Error::invalid(format!(
+                "the flash store has {page_size}-byte pages and the magnetic store {}-byte pages",
+                self.magnetic.page_size()
+            )));
+        }
+        if self.flash_capacity == Some(0) {
+            return Err(Error::invalid(
+                "flash capacity must be at least 1 page (leave it unset for no limit)",
+            ));
+        }
+        if self.flash_capacity.is_some() && matches!(self.placement, Placement::Optimal(_)) {
+            return Err(Error::invalid(
+                "a flash capacity applies to the online placements, not to optimal",
+            ));
+        }
+        let (fc, mc) = (self.flash.cost_of(0), self.magnetic.cost_of(0));
+        let costs = Costs {
+            r_f: fc.read,
+            w_f: fc.write,
+            r_m: mc.read,
+            w_m: mc.write,
+        };
+        let mut s = HybridStore {
+            flash: self.flash,
+            magnetic: self.magnetic,
+            placement: self.placement,
+            costs,
+            pages: Vec::new(),
+            index: FxHashMap::default(),
+            free: [Vec::new(), Vec::new()],
+            high: [0, 0],
+            pending_free: [Vec::new(), Vec::new()],
+            journal: None,
+            changed: Vec::new(),
+            buffer_pages: self.buffer_pages,
+            file_pages: self.file_pages,
+            flash_capacity: self.flash_capacity,
+            ranking: BTreeSet::new(),
+            on_flash: 0,
+            defer: self.defer,
+            marked: Vec::new(),
+            moved: Vec::new(),
+            preloaded: self.preloaded,
+            recording: self.record.then(Recording::default),
+            migrations: [0, 0],
+            scratch: vec![0; page_size],
+        };
+        if let Some((a, b)) = self.journal {
+            let mut recs: Vec<Record> = Vec::new();
+            let j = Journal::open(a, b, |r| recs.push(r))?;
+            for r in recs {
+                s.restore(r);
+            }
+            s.rebuild_free();
+            s.journal = Some(j);
+        }
+        Ok(s)
+    }
+}
+
+/// A flash store and a magnetic store at the same level, each page on
+/// exactly one (module docs).
+pub struct HybridStore<F, M> {
+    flash: F,
+    magnetic: M,
+    placement: Placement,
+    costs: Costs,
+    pages: Vec<PageState>,
+    index: FxHashMap<PageId, u32>,
+    free: [Vec<u32>; 2],
+    high: [u32; 2],
+    /// Slots a move left, reusable once the journal is synced.
+    pending_free: [Vec<u32>; 2],
+    journal: Option<Journal>,
+    changed: Vec<u32>,
+    buffer_pages: u64,
+    file_pages: Option<u64>,
+    flash_capacity: Option<u64>,
+    ranking: BTreeSet<(Merit, u32)>,
+    on_flash: u64,
+    defer: usize,
+    marked: Vec<u32>,
+    moved: Vec<PageId>,
+    preloaded: bool,
+    recording: Option<Recording>,
+    migrations: [u64; 2],
+    scratch: Vec<u8>,
+}
+
+impl<F, M> std::fmt::Debug for HybridStore<F, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HybridStore")
+            .field("placement", &self.placement.label())
+            .field("pages", &self.pages.len())
+            .field("on_flash", &self.on_flash)
+            .finish()
+    }
+}
+
+impl<F: PageStore, M: PageStore> HybridStore<F, M> {
+    /// A builder over `flash` and `magnetic`.
+    pub fn builder(flash: F, magnetic: M) -> HybridStoreBuilder<F, M> {
+        HybridStoreBuilder {
+            flash,
+            magnetic,
+            placement: Placement::Hybrid,
+            buffer_pages: 0,
+            file_pages: None,
+            flash_capacity: None,
+            defer: 0,
+            preloaded: false,
+            record: false,
+            journal: None,
+        }
+    }
+
+    /// The placement algorithm.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// Both disks' costs.
+    pub fn costs(&self) -> Costs {
+        self.costs
+    }
+
+    /// Pages on flash now.
+    pub fn pages_on_flash(&self) -> u64 {
+        self.on_flash
+    }
+
+    /// Pages the store knows.
+    pub fn pages(&self) -> u64 {
+        self.pages.len() as u64
+    }
+
+    /// The disk `page` is on (the magnetic disk for a page never seen).
+    pub fn device_of(&self, page: PageId) -> DeviceId {
+        self.index
+            .get(&page)
+            .map_or(DeviceId::MAGNETIC, |&i| self.pages[i as usize].device)
+    }
+
+    /// The counters `page`'s placement has kept.
+    pub fn counters_of(&self, page: PageId) -> Option<Counters> {
+        self.index
+            .get(&page)
+            .map(|&i| self.pages[i as usize].counters)
+    }
+
+    /// The recorded physical events, if recording ([`HybridStoreBuilder::record`]).
+    pub fn take_recording(&mut self) -> Option<Recording> {
+        self.recording.take()
+    }
+
+    /// The flash store and the magnetic store back.
+    pub fn into_parts(self) -> (F, M) {
+        (self.flash, self.magnetic)
+    }
+
+    fn q(&self) -> f64 {
+        let n = self
+            .file_pages
+            .unwrap_or(self.pages.len() as u64)
+            .max(self.buffer_pages)
+            .max(1);
+        1.0 - self.buffer_pages as f64 / n as f64
+    }
+
+    fn alloc(&mut self, d: DeviceId) -> u32 {
+        self.free[d.index()].pop().unwrap_or_else(|| {
+            let s = self.high[d.index()];
+            self.high[d.index()] += 1;
+            s
+        })
+    }
+
+    /// The index of `page`'s state, created on first sight: on the magnetic
+    /// disk (the flash disk for `f-only`), in a fresh slot.
+    fn state(&mut self, page: PageId) -> u32 {
+        if let Some(&i) = self.index.get(&page) {
+            return i;
+        }
+        let device = match self.placement {
+            Placement::Fixed(d) => d,
+            _ => DeviceId::MAGNETIC,
+        };
+        let slot = self.alloc(device);
+        if device == DeviceId::FLASH {
+            self.on_flash += 1;
+        }
+        let i = self.pages.len() as u32;
+        self.pages.push(PageState {
+            number: page,
+            device,
+            flags: if self.preloaded {
+                ACCOUNTING | WRITTEN
+            } else {
+                0
+            },
+            slot,
+            evictions: 0,
+            counters: Counters::default(),
+            merit: 0.0,
+        });
+        self.index.insert(page, i);
+        i
+    }
+
+    fn restore(&mut self, r: Record) {
+        let i = match self.index.get(&r.page) {
+            Some(&i) => i,
+            None => {
+                let i = self.pages.len() as u32;
+                self.pages.push(PageState {
+                    number: r.page,
+                    device: r.device,
+                    flags: 0,
+                    slot: 0,
+                    evictions: 0,
+                    counters: Counters::default(),
+                    merit: 0.0,
+                });
+                self.index.insert(r.page, i);
+                i
+            }
+        };
+        let p = &mut self.pages[i as usize];
+        p.device = r.device;
+        p.slot = r.slot;
+        p.evictions = r.evictions;
+        p.counters = r.counters;
+        p.flags = (u8::from(r.written) * WRITTEN) | (u8::from(r.accounting) * ACCOUNTING);
+    }
+
+    /// After a replay: slots no record holds are free; flash occupancy and
+    /// ranking follow the records.
+    fn rebuild_free(&mut self) {
+        let mut used: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+        for (i, p) in self.pages.iter().enumerate() {
+            used[p.device.index()].push(p.slot);
+            if p.device == DeviceId::FLASH {
+                self.on_flash += 1;
+                let merit = p
+                    .counters
+                    .flash_saving(&self.placement, p.device, &self.costs, 1.0);
+                self.ranking.insert((Merit(merit), i as u32));
+            }
+        }
+        for (d, used) in used.iter_mut().enumerate() {
+            used.sort_unstable();
+            self.high[d] = used.last().map_or(0, |&s| s + 1);
+            let mut next = 0;
+            for &u in used.iter() {
+                self.free[d].extend(next..u);
+                next = u + 1;
+            }
+        }
+    }
+
+    fn counting(&self, p: &PageState) -> bool {
+        p.flags & ACCOUNTING != 0 || matches!(self.placement, Placement::Conservative)
+    }
+
+    fn dev_read(&mut self, d: DeviceId, slot: u32, buf: &mut [u8]) -> Result<()> {
+        if d == DeviceId::FLASH {
+            self.flash.read(PageId::from(slot), buf)
+        } else {
+            self.magnetic.read(PageId::from(slot), buf)
+        }
+    }
+
+    fn dev_write(&mut self, d: DeviceId, slot: u32, buf: &[u8]) -> Result<()> {
+        if d == DeviceId::FLASH {
+            self.flash.write(PageId::from(slot), buf)
+        } else {
+            self.magnetic.write(PageId::from(slot), buf)
+        }
+    }
+
+    fn dev_flush(&mut self, d: DeviceId) -> Result<()> {
+        if d == DeviceId::FLASH {
+            self.flash.flush()
+        } else {
+            self.magnetic.flush()
+        }
+    }
+
+    fn changed(&mut self, i: u32) {
+        let p = &mut self.pages[i as usize];
+        if p.flags & CHANGED == 0 && self.journal.is_some() {
+            p.flags |= CHANGED;
+            self.changed.push(i);
+        }
+    }
+
+    fn record_event(&mut self, i: u32, e: Event) {
+        if let Some(r) = self.recording.as_mut() {
+            r.push(self.pages[i as usize].number, e);
+        }
+    }
+
+    /// Points page `i` at `slot` on `to` (its new copy is written and
+    /// durable), journals it, and frees the old slot after the next sync.
+    fn relocate(&mut self, i: u32, to: DeviceId, slot: u32) -> Result<()> {
+        let p = self.pages[i as usize];
+        let from = p.device;
+        if p.flags & WRITTEN != 0 {
+            self.pending_free[from.index()].push(p.slot);
+        } else {
+            self.free[from.index()].push(p.slot);
+        }
+        if from == DeviceId::FLASH {
+            self.on_flash -= 1;
+            self.ranking.remove(&(Merit(p.merit), i));
+        }
+        if to == DeviceId::FLASH {
+            self.on_flash += 1;
+            self.ranking.insert((Merit(p.merit), i));
+        }
+        let p = &mut self.pages[i as usize];
+        p.device = to;
+        p.slot = slot;
+        p.flags = (p.flags | WRITTEN | ACCOUNTING) & !(MOVE | MARKED);
+        self.migrations[to.index()] += 1;
+        if let Some(j) = self.journal.as_mut() {
+            j.append(&self.pages[i as usize].record())?;
+        }
+        Ok(())
+    }
+
+    /// Moves page `i`'s durable copy to the other disk now (it may be
+    /// resident: the caller is told through `take_moved`).
+    fn move_now(&mut self, i: u32) -> Result<()> {
+        let p = self.pages[i as usize];
+        let to = other(p.device);
+        let mut buf = std::mem::take(&mut self.scratch);
+        let r = self.dev_read(p.device, p.slot, &mut buf);
+        let r = r.and_then(|()| {
+            if p.flags & WRITTEN == 0 {
+                buf.fill(0);
+            }
+            let slot = self.alloc(to);
+            self.dev_write(to, slot, &buf)?;
+            self.dev_flush(to)?;
+            self.relocate(i, to, slot)
+        });
+        self.scratch = buf;
+        r?;
+        self.moved.push(p.number);
+        Ok(())
+    }
+
+    /// Whether page `i` may move to flash: there is room, or room is made
+    /// by demoting the flash page of lowest merit, if its merit is lower.
+    fn make_room(&mut self, i: u32) -> Result<bool> {
+        let Some(cap) = self.flash_capacity else {
+            return Ok(true);
+        };
+        if self.on_flash + self.pending_to_flash() < cap {
+            return Ok(true);
+        }
+        let merit = self.pages[i as usize].merit;
+        match self.ranking.first().copied() {
+            Some((Merit(low), j)) if low < merit => {
+                self.move_now(j)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Marked or about-to-move pages headed for flash.
+    fn pending_to_flash(&self) -> u64 {
+        self.marked
+            .iter()
+            .filter(|&&m| self.pages[m as usize].device == DeviceId::MAGNETIC)
+            .count() as u64
+    }
+
+    /// Moves every marked page in one batch per destination: read each,
+    /// write them to consecutive fresh slots (one sequential run).
+    fn run_deferred(&mut self) -> Result<()> {
+        for to in [DeviceId::FLASH, DeviceId::MAGNETIC] {
+            let group: Vec<u32> = self
+                .marked
+                .iter()
+                .copied()
+                .filter(|&m| other(self.pages[m as usize].device) == to)
+                .collect();
+            if group.is_empty() {
+                continue;
+            }
+            let size = self.scratch.len();
+            let mut data = vec![0u8; size * group.len()];
+            for (k, &m) in group.iter().enumerate() {
+                let p = self.pages[m as usize];
+                let buf = &mut data[k * size..(k + 1) * size];
+                self.dev_read(p.device, p.slot, buf)?;
+                if p.flags & WRITTEN == 0 {
+                    buf.fill(0);
+                }
+            }
+            let first = self.high[to.index()];
+            self.high[to.index()] += group.len() as u32;
+            let batch: Vec<(PageId, &[u8])> = (0..group.len())
+                .map(|k| {
+                    (
+                        PageId::from(first + k as u32),
+                        &data[k * size..(k + 1) * size],
+                    )
+                })
+                .collect();
+            if to == DeviceId::FLASH {
+                self.flash.write_batch(&batch)?;
+            } else {
+                self.magnetic.write_batch(&batch)?;
+            }
+            self.dev_flush(to)?;
+            for (k, &m) in group.iter().enumerate() {
+                self.relocate(m, to, first + k as u32)?;
+                self.moved.push(self.pages[m as usize].number);
+            }
+        }
+        self.marked.clear();
+        Ok(())
+    }
+
+    /// Writes page `i`'s new contents: to its disk, or, if it was decided
+    /// to move, to a fresh slot of the other disk (made durable before the
+    /// journal points at it).
+    fn put(&mut self, i: u32, buf: &[u8]) -> Result<()> {
+        let p = self.pages[i as usize];
+        if p.flags & MOVE != 0 {
+            let to = other(p.device);
+            let slot = self.alloc(to);
+            self.dev_write(to, slot, buf)?;
+            self.dev_flush(to)?;
+            self.relocate(i, to, slot)?;
+        } else {
+            self.dev_write(p.device, p.slot, buf)?;
+            self.pages[i as usize].flags |= WRITTEN | ACCOUNTING;
+        }
+        self.changed(i);
+        Ok(())
+    }
+
+    fn page_cost(&self, d: DeviceId) -> PageCost {
+        let mut c = if d == DeviceId::FLASH {
+            self.flash.cost_of(0)
+        } else {
+            self.magnetic.cost_of(0)
+        };
+        c.device = d;
+        c
+    }
+}
+
+impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
+    fn page_size(&self) -> usize {
+        self.scratch.len()
+    }
+
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        let i = self.state(page);
+        let p = self.pages[i as usize];
+        self.dev_read(p.device, p.slot, buf)?;
+        if p.flags & WRITTEN == 0 {
+            buf.fill(0);
+        }
+        if self.counting(&p) {
+            let k = self.costs;
+            self.pages[i as usize].counters.physical_read(p.device, &k);
+            self.changed(i);
+        }
+        self.pages[i as usize].flags |= RESIDENT;
+        self.record_event(i, Event::Read);
+        Ok(())
+    }
+
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        let i = self.state(page);
+        if self.pages[i as usize].flags & RESIDENT != 0 {
+            self.record_event(i, Event::Write);
+        }
+        self.put(i, buf)
+    }
+
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        // Pages that stay on their disk go to it as one batch, by slot (so
+        // neighbouring slots are priced as sequential); pages moving are
+        // written alone, each made durable before its record.
+        let mut stay: [Vec<(PageId, &[u8])>; 2] = [Vec::new(), Vec::new()];
+        for &(page, buf) in batch {
+            let i = self.state(page);
+            if self.pages[i as usize].flags & RESIDENT != 0 {
+                self.record_event(i, Event::Write);
+            }
+            let p = self.pages[i as usize];
+            if p.flags & MOVE != 0 {
+                self.put(i, buf)?;
+            } else {
+                stay[p.device.index()].push((PageId::from(p.slot), buf));
+                self.pages[i as usize].flags |= WRITTEN | ACCOUNTING;
+                self.changed(i);
+            }
+        }
+        for s in &mut stay {
+            s.sort_unstable_by_key(|&(slot, _)| slot);
+        }
+        if !stay[0].is_empty() {
+            self.flash.write_batch(&stay[0])?;
+        }
+        if !stay[1].is_empty() {
+            self.magnetic.write_batch(&stay[1])?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.marked.is_empty() {
+            self.run_deferred()?;
+        }
+        self.flash.flush()?;
+        self.magnetic.flush()?;
+        if let Some(j) = self.journal.as_mut() {
+            for &i in &self.changed {
+                let p = &mut self.pages[i as usize];
+                p.flags &= !CHANGED;
+                j.append(&p.record())?;
+            }
+            self.changed.clear();
+            j.sync()?;
+            if j.wants_compaction(self.pages.len() as u64) {
+                j.compact(self.pages.iter().map(PageState::record))?;
+            }
+        }
+        for d in 0..2 {
+            let pending = std::mem::take(&mut self.pending_free[d]);
+            self.free[d].extend(pending);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn cost_of(&self, page: PageId) -> PageCost {
+        self.page_cost(self.device_of(page))
+    }
+
+    fn stats(&self) -> IoStats {
+        let mut s = self.flash.stats().plus(self.magnetic.stats());
+        s.migrations = self.migrations[0] + self.migrations[1];
+        s
+    }
+
+    fn device_stats(&self, out: &mut Vec<DeviceStats>) {
+        for (d, io) in [(0, self.flash.stats()), (1, self.magnetic.stats())] {
+            let mut one = Vec::new();
+            if d == 0 {
+                self.flash.device_stats(&mut one);
+            } else {
+                self.magnetic.device_stats(&mut one);
+            }
+            let name = one.first().map_or_else(String::new, |s| s.name.clone());
+            out.push(DeviceStats {
+                name,
+                io: IoStats {
+                    migrations: self.migrations[d],
+                    ..io
+                },
+            });
+        }
+    }
+
+    fn wants_accesses(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn accessed(&mut self, page: PageId, op: Op) {
+        let i = self.state(page);
+        let p = &mut self.pages[i as usize];
+        if p.flags & ACCOUNTING != 0 {
+            p.counters.logical(op);
+            self.changed(i);
+        }
+    }
+
+    fn evicting(&mut self, page: PageId, dirty: bool) -> Result<bool> {
+        let i = self.state(page);
+        let k = self.costs;
+        let q = self.q();
+        let mut p = self.pages[i as usize];
+        p.flags &= !RESIDENT;
+        self.record_event(i, Event::Evict { dirty });
+        if dirty && self.counting(&p) {
+            p.counters.physical_write(p.device, &k);
+        }
+        let on = p.device;
+        let saving = p.counters.flash_saving(&self.placement, on, &k, q);
+        let go = match &self.placement {
+            Placement::Optimal(s) => s.device_after(page, p.evictions) != on,
+            Placement::Fixed(_) => false,
+            placement => self.counting(&p) && p.counters.decide(placement, on, &k, q),
+        };
+        p.evictions += 1;
+        // The estimate that ranks a flash page: the one that placed it
+        // there, plus what it has saved since.
+        let new_merit = if go {
+            saving
+        } else if on == DeviceId::FLASH {
+            p.merit + saving
+        } else {
+            0.0
+        };
+        if on == DeviceId::FLASH && self.ranking.remove(&(Merit(p.merit), i)) {
+            self.ranking.insert((Merit(new_merit), i));
+        }
+        p.merit = new_merit;
+        self.pages[i as usize] = p;
+        self.changed(i);
+        if !go || p.flags & MARKED != 0 {
+            return Ok(dirty);
+        }
+        if other(on) == DeviceId::FLASH && !self.make_room(i)? {
+            return Ok(dirty);
+        }
+        if self.defer > 0 {
+            self.pages[i as usize].flags |= MARKED;
+            self.marked.push(i);
+            if self.marked.len() >= self.defer {
+                self.run_deferred()?;
+            }
+            return Ok(dirty);
+        }
+        self.pages[i as usize].flags |= MOVE;
+        Ok(true)
+    }
+
+    fn take_moved(&mut self, out: &mut Vec<PageId>) {
+        out.append(&mut self.moved);
+    }
+}
