@@ -86,8 +86,11 @@ struct PageState {
     slot: u32,
     evictions: u32,
     counters: Counters,
-    /// The saving estimate that ranks a flash page (`flash_capacity`).
+    /// The saving estimate that ranks a flash page (`flash_capacity`):
+    /// `base` plus what its counters have saved since it moved.
     merit: f64,
+    /// The saving estimate that moved the page to flash.
+    base: f64,
 }
 
 impl PageState {
@@ -361,6 +364,43 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
             .map(|&i| self.pages[i as usize].counters)
     }
 
+    /// Checks the layout: every page on exactly one disk in a slot no other
+    /// page holds and no free list offers; the flash count right. An error
+    /// names the first fault (for tests and after recovery).
+    pub fn check_layout(&self) -> Result<()> {
+        let mut seen: FxHashMap<(DeviceId, u32), PageId> = FxHashMap::default();
+        let mut flash = 0;
+        for p in &self.pages {
+            if let Some(q) = seen.insert((p.device, p.slot), p.number) {
+                return Err(Error::Store(format!(
+                    "pages {q} and {} share slot {} of disk {}",
+                    p.number, p.slot, p.device.0
+                )));
+            }
+            flash += u64::from(p.device == DeviceId::FLASH);
+        }
+        for d in [DeviceId::FLASH, DeviceId::MAGNETIC] {
+            for &s in self.free[d.index()]
+                .iter()
+                .chain(&self.pending_free[d.index()])
+            {
+                if let Some(q) = seen.get(&(d, s)) {
+                    return Err(Error::Store(format!(
+                        "slot {s} of disk {} is free but holds page {q}",
+                        d.0
+                    )));
+                }
+            }
+        }
+        if flash != self.on_flash {
+            return Err(Error::Store(format!(
+                "{flash} pages on flash, counted {}",
+                self.on_flash
+            )));
+        }
+        Ok(())
+    }
+
     /// The recorded physical events, if recording ([`HybridStoreBuilder::record`]).
     pub fn take_recording(&mut self) -> Option<Recording> {
         self.recording.take()
@@ -415,6 +455,7 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
             evictions: 0,
             counters: Counters::default(),
             merit: 0.0,
+            base: 0.0,
         });
         self.index.insert(page, i);
         i
@@ -433,6 +474,7 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
                     evictions: 0,
                     counters: Counters::default(),
                     merit: 0.0,
+                    base: 0.0,
                 });
                 self.index.insert(r.page, i);
                 i
@@ -450,13 +492,17 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
     /// ranking follow the records.
     fn rebuild_free(&mut self) {
         let mut used: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
-        for (i, p) in self.pages.iter().enumerate() {
+        for (i, p) in self.pages.iter_mut().enumerate() {
             used[p.device.index()].push(p.slot);
             if p.device == DeviceId::FLASH {
                 self.on_flash += 1;
+                // The estimate that placed it is not persisted: its
+                // counters since rank it.
                 let merit = p
                     .counters
                     .flash_saving(&self.placement, p.device, &self.costs, 1.0);
+                p.merit = merit;
+                p.base = 0.0;
                 self.ranking.insert((Merit(merit), i as u32));
             }
         }
@@ -534,6 +580,8 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
         let p = &mut self.pages[i as usize];
         p.device = to;
         p.slot = slot;
+        p.counters = Counters::default();
+        p.base = if to == DeviceId::FLASH { p.merit } else { 0.0 };
         p.flags = (p.flags | WRITTEN | ACCOUNTING) & !(MOVE | MARKED);
         self.migrations[to.index()] += 1;
         if let Some(j) = self.journal.as_mut() {
@@ -599,7 +647,10 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
                 .marked
                 .iter()
                 .copied()
-                .filter(|&m| other(self.pages[m as usize].device) == to)
+                .filter(|&m| {
+                    let p = &self.pages[m as usize];
+                    p.flags & MARKED != 0 && other(p.device) == to
+                })
                 .collect();
             if group.is_empty() {
                 continue;

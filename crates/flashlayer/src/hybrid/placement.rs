@@ -184,9 +184,11 @@ impl Counters {
     }
 
     /// The decision at an eviction of a page on `on`, after its counters
-    /// took that eviction: whether it should move to the other disk. A
-    /// move resets the counters. `q = 1 − b/n` (hybrid only).
-    pub fn decide(&mut self, placement: &Placement, on: DeviceId, k: &Costs, q: f64) -> bool {
+    /// took that eviction: whether it should move to the other disk. The
+    /// caller resets the counters when the page does move (a full flash
+    /// disk may refuse it, and it then keeps counting). `q = 1 − b/n`
+    /// (hybrid only).
+    pub fn decide(&self, placement: &Placement, on: DeviceId, k: &Costs, q: f64) -> bool {
         let threshold = k.w_f + k.w_m;
         let saving = self.flash_saving(placement, on, k, q);
         // Saving of the other disk over this one.
@@ -195,15 +197,11 @@ impl Counters {
         } else {
             saving
         };
-        let go = match placement {
+        match placement {
             Placement::Conservative | Placement::Hybrid => gain > threshold,
             Placement::Optimistic => gain > 0.0,
             Placement::Optimal(_) | Placement::Fixed(_) => false,
-        };
-        if go {
-            *self = Counters::default();
         }
-        go
     }
 }
 
@@ -229,7 +227,6 @@ mod tests {
             let go = c.decide(&Placement::Conservative, m, &K, 1.0);
             assert_eq!(go, i == 6, "after {i} reads");
         }
-        assert_eq!(c, Counters::default());
     }
 
     #[test]
