@@ -350,9 +350,9 @@ fn workload(
             let write = rng.random_bool(if page < 5 { 0.1 } else { 0.6 });
             let op = if write { Op::Write } else { Op::Read };
             store.accessed(page, op);
-            if !resident.contains_key(&page) {
+            if let std::collections::hash_map::Entry::Vacant(e) = resident.entry(page) {
                 store.read(page, &mut buf)?;
-                resident.insert(page, (buf.clone(), false));
+                e.insert((buf.clone(), false));
             }
             if write {
                 version += 1;
