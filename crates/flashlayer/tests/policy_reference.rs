@@ -3,10 +3,10 @@
 //! random "pinned" pages exercise the evictable filter too.
 
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr,
-    Mc, Policy, TwoQ, Victim,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Koltsidas,
+    Lambda, Lru, LruWsr, Mc, Policy, TwoQ, Victim,
 };
-use flashlayer::types::{pack, Op, PageCost};
+use flashlayer::types::{pack, DeviceId, Op, PageCost};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
@@ -643,6 +643,72 @@ impl Model for FdBufferModel {
     }
 }
 
+/// Koltsidas & Viglas §5: one list, index 0 the LRU end; the cost segment
+/// is its first round(λ·cap) entries; the victim is the least recent
+/// evictable segment page of the cheapest class to evict (r, plus w if
+/// dirty; ties clean first, then lower device), else the least recent
+/// evictable page.
+struct KoltsidasModel {
+    cap: usize,
+    lambda: f64,
+    list: Vec<Entry>,
+}
+fn koltsidas_cost(page: u32) -> PageCost {
+    // Even pages on flash, odd on the magnetic disk: Table 1.
+    if page % 2 == 0 {
+        PageCost {
+            read: 1.0,
+            write: 118.0,
+            seq_write: 118.0,
+            device: DeviceId::FLASH,
+        }
+    } else {
+        PageCost {
+            read: 23.0,
+            write: 12.0,
+            seq_write: 12.0,
+            device: DeviceId::MAGNETIC,
+        }
+    }
+}
+impl Model for KoltsidasModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        if let Some(i) = find(&self.list, page) {
+            let mut e = self.list.remove(i);
+            e.dirty |= op.is_write();
+            self.list.push(e);
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.list.len() == self.cap {
+            let seg = (self.lambda * self.cap as f64).round() as usize;
+            let key = |e: &Entry| {
+                let c = koltsidas_cost(e.page);
+                (
+                    c.read + if e.dirty { c.write } else { 0.0 },
+                    e.dirty,
+                    c.device,
+                )
+            };
+            let best = (0..seg)
+                .filter(|&i| ev(self.list[i].page))
+                .min_by(|&a, &b| {
+                    let (x, y) = (key(&self.list[a]), key(&self.list[b]));
+                    x.0.total_cmp(&y.0)
+                        .then(x.1.cmp(&y.1))
+                        .then(x.2.cmp(&y.2))
+                        .then(a.cmp(&b))
+                });
+            match best.or_else(|| self.list.iter().position(|e| ev(e.page))) {
+                Some(i) => out = take(&mut self.list, i),
+                None => return Event::Miss(None),
+            }
+        }
+        self.list.push(entry(page, op));
+        out
+    }
+}
+
 /// A deterministic "pinned" pattern: page q is pinned at request i when a
 /// hash of (seed, i, q) falls under `share`.
 fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
@@ -703,6 +769,31 @@ proptest! {
         let pin = pins(seed, share);
         let got = drive(&mut Cflru::new(cap, w), &t, &pin);
         let want = run_model(&mut CflruModel { cap, w, list: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn koltsidas_matches_section_5(cap in 1usize..12, lambda in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
+        let pin = pins(seed, share);
+        let mut k = Koltsidas::new(cap, Lambda::Fixed(lambda));
+        let mut got = Vec::new();
+        for (i, &(page, op)) in t.iter().enumerate() {
+            if k.access(page, op) {
+                got.push(Event::Hit);
+                continue;
+            }
+            let mut victim = None;
+            if k.len() >= k.capacity() {
+                victim = k.evict(|q| !pin(i, q));
+                if victim.is_none() {
+                    got.push(Event::Miss(None));
+                    continue;
+                }
+            }
+            k.insert(page, op, koltsidas_cost(page));
+            got.push(Event::Miss(victim));
+        }
+        let want = run_model(&mut KoltsidasModel { cap, lambda, list: Vec::new() }, &t, &pin);
         prop_assert_eq!(got, want);
     }
 

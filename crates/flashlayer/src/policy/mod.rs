@@ -48,6 +48,7 @@ mod clock;
 mod costs;
 mod fdbuffer;
 mod fifo;
+mod koltsidas;
 mod list;
 mod lru;
 mod lruwsr;
@@ -63,6 +64,7 @@ pub use cflru::Cflru;
 pub use clock::Clock;
 pub use fdbuffer::{Base, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
+pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
 pub use lru::Lru;
 pub use lruwsr::LruWsr;
 pub use spec::{

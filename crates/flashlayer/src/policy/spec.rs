@@ -68,6 +68,11 @@ pub enum PolicyKind {
         /// Largest cluster in pages (0: every dirty page alone).
         cluster: usize,
     },
+    /// [`super::Koltsidas`]
+    Koltsidas {
+        /// The cost segment's share of the buffer, or adapted.
+        lambda: super::Lambda,
+    },
     /// [`super::FdBuffer`]
     FdBuffer {
         /// How M_c is set.
@@ -116,6 +121,18 @@ const W: ParamInfo = ParamInfo {
     default: "0.5",
     allowed: "a fraction of the buffer from 0 to 1",
     help: "size of the clean-first region at the LRU end",
+};
+const LAMBDA: ParamInfo = ParamInfo {
+    key: "lambda",
+    default: "auto",
+    allowed: "a fraction of the buffer from 0 to 1, or auto",
+    help: "size of the cost segment (0: LRU); auto adapts it by §5's criterion r_m·H_m > r_f·M_f",
+};
+const LAMBDA_EPOCH: ParamInfo = ParamInfo {
+    key: "epoch",
+    default: "16384",
+    allowed: "an integer ≥ 1 (requests)",
+    help: "with lambda=auto: requests between adjustments of λ",
 };
 const COST: ParamInfo = ParamInfo {
     key: "cost",
@@ -234,6 +251,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "cfdc",
         description: "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
         params: &[CFDC_W, CFDC_CLUSTER],
+    },
+    PolicyInfo {
+        name: "koltsidas",
+        description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",
+        params: &[LAMBDA, LAMBDA_EPOCH],
     },
     PolicyInfo {
         name: "fdbuffer",
@@ -416,6 +438,27 @@ impl PolicySpec {
                 w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
                 cluster: p.int("cluster", 64, 0)?,
             },
+            "koltsidas" => {
+                let lambda = match p.take("lambda").as_deref() {
+                    None | Some("auto") => None,
+                    Some(v) => match v.parse::<f64>() {
+                        Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
+                        _ => return Err(p.bad("lambda", v)),
+                    },
+                };
+                if lambda.is_some() && p.pairs.iter().any(|(k, _)| k == "epoch") {
+                    return Err(Error::invalid(
+                        "policy 'koltsidas': 'epoch' applies only with lambda=auto",
+                    ));
+                }
+                let epoch = p.int("epoch", super::DEFAULT_LAMBDA_EPOCH as usize, 1)? as u64;
+                PolicyKind::Koltsidas {
+                    lambda: match lambda {
+                        Some(x) => super::Lambda::Fixed(x),
+                        None => super::Lambda::Auto { epoch },
+                    },
+                }
+            }
             "fdbuffer" => {
                 let mc = match p.take("mc").as_deref() {
                     None | Some("auto") => None,
@@ -501,6 +544,7 @@ impl PolicySpec {
             PolicyKind::CcfLru => "ccflru",
             PolicyKind::Casa { .. } => "casa",
             PolicyKind::Cfdc { .. } => "cfdc",
+            PolicyKind::Koltsidas { .. } => "koltsidas",
             PolicyKind::FdBuffer { .. } => "fdbuffer",
         }
     }
@@ -518,6 +562,12 @@ impl fmt::Display for PolicySpec {
         match self.kind {
             PolicyKind::Cflru { w } => write!(f, ":w={w}"),
             PolicyKind::Cfdc { w, cluster } => write!(f, ":w={w},cluster={cluster}"),
+            PolicyKind::Koltsidas {
+                lambda: super::Lambda::Fixed(x),
+            } => write!(f, ":lambda={x}"),
+            PolicyKind::Koltsidas {
+                lambda: super::Lambda::Auto { epoch },
+            } => write!(f, ":lambda=auto,epoch={epoch}"),
             PolicyKind::Casa {
                 cost: CostSource::Model,
             } => f.write_str(":cost=model"),
@@ -568,6 +618,9 @@ mod tests {
         assert_eq!(canon("LRU"), "lru");
         assert_eq!(canon("cflru"), "cflru:w=0.5");
         assert_eq!(canon("cflru:w=0.25"), "cflru:w=0.25");
+        assert_eq!(canon("koltsidas"), "koltsidas:lambda=auto,epoch=16384");
+        assert_eq!(canon("koltsidas:lambda=0.5"), "koltsidas:lambda=0.5");
+        assert_eq!(canon("koltsidas:lambda=0"), "koltsidas:lambda=0");
         assert_eq!(canon("casa"), "casa:cost=model");
         assert_eq!(canon("casa:cost=measured"), "casa:cost=measured,n=32768");
         assert_eq!(canon("casa:n=10,cost=measured"), "casa:cost=measured,n=10");
@@ -599,6 +652,12 @@ mod tests {
     #[test]
     fn bad_parameters_name_the_policy_the_key_and_the_range() {
         assert!(err("cflru:w=1.5").contains("policy 'cflru': bad value '1.5' for 'w'; expected a fraction of the buffer from 0 to 1"));
+        assert!(err("koltsidas:lambda=2").contains(
+            "bad value '2' for 'lambda'; expected a fraction of the buffer from 0 to 1, or auto"
+        ));
+        assert!(
+            err("koltsidas:lambda=0.5,epoch=9").contains("'epoch' applies only with lambda=auto")
+        );
         assert!(err("cflru:x=1").contains("policy 'cflru' has no parameter 'x'; its parameters: w"));
         assert!(err("lruwsr:w=0.5").contains("policy 'lruwsr' takes no parameters, got 'w'"));
         assert!(err("casa:cost=guess").contains("expected model or measured"));

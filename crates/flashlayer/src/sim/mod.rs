@@ -11,8 +11,8 @@ use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
 use crate::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Lru, LruWsr, Policy,
-    PolicyKind, PolicySpec, TwoQ,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru, LruWsr,
+    Policy, PolicyKind, PolicySpec, TwoQ,
 };
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
@@ -208,6 +208,7 @@ pub fn with_policy<W: WithPolicy>(
         PolicyKind::Cfdc { w: window, cluster } => {
             w.visit(Cfdc::new(cap, window, cluster).with_pages(pages))
         }
+        PolicyKind::Koltsidas { lambda } => w.visit(Koltsidas::new(cap, lambda).with_pages(pages)),
         PolicyKind::FdBuffer {
             mc,
             clean,
