@@ -297,7 +297,7 @@ impl Koltsidas {
             }
         }
         t.requests += 1;
-        if t.requests.is_multiple_of(t.epoch) {
+        if t.requests % t.epoch == 0 {
             let rate = t.gain / t.epoch as f64;
             if let Some(last) = t.last_rate {
                 if rate < last {
