@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 mod flash;
+mod hybrid;
 
 create_exception!(
     _native,
@@ -481,6 +482,28 @@ impl<'py> Params<'py> {
     }
 }
 
+/// The `btree` query-set parameters from `p` (defaults as
+/// [`BTreeSetsParams::default`]).
+pub(crate) fn btree_params(p: &mut Params<'_>) -> PyResult<BTreeSetsParams> {
+    let d = BTreeSetsParams::default();
+    Ok(BTreeSetsParams {
+        records: p.get("records", d.records)?,
+        queries: p.get("queries", d.queries)?,
+        repeat: p.get("repeat", d.repeat)?,
+        read_only: p.get("read_only", d.read_only)?,
+        update_only: p.get("update_only", d.update_only)?,
+        interesting: p.get("interesting", d.interesting)?,
+        interesting_read_prob: p.get("interesting_read_prob", d.interesting_read_prob)?,
+        read_prob: p.get("read_prob", d.read_prob)?,
+        range_share: p.get("range_share", d.range_share)?,
+        range_len: p.get("range_len", d.range_len)?,
+        insert_share: p.get("insert_share", d.insert_share)?,
+        hot_keys: p.get("hot_keys", d.hot_keys)?,
+        hot_queries: p.get("hot_queries", d.hot_queries)?,
+        page_size: p.get("page_size", d.page_size)?,
+    })
+}
+
 pub(crate) fn driver(kind: &str, p: &mut Params<'_>) -> PyResult<Box<dyn Driver + Send>> {
     let e = err;
     Ok(match kind {
@@ -530,27 +553,7 @@ pub(crate) fn driver(kind: &str, p: &mut Params<'_>) -> PyResult<Box<dyn Driver 
                 .map_err(e)?,
             )
         }
-        "btree" => {
-            let d = BTreeSetsParams::default();
-            Box::new(
-                BTreeSets::new(BTreeSetsParams {
-                    records: p.get("records", d.records)?,
-                    queries: p.get("queries", d.queries)?,
-                    repeat: p.get("repeat", d.repeat)?,
-                    read_only: p.get("read_only", d.read_only)?,
-                    update_only: p.get("update_only", d.update_only)?,
-                    interesting: p.get("interesting", d.interesting)?,
-                    interesting_read_prob: p
-                        .get("interesting_read_prob", d.interesting_read_prob)?,
-                    read_prob: p.get("read_prob", d.read_prob)?,
-                    range_share: p.get("range_share", d.range_share)?,
-                    range_len: p.get("range_len", d.range_len)?,
-                    insert_share: p.get("insert_share", d.insert_share)?,
-                    page_size: p.get("page_size", d.page_size)?,
-                })
-                .map_err(e)?,
-            )
-        }
+        "btree" => Box::new(BTreeSets::new(btree_params(p)?).map_err(e)?),
         "pdl-updates" => {
             let d = PdlUpdatesParams::default();
             Box::new(
@@ -729,5 +732,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     flash::register(m)?;
+    hybrid::register(m)?;
     Ok(())
 }

@@ -552,6 +552,33 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         driver.flush_store(&frames)
     }
 
+    /// Empties the pool, as a run between experiments does: every page
+    /// leaves as if evicted (in page-number order), written back if dirty,
+    /// and a store that places pages decides for each (Koltsidas & Viglas
+    /// §6 empty the pool after each execution). Fails if a page is pinned.
+    pub fn empty(&self) -> Result<()> {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        if st.pinned > 0 {
+            return Err(Error::invalid(format!(
+                "cannot empty the buffer pool while {} pages are pinned",
+                st.pinned
+            )));
+        }
+        let mut resident: Vec<DenseId> = st.page_in.iter().copied().filter(|&d| d != NIL).collect();
+        resident.sort_unstable_by_key(|&d| st.originals[d as usize]);
+        for &d in &resident {
+            let (driver, mut frames, _) = self.split(st);
+            driver.evict_all(&[d], &mut frames)?;
+            let f = st.frame_of[d as usize];
+            st.frame_of[d as usize] = NIL;
+            st.page_in[f as usize] = NIL;
+            st.changes[f as usize].clear();
+            st.free.push(f);
+        }
+        Ok(())
+    }
+
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
     /// modified; `dirty_at_end` is the number of dirty pages buffered now.
     pub fn metrics(&self) -> Metrics {

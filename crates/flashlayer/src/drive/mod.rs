@@ -455,6 +455,37 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(())
     }
 
+    /// Empties the buffer of `pages` (resident, none in use): each leaves as
+    /// an eviction does — removed from the policy, announced to a store that
+    /// places pages, and written if dirty or if the store moves it — in the
+    /// given order. A page whose write fails stays resident (and dirty).
+    pub fn evict_all<F: Frames>(&mut self, pages: &[DenseId], frames: &mut F) -> Result<()> {
+        for &page in pages {
+            if !self.policy.contains(page) {
+                continue;
+            }
+            let dirty = self.policy.is_dirty(page);
+            let number = frames.number(page);
+            let write = if self.placing {
+                self.store.evicting(number, dirty)?
+            } else {
+                dirty
+            };
+            if write {
+                frames.write(&mut self.store, number, page)?;
+                self.m.physical_writes += 1;
+                let model = self.store.cost_of(number).write;
+                self.observe(IoKind::Write, model);
+            }
+            self.policy.remove(page);
+            self.m.dirty_evictions += u64::from(dirty);
+        }
+        if self.placing {
+            self.reprice_moved(frames);
+        }
+        Ok(())
+    }
+
     /// Records that a page announced as written at its miss was not modified
     /// after all (a buffer-pool fix for writing that changed nothing).
     pub fn unmodified(&mut self, page: DenseId, number: PageId) {

@@ -553,6 +553,7 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
         out.push(crate::store::DeviceStats {
             name: format!("nand:{}", self.method),
             io: self.stats(),
+            pages: None,
         });
     }
 }

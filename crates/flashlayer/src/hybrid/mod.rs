@@ -826,12 +826,18 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
                 self.magnetic.device_stats(&mut one);
             }
             let name = one.first().map_or_else(String::new, |s| s.name.clone());
+            let on_flash = self.on_flash;
             out.push(DeviceStats {
                 name,
                 io: IoStats {
                     migrations: self.migrations[d],
                     ..io
                 },
+                pages: Some(if d == 0 {
+                    on_flash
+                } else {
+                    self.pages.len() as u64 - on_flash
+                }),
             });
         }
     }

@@ -40,6 +40,7 @@
 
 mod arc;
 mod belady;
+mod build;
 mod casa;
 mod ccflru;
 mod cfdc;
@@ -57,6 +58,7 @@ mod twoq;
 
 pub use arc::Arc;
 pub use belady::Belady;
+pub use build::{with_online_policy, WithPolicy};
 pub use casa::Casa;
 pub use ccflru::CcfLru;
 pub use cfdc::Cfdc;

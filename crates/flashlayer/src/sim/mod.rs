@@ -7,13 +7,15 @@
 //! policy by name and replays an `flt` trace; its store sees the trace's
 //! original page numbers.
 
+mod hybrid;
+
+pub use hybrid::{run_hybrid, HybridRun, HybridRunOptions};
+
 use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
-use crate::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru, LruWsr,
-    Policy, PolicyKind, PolicySpec, TwoQ,
-};
+pub use crate::policy::{with_online_policy, WithPolicy};
+use crate::policy::{Belady, Policy, PolicyKind, PolicySpec};
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
 use crate::types::{unpack, DenseId, Metrics, Op};
@@ -176,15 +178,6 @@ pub struct RunOptions {
 /// Chunk of requests between progress callbacks.
 const CHUNK: usize = 1 << 20;
 
-/// Something to do with a policy built by name: [`with_policy`] builds the
-/// policy a [`PolicySpec`] names and hands it over, monomorphised.
-pub trait WithPolicy {
-    /// What the visit returns.
-    type Out;
-    /// Uses `policy`.
-    fn visit<P: Policy>(self, policy: P) -> Result<Self::Out>;
-}
-
 /// Builds the policy `spec` names with `capacity` pages for `trace` (its
 /// dense ids pre-sized; Belady reads its future from it) and calls `w`.
 pub fn with_policy<W: WithPolicy>(
@@ -193,34 +186,13 @@ pub fn with_policy<W: WithPolicy>(
     trace: &Flt,
     w: W,
 ) -> Result<W::Out> {
-    let (cap, pages) = (capacity, trace.pages());
     match spec.kind {
-        PolicyKind::Lru => w.visit(Lru::new(cap).with_pages(pages)),
-        PolicyKind::Fifo => w.visit(Fifo::new(cap).with_pages(pages)),
-        PolicyKind::Clock => w.visit(Clock::new(cap).with_pages(pages)),
-        PolicyKind::TwoQ => w.visit(TwoQ::new(cap).with_pages(pages)),
-        PolicyKind::Arc => w.visit(Arc::new(cap).with_pages(pages)),
-        PolicyKind::Belady => w.visit(Belady::from_bytes(cap, trace.request_bytes(), pages)?),
-        PolicyKind::Cflru { w: window } => w.visit(Cflru::new(cap, window).with_pages(pages)),
-        PolicyKind::LruWsr => w.visit(LruWsr::new(cap).with_pages(pages)),
-        PolicyKind::CcfLru => w.visit(CcfLru::new(cap).with_pages(pages)),
-        PolicyKind::Casa { cost } => w.visit(Casa::new(cap, cost).with_pages(pages)),
-        PolicyKind::Cfdc { w: window, cluster } => {
-            w.visit(Cfdc::new(cap, window, cluster).with_pages(pages))
-        }
-        PolicyKind::Koltsidas { lambda } => w.visit(Koltsidas::new(cap, lambda).with_pages(pages)),
-        PolicyKind::FdBuffer {
-            mc,
-            clean,
-            dirty,
-            cost,
-            cluster,
-        } => {
-            let base =
-                |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
-            let fd = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty));
-            w.visit(fd.with_cluster(cluster))
-        }
+        PolicyKind::Belady => w.visit(Belady::from_bytes(
+            capacity,
+            trace.request_bytes(),
+            trace.pages(),
+        )?),
+        _ => with_online_policy(spec, capacity, trace.pages(), w),
     }
 }
 

@@ -80,6 +80,8 @@ pub struct DeviceStats {
     pub name: String,
     /// Its I/O, including any the store did on its own (migrations).
     pub io: IoStats,
+    /// Pages it holds, where the store keeps count (the hybrid store).
+    pub pages: Option<u64>,
 }
 
 /// A device that holds pages.
@@ -126,6 +128,7 @@ pub trait PageStore {
         out.push(DeviceStats {
             name: "store".to_owned(),
             io: self.stats(),
+            pages: None,
         });
     }
 
@@ -275,6 +278,7 @@ impl Meter {
         DeviceStats {
             name: self.device.name.clone(),
             io: self.stats,
+            pages: None,
         }
     }
 

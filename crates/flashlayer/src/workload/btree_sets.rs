@@ -18,7 +18,9 @@
 //!
 //! §6.1's mixed set is `read_only 0.4, update_only 0.4` (rest 50/50); the
 //! 70/30 set is `read_only 0.7, update_only 0.3`; §6.3's interesting set is
-//! `interesting F, interesting_read_prob P`. A read is a range query with
+//! `interesting F, interesting_read_prob P`; §6.4's query set B makes the
+//! first 10% of keys read-only and hot (`hot_keys 0.1, hot_queries 0.9`).
+//! A read is a range query with
 //! probability `range_share` (default 0.2, "80% lookups and 20% range
 //! queries"), else a lookup; a write is an insert with probability
 //! `insert_share` (default 0.3, "30% insertions, 70% updates"), else an
@@ -27,8 +29,10 @@
 
 use super::db::{Db, Driver};
 use super::util::{check_min, check_share, fill_text, WRng};
-use crate::btree::BTree;
+use crate::btree::{BTree, Space};
 use crate::error::{Error, Result};
+use crate::policy::Policy;
+use crate::store::PageStore;
 use rand::Rng;
 use std::ops::Bound;
 
@@ -59,6 +63,12 @@ pub struct BTreeSetsParams {
     pub range_len: u64,
     /// Share of writes that are inserts. Default 0.3.
     pub insert_share: f64,
+    /// Share of keys, from the first, that are hot. Default 0 (every
+    /// record equally likely).
+    pub hot_keys: f64,
+    /// Share of queries that pick a hot record (uniformly among them); the
+    /// others pick uniformly among the rest. Default 0.
+    pub hot_queries: f64,
     /// Page size. Default 4096 (the paper's).
     pub page_size: usize,
 }
@@ -77,13 +87,15 @@ impl Default for BTreeSetsParams {
             range_share: 0.2,
             range_len: 100,
             insert_share: 0.3,
+            hot_keys: 0.0,
+            hot_queries: 0.0,
             page_size: 4096,
         }
     }
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Query {
+pub(crate) enum Query {
     Lookup(u32),
     Range(u32),
     Insert(u32, u32),
@@ -134,6 +146,8 @@ impl BTreeSets {
             ("read probability", p.read_prob),
             ("range share", p.range_share),
             ("insert share", p.insert_share),
+            ("hot key share", p.hot_keys),
+            ("hot query share", p.hot_queries),
         ] {
             check_share(n, v)?;
         }
@@ -142,6 +156,11 @@ impl BTreeSets {
                 "read-only + update-only + interesting shares exceed 1 ({} + {} + {})",
                 p.read_only, p.update_only, p.interesting
             )));
+        }
+        if p.hot_queries > 0.0 && (p.hot_keys <= 0.0 || p.hot_keys >= 1.0) {
+            return Err(Error::invalid(
+                "hot queries need a hot key share above 0 and below 1",
+            ));
         }
         crate::btree::check_page_size(p.page_size)?;
         Ok(BTreeSets {
@@ -152,19 +171,121 @@ impl BTreeSets {
         })
     }
 
-    fn read_prob(&self, rec: u64) -> f64 {
-        let f = rec as f64 / self.p.records as f64;
-        let (ro, uo, int) = (self.p.read_only, self.p.update_only, self.p.interesting);
-        if f < ro {
-            1.0
-        } else if f < ro + uo {
-            0.0
-        } else if f < ro + uo + int {
-            self.p.interesting_read_prob
-        } else {
-            self.p.read_prob
-        }
+    /// The parameters.
+    pub fn params(&self) -> &BTreeSetsParams {
+        &self.p
     }
+}
+
+fn read_prob(p: &BTreeSetsParams, rec: u64) -> f64 {
+    let f = rec as f64 / p.records as f64;
+    let (ro, uo, int) = (p.read_only, p.update_only, p.interesting);
+    if f < ro {
+        1.0
+    } else if f < ro + uo {
+        0.0
+    } else if f < ro + uo + int {
+        p.interesting_read_prob
+    } else {
+        p.read_prob
+    }
+}
+
+/// Builds the tree of `records` records, inserted in random key order.
+pub(crate) fn load_tree<P: Policy, S: PageStore>(
+    sp: &Space<P, S>,
+    records: u64,
+    rng: &mut WRng,
+) -> Result<BTree> {
+    let tree = BTree::create(sp, "records")?;
+    let mut order: Vec<u32> = (0..records as u32).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    let mut payload = [0u8; PAYLOAD];
+    for &r in &order {
+        fill_text(rng, &mut payload);
+        tree.insert(sp, &record_key(2 * u64::from(r), 0), &payload)?;
+    }
+    Ok(tree)
+}
+
+/// Draws a query set by `p`.
+pub(crate) fn draw_set(p: &BTreeSetsParams, rng: &mut WRng) -> Vec<Query> {
+    let mut inserts = 0u32;
+    let hot = ((p.hot_keys * p.records as f64) as u64).clamp(1, p.records);
+    (0..p.queries)
+        .map(|_| {
+            let rec = if p.hot_queries > 0.0 && hot < p.records {
+                if rng.random_bool(p.hot_queries) {
+                    rng.random_range(0..hot)
+                } else {
+                    rng.random_range(hot..p.records)
+                }
+            } else {
+                rng.random_range(0..p.records)
+            };
+            let read = rng.random_bool(read_prob(p, rec));
+            let r = rec as u32;
+            if read {
+                if rng.random_bool(p.range_share) {
+                    Query::Range(r)
+                } else {
+                    Query::Lookup(r)
+                }
+            } else if rng.random_bool(p.insert_share) {
+                inserts += 1;
+                Query::Insert(r, inserts)
+            } else {
+                Query::Update(r)
+            }
+        })
+        .collect()
+}
+
+/// Runs one query; `run` (which execution of its set this is) keeps the
+/// keys of different runs' inserts apart. Returns the query's kind (0
+/// lookup, 1 range, 2 insert, 3 update).
+pub(crate) fn execute<P: Policy, S: PageStore>(
+    tree: &BTree,
+    sp: &Space<P, S>,
+    rng: &mut WRng,
+    q: Query,
+    range_len: u64,
+    run: u64,
+) -> Result<usize> {
+    Ok(match q {
+        Query::Lookup(r) => {
+            tree.get_with(sp, &record_key(2 * u64::from(r), 0), |v| v[0])?;
+            0
+        }
+        Query::Range(r) => {
+            let lo = record_key(2 * u64::from(r), 0);
+            let mut left = range_len;
+            tree.scan(sp, Bound::Included(&lo), Bound::Unbounded, |_, _| {
+                left -= 1;
+                left > 0
+            })?;
+            1
+        }
+        Query::Insert(r, n) => {
+            let mut payload = [0u8; PAYLOAD];
+            fill_text(rng, &mut payload);
+            tree.insert(
+                sp,
+                &record_key(2 * u64::from(r) + 1, run << 32 | u64::from(n)),
+                &payload,
+            )?;
+            2
+        }
+        Query::Update(r) => {
+            let x: u8 = rng.random();
+            tree.update_in_place(sp, &record_key(2 * u64::from(r), 0), |v| {
+                v[..8].iter_mut().for_each(|b| *b ^= x | 1)
+            })?;
+            3
+        }
+    })
 }
 
 impl Driver for BTreeSets {
@@ -176,38 +297,8 @@ impl Driver for BTreeSets {
     }
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
-        let sp = db.space();
-        let tree = BTree::create(sp, "records")?;
-        let mut order: Vec<u32> = (0..self.p.records as u32).collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.random_range(0..=i));
-        }
-        let mut payload = [0u8; PAYLOAD];
-        for &r in &order {
-            fill_text(rng, &mut payload);
-            tree.insert(sp, &record_key(2 * u64::from(r), 0), &payload)?;
-        }
-        let mut inserts = 0u32;
-        self.set = (0..self.p.queries)
-            .map(|_| {
-                let rec = rng.random_range(0..self.p.records);
-                let read = rng.random_bool(self.read_prob(rec));
-                let r = rec as u32;
-                if read {
-                    if rng.random_bool(self.p.range_share) {
-                        Query::Range(r)
-                    } else {
-                        Query::Lookup(r)
-                    }
-                } else if rng.random_bool(self.p.insert_share) {
-                    inserts += 1;
-                    Query::Insert(r, inserts)
-                } else {
-                    Query::Update(r)
-                }
-            })
-            .collect();
-        self.tree = Some(tree);
+        self.tree = Some(load_tree(db.space(), self.p.records, rng)?);
+        self.set = draw_set(&self.p, rng);
         Ok(())
     }
 
@@ -216,40 +307,19 @@ impl Driver for BTreeSets {
     }
 
     fn step(&mut self, db: &Db, rng: &mut WRng, i: u64) -> Result<()> {
-        let sp = db.space();
         let q = self.set[(i % self.p.queries) as usize];
         let tree = self.tree.as_ref().expect("loaded");
-        match q {
-            Query::Lookup(r) => {
-                self.counts[0] += 1;
-                tree.get_with(sp, &record_key(2 * u64::from(r), 0), |v| v[0])?;
-            }
-            Query::Range(r) => {
-                self.counts[1] += 1;
-                let lo = record_key(2 * u64::from(r), 0);
-                let mut left = self.p.range_len;
-                tree.scan(sp, Bound::Included(&lo), Bound::Unbounded, |_, _| {
-                    left -= 1;
-                    left > 0
-                })?;
-            }
-            Query::Insert(r, n) => {
-                self.counts[2] += 1;
-                let mut payload = [0u8; PAYLOAD];
-                fill_text(rng, &mut payload);
-                // Each run of the set inserts distinct keys: the run number
-                // goes into the suffix.
-                let suffix = (i / self.p.queries) << 32 | u64::from(n);
-                tree.insert(sp, &record_key(2 * u64::from(r) + 1, suffix), &payload)?;
-            }
-            Query::Update(r) => {
-                self.counts[3] += 1;
-                let x: u8 = rng.random();
-                tree.update_in_place(sp, &record_key(2 * u64::from(r), 0), |v| {
-                    v[..8].iter_mut().for_each(|b| *b ^= x | 1)
-                })?;
-            }
-        }
+        // Each run of the set inserts distinct keys: the run number goes
+        // into the suffix.
+        let kind = execute(
+            tree,
+            db.space(),
+            rng,
+            q,
+            self.p.range_len,
+            i / self.p.queries,
+        )?;
+        self.counts[kind] += 1;
         Ok(())
     }
 

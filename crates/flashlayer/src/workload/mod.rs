@@ -12,6 +12,7 @@
 
 mod btree_sets;
 mod db;
+mod koltsidas;
 mod pdl;
 mod tatp;
 mod tpcb;
@@ -22,6 +23,7 @@ mod zipf;
 
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
 pub use db::{generate, run_on, Db, Driver, GenOptions, GenReport, StoreRun};
+pub use koltsidas::{hybrid_sequence, SequenceParams, SequenceResult, SequenceRun};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
 pub use tatp::{Tatp, TatpParams};
 pub use tpcb::{TpcB, TpcBParams};
