@@ -105,7 +105,8 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     assert [x["policy"] for x in r["policies"]] == [
         "lru", "fifo", "clock", "2q", "arc", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
-        "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64"]
+        "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
+        "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4", "lru on a hybrid store (placement hybrid)"]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
@@ -114,22 +115,29 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
             "--seed", "42", "--out", str(z), check=True)
-    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc",
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,koltsidas:lambda=0.5,koltsidas",
                                                       "--buffer", "100", "--json", check=True).stdout)}
+    hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--hybrid", "hybrid", "--json",
+                                check=True).stdout)[0]
+    sim["lru on a hybrid store (placement hybrid)"] = hybrid
     for x in r["policies"]:
         assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
         assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
         assert x["target"] is not None
-        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer", "cfdc"):
+        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer", "cfdc", "koltsidas"):
             assert x["target"] == pytest.approx(0.5 * lru["requests_per_second"])
+        if x["policy"].startswith("lru on a hybrid"):
+            assert x["target"] == pytest.approx(0.25 * lru["requests_per_second"])
     assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
 
 def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:
     r = json.loads(run_cli("bench", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru,arc", "--json", check=True).stdout)
     assert r["trace"]["requests"] == 8
-    assert [x["target"] for x in r["policies"]] == [None, None]
+    # Absolute goals are for the default workload; shares of LRU hold anywhere.
+    assert [x["target"] for x in r["policies"][:2]] == [None, None]
+    assert r["policies"][2]["target"] == pytest.approx(0.25 * r["policies"][0]["requests_per_second"])
 
 
 def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from flashlayer._native import (
     presets,
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
-from flashlayer.sweep import resolve_buffer, simulate, sweep
+from flashlayer.sweep import resolve_buffer, simulate, sweep, sweep_hybrid
 
 __all__ = [
     "DeviceInfo",
@@ -49,6 +49,7 @@ __all__ = [
     "presets",
     "simulate",
     "sweep",
+    "sweep_hybrid",
     "__version__",
 ]
 

@@ -175,6 +175,33 @@ def workload_on_flash(
 
 def chip_bench(blocks: int = 256, rounds: int = 4) -> tuple[int, float]: ...
 
+def run_hybrid(
+    trace: Trace,
+    policy: str,
+    buffer_pages: int,
+    placement: str,
+    flash: str | None = None,
+    magnetic: str | None = None,
+    flash_capacity: int | None = None,
+    defer: int = 0,
+    series_every: int = 0,
+    progress: Callable[[int], object] | None = None,
+    flush_at_end: bool = False,
+) -> SimResult: ...
+def hybrid_sequence(
+    sets: list[dict[str, Any]],
+    sequence: list[int],
+    placement: str = "hybrid",
+    records: int = 1_000_000,
+    buffer_pages: int = 5120,
+    page_size: int = 4096,
+    policy: str = "lru",
+    flash: str | None = None,
+    magnetic: str | None = None,
+    flash_capacity: int | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], object] | None = None,
+) -> dict[str, Any]: ...
 def flash_method(spec: str) -> str: ...
 def run_on_flash(
     trace: Trace,

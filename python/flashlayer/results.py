@@ -50,6 +50,21 @@ class SimResult(TypedDict):
     #: for ("5%" or "2000") and the share of the trace's distinct pages.
     buffer_spec: NotRequired[str]
     buffer_share: NotRequired[float]
+    #: Over a hybrid flash + magnetic store (``sim --hybrid``): the
+    #: placement, each disk's reads and writes (migrations included), the
+    #: pages moved, the pages on flash at the end, the flash capacity
+    #: (None: no limit), the deferred-migration batch (0: off) and, for
+    #: ``optimal``, the offline optimum's cost of the recorded events.
+    placement: NotRequired[str]
+    flash_reads: NotRequired[int]
+    flash_writes: NotRequired[int]
+    magnetic_reads: NotRequired[int]
+    magnetic_writes: NotRequired[int]
+    migrations: NotRequired[int]
+    pages_on_flash: NotRequired[int]
+    flash_capacity: NotRequired[int | None]
+    defer: NotRequired[int]
+    optimum: NotRequired[float | None]
 
 
 class TraceStats(TypedDict):

@@ -80,6 +80,11 @@ def simulate(
     page_size: int | None = None,
     series_every: int = 0,
     flush_at_end: bool = False,
+    hybrid: str | None = None,
+    flash: str | None = None,
+    magnetic: str | None = None,
+    flash_capacity: int | None = None,
+    defer: int = 0,
 ) -> SimResult:
     """Replays `trace` with `policy` and a buffer of `buffer_pages` pages
     (or ``"P%"`` of the trace's distinct pages).
@@ -95,11 +100,29 @@ def simulate(
     (default: they stay unwritten and are counted in ``dirty_at_end``).
     Returns the row of ``flashlayer sim --json``. `seconds` and
     `requests_per_second` include opening the trace when a path is given.
+
+    `hybrid` names a placement (``conservative``, ``optimistic``,
+    ``hybrid``, ``optimal``, ``m-only``, ``f-only``): the pages then live on
+    a flash and a magnetic disk at once (Koltsidas & Viglas 2008), priced
+    by `flash` and `magnetic` (default: their Table 1) instead of `device`,
+    with `flash_capacity` and `defer` as in `sweep_hybrid`; the row gains
+    ``placement``, ``flash_reads``, ``flash_writes``, ``magnetic_reads``,
+    ``magnetic_writes``, ``migrations`` and ``pages_on_flash``.
     """
     start = time.perf_counter()
     t = open_trace(trace, format, page_size)
     pages = resolve_buffer(buffer_pages, t.pages)
-    r = _native.run(t, policy, pages, device, series_every, None, flush_at_end)
+    if hybrid is None:
+        if flash is not None or magnetic is not None or flash_capacity is not None or defer:
+            raise FlashlayerError("flash, magnetic, flash_capacity and defer apply with hybrid=PLACEMENT")
+        r = _native.run(t, policy, pages, device, series_every, None, flush_at_end)
+    else:
+        if device is not None:
+            raise FlashlayerError("device prices a single-device store; with hybrid= use flash= and magnetic=")
+        if series_every:
+            raise FlashlayerError("series_every is not available with hybrid=")
+        r = sweep_hybrid(t, [policy], [pages], [hybrid], flash=flash, magnetic=magnetic,
+                         flash_capacity=flash_capacity, defer=defer, flush_at_end=flush_at_end, workers=1)[0]
     if not isinstance(trace, Trace):
         r["seconds"] = time.perf_counter() - start
         r["requests_per_second"] = r["requests"] / r["seconds"] if r["seconds"] > 0 else 0.0
@@ -161,6 +184,13 @@ def sweep(
             on_done(r)
         return r
 
+    return _parallel(grid, one, workers, stop)
+
+
+def _parallel(grid: list[_Job], one: Callable[[_Job], SimResult], workers: int | None,
+              stop: threading.Event) -> list[SimResult]:
+    """Runs `one` over `grid` on `workers` threads (default: the CPUs), in
+    grid order; the first failure (or Ctrl-C) sets `stop` and propagates."""
     n = workers or os.cpu_count() or 1
     ex = ThreadPoolExecutor(max_workers=max(1, min(n, len(grid) or 1)))
     try:
@@ -171,6 +201,74 @@ def sweep(
         raise
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
+
+
+def sweep_hybrid(
+    trace: TraceLike,
+    policies: Sequence[str],
+    buffers: Sequence[BufferSpec],
+    placements: Sequence[str],
+    *,
+    flash: str | None = None,
+    magnetic: str | None = None,
+    flash_capacity: int | None = None,
+    defer: int = 0,
+    format: str | None = None,
+    page_size: int | None = None,
+    flush_at_end: bool = False,
+    workers: int | None = None,
+    on_done: Callable[[SimResult], None] | None = None,
+) -> list[SimResult]:
+    """Runs every placement × policy × buffer size over a hybrid flash +
+    magnetic store (Koltsidas & Viglas 2008) and returns the rows in that
+    order (placements outermost). `placements` are ``conservative``,
+    ``optimistic``, ``hybrid``, ``optimal`` (the offline optimum, two
+    passes), ``m-only`` and ``f-only``; `flash` and `magnetic` are device
+    specs (default: ``koltsidas08-flash`` and ``koltsidas08-magnetic``,
+    Table 1); `flash_capacity` caps the pages on flash (default: none);
+    `defer` moves pages in batches of that many (default 0: at eviction).
+    Rows carry ``placement``, ``flash_reads``, ``flash_writes``,
+    ``magnetic_reads``, ``magnetic_writes``, ``migrations`` and
+    ``pages_on_flash``; the virtual time includes the migrations."""
+    names = [_native.policy_name(p) for p in policies]
+    if not placements:
+        raise FlashlayerError("expected at least one placement")
+    for pl in placements:
+        if pl.lower() not in PLACEMENTS:
+            raise FlashlayerError(f"unknown placement '{pl}'; valid placements: {', '.join(PLACEMENTS)}")
+    for d in (flash, magnetic):
+        if d is not None:
+            _native.device(d)
+    if flash_capacity is not None and flash_capacity < 1:
+        raise FlashlayerError(f"flash capacity must be at least 1 page (leave it unset for no limit), got {flash_capacity}")
+    if defer < 0:
+        raise FlashlayerError(f"defer must be 0 (off) or a batch size of at least 1 page, got {defer}")
+    t = open_trace(trace, format, page_size)
+    sizes = [(b, resolve_buffer(b, t.pages)) for b in buffers]
+    grid: list[_Job] = [(pl.lower(), p, b) for pl in placements for p in names for b in sizes]
+    stop = threading.Event()
+
+    def one(job: _Job) -> SimResult:
+        placement, policy, (spec, pages) = job
+
+        def tick(_: int) -> None:
+            if stop.is_set():
+                raise _Stopped
+
+        r = _native.run_hybrid(t, policy, pages, placement or "hybrid", flash, magnetic, flash_capacity, defer, 0,
+                               tick, flush_at_end)
+        _annotate(r, spec, t.pages)
+        if on_done is not None:
+            on_done(r)
+        return r
+
+    return _parallel(grid, one, workers, stop)
+
+
+#: Placement names ``sweep_hybrid`` and ``simulate(hybrid=...)`` take.
+PLACEMENTS = ("conservative", "optimistic", "hybrid", "optimal", "m-only", "f-only")
+
+_Job = tuple[str | None, str, tuple[BufferSpec, int]]
 
 
 class _Stopped(Exception):

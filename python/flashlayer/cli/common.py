@@ -229,3 +229,13 @@ def open_with_progress(path: str, format: str | None, page_size: int | None, qui
 
     with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
         return open_trace(path, format, page_size)
+
+
+def table_cells(r: dict[str, Any], unit: str) -> None:
+    """Adds the printed cells every replay table shares to result row `r`:
+    ``buffer`` (pages and share of the trace), ``vt`` (virtual time in
+    `unit`) and ``rps`` (requests/s)."""
+    share = r.get("buffer_share")
+    r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
+    r["vt"] = duration(r["virtual_time"], unit)
+    r["rps"] = rate(r["requests_per_second"])

@@ -14,14 +14,13 @@ from flashlayer.cli.common import (
     atomic_output,
     add_read_opts,
     buffer_specs,
-    duration,
     emit_json,
     int_arg,
     open_with_progress,
     policy_help,
     policy_specs,
     print_table,
-    rate,
+    table_cells,
 )
 
 COLUMNS = [
@@ -53,10 +52,7 @@ def print_results(rows: list[dict[str, Any]]) -> None:
         print(f"device {name}: read {d['read']:g}, write {d['write']:g} {unit};{flushed} "
               f"virtual time = physical I/O x costs")
         for r in group:
-            share = r.get("buffer_share")
-            r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
-            r["vt"] = duration(r["virtual_time"], d["unit"])
-            r["rps"] = rate(r["requests_per_second"])
+            table_cells(r, d["unit"])
         print_table(group, COLUMNS)
 
 
@@ -121,20 +117,23 @@ def _run_flash(a: argparse.Namespace, methods: list[str], policies: list[str], b
         print(f"store flash:{m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice the "
               "trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
         for r in group:
-            r["buffer"] = f"{r['buffer_pages']:,} ({r['buffer_share']:.1%})"
+            table_cells(r, "us")
             r["chip_reads"] = r["flash"]["reads"]
             r["chip_programs"] = r["flash"]["programs"] + r["flash"]["spare_programs"]
             r["chip_erases"] = r["flash"]["erases"]
-            r["vt"] = duration(r["virtual_time"], "us")
-            r["rps"] = rate(r["requests_per_second"])
         print_table(group, FLASH_COLUMNS)
 
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer.sweep import sweep
 
+    from flashlayer.cli import sim_hybrid
+
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
+    sim_hybrid.check(a)
+    if a.hybrid is not None:
+        return sim_hybrid.run(a, policies, buffers)
     methods = _flash_stores(a)
     if methods:
         if a.plot is not None:
@@ -190,7 +189,9 @@ def add(sub: Any) -> None:
         "a dirty victim costs a physical write. Dirty pages left in the buffer at the end are counted in "
         "'dirty at end' and not written, unless --flush-at-end.",
         epilog=EPILOG_DEVICES + "\n\nExample:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz "
-        "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png",
+        "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png"
+        "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,koltsidas:lambda=0.5 --buffer 2% "
+        "--hybrid conservative,optimistic,hybrid,optimal",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
@@ -213,6 +214,9 @@ def add(sub: Any) -> None:
                    "'flash:METHOD' (a buffer pool over a NAND flash store, METHOD ipu, opu, ipl:SIZE or pdl:SIZE, "
                    "e.g. flash:pdl:256; a write changes the bytes the trace's byte ranges say, and the time is the "
                    "chip's). Repeat for several stores")
+    from flashlayer.cli import sim_hybrid
+
+    sim_hybrid.add_args(s)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
                    help="record a time series point every N requests (JSON output only; default: 0, off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",

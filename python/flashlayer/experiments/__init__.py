@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, casa, fdbuffer, pdl
+from flashlayer.experiments import baselines, casa, fdbuffer, koltsidas, pdl
 
 
 class Figure(TypedDict):
@@ -91,6 +91,7 @@ EXPERIMENTS: dict[str, Runner] = {
     "casa": casa.run,
     "fdbuffer": fdbuffer.run,
     "pdl": pdl.run,
+    "koltsidas": koltsidas.run,
 }
 
 #: Trace files each section reads from the traces folder.
@@ -99,6 +100,7 @@ TRACE_FILES: dict[str, list[str]] = {
     "casa": casa.FILES,
     "fdbuffer": fdbuffer.FILES,
     "pdl": pdl.FILES,
+    "koltsidas": koltsidas.FILES,
 }
 
 __all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]

@@ -606,6 +606,13 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         f(self.lock().driver.policy())
     }
 
+    /// Calls `f` with the store, under the pool's lock: for administration
+    /// between runs (resetting a hybrid store's accounting, say). Pages
+    /// should move only through fixes and flushes.
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
+        f(self.lock().driver.store_mut())
+    }
+
     /// Flushes and returns the store.
     pub fn close(self) -> Result<S> {
         self.flush()?;

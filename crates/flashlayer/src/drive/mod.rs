@@ -256,6 +256,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         &self.store
     }
 
+    /// The store, to change (administration between runs, such as a
+    /// hybrid store's accounting; pages move through the protocol only).
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
+    }
+
     /// Counts one logical request (the simulator per request, the buffer
     /// pool per unfix).
     #[inline]

@@ -401,6 +401,40 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
         Ok(())
     }
 
+    /// Switches the placement algorithm (an experiment loads its database
+    /// with every page on the magnetic disk, then starts placing). Pages
+    /// stay where they are. Fails for `optimal` with a flash capacity.
+    pub fn set_placement(&mut self, p: Placement) -> Result<()> {
+        if self.flash_capacity.is_some() && matches!(p, Placement::Optimal(_)) {
+            return Err(Error::invalid(
+                "a flash capacity applies to the online placements, not to optimal",
+            ));
+        }
+        self.placement = p;
+        Ok(())
+    }
+
+    /// Forgets what the placement has counted so far and the events
+    /// recorded: every page keeps its disk, its counters start from zero
+    /// with accounting on for the pages written, its eviction count (the
+    /// optimal schedule's clock) restarts. For an experiment that starts on
+    /// a loaded database: building a B+-tree through a small pool writes
+    /// each page many times, which says nothing of the workload to come.
+    pub fn reset_accounting(&mut self) {
+        for i in 0..self.pages.len() {
+            let p = &mut self.pages[i];
+            p.counters = Counters::default();
+            p.evictions = 0;
+            if p.flags & WRITTEN != 0 {
+                p.flags |= ACCOUNTING;
+            }
+            self.changed(i as u32);
+        }
+        if let Some(r) = self.recording.as_mut() {
+            *r = Recording::default();
+        }
+    }
+
     /// The recorded physical events, if recording ([`HybridStoreBuilder::record`]).
     pub fn take_recording(&mut self) -> Option<Recording> {
         self.recording.take()

@@ -28,14 +28,15 @@
 //! `lambda=auto` follows §5's criterion: the cost segment pays off while
 //! `r_m · H_m > r_f · M_f`, `H_m` the magnetic hits it adds over LRU and
 //! `M_f` the flash misses it adds. We measure both against a shadow LRU of
-//! `B` page ids (no data): a hit on a page LRU would have evicted gains its
-//! read cost, a miss on a page LRU would still hold loses it (every
-//! device's read cost, so this is the paper's inequality with dirty pages
-//! and any devices included). Every `epoch` requests (default 16,384)
-//! λ takes a step of 0.05 in the direction that raised the measured net
-//! gain per request over the previous epoch (reversing when it fell),
-//! starting at 0.5 and bounded to `[0, 1]`: hill climbing on the paper's
-//! criterion.
+//! `B` page ids (no data): a hit on a page LRU would have evicted gains that
+//! page's eviction cost (§5: `r`, plus `w` if it was dirty, which LRU would
+//! have written back), and a miss on a page LRU would still hold loses the
+//! eviction cost it had when we evicted it. This is the paper's inequality
+//! extended to dirty pages and to any devices, as §5 says it can be. Every
+//! `epoch` buffers of requests (`epoch · B`, default 4) λ takes a step of
+//! 0.05 in the direction that raised the measured net gain per request over
+//! the previous epoch (reversing when it fell), starting at 0.5 and bounded
+//! to `[0, 1]`: hill climbing on the paper's criterion.
 
 use super::list::{Lists, Saved, NIL};
 use super::{Policy, Victim};
@@ -52,15 +53,15 @@ const SHADOW: u8 = 1;
 pub enum Lambda {
     /// A fixed share of the buffer in `[0, 1]`.
     Fixed(f64),
-    /// Adapted by §5's criterion every `epoch` requests (module docs).
+    /// Adapted by §5's criterion every `epoch · B` requests (module docs).
     Auto {
-        /// Requests between decisions.
+        /// Buffers of requests between decisions.
         epoch: u64,
     },
 }
 
-/// Default requests between `lambda=auto` decisions.
-pub const DEFAULT_LAMBDA_EPOCH: u64 = 16_384;
+/// Default buffers of requests between `lambda=auto` decisions.
+pub const DEFAULT_LAMBDA_EPOCH: u64 = 4;
 const STEP: f64 = 0.05;
 
 /// Queue of class (device, dirty).
@@ -75,6 +76,8 @@ struct Tuner {
     shadow: Lists<1>,
     shadow_len: usize,
     requests: u64,
+    /// Per page: whether it was dirty when last evicted.
+    evicted_dirty: Vec<bool>,
     gain: f64,
     last_rate: Option<f64>,
     direction: f64,
@@ -110,6 +113,7 @@ impl Koltsidas {
                     shadow: Lists::new(),
                     shadow_len: 0,
                     requests: 0,
+                    evicted_dirty: Vec::new(),
                     gain: 0.0,
                     last_rate: None,
                     direction: 1.0,
@@ -271,19 +275,25 @@ impl Koltsidas {
         self.refill();
     }
 
-    /// `lambda=auto`: one request's effect against the shadow LRU.
+    /// `lambda=auto`: one request's effect against the shadow LRU; `dirty`
+    /// says whether the page was dirty before a hit.
     #[inline]
-    fn observe(&mut self, page: DenseId, hit: bool) {
+    fn observe(&mut self, page: DenseId, hit: bool, dirty: bool) {
         let Some(t) = self.tuner.as_mut() else {
             return;
         };
         let in_lru = t.shadow.list_of(page) == SHADOW;
-        // A page the shadow holds has been admitted, so its device is known.
-        let read = self.costs[usize::from(self.device[page as usize])].0;
-        if hit && !in_lru {
-            t.gain += read;
-        } else if !hit && in_lru {
-            t.gain -= read;
+        if hit != in_lru {
+            // A page the shadow holds has been admitted, so its device is
+            // known.
+            let (r, w) = self.costs[usize::from(self.device[page as usize])];
+            let i = page as usize;
+            if hit {
+                t.gain += r + if dirty { w } else { 0.0 };
+            } else {
+                let was = t.evicted_dirty.get(i).copied().unwrap_or(false);
+                t.gain -= r + if was { w } else { 0.0 };
+            }
         }
         if in_lru {
             t.shadow.move_front(SHADOW, page);
@@ -297,8 +307,9 @@ impl Koltsidas {
             }
         }
         t.requests += 1;
-        if t.requests % t.epoch == 0 {
-            let rate = t.gain / t.epoch as f64;
+        let epoch = t.epoch * self.cap.max(1) as u64;
+        if t.requests % epoch == 0 {
+            let rate = t.gain / epoch as f64;
             if let Some(last) = t.last_rate {
                 if rate < last {
                     t.direction = -t.direction;
@@ -350,6 +361,7 @@ impl Policy for Koltsidas {
             // Counted at `insert`: an announced miss leaves no trace.
             return false;
         }
+        let was_dirty = self.l.is_dirty(page);
         if op.is_write() {
             self.l.set_dirty(page, true);
         }
@@ -361,7 +373,7 @@ impl Policy for Koltsidas {
             self.l.push_front(TIME, page);
             self.refill();
         }
-        self.observe(page, true);
+        self.observe(page, true, was_dirty);
         true
     }
 
@@ -373,7 +385,7 @@ impl Policy for Koltsidas {
         self.l.push_front(TIME, page);
         self.l.set_dirty(page, op.is_write());
         self.refill();
-        self.observe(page, false);
+        self.observe(page, false, false);
     }
 
     #[inline]
@@ -397,6 +409,14 @@ impl Policy for Koltsidas {
         // eviction only has to put the victim back.
         self.undo = Some(self.l.save(page));
         let dirty = self.l.remove(page);
+        if let Some(t) = self.tuner.as_mut() {
+            let i = page as usize;
+            if i >= t.evicted_dirty.len() {
+                t.evicted_dirty
+                    .resize((i + 1).max(2 * t.evicted_dirty.len()), false);
+            }
+            t.evicted_dirty[i] = dirty;
+        }
         Some(Victim { page, dirty })
     }
 
@@ -518,7 +538,7 @@ mod auto_tests {
     use rand::{Rng, SeedableRng};
 
     fn run(trace: &[(u32, bool)], cap: usize) -> (f64, f64) {
-        let mut k = Koltsidas::new(cap, Lambda::Auto { epoch: 2000 });
+        let mut k = Koltsidas::new(cap, Lambda::Auto { epoch: 20 });
         let mut cost = 0.0;
         for &(p, flash) in trace {
             if !k.access(p, Op::Read) {

@@ -130,9 +130,9 @@ const LAMBDA: ParamInfo = ParamInfo {
 };
 const LAMBDA_EPOCH: ParamInfo = ParamInfo {
     key: "epoch",
-    default: "16384",
-    allowed: "an integer ≥ 1 (requests)",
-    help: "with lambda=auto: requests between adjustments of λ",
+    default: "4",
+    allowed: "an integer ≥ 1 (buffers of requests)",
+    help: "with lambda=auto: requests between adjustments of λ, in multiples of the buffer size",
 };
 const COST: ParamInfo = ParamInfo {
     key: "cost",
@@ -618,7 +618,7 @@ mod tests {
         assert_eq!(canon("LRU"), "lru");
         assert_eq!(canon("cflru"), "cflru:w=0.5");
         assert_eq!(canon("cflru:w=0.25"), "cflru:w=0.25");
-        assert_eq!(canon("koltsidas"), "koltsidas:lambda=auto,epoch=16384");
+        assert_eq!(canon("koltsidas"), "koltsidas:lambda=auto,epoch=4");
         assert_eq!(canon("koltsidas:lambda=0.5"), "koltsidas:lambda=0.5");
         assert_eq!(canon("koltsidas:lambda=0"), "koltsidas:lambda=0");
         assert_eq!(canon("casa"), "casa:cost=model");

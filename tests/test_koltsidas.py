@@ -1,0 +1,115 @@
+"""The hybrid flash + magnetic store and the cost-segment buffer from Python
+and the CLI, and ``reproduce koltsidas``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import flashlayer
+from flashlayer import _native
+from tests.conftest import run_cli
+
+PG = "data/traces/pg15-tpcc-sysbench-w2.csv.gz"
+HYBRID_FIELDS = {"placement", "flash_reads", "flash_writes", "magnetic_reads", "magnetic_writes", "migrations",
+                 "pages_on_flash"}
+
+
+def test_sim_hybrid_runs_every_placement_policy_and_buffer(tmp_path: Path) -> None:
+    p = run_cli("sim", PG, "--policy", "lru,koltsidas:lambda=0.5", "--buffer", "2%,300",
+                "--hybrid", "conservative,optimal,m-only", "--json", check=True)
+    rows = json.loads(p.stdout)
+    assert [(r["placement"], r["policy"], r["buffer_pages"]) for r in rows][:2] == [
+        ("conservative", "lru", rows[0]["buffer_pages"]), ("conservative", "lru", 300)]
+    assert len(rows) == 3 * 2 * 2
+    for r in rows:
+        assert HYBRID_FIELDS <= set(r)
+        assert r["device"] == "koltsidas08-flash+koltsidas08-magnetic"
+        # Every page read is a read on one of the disks.
+        assert r["flash_reads"] + r["magnetic_reads"] >= r["physical_reads"]
+    m_only = [r for r in rows if r["placement"] == "m-only"]
+    assert all(r["flash_reads"] == r["flash_writes"] == r["pages_on_flash"] == 0 for r in m_only)
+    # The offline optimum is no worse than the online placement, for LRU
+    # its replay costs exactly what the dynamic program says.
+    for policy in ("lru", "koltsidas:lambda=0.5"):
+        by = {r["placement"]: r for r in rows if r["policy"] == policy and r["buffer_pages"] == 300}
+        assert by["optimal"]["virtual_time"] <= by["conservative"]["virtual_time"]
+    lru_opt = next(r for r in rows if r["placement"] == "optimal" and r["policy"] == "lru")
+    assert lru_opt["virtual_time"] == pytest.approx(lru_opt["optimum"])
+
+
+def test_simulate_hybrid_matches_the_cli_and_refuses_mixed_settings() -> None:
+    r = flashlayer.simulate(PG, "lru", 300, hybrid="hybrid", flash_capacity=50, defer=8)
+    assert r["pages_on_flash"] <= 50 and r["defer"] == 8 and r["flash_capacity"] == 50
+    assert r["migrations"] > 0
+    with pytest.raises(flashlayer.FlashlayerError, match="with hybrid= use flash= and magnetic="):
+        flashlayer.simulate(PG, "lru", 300, device="ratio:1:8", hybrid="hybrid")
+    with pytest.raises(flashlayer.FlashlayerError, match="apply with hybrid="):
+        flashlayer.simulate(PG, "lru", 300, flash_capacity=5)
+    with pytest.raises(flashlayer.FlashlayerError, match="unknown placement 'nosuch'"):
+        flashlayer.simulate(PG, "lru", 300, hybrid="nosuch")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--hybrid", "nosuch"], "unknown placement 'nosuch'"),
+    (["--hybrid", "hybrid", "--flash-capacity", "0"], "--flash-capacity must be at least 1"),
+    (["--hybrid", "hybrid", "--device", "ratio:1:4"], "with --hybrid use --flash and --magnetic"),
+    (["--flash", "koltsidas08-flash"], "--flash applies with --hybrid"),
+    (["--hybrid", "hybrid", "--magnetic", "nosuchdevice"], "--magnetic"),
+    (["--hybrid", "hybrid,hybrid"], "given twice"),
+])
+def test_bad_hybrid_options_are_one_line_errors(small_csv: Path, args: list[str], message: str) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+@pytest.mark.parametrize("spec", ["koltsidas:lambda=2", "koltsidas:lambda=-0.1", "koltsidas:lambda=0.5,epoch=3",
+                                  "koltsidas:epoch=0"])
+def test_bad_lambda_is_an_error(small_csv: Path, spec: str) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", spec, "--buffer", "2")
+    assert p.returncode == 2 and "koltsidas" in p.stderr, p.stderr
+
+
+def test_hybrid_sequence_empties_the_pool_and_places_the_read_pages() -> None:
+    r = _native.hybrid_sequence([{"read_only": 1.0, "queries": 2000}], [0] * 6, "optimistic", records=20_000,
+                                buffer_pages=100)
+    runs = r["runs"]
+    assert len(runs) == 6 and r["tree_pages"] > 500
+    # Every execution starts cold: as many misses each time.
+    assert len({x["misses"] for x in runs}) == 1
+    # Optimistic moves read pages to flash at their first eviction; later
+    # executions read from flash and cost less.
+    assert runs[0]["pages_on_flash"] > 0.5 * r["tree_pages"]
+    assert runs[-1]["virtual_time"] < 0.2 * runs[0]["virtual_time"]
+    with pytest.raises(flashlayer.FlashlayerError, match="names query set 3"):
+        _native.hybrid_sequence([{"queries": 10}], [3], records=1000, buffer_pages=10)
+    with pytest.raises(flashlayer.FlashlayerError, match="unknown parameter 'nosuch'"):
+        _native.hybrid_sequence([{"nosuch": 1}], [0], records=1000, buffer_pages=10)
+
+
+def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
+    out = tmp_path / "k"
+    run_cli("reproduce", "koltsidas", "--quick", "--out", str(out), check=True)
+    saved = json.loads((out / "results.json").read_text())
+    figs = saved["figures"]
+    want = {"fig9a", "fig9b", "fig10a", "fig10b", "fig11", "fig12", "fig11-flash", "fig12-flash", "totals-seq1",
+            "totals-seq2", "fig13", "fig14a", "fig14b"}
+    assert {f"koltsidas/{w}" for w in want} == set(figs)
+    assert set(figs["koltsidas/fig9a"]["series"]) == {"F", "M", "M/F"}
+    assert set(figs["koltsidas/fig11"]["series"]) == {"conservative", "optimistic", "hybrid", "optimal"}
+    assert figs["koltsidas/totals-seq1"]["categories"] == ["optimal", "optimistic", "hybrid", "conservative",
+                                                           "M-only", "F-only"]
+    assert len(figs["koltsidas/fig11"]["x"]) == 40 and len(figs["koltsidas/fig12"]["x"]) == 18
+    assert set(figs["koltsidas/fig14a"]["series"]) == {"cost segment", "LRU", "lambda=auto"}
+    # LRU is the cost segment at λ = 0.
+    assert figs["koltsidas/fig14a"]["series"]["cost segment"][0] == figs["koltsidas/fig14a"]["series"]["LRU"][0]
+    claims = {c["id"]: c for c in saved["claims"]}
+    assert {"koltsidas-seq1-order", "koltsidas-seq2-order", "koltsidas-fig14-a-best-lambda-gain",
+            "koltsidas-fig14-b-lambda-auto-near-best"} <= set(claims)
+    for c in claims.values():
+        assert c["source"].startswith("Koltsidas") and (c["gap"] is None) == c["holds"]
+    for fid in figs:
+        assert (out / "figures" / f"{fid}.png").stat().st_size > 1000
