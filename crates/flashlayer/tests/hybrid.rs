@@ -502,3 +502,104 @@ fn bad_hybrid_settings_are_refused() {
     assert_eq!(s.cost_of(5).read, 23.0);
     let _ = Lru::new(1).capacity();
 }
+
+/// A policy that logs the re-pricing the caller sends it.
+struct Logging {
+    inner: Lru,
+    repriced: Vec<(u32, DeviceId)>,
+}
+
+impl Policy for Logging {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn capacity(&self) -> usize {
+        self.inner.capacity()
+    }
+    fn set_capacity(&mut self, c: usize) {
+        self.inner.set_capacity(c);
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn contains(&self, p: u32) -> bool {
+        self.inner.contains(p)
+    }
+    fn is_dirty(&self, p: u32) -> bool {
+        self.inner.is_dirty(p)
+    }
+    fn dirty_count(&self) -> usize {
+        self.inner.dirty_count()
+    }
+    fn access(&mut self, p: u32, op: Op) -> bool {
+        self.inner.access(p, op)
+    }
+    fn insert(&mut self, p: u32, op: Op, cost: flashlayer::types::PageCost) {
+        self.inner.insert(p, op, cost);
+    }
+    fn evict<F: FnMut(u32) -> bool>(&mut self, f: F) -> Option<flashlayer::policy::Victim> {
+        self.inner.evict(f)
+    }
+    fn reinstate(&mut self, v: flashlayer::policy::Victim) {
+        self.inner.reinstate(v);
+    }
+    fn mark_dirty(&mut self, p: u32) {
+        self.inner.mark_dirty(p);
+    }
+    fn mark_clean(&mut self, p: u32, cost: flashlayer::types::PageCost) {
+        self.inner.mark_clean(p, cost);
+    }
+    fn reprice(&mut self, p: u32, cost: flashlayer::types::PageCost) {
+        self.repriced.push((p, cost.device));
+    }
+    fn remove(&mut self, p: u32) -> Option<bool> {
+        self.inner.remove(p)
+    }
+}
+
+#[test]
+fn a_resident_page_moved_by_a_deferred_batch_is_repriced_in_its_policy() {
+    let store = HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
+        .placement(Placement::Optimistic)
+        .preloaded(true)
+        .defer(2)
+        .open()
+        .unwrap();
+    let policy = Logging {
+        inner: Lru::new(2),
+        repriced: Vec::new(),
+    };
+    let mut sim = Simulator::new(policy, store).unwrap();
+    // Page 0 leaves read-only and is marked for flash; it comes back (on
+    // the magnetic disk still); page 1 leaves marked too, and the batch of
+    // two moves both, page 0 while it is resident.
+    for p in [0, 1, 2, 0, 3] {
+        sim.request(p, Op::Read).unwrap();
+    }
+    assert_eq!(sim.store().device_of(0), DeviceId::FLASH);
+    assert_eq!(sim.store().device_of(1), DeviceId::FLASH);
+    assert_eq!(sim.policy().repriced, vec![(0, DeviceId::FLASH)]);
+}
+
+#[test]
+fn emptying_the_pool_sends_every_page_out_through_the_placement() {
+    let store = HybridStore::builder(MemStore::new(8, flash()), MemStore::new(8, magnetic()))
+        .placement(Placement::Optimistic)
+        .preloaded(true)
+        .open()
+        .unwrap();
+    let pool = BufferPool::new(Lru::new(4), store).unwrap();
+    drop(pool.fix_read(1).unwrap());
+    pool.fix_write(2).unwrap()[0] = 9;
+    pool.empty().unwrap();
+    assert!(!pool.is_resident(1) && !pool.is_resident(2));
+    let m = pool.metrics();
+    // The read page moved to flash as it left (a write there), the written
+    // one was written back on the magnetic disk.
+    assert_eq!((m.devices[0].io.writes, m.devices[1].io.writes), (1, 1));
+    assert_eq!(m.dirty_evictions, 1);
+    assert_eq!(pool.fix_read(2).unwrap()[0], 9);
+    let guard = pool.fix_read(1).unwrap();
+    assert!(pool.empty().unwrap_err().to_string().contains("pinned"));
+    drop(guard);
+}
