@@ -53,6 +53,7 @@
 //! reopened store knows where every page is and what it has counted as of
 //! its last flush.
 
+mod index;
 mod journal;
 pub mod optimal;
 mod placement;
@@ -64,6 +65,7 @@ pub use placement::{other, Costs, Counters, Placement, PLACEMENTS};
 use crate::error::{Error, Result};
 use crate::store::{DeviceStats, IoStats, PageStore};
 use crate::types::{DeviceId, Op, PageCost, PageId};
+use index::PageIndex;
 use journal::Journal;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -242,7 +244,7 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
             placement: self.placement,
             costs,
             pages: Vec::new(),
-            index: FxHashMap::default(),
+            index: PageIndex::new(),
             free: [Vec::new(), Vec::new()],
             high: [0, 0],
             pending_free: [Vec::new(), Vec::new()],
@@ -282,7 +284,7 @@ pub struct HybridStore<F, M> {
     placement: Placement,
     costs: Costs,
     pages: Vec<PageState>,
-    index: FxHashMap<PageId, u32>,
+    index: PageIndex,
     free: [Vec<u32>; 2],
     high: [u32; 2],
     /// Slots a move left, reusable once the journal is synced.
@@ -353,15 +355,15 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
     /// The disk `page` is on (the magnetic disk for a page never seen).
     pub fn device_of(&self, page: PageId) -> DeviceId {
         self.index
-            .get(&page)
-            .map_or(DeviceId::MAGNETIC, |&i| self.pages[i as usize].device)
+            .get(page)
+            .map_or(DeviceId::MAGNETIC, |i| self.pages[i as usize].device)
     }
 
     /// The counters `page`'s placement has kept.
     pub fn counters_of(&self, page: PageId) -> Option<Counters> {
         self.index
-            .get(&page)
-            .map(|&i| self.pages[i as usize].counters)
+            .get(page)
+            .map(|i| self.pages[i as usize].counters)
     }
 
     /// Checks the layout: every page on exactly one disk in a slot no other
@@ -465,7 +467,7 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
     /// The index of `page`'s state, created on first sight: on the magnetic
     /// disk (the flash disk for `f-only`), in a fresh slot.
     fn state(&mut self, page: PageId) -> u32 {
-        if let Some(&i) = self.index.get(&page) {
+        if let Some(i) = self.index.get(page) {
             return i;
         }
         let device = match self.placement {
@@ -496,8 +498,8 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
     }
 
     fn restore(&mut self, r: Record) {
-        let i = match self.index.get(&r.page) {
-            Some(&i) => i,
+        let i = match self.index.get(r.page) {
+            Some(i) => i,
             None => {
                 let i = self.pages.len() as u32;
                 self.pages.push(PageState {
@@ -528,8 +530,7 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
         let mut used: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         for (i, p) in self.pages.iter_mut().enumerate() {
             used[p.device.index()].push(p.slot);
-            if p.device == DeviceId::FLASH {
-                self.on_flash += 1;
+            if p.device == DeviceId::FLASH && self.flash_capacity.is_some() {
                 // The estimate that placed it is not persisted: its
                 // counters since rank it.
                 let merit = p
@@ -538,6 +539,9 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
                 p.merit = merit;
                 p.base = 0.0;
                 self.ranking.insert((Merit(merit), i as u32));
+            }
+            if p.device == DeviceId::FLASH {
+                self.on_flash += 1;
             }
         }
         for (d, used) in used.iter_mut().enumerate() {
@@ -603,13 +607,18 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
         } else {
             self.free[from.index()].push(p.slot);
         }
+        let ranked = self.flash_capacity.is_some();
         if from == DeviceId::FLASH {
             self.on_flash -= 1;
-            self.ranking.remove(&(Merit(p.merit), i));
+            if ranked {
+                self.ranking.remove(&(Merit(p.merit), i));
+            }
         }
         if to == DeviceId::FLASH {
             self.on_flash += 1;
-            self.ranking.insert((Merit(p.merit), i));
+            if ranked {
+                self.ranking.insert((Merit(p.merit), i));
+            }
         }
         let p = &mut self.pages[i as usize];
         p.device = to;
@@ -917,7 +926,12 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
         } else {
             0.0
         };
-        if on == DeviceId::FLASH && self.ranking.remove(&(Merit(p.merit), i)) {
+        // Only a capped flash disk ranks its pages (an ordered set costs a
+        // few cache misses an update).
+        if on == DeviceId::FLASH
+            && self.flash_capacity.is_some()
+            && self.ranking.remove(&(Merit(p.merit), i))
+        {
             self.ranking.insert((Merit(new_merit), i));
         }
         p.merit = new_merit;

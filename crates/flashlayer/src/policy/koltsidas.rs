@@ -70,14 +70,22 @@ fn queue(device: u8, dirty: bool) -> u8 {
     2 + 2 * device.min(DEVICES as u8 - 1) + u8::from(dirty)
 }
 
+/// A page's stamp (its last access, for recency order when it changes
+/// class), its device, and (for `lambda=auto`) whether it was dirty when
+/// last evicted.
+#[derive(Clone, Copy, Debug, Default)]
+struct Meta {
+    stamp: u64,
+    device: u8,
+    evicted_dirty: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Tuner {
     epoch: u64,
     shadow: Lists<1>,
     shadow_len: usize,
     requests: u64,
-    /// Per page: whether it was dirty when last evicted.
-    evicted_dirty: Vec<bool>,
     gain: f64,
     last_rate: Option<f64>,
     direction: f64,
@@ -90,8 +98,11 @@ pub struct Koltsidas {
     lambda: f64,
     segment: usize,
     l: Lists<{ 1 + 2 * DEVICES }>,
-    device: Vec<u8>,
-    stamp: Vec<u64>,
+    /// Pages in the cost segment now.
+    seg_len: usize,
+    /// Per page, what the lists do not hold, in one record so a request
+    /// touches one more cache line, not three.
+    meta: Vec<Meta>,
     clock: u64,
     /// `(read, write)` of each device, from the costs pages arrive with.
     costs: [(f64, f64); DEVICES],
@@ -113,7 +124,6 @@ impl Koltsidas {
                     shadow: Lists::new(),
                     shadow_len: 0,
                     requests: 0,
-                    evicted_dirty: Vec::new(),
                     gain: 0.0,
                     last_rate: None,
                     direction: 1.0,
@@ -125,8 +135,8 @@ impl Koltsidas {
             lambda: l0,
             segment: 0,
             l: Lists::new(),
-            device: Vec::new(),
-            stamp: Vec::new(),
+            seg_len: 0,
+            meta: Vec::new(),
             clock: 0,
             costs: [(1.0, 1.0); DEVICES],
             order: [0; 2 * DEVICES],
@@ -164,7 +174,7 @@ impl Koltsidas {
         let mut seg: Vec<DenseId> = (2..=2 * DEVICES as u8)
             .flat_map(|q| self.l.iter(q))
             .collect();
-        seg.sort_by_key(|&p| std::cmp::Reverse(self.stamp[p as usize]));
+        seg.sort_by_key(|&p| std::cmp::Reverse(self.meta[p as usize].stamp));
         self.l
             .iter(TIME)
             .map(|p| (p, false))
@@ -177,10 +187,9 @@ impl Koltsidas {
     }
 
     fn grow(&mut self, i: usize) {
-        if i >= self.stamp.len() {
-            let n = (i + 1).max(self.stamp.len() * 2);
-            self.stamp.resize(n, 0);
-            self.device.resize(n, 0);
+        if i >= self.meta.len() {
+            let n = (i + 1).max(self.meta.len() * 2);
+            self.meta.resize(n, Meta::default());
         }
     }
 
@@ -188,7 +197,7 @@ impl Koltsidas {
     fn touch(&mut self, page: DenseId) {
         self.clock += 1;
         self.grow(page as usize);
-        self.stamp[page as usize] = self.clock;
+        self.meta[page as usize].stamp = self.clock;
     }
 
     /// Orders the class queues by eviction cost (stable: clean before
@@ -210,31 +219,34 @@ impl Koltsidas {
     #[inline]
     fn price(&mut self, page: DenseId, cost: PageCost) {
         let d = cost.device.0.min(DEVICES as u8 - 1);
-        self.device[page as usize] = d;
+        self.meta[page as usize].device = d;
         if self.costs[usize::from(d)] != (cost.read, cost.write) {
             self.costs[usize::from(d)] = (cost.read, cost.write);
             self.sort_queues();
         }
     }
 
-    fn segment_len(&self) -> usize {
-        (2..=2 * DEVICES as u8).map(|q| self.l.len(q)).sum()
-    }
-
     /// Moves time-segment LRU pages to the back of their class queue until
     /// the cost segment holds `segment` pages.
     #[inline]
     fn refill(&mut self) {
-        let mut have = self.segment_len();
-        while have < self.segment {
+        while self.seg_len < self.segment {
             let t = self.l.tail(TIME);
             if t == NIL {
                 break;
             }
             self.l.unlink(t);
-            let q = queue(self.device[t as usize], self.l.is_dirty(t));
+            let q = queue(self.meta[t as usize].device, self.l.is_dirty(t));
             self.l.push_front(q, t);
-            have += 1;
+            self.seg_len += 1;
+            // The next refill takes the new tail (its node is in cache:
+            // unlinking `t` just wrote it), reads its record and writes the
+            // node before it: start loading those two now.
+            let next = self.l.tail(TIME);
+            if next != NIL {
+                super::list::prefetch(&self.meta[next as usize]);
+                self.l.prefetch(self.l.prev_of(next));
+            }
         }
     }
 
@@ -245,14 +257,14 @@ impl Koltsidas {
         if list <= TIME {
             return;
         }
-        let to = queue(self.device[page as usize], self.l.is_dirty(page));
+        let to = queue(self.meta[page as usize].device, self.l.is_dirty(page));
         if to == list {
             return;
         }
         self.l.unlink(page);
-        let s = self.stamp[page as usize];
+        let s = self.meta[page as usize].stamp;
         let mut cur = self.l.head(to);
-        while cur != NIL && self.stamp[cur as usize] > s {
+        while cur != NIL && self.meta[cur as usize].stamp > s {
             cur = self.l.next_of(cur);
         }
         self.l.insert_before(to, page, cur);
@@ -263,14 +275,15 @@ impl Koltsidas {
     fn set_lambda(&mut self, lambda: f64) {
         self.lambda = lambda.clamp(0.0, 1.0);
         self.segment = self.segment_for(self.cap);
-        while self.segment_len() > self.segment {
+        while self.seg_len > self.segment {
             let newest = (2..=2 * DEVICES as u8)
                 .map(|q| self.l.head(q))
                 .filter(|&h| h != NIL)
-                .max_by_key(|&h| self.stamp[h as usize]);
+                .max_by_key(|&h| self.meta[h as usize].stamp);
             let Some(p) = newest else { break };
             self.l.unlink(p);
             self.l.push_back(TIME, p);
+            self.seg_len -= 1;
         }
         self.refill();
     }
@@ -286,13 +299,12 @@ impl Koltsidas {
         if hit != in_lru {
             // A page the shadow holds has been admitted, so its device is
             // known.
-            let (r, w) = self.costs[usize::from(self.device[page as usize])];
-            let i = page as usize;
+            let m = self.meta[page as usize];
+            let (r, w) = self.costs[usize::from(m.device)];
             if hit {
                 t.gain += r + if dirty { w } else { 0.0 };
             } else {
-                let was = t.evicted_dirty.get(i).copied().unwrap_or(false);
-                t.gain -= r + if was { w } else { 0.0 };
+                t.gain -= r + if m.evicted_dirty { w } else { 0.0 };
             }
         }
         if in_lru {
@@ -340,7 +352,7 @@ impl Policy for Koltsidas {
         self.set_lambda(self.lambda);
     }
     fn len(&self) -> usize {
-        self.l.len(TIME) + self.segment_len()
+        self.l.len(TIME) + self.seg_len
     }
     fn contains(&self, page: DenseId) -> bool {
         self.l.list_of(page) != 0
@@ -349,8 +361,11 @@ impl Policy for Koltsidas {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.l.prefetch(page);
-        if let Some(s) = self.stamp.get(page as usize) {
-            super::list::prefetch(s);
+        if let Some(m) = self.meta.get(page as usize) {
+            super::list::prefetch(m);
+        }
+        if let Some(t) = self.tuner.as_ref() {
+            t.shadow.prefetch(page);
         }
     }
 
@@ -370,6 +385,7 @@ impl Policy for Koltsidas {
             self.l.move_front(TIME, page);
         } else {
             self.l.unlink(page);
+            self.seg_len -= 1;
             self.l.push_front(TIME, page);
             self.refill();
         }
@@ -408,21 +424,16 @@ impl Policy for Koltsidas {
         // The segment is refilled by the next insert, so undoing this
         // eviction only has to put the victim back.
         self.undo = Some(self.l.save(page));
+        self.seg_len -= usize::from(self.l.list_of(page) > TIME);
         let dirty = self.l.remove(page);
-        if let Some(t) = self.tuner.as_mut() {
-            let i = page as usize;
-            if i >= t.evicted_dirty.len() {
-                t.evicted_dirty
-                    .resize((i + 1).max(2 * t.evicted_dirty.len()), false);
-            }
-            t.evicted_dirty[i] = dirty;
-        }
+        self.meta[page as usize].evicted_dirty = dirty;
         Some(Victim { page, dirty })
     }
 
     fn reinstate(&mut self, _victim: Victim) {
         if let Some(s) = self.undo.take() {
             self.l.restore(s);
+            self.seg_len += usize::from(self.l.list_of(s.page()) > TIME);
         }
     }
 
@@ -449,6 +460,7 @@ impl Policy for Koltsidas {
         if !self.contains(page) {
             return None;
         }
+        self.seg_len -= usize::from(self.l.list_of(page) > TIME);
         let dirty = self.l.remove(page);
         self.refill();
         Some(dirty)

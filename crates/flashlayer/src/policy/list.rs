@@ -27,6 +27,14 @@ pub(crate) struct Saved {
     tag: u8,
 }
 
+impl Saved {
+    /// The page whose place this is.
+    #[inline]
+    pub(crate) fn page(&self) -> DenseId {
+        self.page
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     prev: u32,
