@@ -7,8 +7,10 @@
 //! workload end to end.
 
 use flashlayer::device::DeviceModel;
+use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Lru, LruWsr, Policy, TwoQ,
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Koltsidas, Lambda, Lru, LruWsr,
+    Policy, TwoQ,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -53,6 +55,7 @@ fn main() {
 
 #[divan::bench(args = [
     "lru", "fifo", "clock", "2q", "arc", "belady", "cflru", "lruwsr", "ccflru", "casa",
+    "koltsidas", "koltsidas-auto",
 ])]
 fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
     let (words, pages) = trace();
@@ -69,6 +72,35 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),
             "ccflru" => replay(CcfLru::new(BUFFER).with_pages(*pages)),
             "casa" => replay(Casa::new(BUFFER, CostSource::Model).with_pages(*pages)),
+            "koltsidas" => replay(Koltsidas::new(BUFFER, Lambda::Fixed(0.5)).with_pages(*pages)),
+            "koltsidas-auto" => {
+                replay(Koltsidas::new(BUFFER, Lambda::Auto { epoch: 4 }).with_pages(*pages))
+            }
             other => unreachable!("unknown bench arg {other}"),
+        });
+}
+
+/// LRU over a hybrid flash + magnetic store (Koltsidas Table 1), by
+/// placement: the store's per-request and per-eviction work.
+#[divan::bench(args = ["m-only", "conservative", "hybrid"])]
+fn hybrid_store(bencher: divan::Bencher<'_, '_>, placement: &str) {
+    let (words, pages) = trace();
+    bencher
+        .counter(divan::counter::ItemsCount::new(words.len()))
+        .bench(|| {
+            let store = HybridStore::builder(
+                CostStore::new(DeviceModel::preset("koltsidas08-flash").expect("preset")),
+                CostStore::new(DeviceModel::preset("koltsidas08-magnetic").expect("preset")),
+            )
+            .placement(Placement::parse(placement).expect("a placement"))
+            .buffer_pages(BUFFER as u64)
+            .preloaded(true)
+            .open()
+            .expect("valid store");
+            let mut sim = Simulator::new(Lru::new(BUFFER).with_pages(*pages), store)
+                .expect("a model-priced policy");
+            sim.run_words(words.iter().copied())
+                .expect("cost store never fails");
+            sim.finish().misses
         });
 }

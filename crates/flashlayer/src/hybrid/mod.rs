@@ -891,6 +891,11 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
 
     #[inline]
     fn accessed(&mut self, page: PageId, op: Op) {
+        // Only optimistic and hybrid count logical operations: spare the
+        // others the lookup on every request.
+        if !matches!(self.placement, Placement::Optimistic | Placement::Hybrid) {
+            return;
+        }
         let i = self.state(page);
         let p = &mut self.pages[i as usize];
         if p.flags & ACCOUNTING != 0 {

@@ -28,7 +28,8 @@
 //! `lambda=auto` follows §5's criterion: the cost segment pays off while
 //! `r_m · H_m > r_f · M_f`, `H_m` the magnetic hits it adds over LRU and
 //! `M_f` the flash misses it adds. We measure both against a shadow LRU of
-//! `B` page ids (no data): a hit on a page LRU would have evicted gains that
+//! `B` page ids (no data; from 1,024 pages on, one page in 16 by a hash of
+//! its id against a shadow of `B/16`, SHARDS' spatial sampling): a hit on a page LRU would have evicted gains that
 //! page's eviction cost (§5: `r`, plus `w` if it was dirty, which LRU would
 //! have written back), and a miss on a page LRU would still hold loses the
 //! eviction cost it had when we evicted it. This is the paper's inequality
@@ -64,6 +65,31 @@ pub enum Lambda {
 pub const DEFAULT_LAMBDA_EPOCH: u64 = 4;
 const STEP: f64 = 0.05;
 
+/// Buffers of at least this many pages measure `lambda=auto`'s criterion
+/// on a spatial sample of the pages (SHARDS, Waldspurger et al. FAST
+/// 2015): one page in [`SAMPLE`], by a hash of its id, against a shadow LRU
+/// of `B / SAMPLE` pages, which tracks an LRU of `B` pages on the sample.
+/// Smaller buffers track every page.
+const SAMPLE_FROM: usize = 1024;
+/// One page in this many is sampled.
+const SAMPLE: usize = 16;
+
+/// Whether `page` is in the sample of a buffer of `cap` pages.
+#[inline]
+fn sampled(page: DenseId, cap: usize) -> bool {
+    cap < SAMPLE_FROM || page.wrapping_mul(0x9E37_79B1) >> 28 == 0
+}
+
+/// The shadow LRU's size for a buffer of `cap` pages.
+#[inline]
+fn shadow_capacity(cap: usize) -> usize {
+    if cap < SAMPLE_FROM {
+        cap
+    } else {
+        cap / SAMPLE
+    }
+}
+
 /// Queue of class (device, dirty).
 #[inline]
 fn queue(device: u8, dirty: bool) -> u8 {
@@ -85,7 +111,8 @@ struct Tuner {
     epoch: u64,
     shadow: Lists<1>,
     shadow_len: usize,
-    requests: u64,
+    /// Requests left in this epoch.
+    left: u64,
     gain: f64,
     last_rate: Option<f64>,
     direction: f64,
@@ -123,7 +150,7 @@ impl Koltsidas {
                     epoch: epoch.max(1),
                     shadow: Lists::new(),
                     shadow_len: 0,
-                    requests: 0,
+                    left: epoch.max(1) * capacity.max(1) as u64,
                     gain: 0.0,
                     last_rate: None,
                     direction: 1.0,
@@ -292,6 +319,42 @@ impl Koltsidas {
     /// says whether the page was dirty before a hit.
     #[inline]
     fn observe(&mut self, page: DenseId, hit: bool, dirty: bool) {
+        if self.tuner.is_none() {
+            return;
+        }
+        if sampled(page, self.cap) {
+            self.shadow_step(page, hit, dirty);
+        }
+        let Some(t) = self.tuner.as_mut() else {
+            return;
+        };
+        // Counted down rather than divided: a division on every request
+        // costs more than the rest of this step.
+        t.left = t.left.saturating_sub(1);
+        if t.left == 0 {
+            let epoch = t.epoch * self.cap.max(1) as u64;
+            t.left = epoch;
+            let rate = t.gain / epoch as f64;
+            if let Some(last) = t.last_rate {
+                if rate < last {
+                    t.direction = -t.direction;
+                }
+            }
+            t.last_rate = Some(rate);
+            t.gain = 0.0;
+            let next = (self.lambda + t.direction * STEP).clamp(0.0, 1.0);
+            if next == self.lambda {
+                t.direction = -t.direction;
+            }
+            self.set_lambda(next);
+        }
+    }
+
+    /// One sampled page's request against the shadow LRU of
+    /// [`shadow_capacity`] pages.
+    #[inline]
+    fn shadow_step(&mut self, page: DenseId, hit: bool, dirty: bool) {
+        let cap = shadow_capacity(self.cap);
         let Some(t) = self.tuner.as_mut() else {
             return;
         };
@@ -312,28 +375,17 @@ impl Koltsidas {
         } else {
             t.shadow.push_front(SHADOW, page);
             t.shadow_len += 1;
-            while t.shadow_len > self.cap {
+            while t.shadow_len > cap {
                 let old = t.shadow.tail(SHADOW);
                 t.shadow.remove(old);
                 t.shadow_len -= 1;
             }
-        }
-        t.requests += 1;
-        let epoch = t.epoch * self.cap.max(1) as u64;
-        if t.requests % epoch == 0 {
-            let rate = t.gain / epoch as f64;
-            if let Some(last) = t.last_rate {
-                if rate < last {
-                    t.direction = -t.direction;
-                }
+            // The next page to leave the shadow is its new tail (in cache);
+            // removing it writes the node before it: load that now.
+            let tail = t.shadow.tail(SHADOW);
+            if tail != NIL {
+                t.shadow.prefetch(t.shadow.prev_of(tail));
             }
-            t.last_rate = Some(rate);
-            t.gain = 0.0;
-            let next = (self.lambda + t.direction * STEP).clamp(0.0, 1.0);
-            if next == self.lambda {
-                t.direction = -t.direction;
-            }
-            self.set_lambda(next);
         }
     }
 }
@@ -365,7 +417,9 @@ impl Policy for Koltsidas {
             super::list::prefetch(m);
         }
         if let Some(t) = self.tuner.as_ref() {
-            t.shadow.prefetch(page);
+            if sampled(page, self.cap) {
+                t.shadow.prefetch(page);
+            }
         }
     }
 
@@ -426,7 +480,11 @@ impl Policy for Koltsidas {
         self.undo = Some(self.l.save(page));
         self.seg_len -= usize::from(self.l.list_of(page) > TIME);
         let dirty = self.l.remove(page);
-        self.meta[page as usize].evicted_dirty = dirty;
+        // Only `lambda=auto` reads it, and only for sampled pages: the
+        // victim's record is not in cache.
+        if self.tuner.is_some() && sampled(page, self.cap) {
+            self.meta[page as usize].evicted_dirty = dirty;
+        }
         Some(Victim { page, dirty })
     }
 
