@@ -47,11 +47,12 @@
 //! deferred batches) may be resident in the buffer: the caller collects
 //! them with [`PageStore::take_moved`] and re-prices them in its policy.
 //!
-//! **Per-page state** lives in a vector indexed through one hash lookup of
-//! the page number per call (a hybrid store serves any page numbers); the
-//! placement counters are persisted in the journal at `flush`, so a
-//! reopened store knows where every page is and what it has counted as of
-//! its last flush.
+//! **Per-page state** lives in a vector found from the page number through
+//! a dense table while numbers are small and a hash map beyond
+//! (`index.rs`); only optimistic and hybrid, which count logical
+//! operations, look a page up on every request. The placement counters are
+//! persisted in the journal at `flush`, so a reopened store knows where
+//! every page is and what it has counted as of its last flush.
 
 mod index;
 mod journal;
