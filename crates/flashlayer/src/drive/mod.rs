@@ -36,6 +36,13 @@ pub trait PageNumbers {
         let _ = page;
     }
 
+    /// Starts loading what [`PageNumbers::number`] reads for `page`.
+    /// Default: nothing.
+    #[inline]
+    fn prefetch_number(&self, page: DenseId) {
+        let _ = page;
+    }
+
     /// The dense id of the page numbered `number`, if there is one (for
     /// pages a store moved on its own; not on the per-request path).
     fn dense_of(&self, number: PageId) -> Option<DenseId>;
@@ -69,6 +76,10 @@ impl PageNumbers for &Flt {
     }
     fn prefetch_neighbours(&self, page: DenseId) {
         self.prefetch_links(page);
+    }
+    #[inline]
+    fn prefetch_number(&self, page: DenseId) {
+        self.prefetch_original(page);
     }
     fn dense_of(&self, number: PageId) -> Option<DenseId> {
         Flt::dense_of(self, number)
@@ -127,6 +138,13 @@ pub trait Frames {
         let _ = page;
     }
 
+    /// Starts loading what [`Frames::number`] reads for `page`.
+    /// Default: nothing.
+    #[inline]
+    fn prefetch_number(&self, page: DenseId) {
+        let _ = page;
+    }
+
     /// Writes one page to `store` with [`PageStore::write`].
     fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()>;
 
@@ -166,6 +184,10 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     }
     fn prefetch_neighbours(&self, page: DenseId) {
         self.numbers.prefetch_neighbours(page);
+    }
+    #[inline]
+    fn prefetch_number(&self, page: DenseId) {
+        self.numbers.prefetch_number(page);
     }
     fn dense_of(&self, number: PageId) -> Option<DenseId> {
         self.numbers.dense_of(number)
@@ -287,6 +309,25 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     #[inline]
     pub fn prefetch(&self, page: DenseId) {
         self.policy.prefetch(page);
+    }
+
+    /// Whether the store places pages, and so hears of every request
+    /// ([`PageStore::wants_accesses`]): callers that know requests ahead
+    /// then also hint the store.
+    #[inline]
+    pub fn placing(&self) -> bool {
+        self.placing
+    }
+
+    /// Hints the store, a step of two ([`PageStore::prefetch_index`], then
+    /// [`PageStore::prefetch_state`]), that page `number` comes soon.
+    #[inline]
+    pub fn prefetch_store(&self, number: PageId, second: bool) {
+        if second {
+            self.store.prefetch_state(number);
+        } else {
+            self.store.prefetch_index(number);
+        }
     }
 
     /// Steps 2–4 for a miss that [`Driver::access`] announced: reads the page

@@ -43,6 +43,25 @@ impl PageIndex {
         Some(i)
     }
 
+    /// Starts loading the table entry of `page` (nothing for a page in the
+    /// map: hashing is the cost there).
+    #[inline]
+    pub(super) fn prefetch(&self, page: PageId) {
+        if let Some(e) = self.dense.get(page as usize) {
+            crate::types::prefetch(e);
+        }
+    }
+
+    /// [`PageIndex::get`] without remembering the answer (for hints).
+    #[inline]
+    pub(super) fn peek(&self, page: PageId) -> Option<u32> {
+        match self.dense.get(page as usize) {
+            Some(&i) if i != NIL => Some(i),
+            Some(_) => None,
+            None => self.sparse.get(&page).copied(),
+        }
+    }
+
     /// Records a page not seen before.
     pub(super) fn insert(&mut self, page: PageId, i: u32) {
         self.len += 1;

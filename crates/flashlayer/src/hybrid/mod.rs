@@ -81,7 +81,9 @@ const MARKED: u8 = 16;
 /// Its record changed since it was last appended to the journal.
 const CHANGED: u8 = 32;
 
+/// One cache line a page: a hint loads all of it.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct PageState {
     number: PageId,
     device: DeviceId,
@@ -963,5 +965,17 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
 
     fn take_moved(&mut self, out: &mut Vec<PageId>) {
         out.append(&mut self.moved);
+    }
+
+    #[inline]
+    fn prefetch_index(&self, page: PageId) {
+        self.index.prefetch(page);
+    }
+
+    #[inline]
+    fn prefetch_state(&self, page: PageId) {
+        if let Some(i) = self.index.peek(page) {
+            crate::types::prefetch(&self.pages[i as usize]);
+        }
     }
 }

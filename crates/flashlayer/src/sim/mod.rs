@@ -24,6 +24,8 @@ use crate::types::{unpack, DenseId, Metrics, Op};
 /// to hide a load from the last-level cache or memory behind the requests
 /// in between, near enough that the line is still there when needed.
 const PREFETCH_DISTANCE: usize = 16;
+/// Requests between the steps of hinting a store that places pages.
+const STORE_STEP: usize = 8;
 
 /// Replays requests against a policy over a store, through the calling
 /// protocol of [`crate::drive`]. Stores see page numbers from `N` (the
@@ -101,9 +103,28 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
             let b = &bytes[4 * i..4 * i + 4];
             u32::from_le_bytes([b[0], b[1], b[2], b[3]])
         };
+        let placing = self.d.placing();
         for i in 0..words {
             if i + PREFETCH_DISTANCE < words {
                 self.d.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
+            }
+            if placing {
+                // A store that places pages looks each one up in three
+                // dependent steps (its number, where the store keeps it,
+                // its state): start each a few requests before the next.
+                if i + 3 * STORE_STEP < words {
+                    crate::drive::Frames::prefetch_number(
+                        &self.frames,
+                        unpack(word(i + 3 * STORE_STEP)).0,
+                    );
+                }
+                for (k, second) in [(2, false), (1, true)] {
+                    if i + k * STORE_STEP < words {
+                        let d = unpack(word(i + k * STORE_STEP)).0;
+                        self.d
+                            .prefetch_store(crate::drive::Frames::number(&self.frames, d), second);
+                    }
+                }
             }
             let (p, op) = unpack(word(i));
             self.request(p, op)?;

@@ -157,6 +157,23 @@ pub trait PageStore {
         Ok(dirty)
     }
 
+    /// Hints that `page` is asked for soon, for a store that places pages
+    /// and finds a page's state in two dependent steps: start loading where
+    /// it finds `page`. The simulator calls it some requests ahead, then
+    /// [`PageStore::prefetch_state`] a few requests later. Must not change
+    /// anything. Default: nothing.
+    #[inline]
+    fn prefetch_index(&self, page: PageId) {
+        let _ = page;
+    }
+
+    /// The second step of [`PageStore::prefetch_index`]: start loading
+    /// `page`'s state. Default: nothing.
+    #[inline]
+    fn prefetch_state(&self, page: PageId) {
+        let _ = page;
+    }
+
     /// Appends the pages the store moved to another device on its own since
     /// the last call (a full flash disk demoting a page, a deferred batch of
     /// migrations), so that the caller re-prices those still resident
@@ -350,6 +367,12 @@ impl PageStore for DynStore {
     }
     fn take_moved(&mut self, out: &mut Vec<PageId>) {
         (**self).take_moved(out);
+    }
+    fn prefetch_index(&self, page: PageId) {
+        (**self).prefetch_index(page);
+    }
+    fn prefetch_state(&self, page: PageId) {
+        (**self).prefetch_state(page);
     }
     fn page_sensitive(&self) -> bool {
         (**self).page_sensitive()

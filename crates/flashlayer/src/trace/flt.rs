@@ -540,6 +540,15 @@ impl Flt {
         u64::from_le_bytes(self.raw()[o..o + 8].try_into().expect("8 bytes"))
     }
 
+    /// Starts loading dense id `d`'s original id into the cache.
+    #[inline]
+    pub fn prefetch_original(&self, d: DenseId) {
+        let o = HEADER_LEN + 4 * self.n_requests + 8 * d as usize;
+        if let Some(b) = self.raw().get(o) {
+            crate::types::prefetch(b);
+        }
+    }
+
     /// All original ids in dense order.
     pub fn originals(&self) -> Vec<PageId> {
         let o = HEADER_LEN + 4 * self.n_requests;
