@@ -319,6 +319,13 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.placing
     }
 
+    /// The page the `k`-th eviction from now would take, if the policy
+    /// knows ([`Policy::victim_ahead`]).
+    #[inline]
+    pub fn victim_ahead(&self, k: usize) -> Option<DenseId> {
+        self.policy.victim_ahead(k)
+    }
+
     /// Hints the store, a step of two ([`PageStore::prefetch_index`], then
     /// [`PageStore::prefetch_state`]), that page `number` comes soon.
     #[inline]

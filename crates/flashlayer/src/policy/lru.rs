@@ -51,6 +51,23 @@ impl<const PROMOTE: bool> Queue<PROMOTE> {
 }
 
 impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
+    #[inline]
+    fn victim_ahead(&self, k: usize) -> Option<DenseId> {
+        let mut p = self.oldest()?;
+        for _ in 0..k {
+            p = self.l.prev_of(p);
+            if p == super::list::NIL {
+                return None;
+            }
+        }
+        // The walk reads the nodes at the LRU end; load the next one.
+        let before = self.l.prev_of(p);
+        if before != super::list::NIL {
+            self.l.prefetch(before);
+        }
+        Some(p)
+    }
+
     fn name(&self) -> String {
         if PROMOTE { "LRU" } else { "FIFO" }.into()
     }

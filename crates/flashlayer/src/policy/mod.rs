@@ -204,6 +204,17 @@ pub trait Policy {
         let _ = page;
     }
 
+    /// The page the `k`-th eviction from now (0: the next) would take if
+    /// every page were evictable and nothing else happened, when the policy
+    /// knows it without searching (a queue's LRU end): a hint for loading
+    /// what the caller's store keeps about that page, never a promise.
+    /// Default: `None`.
+    #[inline]
+    fn victim_ahead(&self, k: usize) -> Option<DenseId> {
+        let _ = k;
+        None
+    }
+
     /// Observes the cost of one physical I/O the caller made: the latency
     /// the store measured (µs) if it measures, else the device model's
     /// cost. For policies that learn the device's asymmetry (CASA §5.3).

@@ -125,6 +125,17 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                             .prefetch_store(crate::drive::Frames::number(&self.frames, d), second);
                     }
                 }
+                // The coming victims too, the same three steps, one
+                // eviction apart (the store hears of each eviction).
+                if let Some(v) = self.d.victim_ahead(2) {
+                    crate::drive::Frames::prefetch_number(&self.frames, v);
+                }
+                for (k, second) in [(1, false), (0, true)] {
+                    if let Some(v) = self.d.victim_ahead(k) {
+                        self.d
+                            .prefetch_store(crate::drive::Frames::number(&self.frames, v), second);
+                    }
+                }
             }
             let (p, op) = unpack(word(i));
             self.request(p, op)?;
