@@ -40,6 +40,12 @@ fn trace() -> &'static (Vec<u32>, usize) {
     })
 }
 
+/// The trace as `flt` request words in bytes, for `Simulator::run_bytes`.
+fn bytes() -> &'static [u8] {
+    static B: OnceLock<Vec<u8>> = OnceLock::new();
+    B.get_or_init(|| trace().0.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
 fn replay<P: Policy>(policy: P) -> u64 {
     let (words, _) = trace();
     let device = DeviceModel::parse("ratio:1:8").expect("valid device");
@@ -99,8 +105,8 @@ fn hybrid_store(bencher: divan::Bencher<'_, '_>, placement: &str) {
             .expect("valid store");
             let mut sim = Simulator::new(Lru::new(BUFFER).with_pages(*pages), store)
                 .expect("a model-priced policy");
-            sim.run_words(words.iter().copied())
-                .expect("cost store never fails");
+            // The replay users run: the store is hinted ahead of time.
+            sim.run_bytes(bytes()).expect("cost store never fails");
             sim.finish().misses
         });
 }
