@@ -5,8 +5,8 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Lru, LruWsr,
-    Mc, Policy, TwoQ,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Koltsidas,
+    Lambda, Lru, LruWsr, Mc, Policy, TwoQ,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::{CostStore, FileStore, MemStore, PageStore};
@@ -167,6 +167,8 @@ proptest! {
         compare(CcfLru::new(cap), &t)?;
         compare(Casa::new(cap, CostSource::Model), &t)?;
         compare(Cfdc::new(cap, 0.5, 3), &t)?;
+        compare(Koltsidas::new(cap, Lambda::Fixed(0.5)), &t)?;
+        compare(Koltsidas::new(cap, Lambda::Auto { epoch: 2 }), &t)?;
         compare(FdBuffer::new(cap, cap / 3, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap))), &t)?;
         compare(FdBuffer::new(cap, cap / 2, Base::Lru(Lru::new(cap)), Base::Lru(Lru::new(cap))).with_cluster(3), &t)?;
         compare(FdBuffer::with_mc(cap, Mc::Auto { epoch: 11 }, CostSource::Model, Base::Clock(Clock::new(cap)), Base::TwoQ(TwoQ::new(cap))), &t)?;
