@@ -12,9 +12,11 @@
 //! Layout for O(1) operations, as in CFLRU (`cflru.rs`): the time segment
 //! is one LRU list; each class is an LRU list; a page leaves the time
 //! segment at its LRU end into the back of its class queue, so each queue
-//! stays in recency order. A per-page access stamp keeps that order when a
-//! cost-segment page changes class without an access (written back and
-//! kept, modified at unfix, moved to another device: rare).
+//! stays in recency order. A stamp given as a page enters the segment (in
+//! recency order, so entering order is recency order) keeps that order when
+//! a cost-segment page changes class without an access (written back and
+//! kept, modified at unfix, moved to another device: rare); a hit touches
+//! no per-page record beyond the list node.
 //!
 //! Choices where the paper is silent, each tested:
 //! - The cost segment holds `round(λB)` pages; `λ = 0` is LRU, `λ = 1`
@@ -96,8 +98,8 @@ fn queue(device: u8, dirty: bool) -> u8 {
     2 + 2 * device.min(DEVICES as u8 - 1) + u8::from(dirty)
 }
 
-/// A page's stamp (its last access, for recency order when it changes
-/// class), its device, and (for `lambda=auto`) whether it was dirty when
+/// A page's stamp (when it last entered the cost segment, which it enters
+/// in recency order: its place when it changes class), its device, and (for `lambda=auto`) whether it was dirty when
 /// last evicted.
 #[derive(Clone, Copy, Debug, Default)]
 struct Meta {
@@ -220,13 +222,6 @@ impl Koltsidas {
         }
     }
 
-    #[inline]
-    fn touch(&mut self, page: DenseId) {
-        self.clock += 1;
-        self.grow(page as usize);
-        self.meta[page as usize].stamp = self.clock;
-    }
-
     /// Orders the class queues by eviction cost (stable: clean before
     /// dirty, then by device).
     fn sort_queues(&mut self) {
@@ -263,7 +258,10 @@ impl Koltsidas {
                 break;
             }
             self.l.unlink(t);
-            let q = queue(self.meta[t as usize].device, self.l.is_dirty(t));
+            self.clock += 1;
+            let m = &mut self.meta[t as usize];
+            m.stamp = self.clock;
+            let q = queue(m.device, self.l.is_dirty(t));
             self.l.push_front(q, t);
             self.seg_len += 1;
             // The next refill takes the new tail (its node is in cache:
@@ -434,7 +432,6 @@ impl Policy for Koltsidas {
         if op.is_write() {
             self.l.set_dirty(page, true);
         }
-        self.touch(page);
         if list == TIME {
             self.l.move_front(TIME, page);
         } else {
@@ -450,7 +447,7 @@ impl Policy for Koltsidas {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
         debug_assert!(self.len() < self.cap);
-        self.touch(page);
+        self.grow(page as usize);
         self.price(page, cost);
         self.l.push_front(TIME, page);
         self.l.set_dirty(page, op.is_write());
