@@ -103,7 +103,8 @@ def add_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--hybrid", metavar="PLACEMENT[,...]",
                    help="pages live on a flash and a magnetic disk side by side (Koltsidas & Viglas 2008), placed "
                    "by each of: conservative, optimistic, hybrid (sections 4.1-4.3), optimal (the offline optimum "
-                   "of the recorded physical operations: two passes), m-only, f-only")
+                   "of the recorded physical operations: two passes), m-only, f-only (default: none, one device priced by "
+                   "--device)")
     s.add_argument("--flash", metavar="SPEC",
                    help="with --hybrid: the flash disk's device (default: koltsidas08-flash, read 1, write 118)")
     s.add_argument("--magnetic", metavar="SPEC",
