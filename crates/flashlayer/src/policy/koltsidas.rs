@@ -270,7 +270,13 @@ impl Koltsidas {
             let next = self.l.tail(TIME);
             if next != NIL {
                 super::list::prefetch(&self.meta[next as usize]);
-                self.l.prefetch(self.l.prev_of(next));
+                // And the record of the one after: a refill comes about
+                // once a miss, too soon to wait for one load.
+                let after = self.l.prev_of(next);
+                if after != NIL {
+                    self.l.prefetch(after);
+                    super::list::prefetch(&self.meta[after as usize]);
+                }
             }
         }
     }
