@@ -5,7 +5,7 @@
 //! script can arm a power cut on the chip and watch a store's operation
 //! fail with `PowerCut`, then recover a new store from the same chip.
 
-use crate::{call_back, driver, err, finish, metrics_dict, replay_args, timed, Params, Trace};
+use crate::{driver, err, metrics_dict, replay_args, timed, with_progress, Params, Trace};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStats, FlashStore as Store, FlashStoreBuilder, Method};
@@ -482,18 +482,9 @@ pub fn workload_on_flash<'py>(
     .map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;
     let store = b.create(chip).map_err(err)?;
-    let progress = progress.map(Bound::unbind);
-    let mut failure = None;
-    let r = py.detach(|| {
-        let mut cb = |done: u64, total: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(f) => f.call1(py, (done, total)).map(drop),
-                None => Ok(()),
-            })
-        };
-        flashlayer::workload::run_on(drv.as_mut(), Box::new(store), frames, seed, &mut cb)
-    });
-    let r = finish(r, failure)?;
+    let r = with_progress(py, progress, |cb| {
+        flashlayer::workload::run_on(drv.as_mut(), Box::new(store), frames, seed, cb)
+    })?;
     let io = |s: &flashlayer::store::IoStats| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("reads", s.reads)?;

@@ -2,9 +2,7 @@
 //! hybrid store (`run_hybrid`) and Koltsidas & Viglas' §6 sequences of
 //! query sets on a B+-tree (`hybrid_sequence`).
 
-use crate::{
-    btree_params, call_back, err, finish, metrics_dict, replay_args, timed, Params, Trace,
-};
+use crate::{btree_params, err, metrics_dict, replay_args, timed, with_progress, Params, Trace};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::PolicySpec;
 use flashlayer::sim::{self, HybridRunOptions};
@@ -170,18 +168,7 @@ pub fn hybrid_sequence<'py>(
         flash_capacity: capacity(flash_capacity)?,
         seed,
     };
-    let progress = progress.map(Bound::unbind);
-    let mut failure = None;
-    let r = py.detach(|| {
-        let mut cb = |done: u64, total: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(f) => f.call1(py, (done, total)).map(drop),
-                None => Ok(()),
-            })
-        };
-        workload::hybrid_sequence(&params, &mut cb)
-    });
-    let r = finish(r, failure)?;
+    let r = with_progress(py, progress, |cb| workload::hybrid_sequence(&params, cb))?;
     let d = PyDict::new(py);
     d.set_item("tree_pages", r.tree_pages)?;
     d.set_item("load_time", r.load_time)?;

@@ -284,6 +284,29 @@ pub(crate) fn timed<T: Send>(
     Ok((finish(result, failure)?, seconds))
 }
 
+/// Runs `work` with the GIL released, handing it a `(done, total)`
+/// progress callback that calls `progress` (if any) and stops the work on
+/// its exception or Ctrl-C.
+pub(crate) fn with_progress<T: Send>(
+    py: Python<'_>,
+    progress: Option<Bound<'_, PyAny>>,
+    work: impl Send
+        + FnOnce(&mut dyn FnMut(u64, u64) -> flashlayer::Result<()>) -> flashlayer::Result<T>,
+) -> PyResult<T> {
+    let progress = progress.map(Bound::unbind);
+    let mut failure = None;
+    let r = py.detach(|| {
+        let mut cb = |done: u64, total: u64| {
+            call_back(&mut failure, |py| match &progress {
+                Some(f) => f.call1(py, (done, total)).map(drop),
+                None => Ok(()),
+            })
+        };
+        work(&mut cb)
+    });
+    finish(r, failure)
+}
+
 /// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over a
 /// cost-only store priced by `device` (default `ratio:1:1`). `progress`, if
 /// given, is called with the number of requests served after every million;
@@ -602,23 +625,14 @@ fn gen_workload<'py>(
     };
     let mut drv = driver(kind, &mut p)?;
     p.finish(kind)?;
-    let progress = progress.map(Bound::unbind);
     let opts = GenOptions {
         seed,
         with_bytes,
         frames,
     };
-    let mut failure = None;
-    let report = py.detach(|| {
-        let mut cb = |done: u64, total: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(f) => f.call1(py, (done, total)).map(drop),
-                None => Ok(()),
-            })
-        };
-        workload::generate(drv.as_mut(), &opts, &output, &mut cb)
-    });
-    let report = finish(report, failure)?;
+    let report = with_progress(py, progress, |cb| {
+        workload::generate(drv.as_mut(), &opts, &output, cb)
+    })?;
     let d = PyDict::new(py);
     d.set_item("workload", kind)?;
     d.set_item("requests", report.requests)?;

@@ -922,7 +922,9 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
         let go = match &self.placement {
             Placement::Optimal(s) => s.device_after(page, p.evictions) != on,
             Placement::Fixed(_) => false,
-            placement => self.counting(&p) && p.counters.decide(placement, on, &k, q),
+            // The saving just computed decides: no second pass over the
+            // counters.
+            placement => self.counting(&p) && placement::moves(placement, on, saving, &k),
         };
         p.evictions += 1;
         // The estimate that ranks a flash page: the one that placed it

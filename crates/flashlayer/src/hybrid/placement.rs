@@ -67,6 +67,36 @@ impl Placement {
         })
     }
 
+    /// The placement `name` names, any of [`PLACEMENTS`]: `optimal` is
+    /// solved from the events `record` returns (a first pass with every page
+    /// left on the magnetic disk, recording); the others need no pass. An
+    /// unknown name is an error listing the valid ones.
+    pub fn by_name(
+        name: &str,
+        record: impl FnOnce() -> crate::error::Result<(super::Recording, Costs)>,
+    ) -> crate::error::Result<Placement> {
+        if name == "optimal" {
+            let (rec, costs) = record()?;
+            return Ok(Placement::Optimal(std::sync::Arc::new(
+                super::Schedule::solve(&rec, &costs),
+            )));
+        }
+        Placement::parse(name).ok_or_else(|| {
+            crate::error::Error::invalid(format!(
+                "unknown placement '{name}'; valid placements: {}",
+                PLACEMENTS.join(", ")
+            ))
+        })
+    }
+
+    /// For `optimal`: the offline optimum's cost of the recorded events.
+    pub fn optimum(&self) -> Option<f64> {
+        match self {
+            Placement::Optimal(s) => Some(s.cost()),
+            _ => None,
+        }
+    }
+
     /// The name [`Placement::parse`] takes (`optimal` for the offline one).
     pub fn label(&self) -> &'static str {
         match self {
@@ -120,6 +150,24 @@ pub fn other(device: DeviceId) -> DeviceId {
         DeviceId::MAGNETIC
     } else {
         DeviceId::FLASH
+    }
+}
+
+/// Whether a page on `on` whose estimated saving on flash is `saving`
+/// ([`Counters::flash_saving`]) should move to the other disk: conservative
+/// and hybrid once the other disk would have saved more than two moves
+/// (`w_f + w_m`), optimistic as soon as it would have saved anything.
+pub fn moves(placement: &Placement, on: DeviceId, saving: f64, k: &Costs) -> bool {
+    // Saving of the other disk over this one.
+    let gain = if on == DeviceId::FLASH {
+        -saving
+    } else {
+        saving
+    };
+    match placement {
+        Placement::Conservative | Placement::Hybrid => gain > k.w_f + k.w_m,
+        Placement::Optimistic => gain > 0.0,
+        Placement::Optimal(_) | Placement::Fixed(_) => false,
     }
 }
 
@@ -189,19 +237,7 @@ impl Counters {
     /// disk may refuse it, and it then keeps counting). `q = 1 − b/n`
     /// (hybrid only).
     pub fn decide(&self, placement: &Placement, on: DeviceId, k: &Costs, q: f64) -> bool {
-        let threshold = k.w_f + k.w_m;
-        let saving = self.flash_saving(placement, on, k, q);
-        // Saving of the other disk over this one.
-        let gain = if on == DeviceId::FLASH {
-            -saving
-        } else {
-            saving
-        };
-        match placement {
-            Placement::Conservative | Placement::Hybrid => gain > threshold,
-            Placement::Optimistic => gain > 0.0,
-            Placement::Optimal(_) | Placement::Fixed(_) => false,
-        }
+        moves(placement, on, self.flash_saving(placement, on, k, q), k)
     }
 }
 

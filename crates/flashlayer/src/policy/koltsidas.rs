@@ -112,7 +112,6 @@ struct Meta {
 struct Tuner {
     epoch: u64,
     shadow: Lists<1>,
-    shadow_len: usize,
     /// Requests left in this epoch.
     left: u64,
     gain: f64,
@@ -151,7 +150,6 @@ impl Koltsidas {
                 Some(Tuner {
                     epoch: epoch.max(1),
                     shadow: Lists::new(),
-                    shadow_len: 0,
                     left: epoch.max(1) * capacity.max(1) as u64,
                     gain: 0.0,
                     last_rate: None,
@@ -378,11 +376,9 @@ impl Koltsidas {
             t.shadow.move_front(SHADOW, page);
         } else {
             t.shadow.push_front(SHADOW, page);
-            t.shadow_len += 1;
-            while t.shadow_len > cap {
+            while t.shadow.len(SHADOW) > cap {
                 let old = t.shadow.tail(SHADOW);
                 t.shadow.remove(old);
-                t.shadow_len -= 1;
             }
             // The next page to leave the shadow is its new tail (in cache);
             // removing it writes the node before it: load that now.

@@ -13,15 +13,14 @@
 //! magnetic disk at the start with their accounting started
 //! ([`crate::hybrid::HybridStoreBuilder::preloaded`]).
 
-use super::{capacity, with_policy, Simulator, WithPolicy, CHUNK};
+use super::{capacity, with_policy, Simulator, WithPolicy};
 use crate::device::DeviceModel;
-use crate::error::{Error, Result};
-use crate::hybrid::{Costs, HybridStore, Placement, Schedule};
+use crate::error::Result;
+use crate::hybrid::{Costs, HybridStore, Placement};
 use crate::policy::{Policy, PolicySpec};
 use crate::store::CostStore;
 use crate::trace::Flt;
 use crate::types::{DeviceId, Metrics};
-use std::sync::Arc;
 
 /// Options of a [`run_hybrid`].
 #[derive(Clone, Debug)]
@@ -58,18 +57,6 @@ pub struct HybridRun {
     pub optimum: Option<f64>,
 }
 
-fn placement_of(name: &str) -> Result<Option<Placement>> {
-    if name == "optimal" {
-        return Ok(None);
-    }
-    Placement::parse(name).map(Some).ok_or_else(|| {
-        Error::invalid(format!(
-            "unknown placement '{name}'; valid placements: {}",
-            crate::hybrid::PLACEMENTS.join(", ")
-        ))
-    })
-}
-
 /// Replays `trace` with the named policy over a hybrid store. `progress`
 /// as in [`super::run`] (for `optimal`, over both passes).
 pub fn run_hybrid(
@@ -79,29 +66,22 @@ pub fn run_hybrid(
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<HybridRun> {
     let cap = capacity(opts.buffer_pages, trace)?;
-    let placement = match placement_of(&opts.placement)? {
-        Some(p) => p,
-        None => {
-            let first = with_policy(
-                spec,
-                cap,
+    let placement = Placement::by_name(&opts.placement, || {
+        let first = with_policy(
+            spec,
+            cap,
+            trace,
+            HybridReplay {
                 trace,
-                HybridReplay {
-                    trace,
-                    opts,
-                    placement: Placement::Fixed(DeviceId::MAGNETIC),
-                    record: true,
-                    progress: &mut *progress,
-                },
-            )?;
-            let (rec, costs) = first.recording.expect("the first pass records");
-            Placement::Optimal(Arc::new(Schedule::solve(&rec, &costs)))
-        }
-    };
-    let optimum = match &placement {
-        Placement::Optimal(s) => Some(s.cost()),
-        _ => None,
-    };
+                opts,
+                placement: Placement::Fixed(DeviceId::MAGNETIC),
+                record: true,
+                progress: &mut *progress,
+            },
+        )?;
+        Ok(first.recording.expect("the first pass records"))
+    })?;
+    let optimum = placement.optimum();
     let out = with_policy(
         spec,
         cap,
@@ -160,17 +140,9 @@ impl WithPolicy for HybridReplay<'_, '_> {
         }
         let store = b.open()?;
         let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
-        let mut done = 0u64;
-        for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-            sim.run_bytes(chunk)?;
-            done += (chunk.len() / 4) as u64;
-            progress(done)?;
-        }
+        sim.run_flt(trace, progress)?;
         let metrics = if opts.flush_at_end {
-            let dirty = sim.checkpoint(trace.pages())?;
-            let mut m = sim.metrics();
-            m.dirty_at_end = dirty as u64;
-            m
+            sim.flush_metrics(trace.pages())?
         } else {
             sim.metrics()
         };

@@ -143,6 +143,23 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
         Ok(())
     }
 
+    /// Serves every request of `trace` with [`Simulator::run_bytes`],
+    /// calling `progress` with the requests served after each chunk of about
+    /// a million; an error from it stops the run.
+    pub fn run_flt(
+        &mut self,
+        trace: &Flt,
+        progress: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
+        let mut done = 0u64;
+        for chunk in trace.request_bytes().chunks(4 * CHUNK) {
+            self.run_bytes(chunk)?;
+            done += (chunk.len() / 4) as u64;
+            progress(done)?;
+        }
+        Ok(())
+    }
+
     /// Serves packed request words ([`crate::types::pack`]).
     pub fn run_words(&mut self, words: impl IntoIterator<Item = u32>) -> Result<()> {
         for w in words {
@@ -181,6 +198,12 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     /// are written and counted in `dirty_at_end`, and included in
     /// `physical_writes` and the virtual time.
     pub fn finish_flushed(mut self, pages: usize) -> Result<Metrics> {
+        self.flush_metrics(pages)
+    }
+
+    /// [`Simulator::finish_flushed`] keeping the simulator (to take its
+    /// store back after).
+    pub fn flush_metrics(&mut self, pages: usize) -> Result<Metrics> {
         let dirty = self.checkpoint(pages)?;
         let mut m = self.d.metrics();
         m.dirty_at_end = dirty as u64;
@@ -277,12 +300,7 @@ impl WithPolicy for Replay<'_, '_> {
         } = self;
         let store = CostStore::new(opts.device.clone());
         let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
-        let mut done = 0u64;
-        for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-            sim.run_bytes(chunk)?;
-            done += (chunk.len() / 4) as u64;
-            progress(done)?;
-        }
+        sim.run_flt(trace, progress)?;
         if opts.flush_at_end {
             sim.finish_flushed(trace.pages())
         } else {

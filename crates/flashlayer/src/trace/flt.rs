@@ -438,13 +438,7 @@ impl Flt {
     /// binary search in a table built on first use; for pages a store moved,
     /// not for the per-request path).
     pub fn dense_of(&self, number: PageId) -> Option<DenseId> {
-        let sorted = self.sorted.get_or_init(|| {
-            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
-                .map(|d| (self.original(d), d))
-                .collect();
-            v.sort_unstable();
-            v.into_boxed_slice()
-        });
+        let sorted = self.by_original();
         sorted
             .binary_search_by_key(&number, |&(n, _)| n)
             .ok()
@@ -460,14 +454,8 @@ impl Flt {
 
     fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
-            // Sorted as (number, id) pairs read in order, not ids compared
-            // through random lookups of their numbers.
-            let mut sorted: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
-                .map(|d| (self.original(d), d))
-                .collect();
-            sorted.sort_unstable();
             let mut links = vec![[u32::MAX; 2]; self.n_pages];
-            for w in sorted.windows(2) {
+            for w in self.by_original().windows(2) {
                 let ((a, da), (b, db)) = (w[0], w[1]);
                 if a.checked_add(1) == Some(b) {
                     links[da as usize][1] = db;
@@ -475,6 +463,19 @@ impl Flt {
                 }
             }
             links.into_boxed_slice()
+        })
+    }
+
+    /// Every (original id, dense id) pair in original-id order, built on
+    /// first use; sorted as pairs read in order, not ids compared through
+    /// random lookups of their numbers.
+    fn by_original(&self) -> &[(PageId, DenseId)] {
+        self.sorted.get_or_init(|| {
+            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
+                .map(|d| (self.original(d), d))
+                .collect();
+            v.sort_unstable();
+            v.into_boxed_slice()
         })
     }
 

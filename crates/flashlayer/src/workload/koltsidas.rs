@@ -20,12 +20,11 @@ use crate::btree::Space;
 use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::hybrid::{HybridStore, Placement, Schedule, PLACEMENTS};
+use crate::hybrid::{HybridStore, Placement};
 use crate::policy::{with_online_policy, Policy, PolicySpec, WithPolicy};
 use crate::store::{IoStats, MemStore};
 use crate::types::DeviceId;
 use rand::SeedableRng;
-use std::sync::Arc;
 
 /// Parameters of [`hybrid_sequence`]; each default is stated on its field.
 #[derive(Clone, Debug)]
@@ -126,27 +125,14 @@ pub fn hybrid_sequence(
         done += 1;
         progress(done, total)
     };
-    let placement = if p.placement == "optimal" {
-        let (first, store) = run_pass(p, Placement::Fixed(DeviceId::MAGNETIC), true, &mut |_| {
+    let placement = Placement::by_name(&p.placement, || {
+        let (_, mut store) = run_pass(p, Placement::Fixed(DeviceId::MAGNETIC), true, &mut |_| {
             tick(progress)
         })?;
-        drop(first);
-        let mut store = store;
         let rec = store.take_recording().expect("the first pass records");
-        Placement::Optimal(Arc::new(Schedule::solve(&rec, &store.costs())))
-    } else {
-        Placement::parse(&p.placement).ok_or_else(|| {
-            Error::invalid(format!(
-                "unknown placement '{}'; valid placements: {}",
-                p.placement,
-                PLACEMENTS.join(", ")
-            ))
-        })?
-    };
-    let optimum = match &placement {
-        Placement::Optimal(s) => Some(s.cost()),
-        _ => None,
-    };
+        Ok((rec, store.costs()))
+    })?;
+    let optimum = placement.optimum();
     let (mut result, _) = run_pass(p, placement, false, &mut |_| tick(progress))?;
     result.optimum = optimum;
     Ok(result)
