@@ -33,6 +33,7 @@ pub mod nand;
 pub mod policy;
 pub mod sim;
 pub mod store;
+pub mod tier;
 pub mod trace;
 pub mod types;
 pub mod workload;

@@ -117,6 +117,16 @@ pub const PRESETS: &[Preset] = &[
         source: "Lv et al. (HyPro), Table 4",
     },
     Preset {
+        name: "hypro-ssd-lowend",
+        read: 271.0,
+        write: 2012.0,
+        seq_read: 271.0,
+        seq_write: 2012.0,
+        erase: None,
+        unit: CostUnit::Micros,
+        source: "Lv et al. (HyPro), Table 1 (the low-end SSD of Fig. 6a and 6c)",
+    },
+    Preset {
         name: "hypro-hdd",
         read: 12700.0,
         write: 13700.0,

@@ -189,6 +189,10 @@ impl Policy for Base {
     fn prefetch(&self, page: DenseId) {
         with_base!(self, p => p.prefetch(page))
     }
+    #[inline]
+    fn victim_ahead(&self, k: usize) -> Option<DenseId> {
+        with_base!(self, p => p.victim_ahead(k))
+    }
     fn observe_io(&mut self, kind: IoKind, cost: f64) {
         with_base!(self, p => p.observe_io(kind, cost))
     }

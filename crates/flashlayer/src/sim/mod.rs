@@ -8,8 +8,10 @@
 //! original page numbers.
 
 mod hybrid;
+mod tier;
 
 pub use hybrid::{run_hybrid, HybridRun, HybridRunOptions};
+pub use tier::{run_tier, TierPoint, TierRun, TierRunOptions};
 
 use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};

@@ -1,0 +1,190 @@
+//! FaCE, flash as cache extension (Kang, Lee & Moon, VLDB 2012), as HyPro's
+//! §5 compares with it.
+//!
+//! - **Multi-version FIFO**: the SSD is a circular log of slots. Every page
+//!   leaving DRAM is appended at the log's rear, unless it is clean and the
+//!   log already holds its current version: a dirty page is appended as a
+//!   new version even when an older one is in the log, and the older one
+//!   becomes invalid where it stands (no write in place). Appends are
+//!   sequential writes.
+//! - **Dirty pages live on the SSD** until their version leaves the log's
+//!   front: only then is a dirty version written to the disk (invalid
+//!   versions leave without a write).
+//! - **Group replacement**: when the log is full, the `group` slots at its
+//!   front (default 64, at most 1/16 of the log so small caches are not
+//!   emptied in one go; at least 1) are replaced at once.
+//! - **Group second chance**: a valid version in that group whose page was
+//!   hit on the SSD since it was appended (its reference bit) is given a
+//!   second chance: moved to the rear with its bit cleared. Where the rear
+//!   has reached the very slot the page is in (every page before it in the
+//!   group was kept too), the page stays where it is without a copy; else
+//!   the move is a read and a sequential write. If a whole log was kept,
+//!   the next group is replaced; bits are cleared, so this ends.
+//! - An SSD hit reads the page into DRAM and keeps the version in the log
+//!   (inclusive); the DRAM copy is clean with respect to it.
+//!
+//! A version's slot and a page's current slot are all the metadata, and
+//! both are rebuilt from the log after a crash by the data backend (the
+//! newest version of each page wins): that is FaCE's recovery.
+
+use super::{Io, Reason, Scheme, Serve, NIL};
+use crate::error::Result;
+use crate::types::{DenseId, Op};
+
+/// Default group size, slots.
+pub const DEFAULT_GROUP: usize = 64;
+
+const DIRTY: u8 = 1;
+const REFERENCED: u8 = 2;
+
+/// FaCE's decisions and its log.
+#[derive(Clone, Debug)]
+pub struct Face {
+    log: Vec<u32>,
+    head: usize,
+    used: usize,
+    slot_of: Vec<u32>,
+    flags: Vec<u8>,
+    group: usize,
+    asked_group: usize,
+    second_chance: bool,
+    valid: u64,
+    dirty: u64,
+}
+
+impl Face {
+    /// A log of `capacity` slots (≥ 1) for dense ids `0..pages`, replaced
+    /// `group` slots at a time (capped as the module docs say), with or
+    /// without the group second chance.
+    pub fn new(capacity: usize, pages: usize, group: usize, second_chance: bool) -> Self {
+        let cap = capacity.max(1);
+        Face {
+            log: vec![NIL; cap],
+            head: 0,
+            used: 0,
+            slot_of: vec![NIL; pages],
+            flags: vec![0; pages],
+            group: group.min(cap / 16).max(1),
+            asked_group: group,
+            second_chance,
+            valid: 0,
+            dirty: 0,
+        }
+    }
+
+    /// Slots replaced at a time.
+    pub fn group(&self) -> usize {
+        self.group
+    }
+
+    fn grow(&mut self, page: DenseId) {
+        let i = page as usize;
+        if i >= self.slot_of.len() {
+            self.slot_of.resize(i + 1, NIL);
+            self.flags.resize(i + 1, 0);
+        }
+    }
+
+    #[inline]
+    fn rear(&self) -> usize {
+        (self.head + self.used) % self.log.len()
+    }
+
+    fn append(&mut self, page: DenseId, dirty: bool, io: &mut impl Io) -> Result<()> {
+        if self.used == self.log.len() {
+            self.replace_group(io)?;
+        }
+        let slot = self.rear();
+        self.grow(page);
+        let i = page as usize;
+        if self.slot_of[i] == NIL {
+            self.valid += 1;
+        } else if self.flags[i] & DIRTY != 0 {
+            self.dirty -= 1;
+        }
+        self.log[slot] = page;
+        self.slot_of[i] = slot as u32;
+        self.flags[i] = if dirty { DIRTY } else { 0 };
+        self.dirty += u64::from(dirty);
+        self.used += 1;
+        io.ssd_write(page, slot as u32, dirty, true)
+    }
+
+    fn replace_group(&mut self, io: &mut impl Io) -> Result<()> {
+        let cap = self.log.len();
+        while self.used == cap {
+            let start = self.head;
+            self.head = (self.head + self.group) % cap;
+            self.used -= self.group;
+            for k in 0..self.group {
+                let s = (start + k) % cap;
+                let page = std::mem::replace(&mut self.log[s], NIL);
+                if page == NIL || self.slot_of[page as usize] != s as u32 {
+                    continue; // an invalid version leaves without a write
+                }
+                let i = page as usize;
+                if self.second_chance && self.flags[i] & REFERENCED != 0 {
+                    self.flags[i] &= !REFERENCED;
+                    let t = self.rear();
+                    if t != s {
+                        io.ssd_move(page, s as u32, t as u32)?;
+                    }
+                    self.log[t] = page;
+                    self.slot_of[i] = t as u32;
+                    self.used += 1;
+                    continue;
+                }
+                if self.flags[i] & DIRTY != 0 {
+                    io.ssd_to_hdd(page, s as u32)?;
+                    self.dirty -= 1;
+                }
+                self.flags[i] = 0;
+                self.slot_of[i] = NIL;
+                self.valid -= 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scheme for Face {
+    fn name(&self) -> String {
+        format!(
+            "FaCE(group={}, second_chance={})",
+            self.asked_group,
+            if self.second_chance { "on" } else { "off" }
+        )
+    }
+
+    #[inline]
+    fn on_ssd(&self, page: DenseId) -> bool {
+        self.slot_of.get(page as usize).is_some_and(|&s| s != NIL)
+    }
+
+    fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve> {
+        let i = page as usize;
+        self.flags[i] |= REFERENCED;
+        if op == Op::Read {
+            io.ssd_read(page, self.slot_of[i])?;
+        }
+        Ok(Serve::Load { dirty: false })
+    }
+
+    fn dram_evicted(
+        &mut self,
+        page: DenseId,
+        dirty: bool,
+        _: Reason,
+        io: &mut impl Io,
+    ) -> Result<bool> {
+        if !dirty && self.on_ssd(page) {
+            return Ok(false);
+        }
+        self.append(page, dirty, io)?;
+        Ok(true)
+    }
+
+    fn ssd_pages(&self) -> (u64, u64) {
+        (self.valid, self.dirty)
+    }
+}

@@ -1,0 +1,137 @@
+//! Lazy cleaning (Do et al., "Turbocharging DBMS Buffer Pool Using SSDs",
+//! SIGMOD 2011), as HyPro's §5 compares with it.
+//!
+//! - **Write-back SSD cache**: every page leaving DRAM goes to the SSD,
+//!   unless it is clean and the SSD already holds it. A dirty page the SSD
+//!   holds is overwritten in its slot; a page the SSD lacks is admitted,
+//!   evicting the SSD level's victim (written to the disk first if dirty).
+//!   The SSD level drives a replacement policy (`ssd=`, default `lru`; the
+//!   paper used LRU-2, which flashlayer does not have).
+//! - **The cleaner**: whenever more than `dirty` × the SSD's pages are dirty
+//!   (default 0.5; 1 never cleans, 0 cleans every dirty page right away),
+//!   dirty SSD pages are copied to the disk (an SSD read and a disk write
+//!   each) until the fraction is back at the threshold. The paper's cleaner
+//!   is a background thread; here it runs after the request that crossed
+//!   the threshold, and its I/O counts like any other. It cleans the page
+//!   that became dirty on the SSD longest ago first (a queue in the order
+//!   pages became dirty there).
+//! - An SSD hit reads the page into DRAM and keeps the copy (inclusive).
+
+use super::{Io, PolicyLevel, Reason, Scheme, Serve};
+use crate::error::Result;
+use crate::policy::Policy;
+use crate::types::{DenseId, Op};
+use std::collections::VecDeque;
+
+/// Default dirty threshold.
+pub const DEFAULT_DIRTY: f64 = 0.5;
+
+/// Lazy cleaning's decisions and its SSD level.
+#[derive(Clone, Debug)]
+pub struct Lc {
+    ssd: PolicyLevel,
+    dirty: f64,
+    limit: u64,
+    queue: VecDeque<DenseId>,
+    queued: Vec<bool>,
+}
+
+impl Lc {
+    /// Lazy cleaning over `ssd` with the dirty threshold in [0, 1].
+    pub fn new(ssd: PolicyLevel, dirty: f64) -> Self {
+        let limit = (dirty * ssd.capacity() as f64).floor() as u64;
+        Lc {
+            ssd,
+            dirty,
+            limit,
+            queue: VecDeque::new(),
+            queued: Vec::new(),
+        }
+    }
+
+    /// The SSD level.
+    pub fn level(&self) -> &PolicyLevel {
+        &self.ssd
+    }
+
+    fn dirtied(&mut self, page: DenseId) {
+        let i = page as usize;
+        if i >= self.queued.len() {
+            self.queued.resize(i + 1, false);
+        }
+        if !self.queued[i] {
+            self.queued[i] = true;
+            self.queue.push_back(page);
+        }
+    }
+}
+
+impl Scheme for Lc {
+    fn name(&self) -> String {
+        format!("LC(dirty={}, ssd={})", self.dirty, self.ssd.policy().name())
+    }
+
+    #[inline]
+    fn on_ssd(&self, page: DenseId) -> bool {
+        self.ssd.contains(page)
+    }
+
+    fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve> {
+        // A hit refreshes the page's place on the SSD; the SSD copy's dirty
+        // state is its own (a write lands in DRAM).
+        self.ssd.touch(page, Op::Read);
+        if op == Op::Read {
+            io.ssd_read(page, self.ssd.slot(page))?;
+        }
+        Ok(Serve::Load { dirty: false })
+    }
+
+    fn dram_evicted(
+        &mut self,
+        page: DenseId,
+        dirty: bool,
+        _: Reason,
+        io: &mut impl Io,
+    ) -> Result<bool> {
+        if self.ssd.contains(page) {
+            if !dirty {
+                return Ok(false);
+            }
+            io.ssd_write(page, self.ssd.slot(page), true, false)?;
+            self.ssd.mark_dirty(page);
+            self.dirtied(page);
+            return Ok(true);
+        }
+        if self.ssd.is_full() {
+            let (v, slot) = self.ssd.evict();
+            if v.dirty {
+                io.ssd_to_hdd(v.page, slot)?;
+            }
+        }
+        let slot = self.ssd.admit(page, dirty);
+        io.ssd_write(page, slot, dirty, false)?;
+        if dirty {
+            self.dirtied(page);
+        }
+        Ok(true)
+    }
+
+    fn after_request(&mut self, io: &mut impl Io) -> Result<()> {
+        while self.ssd.pages().1 > self.limit {
+            let page = self
+                .queue
+                .pop_front()
+                .expect("every dirty SSD page is queued");
+            self.queued[page as usize] = false;
+            if self.ssd.contains(page) && self.ssd.is_dirty(page) {
+                io.ssd_to_hdd(page, self.ssd.slot(page))?;
+                self.ssd.mark_clean(page);
+            }
+        }
+        Ok(())
+    }
+
+    fn ssd_pages(&self) -> (u64, u64) {
+        self.ssd.pages()
+    }
+}

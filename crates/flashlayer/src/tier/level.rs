@@ -1,0 +1,123 @@
+//! An SSD level ordered by a replacement [`Policy`] (HyPro and lazy
+//! cleaning): the policy decides which page leaves, [`Slots`] says where
+//! each page's bytes are.
+
+use super::{Slots, NIL};
+use crate::policy::{Base, Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+/// An SSD level of `capacity` pages ordered by one of the base policies
+/// (`lru`, `fifo`, `clock`, `2q`, `arc`).
+#[derive(Clone, Debug)]
+pub struct PolicyLevel {
+    policy: Base,
+    slots: Slots,
+    cost: PageCost,
+}
+
+impl PolicyLevel {
+    /// A level of `capacity` pages ordered by `policy`, pre-sized for
+    /// dense ids `0..pages`; `cost` is the SSD's page cost (for the
+    /// policy's bookkeeping). `None` for a name that is not a base policy.
+    pub fn new(policy: &str, capacity: usize, pages: usize, cost: PageCost) -> Option<Self> {
+        Some(PolicyLevel {
+            policy: Base::by_name(policy, capacity, pages)?,
+            slots: Slots::new(capacity, pages),
+            cost,
+        })
+    }
+
+    /// The policy, for its name and hints.
+    pub fn policy(&self) -> &Base {
+        &self.policy
+    }
+
+    /// Whether `page` is on the level.
+    #[inline]
+    pub fn contains(&self, page: DenseId) -> bool {
+        self.slots.get(page) != NIL
+    }
+
+    /// Whether `page` is on the level and newer than the disk's copy.
+    #[inline]
+    pub fn is_dirty(&self, page: DenseId) -> bool {
+        self.policy.is_dirty(page)
+    }
+
+    /// The slot of a page on the level.
+    #[inline]
+    pub fn slot(&self, page: DenseId) -> u32 {
+        self.slots.get(page)
+    }
+
+    /// Whether the level has no free slot.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.policy.len() >= self.policy.capacity()
+    }
+
+    /// A request served on the level (a write dirties the page).
+    #[inline]
+    pub fn touch(&mut self, page: DenseId, op: Op) {
+        let hit = self.policy.access(page, op);
+        debug_assert!(hit, "page {page} is on the level");
+    }
+
+    /// Takes `page` off the level; returns its dirty flag and its slot.
+    #[inline]
+    pub fn remove(&mut self, page: DenseId) -> (bool, u32) {
+        let dirty = self.policy.remove(page).expect("the page is on the level");
+        (dirty, self.slots.release(page))
+    }
+
+    /// Chooses the page to leave a full level and removes it; its slot is
+    /// free for the page coming in.
+    #[inline]
+    pub fn evict(&mut self) -> (Victim, u32) {
+        let v = self
+            .policy
+            .evict(|_| true)
+            .expect("a full level has a victim");
+        (v, self.slots.release(v.page))
+    }
+
+    /// Puts `page` on the level (it must have room): returns its slot.
+    #[inline]
+    pub fn admit(&mut self, page: DenseId, dirty: bool) -> u32 {
+        let op = if dirty { Op::Write } else { Op::Read };
+        // Announced first, as the protocol requires: ghost-keeping policies
+        // (2Q, ARC) learn from a page coming back to the level.
+        let hit = self.policy.access(page, op);
+        debug_assert!(!hit);
+        self.policy.insert(page, op, self.cost);
+        self.slots.take(page)
+    }
+
+    /// Records that the page on the level is newer than the disk's copy.
+    #[inline]
+    pub fn mark_dirty(&mut self, page: DenseId) {
+        self.policy.mark_dirty(page);
+    }
+
+    /// Records that the page on the level was written to the disk.
+    #[inline]
+    pub fn mark_clean(&mut self, page: DenseId) {
+        self.policy.mark_clean(page, self.cost);
+    }
+
+    /// The page the next eviction would take, where the policy knows it.
+    #[inline]
+    pub fn next_victim(&self) -> Option<DenseId> {
+        self.policy.victim_ahead(0)
+    }
+
+    /// Pages on the level and dirty pages among them.
+    pub fn pages(&self) -> (u64, u64) {
+        (self.policy.len() as u64, self.policy.dirty_count() as u64)
+    }
+
+    /// Pages the level holds at most.
+    pub fn capacity(&self) -> usize {
+        self.policy.capacity()
+    }
+}

@@ -1,0 +1,426 @@
+//! A DRAM buffer over an SSD cache over a magnetic disk (HyPro, Lv et al.;
+//! TAC, Canim et al. 2010; FaCE, Kang, Lee & Moon 2012; lazy cleaning, Do
+//! et al. 2011).
+//!
+//! # One mechanism, four sets of decisions
+//!
+//! [`Tier`] is the mechanism. It sees every request (HyPro serves a flash
+//! hit from flash without bringing the page into DRAM, Algorithm 1 line 9,
+//! so the hierarchy is not a store under a buffer), drives the DRAM level's
+//! [`Policy`] through the same protocol as the simulator (announce, evict,
+//! admit), moves pages between the levels through an [`Io`], and counts.
+//! A [`Scheme`] owns the SSD level and makes every decision the papers
+//! disagree on; the mechanism asks it at four points only:
+//!
+//! 1. **A DRAM miss on a page the SSD holds** ([`Scheme::ssd_hit`]): serve
+//!    the request on the SSD (HyPro without elevation) or bring the page
+//!    into DRAM, keeping the SSD copy (TAC, FaCE, LC: inclusive) or taking
+//!    it (HyPro: exclusive).
+//! 2. **A page read from the disk into DRAM** ([`Scheme::hdd_loaded`]):
+//!    TAC admits it to the SSD if its extent is warm enough.
+//! 3. **A page leaving DRAM** ([`Scheme::dram_evicted`], with the
+//!    [`Reason`]): HyPro sinks it with `p_sink` (always on elevation, the
+//!    swap of Algorithm 1 line 6), TAC writes a dirty page through, FaCE
+//!    appends a version to its log, LC writes it back to the SSD.
+//! 4. **After every request** ([`Scheme::after_request`]): LC's cleaner.
+//!
+//! The SSD level of HyPro and LC drives a [`Policy`] ([`PolicyLevel`], any
+//! of `lru`, `fifo`, `clock`, `2q`, `arc`); TAC's is ordered by extent
+//! temperature and FaCE's is its multi-version FIFO log, since those orders
+//! are what the two papers propose. Every SSD copy has a slot, so the same
+//! decisions drive real devices (the slot is where the bytes go).
+//!
+//! # Request model
+//!
+//! As in HyPro's Algorithm 1 (lines 7, 9 and 14), a write request carries
+//! the whole page: a write that misses DRAM reads nothing ("just write to
+//! main memory"), and a write served on the SSD costs one SSD write. A
+//! read miss reads the page from the SSD if it is there, else from the
+//! disk. Pages leave DRAM only by eviction; dirty pages left at the end of
+//! a run are counted, not written (`dirty_at_end`).
+//!
+//! # Counting
+//!
+//! [`TierStats`] counts requests per level (DRAM hits, SSD hits, disk
+//! misses) and page movements (`elevations`: pages brought from the SSD
+//! into DRAM; `sinks`: pages written from DRAM to the SSD); [`Counting`]
+//! counts each device's reads and writes and the `cleanings` (dirty SSD
+//! pages copied to the disk). The total I/O time prices each device's operations by
+//! its [`DeviceModel`]; DRAM costs nothing.
+
+mod face;
+mod hypro;
+mod lc;
+mod level;
+mod spec;
+mod tac;
+
+pub use face::Face;
+pub use hypro::{Hypro, Prob, DEFAULT_P_ELEVATE, DEFAULT_P_SINK, DEFAULT_WINDOW};
+pub use lc::Lc;
+pub use level::PolicyLevel;
+pub use spec::{AnyScheme, SchemeKind, SchemeSpec, SCHEMES};
+pub use tac::Tac;
+
+use crate::device::DeviceModel;
+use crate::error::Result;
+use crate::policy::Policy;
+use crate::types::{DenseId, Op, PageCost};
+
+/// No slot, no page.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// Where the mechanism's page movements go. Every call names the page and,
+/// for the SSD, its slot. [`Counting`] only counts (simulation); a data
+/// backend moves the bytes as well.
+pub trait Io {
+    /// The page is read from the disk into DRAM.
+    fn hdd_read(&mut self, page: DenseId) -> Result<()>;
+    /// The page is written from DRAM to the disk.
+    fn hdd_write(&mut self, page: DenseId) -> Result<()>;
+    /// The page is read from SSD `slot` into DRAM.
+    fn ssd_read(&mut self, page: DenseId, slot: u32) -> Result<()>;
+    /// The page is written from DRAM to SSD `slot`; `dirty`: newer than the
+    /// disk's copy; `sequential`: the next slot of a log (priced at the
+    /// SSD's sequential write cost).
+    fn ssd_write(&mut self, page: DenseId, slot: u32, dirty: bool, sequential: bool) -> Result<()>;
+    /// A request served on the SSD itself (HyPro without elevation): a read
+    /// or a write of the page in `slot`.
+    fn ssd_serve(&mut self, page: DenseId, slot: u32, op: Op) -> Result<()>;
+    /// The page in SSD `slot` is copied to the disk (cleaning, or a dirty
+    /// page leaving the SSD).
+    fn ssd_to_hdd(&mut self, page: DenseId, slot: u32) -> Result<()>;
+    /// The page in SSD slot `from` is copied to slot `to` (FaCE's second
+    /// chance), appended to a log.
+    fn ssd_move(&mut self, page: DenseId, from: u32, to: u32) -> Result<()>;
+}
+
+/// Each device's operations, as [`Counting`] counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoCounts {
+    /// SSD page reads.
+    pub ssd_reads: u64,
+    /// SSD page writes (sequential ones included).
+    pub ssd_writes: u64,
+    /// Of `ssd_writes`, appends to a log, priced as sequential.
+    pub ssd_seq_writes: u64,
+    /// Disk page reads.
+    pub hdd_reads: u64,
+    /// Disk page writes.
+    pub hdd_writes: u64,
+    /// Dirty SSD pages copied to the disk (a cleaner, or a dirty page
+    /// leaving the SSD); each is one SSD read and one disk write above.
+    pub cleanings: u64,
+}
+
+impl IoCounts {
+    /// Σ operations × their prices: `(ssd, hdd)` time.
+    pub fn time(&self, ssd: &DeviceModel, hdd: &DeviceModel) -> (f64, f64) {
+        let random = self.ssd_writes - self.ssd_seq_writes;
+        let s = self.ssd_reads as f64 * ssd.read
+            + random as f64 * ssd.write
+            + self.ssd_seq_writes as f64 * ssd.seq_write;
+        let h = self.hdd_reads as f64 * hdd.read + self.hdd_writes as f64 * hdd.write;
+        (s, h)
+    }
+}
+
+/// The simulation [`Io`]: counts each device's operations, moves nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counting(pub IoCounts);
+
+impl Io for Counting {
+    #[inline]
+    fn hdd_read(&mut self, _: DenseId) -> Result<()> {
+        self.0.hdd_reads += 1;
+        Ok(())
+    }
+    #[inline]
+    fn hdd_write(&mut self, _: DenseId) -> Result<()> {
+        self.0.hdd_writes += 1;
+        Ok(())
+    }
+    #[inline]
+    fn ssd_read(&mut self, _: DenseId, _: u32) -> Result<()> {
+        self.0.ssd_reads += 1;
+        Ok(())
+    }
+    #[inline]
+    fn ssd_write(&mut self, _: DenseId, _: u32, _: bool, sequential: bool) -> Result<()> {
+        self.0.ssd_writes += 1;
+        self.0.ssd_seq_writes += u64::from(sequential);
+        Ok(())
+    }
+    #[inline]
+    fn ssd_serve(&mut self, _: DenseId, _: u32, op: Op) -> Result<()> {
+        match op {
+            Op::Read => self.0.ssd_reads += 1,
+            Op::Write => self.0.ssd_writes += 1,
+        }
+        Ok(())
+    }
+    #[inline]
+    fn ssd_to_hdd(&mut self, _: DenseId, _: u32) -> Result<()> {
+        self.0.ssd_reads += 1;
+        self.0.hdd_writes += 1;
+        self.0.cleanings += 1;
+        Ok(())
+    }
+    #[inline]
+    fn ssd_move(&mut self, _: DenseId, _: u32, _: u32) -> Result<()> {
+        self.0.ssd_reads += 1;
+        self.0.ssd_writes += 1;
+        self.0.ssd_seq_writes += 1;
+        Ok(())
+    }
+}
+
+/// Why a page leaves DRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// To make room for a page read from the disk (Algorithm 2).
+    Miss,
+    /// To make room for a page brought up from the SSD (Algorithm 1,
+    /// line 5): HyPro puts it where the elevated page was.
+    Elevation,
+}
+
+/// What a scheme does with a DRAM miss on a page the SSD holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serve {
+    /// The request was served on the SSD; DRAM is unchanged.
+    OnSsd,
+    /// The page comes into DRAM; `dirty`: the DRAM copy is newer than
+    /// every copy below it (HyPro took a dirty page off the SSD).
+    Load {
+        /// Whether the page enters DRAM dirty.
+        dirty: bool,
+    },
+}
+
+/// The decisions of one hierarchy scheme, and its SSD level. See the module
+/// docs for when the mechanism asks.
+pub trait Scheme {
+    /// Display name with parameters.
+    fn name(&self) -> String;
+    /// Whether the SSD holds a current copy of `page`.
+    fn on_ssd(&self, page: DenseId) -> bool;
+    /// A DRAM miss on a page the SSD holds. A scheme that loads the page
+    /// reads it here (unless `op` is a write, which carries the page).
+    fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve>;
+    /// `page` missed DRAM and the SSD and is now coming into DRAM: read
+    /// from the disk for a read, carried by the request for a write.
+    fn hdd_loaded(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<()> {
+        let _ = (page, op, io);
+        Ok(())
+    }
+    /// `page` left DRAM (`dirty`: newer than every copy below it).
+    /// Returns whether it was written to the SSD.
+    fn dram_evicted(
+        &mut self,
+        page: DenseId,
+        dirty: bool,
+        why: Reason,
+        io: &mut impl Io,
+    ) -> Result<bool>;
+    /// After every request (a background cleaner). Default: nothing.
+    fn after_request(&mut self, io: &mut impl Io) -> Result<()> {
+        let _ = io;
+        Ok(())
+    }
+    /// A request reached the DRAM level; `at_victim`: the page was the one
+    /// DRAM's policy would evict next (HyPro's tuning counts these).
+    /// Called only when [`Scheme::watches_dram`].
+    fn dram_request(&mut self, at_victim: bool, op: Op) {
+        let _ = (at_victim, op);
+    }
+    /// Whether the scheme wants [`Scheme::dram_request`].
+    fn watches_dram(&self) -> bool {
+        false
+    }
+    /// Pages on the SSD, and how many of them are dirty.
+    fn ssd_pages(&self) -> (u64, u64);
+    /// State variables for the time series (HyPro's probabilities).
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        let _ = out;
+    }
+}
+
+/// What a [`Tier`] counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierStats {
+    /// Requests served.
+    pub requests: u64,
+    /// Of them, writes.
+    pub writes: u64,
+    /// Requests that found their page in DRAM.
+    pub dram_hits: u64,
+    /// Requests that missed DRAM and found the page on the SSD.
+    pub ssd_hits: u64,
+    /// Requests that went to the disk.
+    pub hdd_misses: u64,
+    /// Pages brought from the SSD into DRAM.
+    pub elevations: u64,
+    /// Pages written from DRAM to the SSD.
+    pub sinks: u64,
+}
+
+/// The hierarchy: a DRAM [`Policy`] `P` over the SSD level of scheme `S`
+/// over a disk, moving pages through `I`.
+pub struct Tier<P: Policy, S: Scheme, I: Io = Counting> {
+    dram: P,
+    scheme: S,
+    io: I,
+    stats: TierStats,
+    cost: PageCost,
+}
+
+impl<P: Policy, S: Scheme, I: Io> std::fmt::Debug for Tier<P, S, I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tier")
+            .field("dram", &self.dram.name())
+            .field("scheme", &self.scheme.name())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
+    /// A hierarchy with DRAM managed by `dram` (its capacity is DRAM's
+    /// size), the SSD by `scheme`, the I/O done by `io`. A cost-aware DRAM
+    /// policy prices every page at `cost` (the disk's read and write: what
+    /// a miss and a write-back cost where no SSD helps).
+    pub fn new(dram: P, scheme: S, io: I, cost: PageCost) -> Self {
+        Tier {
+            dram,
+            scheme,
+            io,
+            stats: TierStats::default(),
+            cost,
+        }
+    }
+
+    /// Serves one request.
+    #[inline]
+    pub fn request(&mut self, page: DenseId, op: Op) -> Result<()> {
+        self.stats.requests += 1;
+        self.stats.writes += u64::from(op == Op::Write);
+        if self.scheme.watches_dram() {
+            let at_victim = self.dram.victim_ahead(0) == Some(page);
+            self.scheme.dram_request(at_victim, op);
+        }
+        if self.dram.access(page, op) {
+            self.stats.dram_hits += 1;
+            return Ok(());
+        }
+        let dirty = if self.scheme.on_ssd(page) {
+            self.stats.ssd_hits += 1;
+            match self.scheme.ssd_hit(page, op, &mut self.io)? {
+                Serve::OnSsd => return self.scheme.after_request(&mut self.io),
+                Serve::Load { dirty } => {
+                    self.stats.elevations += 1;
+                    self.make_room(Reason::Elevation)?;
+                    dirty
+                }
+            }
+        } else {
+            self.stats.hdd_misses += 1;
+            self.make_room(Reason::Miss)?;
+            if op == Op::Read {
+                self.io.hdd_read(page)?;
+            }
+            self.scheme.hdd_loaded(page, op, &mut self.io)?;
+            false
+        };
+        let op = if dirty { Op::Write } else { op };
+        self.dram.insert(page, op, self.cost);
+        self.scheme.after_request(&mut self.io)
+    }
+
+    fn make_room(&mut self, why: Reason) -> Result<()> {
+        if self.dram.len() < self.dram.capacity() {
+            return Ok(());
+        }
+        let victim = self
+            .dram
+            .evict(|_| true)
+            .expect("a full DRAM level has a victim");
+        let sunk = self
+            .scheme
+            .dram_evicted(victim.page, victim.dirty, why, &mut self.io)?;
+        self.stats.sinks += u64::from(sunk);
+        Ok(())
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> TierStats {
+        self.stats
+    }
+
+    /// The DRAM level's policy.
+    pub fn dram(&self) -> &P {
+        &self.dram
+    }
+
+    /// The scheme (and its SSD level).
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// The I/O backend.
+    pub fn io(&self) -> &I {
+        &self.io
+    }
+
+    /// The I/O backend, for a caller that moves bytes.
+    pub fn io_mut(&mut self) -> &mut I {
+        &mut self.io
+    }
+
+    /// Pulls out the parts.
+    pub fn into_parts(self) -> (P, S, I) {
+        (self.dram, self.scheme, self.io)
+    }
+}
+
+/// Page → SSD slot, with the free slots. Slots are handed out lowest
+/// first, and a slot freed by an eviction is taken by the page that caused
+/// it, so no slot keeps a stale copy for long.
+#[derive(Clone, Debug)]
+pub(crate) struct Slots {
+    of: Vec<u32>,
+    free: Vec<u32>,
+}
+
+impl Slots {
+    pub(crate) fn new(capacity: usize, pages: usize) -> Self {
+        Slots {
+            of: vec![NIL; pages],
+            free: (0..capacity as u32).rev().collect(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, page: DenseId) -> u32 {
+        self.of.get(page as usize).copied().unwrap_or(NIL)
+    }
+
+    #[inline]
+    pub(crate) fn take(&mut self, page: DenseId) -> u32 {
+        let slot = self.free.pop().expect("a free SSD slot");
+        let i = page as usize;
+        if i >= self.of.len() {
+            self.of.resize(i + 1, NIL);
+        }
+        self.of[i] = slot;
+        slot
+    }
+
+    #[inline]
+    pub(crate) fn release(&mut self, page: DenseId) -> u32 {
+        let slot = std::mem::replace(&mut self.of[page as usize], NIL);
+        debug_assert_ne!(slot, NIL, "page {page} has no slot");
+        self.free.push(slot);
+        slot
+    }
+}

@@ -1,0 +1,492 @@
+//! The DRAM / SSD / disk hierarchy: every read returns the newest version
+//! under every scheme, HyPro keeps DRAM and SSD exclusive and is
+//! reproducible by seed, its tuning moves the right way, and each
+//! competitor keeps its own promise (TAC never dirties the SSD, lazy
+//! cleaning stays under its threshold, FaCE writes invalid versions
+//! nowhere).
+
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::{Lru, Policy};
+use flashlayer::tier::{AnyScheme, Counting, Io, Scheme, SchemeSpec, Tier};
+use flashlayer::types::{DenseId, Op, PageCost};
+use flashlayer::Result;
+use proptest::prelude::*;
+
+fn devices() -> (DeviceModel, DeviceModel) {
+    (
+        DeviceModel::preset("hypro-ssd").unwrap(),
+        DeviceModel::preset("hypro-hdd").unwrap(),
+    )
+}
+
+fn scheme(spec: &str, ssd_pages: usize, pages: usize) -> AnyScheme {
+    let (s, h) = devices();
+    SchemeSpec::parse(spec)
+        .unwrap()
+        .build(ssd_pages, pages, |d| d as u64, &s, &h)
+        .unwrap()
+}
+
+fn tier(spec: &str, dram: usize, ssd: usize, pages: usize) -> Tier<Lru, AnyScheme, Counting> {
+    Tier::new(
+        Lru::new(dram),
+        scheme(spec, ssd, pages),
+        Counting::default(),
+        PageCost::new(1.0, 1.0),
+    )
+}
+
+/// An [`Io`] that carries version numbers instead of bytes and checks that
+/// every page read into DRAM, or read on the SSD, is the newest version.
+#[derive(Default)]
+struct Versions {
+    latest: Vec<u64>,
+    dram: Vec<u64>,
+    hdd: Vec<u64>,
+    ssd: Vec<(DenseId, u64)>,
+    failures: Vec<String>,
+}
+
+impl Versions {
+    fn new(pages: usize, slots: usize) -> Self {
+        Versions {
+            latest: vec![0; pages],
+            dram: vec![0; pages],
+            hdd: vec![0; pages],
+            ssd: vec![(u32::MAX, 0); slots],
+            failures: Vec::new(),
+        }
+    }
+    fn check(&mut self, what: &str, page: DenseId, version: u64) {
+        if version != self.latest[page as usize] {
+            self.failures.push(format!(
+                "{what} of page {page} found version {version}, newest is {}",
+                self.latest[page as usize]
+            ));
+        }
+    }
+    fn slot(&mut self, page: DenseId, slot: u32) -> u64 {
+        let (p, v) = self.ssd[slot as usize];
+        if p != page {
+            self.failures
+                .push(format!("slot {slot} holds page {p}, not {page}"));
+        }
+        v
+    }
+}
+
+impl Io for Versions {
+    fn hdd_read(&mut self, page: DenseId) -> Result<()> {
+        let v = self.hdd[page as usize];
+        self.check("disk read", page, v);
+        self.dram[page as usize] = v;
+        Ok(())
+    }
+    fn hdd_write(&mut self, page: DenseId) -> Result<()> {
+        self.hdd[page as usize] = self.dram[page as usize];
+        Ok(())
+    }
+    fn ssd_read(&mut self, page: DenseId, slot: u32) -> Result<()> {
+        let v = self.slot(page, slot);
+        self.check("SSD read", page, v);
+        self.dram[page as usize] = v;
+        Ok(())
+    }
+    fn ssd_write(&mut self, page: DenseId, slot: u32, _: bool, _: bool) -> Result<()> {
+        self.ssd[slot as usize] = (page, self.dram[page as usize]);
+        Ok(())
+    }
+    fn ssd_serve(&mut self, page: DenseId, slot: u32, op: Op) -> Result<()> {
+        match op {
+            Op::Read => {
+                let v = self.slot(page, slot);
+                self.check("read on the SSD", page, v);
+            }
+            Op::Write => self.ssd[slot as usize] = (page, self.latest[page as usize]),
+        }
+        Ok(())
+    }
+    fn ssd_to_hdd(&mut self, page: DenseId, slot: u32) -> Result<()> {
+        let v = self.slot(page, slot);
+        self.hdd[page as usize] = v;
+        Ok(())
+    }
+    fn ssd_move(&mut self, page: DenseId, from: u32, to: u32) -> Result<()> {
+        let v = self.slot(page, from);
+        self.ssd[to as usize] = (page, v);
+        Ok(())
+    }
+}
+
+/// Replays `trace` and then reads every page once; returns the failures.
+fn replay_versions(
+    spec: &str,
+    dram: usize,
+    ssd: usize,
+    pages: usize,
+    trace: &[(u32, bool)],
+) -> Vec<String> {
+    let mut t = Tier::new(
+        Lru::new(dram),
+        scheme(spec, ssd, pages),
+        Versions::new(pages, ssd),
+        PageCost::new(1.0, 1.0),
+    );
+    let reads = (0..pages as u32).map(|p| (p, false));
+    for (page, write) in trace.iter().copied().chain(reads) {
+        let op = if write { Op::Write } else { Op::Read };
+        if write {
+            t.io_mut().latest[page as usize] += 1;
+        }
+        t.request(page, op).unwrap();
+        if t.dram().contains(page) {
+            let io = t.io_mut();
+            if write {
+                io.dram[page as usize] = io.latest[page as usize];
+            } else {
+                let v = io.dram[page as usize];
+                io.check("DRAM read", page, v);
+            }
+        }
+        if t.dram().contains(page) && t.scheme().on_ssd(page) && spec.starts_with("hypro") {
+            t.io_mut()
+                .failures
+                .push(format!("page {page} is in DRAM and on the SSD"));
+        }
+    }
+    let (_, _, io) = t.into_parts();
+    io.failures
+}
+
+const SCHEMES: &[&str] = &[
+    "hypro:p_sink=0.5,p_elevate=0.3,seed=3",
+    "hypro:p_sink=1,p_elevate=1",
+    "hypro:seed=7,window=16",
+    "hypro:p_sink=0.4,p_elevate=0.2,ssd=2q",
+    "tac:extent=4,age=10",
+    "face:group=1",
+    "face:group=3,second_chance=off",
+    "lc:dirty=0.5",
+    "lc:dirty=0,ssd=arc",
+    "lc:dirty=1,ssd=clock",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_scheme_returns_the_newest_version_of_every_page(
+        trace in prop::collection::vec((0u32..24, prop::bool::weighted(0.35)), 1..400),
+        dram in 1usize..5,
+        ssd in 1usize..9,
+    ) {
+        for spec in SCHEMES {
+            let failures = replay_versions(spec, dram, ssd, 24, &trace);
+            prop_assert!(failures.is_empty(), "{spec}: {}", failures[..failures.len().min(3)].join("; "));
+        }
+    }
+
+    #[test]
+    fn every_request_is_served_by_exactly_one_level(
+        trace in prop::collection::vec((0u32..50, prop::bool::weighted(0.3)), 1..500),
+    ) {
+        for spec in SCHEMES {
+            let mut t = tier(spec, 3, 6, 50);
+            for &(p, w) in &trace {
+                t.request(p, if w { Op::Write } else { Op::Read }).unwrap();
+            }
+            let s = t.stats();
+            prop_assert_eq!(s.dram_hits + s.ssd_hits + s.hdd_misses, s.requests, "{}", spec);
+            let (used, dirty) = t.scheme().ssd_pages();
+            prop_assert!(used <= 6 && dirty <= used, "{}: {} pages, {} dirty", spec, used, dirty);
+        }
+    }
+}
+
+fn random_trace(seed: u64, n: usize, pages: u32, write_ratio: f64) -> Vec<(u32, bool)> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            // A skewed pick: small numbers are hot.
+            let x: f64 = rng.random();
+            (
+                (x * x * x * pages as f64) as u32,
+                rng.random::<f64>() < write_ratio,
+            )
+        })
+        .collect()
+}
+
+fn run(
+    spec: &str,
+    dram: usize,
+    ssd: usize,
+    pages: usize,
+    trace: &[(u32, bool)],
+) -> Tier<Lru, AnyScheme, Counting> {
+    let mut t = tier(spec, dram, ssd, pages);
+    for &(p, w) in trace {
+        t.request(p, if w { Op::Write } else { Op::Read }).unwrap();
+    }
+    t
+}
+
+#[test]
+fn hypro_without_sinking_or_elevation_is_lru_over_the_disk() {
+    let trace = random_trace(1, 20_000, 2_000, 0.3);
+    let t = run("hypro:p_sink=0,p_elevate=0", 50, 100, 2_000, &trace);
+    let io = t.io().0;
+    assert_eq!((io.ssd_reads, io.ssd_writes), (0, 0));
+    // The same trace through the simulator's LRU: misses that read are the
+    // disk reads (a write miss carries its page), dirty evictions the writes.
+    let mut lru = Lru::new(50);
+    let (mut reads, mut writes) = (0, 0);
+    for &(p, w) in &trace {
+        let op = if w { Op::Write } else { Op::Read };
+        if !lru.access(p, op) {
+            if lru.len() == 50 {
+                writes += u64::from(lru.evict(|_| true).unwrap().dirty);
+            }
+            reads += u64::from(!w);
+            lru.insert(p, op, PageCost::new(1.0, 1.0));
+        }
+    }
+    assert_eq!((io.hdd_reads, io.hdd_writes), (reads, writes));
+}
+
+#[test]
+fn hypro_with_certain_moves_is_an_exclusive_two_level_lru() {
+    // DRAM 1 page, SSD 1 page, p_sink = p_elevate = 1: every DRAM victim
+    // sinks, every SSD hit swaps. Reads of A B A B: A from disk; B from
+    // disk, A sinks; A hit on the SSD swaps with B; B hit on the SSD swaps.
+    let mut t = tier("hypro:p_sink=1,p_elevate=1", 1, 1, 2);
+    for p in [0, 1, 0, 1] {
+        t.request(p, Op::Read).unwrap();
+    }
+    let s = t.stats();
+    let io = t.io().0;
+    assert_eq!(
+        (s.hdd_misses, s.ssd_hits, s.elevations, s.sinks),
+        (2, 2, 2, 3)
+    );
+    assert_eq!(
+        (io.hdd_reads, io.ssd_reads, io.ssd_writes, io.hdd_writes),
+        (2, 2, 3, 0)
+    );
+    assert!(t.dram().contains(1) && t.scheme().on_ssd(0));
+}
+
+#[test]
+fn hypro_serves_a_flash_hit_on_flash_without_elevation() {
+    // p_elevate = 0: the SSD page is read and written where it is.
+    let mut t = tier("hypro:p_sink=1,p_elevate=0", 1, 2, 3);
+    for (p, op) in [(0, Op::Read), (1, Op::Read), (0, Op::Read), (0, Op::Write)] {
+        t.request(p, op).unwrap();
+    }
+    let io = t.io().0;
+    assert_eq!((io.hdd_reads, io.ssd_writes, io.ssd_reads), (2, 2, 1));
+    assert!(!t.dram().contains(0) && t.scheme().on_ssd(0));
+    // Page 0 is dirty on the SSD only: evicting it from the SSD writes it.
+    // 2 sinks page 1 (the SSD is full), 1 is read on the SSD, 3 sinks 2 and
+    // pushes out the SSD's least recent page, 0.
+    for p in [2, 1, 3] {
+        t.request(p, Op::Read).unwrap();
+    }
+    assert_eq!(t.io().0.cleanings, 1);
+}
+
+#[test]
+fn hypro_runs_are_reproducible_by_seed() {
+    let trace = random_trace(2, 30_000, 3_000, 0.2);
+    let a = run(
+        "hypro:p_sink=0.3,p_elevate=0.05,seed=11",
+        30,
+        200,
+        3_000,
+        &trace,
+    );
+    let b = run(
+        "hypro:p_sink=0.3,p_elevate=0.05,seed=11",
+        30,
+        200,
+        3_000,
+        &trace,
+    );
+    let c = run(
+        "hypro:p_sink=0.3,p_elevate=0.05,seed=12",
+        30,
+        200,
+        3_000,
+        &trace,
+    );
+    assert_eq!((a.stats(), a.io().0), (b.stats(), b.io().0));
+    assert_ne!(a.io().0, c.io().0);
+}
+
+fn pages_of(trace: &[(u32, bool)]) -> usize {
+    trace
+        .iter()
+        .map(|&(p, _)| p as usize + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+fn p_sink_after(trace: &[(u32, bool)], dram: usize, pages: usize) -> f64 {
+    let t = run("hypro:p_elevate=0,window=2000", dram, 400, pages, trace);
+    match t.scheme() {
+        AnyScheme::Hypro(h) => h.probabilities().0,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn hypro_auto_moves_p_sink_by_eqs_1_and_2() {
+    // DRAM of one page, every page requested twice in a row: every second
+    // request is on DRAM's evict position (R_m = 1 per eviction) and the
+    // SSD's pages are never requested (R_f = 0), so C_sinkf = C_fw + C_fr
+    // < C_sinkd = C_dr and p_sink grows.
+    let twice: Vec<(u32, bool)> = (0..40_000).map(|i| ((i / 2) as u32, false)).collect();
+    let p = p_sink_after(&twice, 1, pages_of(&twice));
+    assert!(p > 0.2 * 1.2 * 1.2, "{p}");
+    // A scan of pages never seen again: nothing is requested on either
+    // evict position, and a sink is a wasted SSD write.
+    let scan: Vec<(u32, bool)> = (0..60_000).map(|i| (i as u32, false)).collect();
+    let p = p_sink_after(&scan, 20, pages_of(&scan));
+    assert!(p < 0.2 / 1.2 / 1.2, "{p}");
+}
+
+#[test]
+fn hypro_auto_refuses_an_ssd_policy_without_an_evict_position() {
+    let (s, h) = devices();
+    let err = SchemeSpec::parse("hypro:ssd=clock")
+        .unwrap()
+        .build(10, 10, |d| d as u64, &s, &h)
+        .unwrap_err();
+    assert!(err.to_string().contains("ssd=lru"), "{err}");
+    assert!(
+        SchemeSpec::parse("hypro:ssd=clock,p_sink=0.2,p_elevate=0.02")
+            .unwrap()
+            .build(10, 10, |d| d as u64, &s, &h)
+            .is_ok()
+    );
+}
+
+#[test]
+fn tac_keeps_the_ssd_clean_and_writes_every_dirty_eviction_through() {
+    let trace = random_trace(3, 30_000, 2_000, 0.3);
+    let t = run("tac", 40, 150, 2_000, &trace);
+    let io = t.io().0;
+    assert_eq!(t.scheme().ssd_pages().1, 0);
+    assert_eq!(io.cleanings, 0);
+    // Every disk write is a dirty DRAM eviction, nothing else.
+    let mut lru = Lru::new(40);
+    let mut dirty_evictions = 0;
+    for &(p, w) in &trace {
+        let op = if w { Op::Write } else { Op::Read };
+        if !lru.access(p, op) {
+            if lru.len() == 40 {
+                dirty_evictions += u64::from(lru.evict(|_| true).unwrap().dirty);
+            }
+            lru.insert(p, op, PageCost::new(1.0, 1.0));
+        }
+    }
+    assert_eq!(io.hdd_writes, dirty_evictions);
+}
+
+#[test]
+fn tac_admits_only_pages_warmer_than_the_coldest_cached_extent() {
+    // Extents of 1 page, SSD of 1 page, DRAM of 1 page. Page 0 is read
+    // three times from below (hot), page 1 once: 1 never displaces 0.
+    let mut t = tier("tac:extent=1,age=1000", 1, 1, 3);
+    for p in [0, 2, 0, 2, 0, 1, 2, 1] {
+        t.request(p, Op::Read).unwrap();
+    }
+    assert!(t.scheme().on_ssd(0));
+    assert!(!t.scheme().on_ssd(1));
+}
+
+#[test]
+fn lazy_cleaning_keeps_dirty_ssd_pages_under_its_threshold() {
+    let trace = random_trace(4, 30_000, 2_000, 0.4);
+    for (dirty, ssd) in [(0.5, 200usize), (0.1, 100), (0.0, 50)] {
+        let mut t = tier(&format!("lc:dirty={dirty}"), 20, ssd, 2_000);
+        let limit = (dirty * ssd as f64).floor() as u64;
+        for &(p, w) in &trace {
+            t.request(p, if w { Op::Write } else { Op::Read }).unwrap();
+            assert!(t.scheme().ssd_pages().1 <= limit);
+        }
+        assert!(t.io().0.cleanings > 0);
+    }
+    // dirty=1 never runs the cleaner: the disk sees only SSD evictions.
+    let t = run("lc:dirty=1", 20, 2_000, 2_000, &trace);
+    assert_eq!(
+        t.io().0.hdd_writes,
+        0,
+        "an SSD as large as the data never writes the disk"
+    );
+}
+
+#[test]
+fn face_writes_an_invalidated_version_nowhere() {
+    // DRAM 1, log of 16 slots with groups of 1: page 0 written and evicted
+    // twice leaves two versions; when the first reaches the front it is
+    // dropped without a disk write; the newest is written once.
+    let mut t = tier("face:group=1,second_chance=off", 1, 16, 40);
+    let mut reqs = vec![(0, Op::Write), (1, Op::Read), (0, Op::Write), (1, Op::Read)];
+    reqs.extend((2..30).map(|p| (p, Op::Read)));
+    for (p, op) in reqs {
+        t.request(p, op).unwrap();
+    }
+    // Page 0 was read back from the SSD once (its first version was hit).
+    let io = t.io().0;
+    assert_eq!(
+        io.hdd_writes, 1,
+        "only the newest version of page 0 reaches the disk"
+    );
+    assert_eq!(
+        io.ssd_seq_writes, io.ssd_writes,
+        "every FaCE write is a log append"
+    );
+}
+
+#[test]
+fn face_gives_referenced_pages_a_second_chance() {
+    // Log of 16 slots, group 1: page 0 is hit on the SSD, so when it reaches
+    // the front it goes to the rear instead of leaving.
+    let run_face = |spec: &str| {
+        let mut t = tier(spec, 1, 16, 60);
+        for p in [0, 1, 0, 1] {
+            t.request(p, Op::Read).unwrap();
+        }
+        for p in 2..20 {
+            t.request(p, Op::Read).unwrap();
+        }
+        t.scheme().on_ssd(0)
+    };
+    assert!(run_face("face:group=1"));
+    assert!(!run_face("face:group=1,second_chance=off"));
+}
+
+#[test]
+fn bad_scheme_specs_are_refused_with_the_reason() {
+    for (spec, needle) in [
+        ("hypro:p_sink=1.5", "p_sink must be"),
+        ("hypro:p_elevate=-1", "p_elevate must be"),
+        ("lc:dirty=2", "dirty must be"),
+        ("face:group=0", "group must be"),
+        ("tac:extents=3", "unknown parameter 'extents'"),
+        ("lru", "unknown scheme"),
+        ("hypro:ssd=cflru", "ssd must be one of"),
+        ("lc:dirty", "is not key=value"),
+    ] {
+        let err = SchemeSpec::parse(spec).unwrap_err().to_string();
+        assert!(err.contains(needle), "{spec}: {err}");
+    }
+    let (s, h) = devices();
+    let err = SchemeSpec::parse("lc")
+        .unwrap()
+        .build(0, 10, |d| d as u64, &s, &h)
+        .unwrap_err();
+    assert!(err.to_string().contains("at least 1 page"), "{err}");
+}
