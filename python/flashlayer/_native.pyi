@@ -188,6 +188,19 @@ def run_hybrid(
     progress: Callable[[int], object] | None = None,
     flush_at_end: bool = False,
 ) -> SimResult: ...
+def tier_schemes() -> list[tuple[str, str]]: ...
+def tier_scheme(spec: str) -> str: ...
+def run_tier(
+    trace: Trace,
+    scheme: str,
+    policy: str,
+    dram_pages: int,
+    ssd_pages: int,
+    ssd: str | None = None,
+    hdd: str | None = None,
+    series_every: int = 0,
+    progress: Callable[[int], object] | None = None,
+) -> SimResult: ...
 def hybrid_sequence(
     sets: list[dict[str, Any]],
     sequence: list[int],

@@ -24,6 +24,16 @@ class Series(TypedDict):
     state: dict[str, list[float | None]]
 
 
+class TierSeries(TypedDict):
+    """A hierarchy run's time series: requests served, total I/O time so
+    far, and the scheme's state variables (HyPro: ``p_sink``,
+    ``p_elevate``)."""
+
+    requests: list[int]
+    io_time: list[float]
+    state: dict[str, list[float]]
+
+
 class SimResult(TypedDict):
     """One run: a row of ``flashlayer sim --json``."""
 
@@ -65,6 +75,43 @@ class SimResult(TypedDict):
     flash_capacity: NotRequired[int | None]
     defer: NotRequired[int]
     optimum: NotRequired[float | None]
+    #: Through a DRAM / SSD / disk hierarchy (``sim --tier``): the scheme
+    #: (canonical spec, short name, label with parameters), the SSD's pages
+    #: (and the size asked for, and its share of the distinct pages), the
+    #: devices, requests per level (``hits`` are DRAM hits), each device's
+    #: I/O, cleanings (dirty SSD pages copied to the disk), elevations (SSD
+    #: to DRAM), sinks (DRAM to SSD), each device's time and their sum
+    #: ``io_time`` (= ``virtual_time``), the SSD's pages and dirty pages at
+    #: the end, and for HyPro the final probabilities and the run totals of
+    #: its Eqs. 1-2.
+    scheme: NotRequired[str]
+    scheme_name: NotRequired[str]
+    scheme_label: NotRequired[str]
+    ssd_pages: NotRequired[int]
+    ssd_spec: NotRequired[str]
+    ssd_share: NotRequired[float]
+    ssd_device: NotRequired[str]
+    hdd_device: NotRequired[str]
+    ssd_hits: NotRequired[int]
+    hdd_misses: NotRequired[int]
+    ssd_reads: NotRequired[int]
+    ssd_writes: NotRequired[int]
+    ssd_seq_writes: NotRequired[int]
+    hdd_reads: NotRequired[int]
+    hdd_writes: NotRequired[int]
+    cleanings: NotRequired[int]
+    elevations: NotRequired[int]
+    sinks: NotRequired[int]
+    ssd_time: NotRequired[float]
+    hdd_time: NotRequired[float]
+    io_time: NotRequired[float]
+    ssd_used: NotRequired[int]
+    ssd_dirty: NotRequired[int]
+    p_sink: NotRequired[float | None]
+    p_elevate: NotRequired[float | None]
+    c_sinkf: NotRequired[float | None]
+    c_sinkd: NotRequired[float | None]
+    tier_series: NotRequired[TierSeries]
 
 
 class TraceStats(TypedDict):

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from os import PathLike
+from typing import TypeVar
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
@@ -21,6 +22,7 @@ from flashlayer.results import SimResult
 
 TraceLike = str | PathLike[str] | Trace
 BufferSpec = int | str
+J = TypeVar("J")
 
 
 def open_trace(trace: TraceLike, format: str | None = None, page_size: int | None = None) -> Trace:
@@ -85,6 +87,10 @@ def simulate(
     magnetic: str | None = None,
     flash_capacity: int | None = None,
     defer: int = 0,
+    tier: str | None = None,
+    ssd_pages: BufferSpec | None = None,
+    ssd: str | None = None,
+    hdd: str | None = None,
 ) -> SimResult:
     """Replays `trace` with `policy` and a buffer of `buffer_pages` pages
     (or ``"P%"`` of the trace's distinct pages).
@@ -108,11 +114,31 @@ def simulate(
     with `flash_capacity` and `defer` as in `sweep_hybrid`; the row gains
     ``placement``, ``flash_reads``, ``flash_writes``, ``magnetic_reads``,
     ``magnetic_writes``, ``migrations`` and ``pages_on_flash``.
+
+    `tier` names a hierarchy scheme (``hypro``, ``tac``, ``face``, ``lc``,
+    with parameters as in `flashlayer.tiers.sweep_tier`): `policy` then
+    manages a DRAM of `buffer_pages` over an SSD cache of `ssd_pages` (pages
+    or ``"P%"``) over a disk, priced by `ssd` and `hdd` (default
+    ``hypro-ssd`` and ``hypro-hdd``); the row gains the fields
+    `sweep_tier` lists, and `series_every` records ``tier_series``.
     """
     start = time.perf_counter()
     t = open_trace(trace, format, page_size)
     pages = resolve_buffer(buffer_pages, t.pages)
-    if hybrid is None:
+    if tier is None and (ssd_pages is not None or ssd is not None or hdd is not None):
+        raise FlashlayerError("ssd_pages, ssd and hdd apply with tier=SCHEME")
+    if tier is not None:
+        from flashlayer.tiers import sweep_tier
+
+        if (hybrid is not None or device is not None or flush_at_end or flash is not None or magnetic is not None
+                or flash_capacity is not None or defer):
+            raise FlashlayerError("tier= replays a DRAM / SSD / disk hierarchy: hybrid=, device=, flash=, magnetic=, "
+                                  "flash_capacity=, defer= and flush_at_end do not apply (ssd= and hdd= price it)")
+        if ssd_pages is None:
+            raise FlashlayerError("tier= needs ssd_pages (pages or 'P%' of the distinct pages)")
+        r = sweep_tier(t, [tier], [pages], [ssd_pages], policy=policy, ssd=ssd, hdd=hdd,
+                       series_every=series_every, workers=1)[0]
+    elif hybrid is None:
         if flash is not None or magnetic is not None or flash_capacity is not None or defer:
             raise FlashlayerError("flash, magnetic, flash_capacity and defer apply with hybrid=PLACEMENT")
         r = _native.run(t, policy, pages, device, series_every, None, flush_at_end)
@@ -187,7 +213,7 @@ def sweep(
     return _parallel(grid, one, workers, stop)
 
 
-def _parallel(grid: list[_Job], one: Callable[[_Job], SimResult], workers: int | None,
+def _parallel(grid: list[J], one: Callable[[J], SimResult], workers: int | None,
               stop: threading.Event) -> list[SimResult]:
     """Runs `one` over `grid` on `workers` threads (default: the CPUs), in
     grid order; the first failure (or Ctrl-C) sets `stop` and propagates."""

@@ -23,6 +23,7 @@ use std::time::Instant;
 
 mod flash;
 mod hybrid;
+mod tier;
 
 create_exception!(
     _native,
@@ -747,5 +748,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     flash::register(m)?;
     hybrid::register(m)?;
+    tier::register(m)?;
     Ok(())
 }

@@ -127,10 +127,17 @@ def _run_flash(a: argparse.Namespace, methods: list[str], policies: list[str], b
 def run(a: argparse.Namespace) -> None:
     from flashlayer.sweep import sweep
 
-    from flashlayer.cli import sim_hybrid
+    from flashlayer.cli import sim_hybrid, sim_tier
 
+    if a.policy is None:
+        if a.tier is None:
+            raise UsageError("--policy is required (e.g. --policy lru,cflru,casa)")
+        a.policy = "lru"
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
+    sim_tier.check(a)
+    if a.tier is not None:
+        return sim_tier.run(a, policies, buffers)
     sim_hybrid.check(a)
     if a.hybrid is not None:
         return sim_hybrid.run(a, policies, buffers)
@@ -191,14 +198,16 @@ def add(sub: Any) -> None:
         epilog=EPILOG_DEVICES + "\n\nExample:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz "
         "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png"
         "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,koltsidas:lambda=0.5 --buffer 2% "
-        "--hybrid conservative,optimistic,hybrid,optimal",
+        "--hybrid conservative,optimistic,hybrid,optimal"
+        "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --tier hypro,tac,face,lc --buffer 1% "
+        "--ssd 1.25%,5%,20%",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
-    s.add_argument("--policy", required=True, metavar="P[,P...]",
+    s.add_argument("--policy", metavar="P[,P...]",
                    help=f"policies, each NAME or NAME:KEY=VALUE[,KEY=VALUE...]; a KEY=VALUE piece continues "
                    f"the policy before it, e.g. lru,cflru:w=0.25,casa. With defaults: {policy_help()} "
-                   "(see 'flashlayer list policies')"),
+                   "(see 'flashlayer list policies'). Required, except with --tier (DRAM's policy, default lru)"),
     s.add_argument("--buffer", required=True, metavar="N[,N...]",
                    help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
                    "page), e.g. 1%%,5%%,2000")
@@ -214,9 +223,10 @@ def add(sub: Any) -> None:
                    "'flash:METHOD' (a buffer pool over a NAND flash store, METHOD ipu, opu, ipl:SIZE or pdl:SIZE, "
                    "e.g. flash:pdl:256; a write changes the bytes the trace's byte ranges say, and the time is the "
                    "chip's). Repeat for several stores")
-    from flashlayer.cli import sim_hybrid
+    from flashlayer.cli import sim_hybrid, sim_tier
 
     sim_hybrid.add_args(s)
+    sim_tier.add_args(s)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
                    help="record a time series point every N requests (JSON output only; default: 0, off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",

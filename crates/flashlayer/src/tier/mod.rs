@@ -263,6 +263,8 @@ pub struct TierStats {
     pub elevations: u64,
     /// Pages written from DRAM to the SSD.
     pub sinks: u64,
+    /// DRAM victims that were dirty.
+    pub dirty_evictions: u64,
 }
 
 /// The hierarchy: a DRAM [`Policy`] `P` over the SSD level of scheme `S`
@@ -345,6 +347,7 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
             .dram
             .evict(|_| true)
             .expect("a full DRAM level has a victim");
+        self.stats.dirty_evictions += u64::from(victim.dirty);
         let sunk = self
             .scheme
             .dram_evicted(victim.page, victim.dirty, why, &mut self.io)?;

@@ -286,6 +286,43 @@ impl SchemeSpec {
     }
 }
 
+impl std::fmt::Display for SchemeSpec {
+    /// The canonical spec, every parameter written out.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = |x: &Prob| match x {
+            Prob::Auto => "auto".to_string(),
+            Prob::Fixed(v) => format!("{v}"),
+        };
+        match &self.kind {
+            SchemeKind::Hypro {
+                p_sink,
+                p_elevate,
+                seed,
+                window,
+                ssd,
+            } => write!(
+                f,
+                "hypro:p_sink={},p_elevate={},seed={seed},window={window},ssd={ssd}",
+                p(p_sink),
+                p(p_elevate)
+            ),
+            SchemeKind::Tac { extent, age } => match age {
+                Some(a) => write!(f, "tac:extent={extent},age={a}"),
+                None => write!(f, "tac:extent={extent}"),
+            },
+            SchemeKind::Face {
+                group,
+                second_chance,
+            } => write!(
+                f,
+                "face:group={group},second_chance={}",
+                if *second_chance { "on" } else { "off" }
+            ),
+            SchemeKind::Lc { dirty, ssd } => write!(f, "lc:dirty={dirty},ssd={ssd}"),
+        }
+    }
+}
+
 /// Any of the four schemes, chosen at run time.
 #[derive(Clone, Debug)]
 pub enum AnyScheme {
