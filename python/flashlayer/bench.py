@@ -30,6 +30,16 @@ VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbu
 #: ``hybrid``, Koltsidas Table 1), and its goal as a share of plain LRU.
 HYBRID_ROW = "lru on a hybrid store (placement hybrid)"
 HYBRID_TARGET = 0.25
+#: Rows timing each DRAM / SSD / disk scheme (DRAM: the buffer, under LRU;
+#: SSD: five times the buffer), each with this goal as a share of LRU.
+TIER_SCHEMES = ("hypro", "tac", "face", "lc")
+TIER_SSD_FACTOR = 5
+TIER_TARGET = 0.25
+
+
+def tier_row(scheme: str) -> str:
+    """The bench row name of a hierarchy scheme."""
+    return f"{scheme} tier (DRAM = buffer, SSD = {TIER_SSD_FACTOR}x buffer)"
 
 
 def run(
@@ -84,10 +94,13 @@ def run(
                 )
         if "lru" in policies:
             rows.append(_hybrid_row(path, buffer_pages, stats["requests"], repeat, quiet))
+            rows.extend(_tier_rows(path, buffer_pages, stats["requests"], repeat, quiet))
         lru = next((r["requests_per_second"] for r in rows if r["policy"] == "lru"), None)
         for row in rows:
             row["vs_lru"] = None if lru is None else row["requests_per_second"] / lru
-            share = HYBRID_TARGET if row["policy"] == HYBRID_ROW else VS_LRU_TARGETS.get(row["policy"].split(":")[0])
+            share = (HYBRID_TARGET if row["policy"] == HYBRID_ROW
+                     else TIER_TARGET if " tier (" in row["policy"]
+                     else VS_LRU_TARGETS.get(row["policy"].split(":")[0]))
             if share is not None and lru is not None:
                 row["target"] = share * lru
                 row["meets_target"] = row["requests_per_second"] >= row["target"]
@@ -135,3 +148,20 @@ def _hybrid_row(path: Path, buffer_pages: int, requests: int, repeat: int, quiet
                                 bar.advance)
     return {"policy": HYBRID_ROW, "seconds": best_s, "requests_per_second": requests / best_s,
             "miss_ratio": best["miss_ratio"], "target": None, "meets_target": None}
+
+
+def _tier_rows(path: Path, buffer_pages: int, requests: int, repeat: int, quiet: bool) -> list[dict[str, Any]]:
+    """Each hierarchy scheme over the trace: every request goes through
+    DRAM's policy, and every DRAM miss through the scheme's decisions."""
+    rows = []
+    ssd = TIER_SSD_FACTOR * buffer_pages
+    with progress.bar(len(TIER_SCHEMES) * repeat, "benchmarking the hierarchy schemes", quiet=quiet) as bar:
+        for scheme in TIER_SCHEMES:
+
+            def replay(t: Trace, s: str = scheme) -> SimResult:
+                return _native.run_tier(t, s, "lru", buffer_pages, ssd)
+
+            best_s, best = _best_of(repeat, replay, path, bar.advance)
+            rows.append({"policy": tier_row(scheme), "seconds": best_s, "requests_per_second": requests / best_s,
+                         "miss_ratio": best["miss_ratio"], "target": None, "meets_target": None})
+    return rows

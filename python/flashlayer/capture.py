@@ -17,9 +17,13 @@ Events carry a timestamp and are sorted by it, since bpftrace merges per-CPU
 buffers. If bpftrace reports lost events the capture fails rather than
 writing an incomplete trace.
 
-The default workload initialises pgbench (not traced) and traces a timed
-``pgbench`` run; ``-- COMMAND ...`` traces any command instead, run with
-``PGHOST``, ``PGPORT``, ``PGUSER`` and ``PGDATABASE`` set to the cluster.
+Workloads: ``tpcb`` (the default) initialises pgbench's TPC-B-like tables
+(not traced) and traces a timed ``pgbench`` run; ``tatp`` loads the TATP
+schema of ``flashlayer/workloads/tatp/load.sql`` with ``--subscribers``
+subscribers (not traced) and traces ``pgbench`` running the seven TATP
+transactions of that folder with TATP's mix (35/10/35/2/14/2/2%).
+``-- COMMAND ...`` traces any command instead, run with ``PGHOST``,
+``PGPORT``, ``PGUSER`` and ``PGDATABASE`` set to the cluster.
 """
 
 from __future__ import annotations
@@ -73,6 +77,23 @@ class CaptureOptions:
     scale: int = 1
     shared_buffers: str = "16MB"
     command: list[str] = field(default_factory=list)
+    workload: str = "tpcb"
+    subscribers: int = 100_000
+
+
+#: pgbench scripts of the TATP transactions with TATP's mix (percent).
+TATP_MIX = (
+    ("get_subscriber_data", 35),
+    ("get_new_destination", 10),
+    ("get_access_data", 35),
+    ("update_subscriber_data", 2),
+    ("update_location", 14),
+    ("insert_call_forwarding", 2),
+    ("delete_call_forwarding", 2),
+)
+
+TATP_DIR = Path(__file__).parent / "workloads" / "tatp"
+WORKLOADS = ("tpcb", "tatp")
 
 
 def _fail(msg: str) -> FlashlayerError:
@@ -107,6 +128,8 @@ def check_prerequisites(opts: CaptureOptions) -> tuple[Path, str]:
         pwd.getpwnam("postgres")
     except KeyError:
         raise _fail("needs the 'postgres' system user to run the throwaway cluster (Debian's postgresql creates it)") from None
+    if opts.workload not in WORKLOADS:
+        raise _fail(f"unknown workload '{opts.workload}'; expected one of {', '.join(WORKLOADS)}")
     if not opts.command and shutil.which("pgbench") is None and not (pg_bin / "pgbench").is_file():
         raise _fail("pgbench not found; install postgresql-client or pass a command after --")
     probe = f"usdt:{pg_bin / 'postgres'}:postgresql:buffer__read__done"
@@ -117,6 +140,14 @@ def check_prerequisites(opts: CaptureOptions) -> tuple[Path, str]:
             "(PostgreSQL must be built with --enable-dtrace, as Debian's package is)"
         )
     return pg_bin, bpftrace
+
+
+def _pgbench_run(pgbench: str, opts: CaptureOptions) -> list[str]:
+    run = [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
+    if opts.workload == "tpcb":
+        return run
+    scripts = [f"{TATP_DIR / name}.sql@{weight}" for name, weight in TATP_MIX]
+    return [*run, "-n", "-D", f"subscribers={opts.subscribers}", *(x for s in scripts for x in ("-f", s))]
 
 
 def _free_port() -> int:
@@ -161,8 +192,12 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
             )
             started = True
             postmaster = int((data / "postmaster.pid").read_text().split()[0])
-            if not opts.command:
+            if not opts.command and opts.workload == "tpcb":
                 _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
+            elif not opts.command:
+                psql = str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
+                _run([psql, "-q", "-v", "ON_ERROR_STOP=1", "-v", f"subscribers={opts.subscribers}", "-f",
+                      str(TATP_DIR / "load.sql")], "loading TATP", env=env, timeout=3600)
         script = work / "capture.bt"
         script.write_text(SCRIPT.format(bin=pg_bin / "postgres"))
         raw, errs = work / "events.txt", work / "bpftrace.err"
@@ -177,7 +212,7 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
                 if time.monotonic() > deadline:
                     raise _fail("bpftrace did not attach within 120 s")
                 time.sleep(0.1)
-        workload = opts.command or [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
+        workload = opts.command or _pgbench_run(pgbench, opts)
         with progress.bar(None, f"tracing: {' '.join(workload)[:60]}", quiet=quiet):
             w = subprocess.run(workload, env=env, capture_output=True, text=True)
         tracer.send_signal(signal.SIGINT)
@@ -217,6 +252,7 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
         ).stdout
         return {
             "output": str(opts.out),
+            "workload_name": "command" if opts.command else opts.workload,
             "requests": n,
             "reads": sum(1 for e in events if e[1] == "R"),
             "writes": sum(1 for e in events if e[1] == "W"),

@@ -213,7 +213,8 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
     def write(tmp: Path) -> int:
         opts = capture.CaptureOptions(
             out=tmp, pg_bin=Path(a.pg_bin) if a.pg_bin else None, seconds=a.seconds, clients=a.clients,
-            scale=a.scale, shared_buffers=a.shared_buffers, command=command,
+            scale=a.scale, shared_buffers=a.shared_buffers, command=command, workload=a.workload,
+            subscribers=a.subscribers,
         )
         summary.update(capture.capture(opts, quiet=a.json))
         return int(summary["requests"])
@@ -224,6 +225,32 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
         emit_json(summary)
     else:
         print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) to {a.out}", file=sys.stderr)
+
+
+def cmd_capture_strace(a: argparse.Namespace) -> None:
+    from flashlayer import capture_strace
+
+    command = list(a.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("give the command to trace after --, e.g. flashlayer trace capture strace --out t.csv.gz "
+                         "-- make")
+    out_format(a.out)
+    summary: dict[str, Any] = {}
+
+    def write(tmp: Path) -> int:
+        opts = capture_strace.StraceOptions(out=tmp, command=command, page_size=a.page_size)
+        summary.update(capture_strace.capture(opts, quiet=a.json))
+        return int(summary["requests"])
+
+    atomic_output(Path(a.out), write)
+    summary["output"] = a.out
+    if a.json:
+        emit_json(summary)
+    else:
+        print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) over {summary['files']:,} "
+              f"files to {a.out}", file=sys.stderr)
 
 
 def add(sub: Any) -> None:
@@ -299,16 +326,37 @@ def add(sub: Any) -> None:
         description="Start a throwaway PostgreSQL cluster on a free loopback port, attach bpftrace to the probe "
         "buffer__read__done (one R per page request) and to MarkBufferDirty (one W when a page is modified), run "
         "a workload, and write 'page,op' with page id (relfilenode << 34) | (fork << 32) | block. Needs root, "
-        "bpftrace and Debian's postgresql package (built with dtrace probes). The default workload initialises "
-        "pgbench (not traced) and traces a timed pgbench run; '-- COMMAND ...' traces any command instead, run "
-        "with PGHOST, PGPORT, PGUSER and PGDATABASE pointing at the cluster.",
+        "bpftrace and Debian's postgresql package (built with dtrace probes). --workload tpcb (the default) "
+        "initialises pgbench (not traced) and traces a timed pgbench run; --workload tatp loads TATP's four "
+        "tables with --subscribers subscribers (not traced) and traces pgbench running TATP's seven transactions "
+        "in TATP's mix; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
+        "PGDATABASE pointing at the cluster.",
     )
+    pg.add_argument("--workload", choices=("tpcb", "tatp"), default="tpcb",
+                    help="what pgbench runs: tpcb (its built-in TPC-B-like script) or tatp (default: tpcb)")
+    pg.add_argument("--subscribers", type=int_arg(1, "--subscribers"), default=100_000,
+                    help="with --workload tatp: subscribers loaded (default: 100,000)")
     pg.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=10, help="pgbench run time (default: 10)")
     pg.add_argument("--clients", type=int_arg(1, "--clients"), default=4, help="pgbench clients (default: 4)")
-    pg.add_argument("--scale", type=int_arg(1, "--scale"), default=1, help="pgbench scale factor (default: 1)")
+    pg.add_argument("--scale", type=int_arg(1, "--scale"), default=1, help="with --workload tpcb: pgbench scale factor (default: 1)")
     pg.add_argument("--shared-buffers", default="16MB", help="the cluster's shared_buffers (default: 16MB)")
     pg.add_argument("--pg-bin", metavar="DIR", help="server bin folder (default: newest /usr/lib/postgresql/*/bin)")
     pg.add_argument("--json", action="store_true", help="print a summary (requests, writes, relation filenodes)")
     pg.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: a workload to trace instead of pgbench")
     pg.set_defaults(func=cmd_capture_postgres)
+    sx = csub.add_parser(
+        "strace",
+        help="trace the file page references of any command with strace",
+        description="Run COMMAND under strace -f and turn every read and write system call on a regular file into "
+        "page requests: one R (read) or W (write) per page of the bytes it moved, page id (file number << 32) | "
+        "(offset / page size), files numbered in order of first use. Pages a process maps with mmap are not "
+        "seen. HyPro's MLK trace (a Linux kernel build) was recorded this way; scripts/capture-mlk records "
+        "flashlayer's stand-in, a build of the zstd C library.",
+    )
+    sx.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    sx.add_argument("--page-size", type=int_arg(512, "--page-size"), default=4096,
+                    help="bytes per page, a power of two (default: 4096, the Linux page cache's)")
+    sx.add_argument("--json", action="store_true", help="print a summary (requests, writes, files, processes)")
+    sx.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: the command to trace")
+    sx.set_defaults(func=cmd_capture_strace)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, casa, fdbuffer, koltsidas, pdl
+from flashlayer.experiments import baselines, casa, fdbuffer, hypro, koltsidas, pdl
 
 
 class Figure(TypedDict):
@@ -92,6 +92,7 @@ EXPERIMENTS: dict[str, Runner] = {
     "fdbuffer": fdbuffer.run,
     "pdl": pdl.run,
     "koltsidas": koltsidas.run,
+    "hypro": hypro.run,
 }
 
 #: Trace files each section reads from the traces folder.
@@ -101,6 +102,7 @@ TRACE_FILES: dict[str, list[str]] = {
     "fdbuffer": fdbuffer.FILES,
     "pdl": pdl.FILES,
     "koltsidas": koltsidas.FILES,
+    "hypro": hypro.FILES,
 }
 
 __all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]
