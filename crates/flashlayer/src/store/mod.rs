@@ -315,7 +315,7 @@ impl Meter {
     }
 }
 
-fn check_len(page_size: usize, len: usize) -> Result<()> {
+pub(crate) fn check_len(page_size: usize, len: usize) -> Result<()> {
     if len != page_size {
         return Err(crate::Error::invalid(format!(
             "buffer of {len} bytes for a store of {page_size}-byte pages"

@@ -27,7 +27,7 @@
 //! both are rebuilt from the log after a crash by the data backend (the
 //! newest version of each page wins): that is FaCE's recovery.
 
-use super::{Io, Reason, Scheme, Serve, NIL};
+use super::{Found, Io, Reason, Scheme, Serve, NIL};
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
@@ -127,6 +127,9 @@ impl Face {
                     self.flags[i] &= !REFERENCED;
                     let t = self.rear();
                     if t != s {
+                        // Slot t may be where a page moved earlier in this
+                        // group came from: its new copy must be safe first.
+                        io.barrier()?;
                         io.ssd_move(page, s as u32, t as u32)?;
                     }
                     self.log[t] = page;
@@ -143,7 +146,10 @@ impl Face {
                 self.valid -= 1;
             }
         }
-        Ok(())
+        // The appends that follow overwrite the group's slots: the versions
+        // that superseded its invalid ones, and the copies moves made, must
+        // be durable first.
+        io.barrier()
     }
 }
 
@@ -186,5 +192,31 @@ impl Scheme for Face {
 
     fn ssd_pages(&self) -> (u64, u64) {
         (self.valid, self.dirty)
+    }
+
+    /// The log after a crash: the current versions stay in their slots, the
+    /// newest one is the rear, and every other slot counts as an invalid
+    /// version (replaced for free). The order of the log is the order of
+    /// the slots from the rear on, which is the append order except where
+    /// a second chance kept a page in place.
+    fn restore(&mut self, found: &[Found]) -> Result<()> {
+        self.log.fill(NIL);
+        self.slot_of.fill(NIL);
+        self.flags.fill(0);
+        (self.valid, self.dirty) = (0, 0);
+        for f in found {
+            self.grow(f.page);
+            self.log[f.slot as usize] = f.page;
+            self.slot_of[f.page as usize] = f.slot;
+            self.flags[f.page as usize] = if f.dirty { DIRTY } else { 0 };
+            self.valid += 1;
+            self.dirty += u64::from(f.dirty);
+        }
+        let cap = self.log.len();
+        (self.head, self.used) = match found.last() {
+            Some(newest) => ((newest.slot as usize + 1) % cap, cap),
+            None => (0, 0),
+        };
+        Ok(())
     }
 }

@@ -317,6 +317,13 @@ impl Scheme for Hypro {
         why: Reason,
         io: &mut impl Io,
     ) -> Result<bool> {
+        if why == Reason::Flush {
+            // DRAM and the SSD stay exclusive: a flushed page goes to the disk.
+            if dirty {
+                io.hdd_write(page)?;
+            }
+            return Ok(false);
+        }
         if why == Reason::Miss {
             self.account_eviction();
             if self.draw() >= self.p_sink {
@@ -327,10 +334,11 @@ impl Scheme for Hypro {
             }
         }
         if self.ssd.is_full() {
-            let (v, slot) = self.ssd.evict();
+            let (v, slot, stale) = self.ssd.evict();
             if v.dirty {
                 io.ssd_to_hdd(v.page, slot)?;
             }
+            debug_assert!(stale.is_none(), "HyPro never relocates");
         }
         let slot = self.ssd.admit(page, dirty);
         io.ssd_write(page, slot, dirty, false)?;

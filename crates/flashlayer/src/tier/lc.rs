@@ -3,7 +3,9 @@
 //!
 //! - **Write-back SSD cache**: every page leaving DRAM goes to the SSD,
 //!   unless it is clean and the SSD already holds it. A dirty page the SSD
-//!   holds is overwritten in its slot; a page the SSD lacks is admitted,
+//!   holds is rewritten there (one SSD write; on real devices into the
+//!   level's spare slot, so a crash mid-write keeps the old version: see
+//!   [`PolicyLevel`]); a page the SSD lacks is admitted,
 //!   evicting the SSD level's victim (written to the disk first if dirty).
 //!   The SSD level drives a replacement policy (`ssd=`, default `lru`; the
 //!   paper used LRU-2, which flashlayer does not have).
@@ -17,7 +19,7 @@
 //!   pages became dirty there).
 //! - An SSD hit reads the page into DRAM and keeps the copy (inclusive).
 
-use super::{Io, PolicyLevel, Reason, Scheme, Serve};
+use super::{Found, Io, PolicyLevel, Reason, Scheme, Serve};
 use crate::error::Result;
 use crate::policy::Policy;
 use crate::types::{DenseId, Op};
@@ -97,15 +99,22 @@ impl Scheme for Lc {
             if !dirty {
                 return Ok(false);
             }
-            io.ssd_write(page, self.ssd.slot(page), true, false)?;
+            // The update goes to the spare slot (see PolicyLevel), which may
+            // hold a version superseded by a write not yet durable.
+            io.barrier()?;
+            let slot = self.ssd.relocate(page);
+            io.ssd_write(page, slot, true, false)?;
             self.ssd.mark_dirty(page);
             self.dirtied(page);
             return Ok(true);
         }
         if self.ssd.is_full() {
-            let (v, slot) = self.ssd.evict();
+            let (v, slot, stale) = self.ssd.evict();
             if v.dirty {
                 io.ssd_to_hdd(v.page, slot)?;
+            }
+            if let Some(spare) = stale {
+                io.ssd_invalidate(spare)?;
             }
         }
         let slot = self.ssd.admit(page, dirty);
@@ -133,5 +142,21 @@ impl Scheme for Lc {
 
     fn ssd_pages(&self) -> (u64, u64) {
         self.ssd.pages()
+    }
+
+    /// The level after a crash: every page found is admitted in its slot,
+    /// oldest first (so the replacement order starts as the order the
+    /// versions were written), dirty ones queued for the cleaner. A page
+    /// cleaned before the crash whose slot still says dirty is cleaned
+    /// again: one disk write more, never a lost one.
+    fn restore(&mut self, found: &[Found]) -> Result<()> {
+        let pairs: Vec<(DenseId, u32)> = found.iter().map(|f| (f.page, f.slot)).collect();
+        self.ssd.restore(found, &pairs);
+        self.queue.clear();
+        self.queued.fill(false);
+        for f in found.iter().filter(|f| f.dirty) {
+            self.dirtied(f.page);
+        }
+        Ok(())
     }
 }

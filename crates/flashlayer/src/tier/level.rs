@@ -8,11 +8,20 @@ use crate::types::{DenseId, Op, PageCost};
 
 /// An SSD level of `capacity` pages ordered by one of the base policies
 /// (`lru`, `fifo`, `clock`, `2q`, `arc`).
+///
+/// The level has one slot more than pages, the spare: an update of a page
+/// on the level ([`PolicyLevel::relocate`]) is written to the spare, and
+/// the page's old slot becomes the spare, so a crash in the middle of the
+/// write leaves the old version whole. The spare then holds an old version
+/// of that page, which must be invalidated if the page leaves the level
+/// ([`PolicyLevel::evict`] says so).
 #[derive(Clone, Debug)]
 pub struct PolicyLevel {
     policy: Base,
     slots: Slots,
     cost: PageCost,
+    spare: u32,
+    spare_holds: DenseId,
 }
 
 impl PolicyLevel {
@@ -20,10 +29,14 @@ impl PolicyLevel {
     /// dense ids `0..pages`; `cost` is the SSD's page cost (for the
     /// policy's bookkeeping). `None` for a name that is not a base policy.
     pub fn new(policy: &str, capacity: usize, pages: usize, cost: PageCost) -> Option<Self> {
+        let mut slots = Slots::new(capacity + 1, pages);
+        let spare = slots.take_free();
         Some(PolicyLevel {
             policy: Base::by_name(policy, capacity, pages)?,
-            slots: Slots::new(capacity, pages),
+            slots,
             cost,
+            spare,
+            spare_holds: NIL,
         })
     }
 
@@ -71,26 +84,58 @@ impl PolicyLevel {
     }
 
     /// Chooses the page to leave a full level and removes it; its slot is
-    /// free for the page coming in.
+    /// free for the page coming in. The third value is the spare slot when
+    /// it holds an old version of the victim, which the caller must
+    /// invalidate before the victim's slot is overwritten.
     #[inline]
-    pub fn evict(&mut self) -> (Victim, u32) {
+    pub fn evict(&mut self) -> (Victim, u32, Option<u32>) {
         let v = self
             .policy
             .evict(|_| true)
             .expect("a full level has a victim");
-        (v, self.slots.release(v.page))
+        let stale = (self.spare_holds == v.page).then(|| {
+            self.spare_holds = NIL;
+            self.spare
+        });
+        (v, self.slots.release(v.page), stale)
+    }
+
+    /// Moves a page on the level to the spare slot for an update: returns
+    /// the slot to write; the page's old slot becomes the spare.
+    #[inline]
+    pub fn relocate(&mut self, page: DenseId) -> u32 {
+        let new = self.spare;
+        self.spare = self.slots.set(page, new);
+        self.spare_holds = page;
+        new
     }
 
     /// Puts `page` on the level (it must have room): returns its slot.
     #[inline]
     pub fn admit(&mut self, page: DenseId, dirty: bool) -> u32 {
+        self.admit_policy(page, dirty);
+        self.slots.take(page)
+    }
+
+    /// Rebuilds the level from the pages found on the SSD (the level must
+    /// be empty): each admitted in the given order, in its slot.
+    pub fn restore(&mut self, found: &[super::Found], slots: &[(DenseId, u32)]) {
+        debug_assert_eq!(self.policy.len(), 0);
+        for f in found {
+            self.admit_policy(f.page, f.dirty);
+        }
+        self.slots.restore(slots);
+        self.spare = self.slots.take_free();
+        self.spare_holds = NIL;
+    }
+
+    fn admit_policy(&mut self, page: DenseId, dirty: bool) {
         let op = if dirty { Op::Write } else { Op::Read };
         // Announced first, as the protocol requires: ghost-keeping policies
         // (2Q, ARC) learn from a page coming back to the level.
         let hit = self.policy.access(page, op);
         debug_assert!(!hit);
         self.policy.insert(page, op, self.cost);
-        self.slots.take(page)
     }
 
     /// Records that the page on the level is newer than the disk's copy.

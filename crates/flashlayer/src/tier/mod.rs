@@ -48,6 +48,7 @@
 //! pages copied to the disk). The total I/O time prices each device's operations by
 //! its [`DeviceModel`]; DRAM costs nothing.
 
+mod data;
 mod face;
 mod hypro;
 mod lc;
@@ -55,6 +56,7 @@ mod level;
 mod spec;
 mod tac;
 
+pub use data::{TieredStore, SLOT_HEADER};
 pub use face::Face;
 pub use hypro::{Hypro, Prob, DEFAULT_P_ELEVATE, DEFAULT_P_SINK, DEFAULT_WINDOW};
 pub use lc::Lc;
@@ -93,6 +95,28 @@ pub trait Io {
     /// The page in SSD slot `from` is copied to slot `to` (FaCE's second
     /// chance), appended to a log.
     fn ssd_move(&mut self, page: DenseId, from: u32, to: u32) -> Result<()>;
+    /// Everything written to the SSD so far must be durable before a slot
+    /// freed from now on is overwritten (a slot holding a superseded
+    /// version may be reused only once its successor is safe). Default:
+    /// nothing (simulation: no crash to survive).
+    #[inline]
+    fn barrier(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// SSD `slot` holds an old version of a page that has left the SSD:
+    /// it must never be taken for current. Default: nothing (simulation;
+    /// a data backend overwrites the slot's header).
+    #[inline]
+    fn ssd_invalidate(&mut self, slot: u32) -> Result<()> {
+        let _ = slot;
+        Ok(())
+    }
+    /// The page left DRAM and its scheme has done with it: its frame is
+    /// free. Default: nothing (no bytes to drop).
+    #[inline]
+    fn dram_dropped(&mut self, page: DenseId) {
+        let _ = page;
+    }
 }
 
 /// Each device's operations, as [`Counting`] counts them.
@@ -183,6 +207,9 @@ pub enum Reason {
     /// To make room for a page brought up from the SSD (Algorithm 1,
     /// line 5): HyPro puts it where the elevated page was.
     Elevation,
+    /// A flush: the page stays in DRAM, clean, and its copy goes where its
+    /// eviction would send it.
+    Flush,
 }
 
 /// What a scheme does with a DRAM miss on a page the SSD holds.
@@ -240,10 +267,32 @@ pub trait Scheme {
     }
     /// Pages on the SSD, and how many of them are dirty.
     fn ssd_pages(&self) -> (u64, u64);
+    /// Rebuilds the SSD level after a crash from the current version of
+    /// every page found on the SSD, oldest first. Default: refused, for a
+    /// scheme whose SSD holds no page the disk lacks.
+    fn restore(&mut self, found: &[Found]) -> Result<()> {
+        let _ = found;
+        Err(crate::Error::invalid(format!(
+            "{}: its SSD level cannot be rebuilt after a crash (crash recovery is built for face and lc, \
+             whose dirty pages live on the SSD)",
+            self.name()
+        )))
+    }
     /// State variables for the time series (HyPro's probabilities).
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         let _ = out;
     }
+}
+
+/// A page's current version found on the SSD by a recovery scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The page.
+    pub page: DenseId,
+    /// Its slot.
+    pub slot: u32,
+    /// Whether that version is newer than the disk's.
+    pub dirty: bool,
 }
 
 /// What a [`Tier`] counted.
@@ -352,7 +401,32 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
             .scheme
             .dram_evicted(victim.page, victim.dirty, why, &mut self.io)?;
         self.stats.sinks += u64::from(sunk);
+        self.io.dram_dropped(victim.page);
         Ok(())
+    }
+
+    /// Writes every dirty DRAM page down as its eviction would (the scheme
+    /// decides where) and keeps it in DRAM, clean. With a data backend the
+    /// caller then syncs the devices.
+    pub fn write_back_dirty(&mut self, pages: impl IntoIterator<Item = DenseId>) -> Result<()> {
+        for page in pages {
+            if self.dram.is_dirty(page) {
+                self.scheme
+                    .dram_evicted(page, true, Reason::Flush, &mut self.io)?;
+                self.dram.mark_clean(page, self.cost);
+            }
+        }
+        Ok(())
+    }
+
+    /// The DRAM level's policy, for a caller restoring state.
+    pub fn dram_mut(&mut self) -> &mut P {
+        &mut self.dram
+    }
+
+    /// The scheme, for a caller restoring its SSD level after a crash.
+    pub fn scheme_mut(&mut self) -> &mut S {
+        &mut self.scheme
     }
 
     /// The counts so far.
@@ -393,6 +467,7 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
 pub(crate) struct Slots {
     of: Vec<u32>,
     free: Vec<u32>,
+    capacity: usize,
 }
 
 impl Slots {
@@ -400,6 +475,7 @@ impl Slots {
         Slots {
             of: vec![NIL; pages],
             free: (0..capacity as u32).rev().collect(),
+            capacity,
         }
     }
 
@@ -417,6 +493,36 @@ impl Slots {
         }
         self.of[i] = slot;
         slot
+    }
+
+    /// Takes a free slot for no page (a spare).
+    pub(crate) fn take_free(&mut self) -> u32 {
+        self.free.pop().expect("a free SSD slot")
+    }
+
+    /// Points `page` at `slot` (not from the free list); returns its old slot.
+    #[inline]
+    pub(crate) fn set(&mut self, page: DenseId, slot: u32) -> u32 {
+        std::mem::replace(&mut self.of[page as usize], slot)
+    }
+
+    /// Rebuilds the map from `(page, slot)` pairs found on the SSD; every
+    /// other slot is free.
+    pub(crate) fn restore(&mut self, taken: &[(DenseId, u32)]) {
+        let mut used = vec![false; self.capacity];
+        self.of.fill(NIL);
+        for &(page, slot) in taken {
+            let i = page as usize;
+            if i >= self.of.len() {
+                self.of.resize(i + 1, NIL);
+            }
+            self.of[i] = slot;
+            used[slot as usize] = true;
+        }
+        self.free = (0..self.capacity as u32)
+            .rev()
+            .filter(|&s| !used[s as usize])
+            .collect();
     }
 
     #[inline]

@@ -391,4 +391,7 @@ impl Scheme for AnyScheme {
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         with_scheme!(self, s => s.state(out))
     }
+    fn restore(&mut self, found: &[super::Found]) -> Result<()> {
+        with_scheme!(self, s => s.restore(found))
+    }
 }
