@@ -129,7 +129,7 @@ fn replay_versions(
     let mut t = Tier::new(
         Lru::new(dram),
         scheme(spec, ssd, pages),
-        Versions::new(pages, ssd),
+        Versions::new(pages, ssd + 1), // a policy-ordered level has a spare slot
         PageCost::new(1.0, 1.0),
     );
     let reads = (0..pages as u32).map(|p| (p, false));
