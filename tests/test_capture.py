@@ -89,3 +89,67 @@ def test_capture_refuses_to_run_without_root(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setattr(capture.os, "geteuid", lambda: 1000)
     with pytest.raises(FlashlayerError, match="needs root: bpftrace attaches uprobes"):
         capture.check_prerequisites(capture.CaptureOptions(out=tmp_path / "x.flt"))
+
+
+def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
+    missing = _prerequisites()
+    if missing:
+        if REQUIRED:
+            pytest.fail(f"capture prerequisites missing in CI: {missing}")
+        pytest.skip(f"capture prerequisites missing: {missing}")
+    out = tmp_path / "tatp.flt"
+    p = run_cli("trace", "capture", "postgres", "--workload", "tatp", "--subscribers", "3000", "--out", str(out),
+                "--seconds", "2", "--clients", "2", "--json", check=True)
+    summary = json.loads(p.stdout)
+    assert summary["workload_name"] == "tatp"
+    assert any("get_subscriber_data.sql@35" in part for part in summary["workload"])
+    tables = {"subscriber", "access_info", "special_facility", "call_forwarding"}
+    assert tables <= summary["relations"].keys()
+    csv = tmp_path / "tatp.csv"
+    run_cli("trace", "convert", str(out), str(csv), check=True)
+    ops: dict[int, set[str]] = {}
+    for line in csv.read_text().splitlines()[1:]:
+        page, op = line.split(",")
+        ops.setdefault(int(page) >> 34, set()).add(op)
+    # Every TATP table is read; the subscriber table is also updated
+    # (UPDATE_LOCATION, 14% of the mix).
+    for t in tables:
+        assert "R" in ops.get(summary["relations"][t], set()), t
+    assert ops[summary["relations"]["subscriber"]] == {"R", "W"}
+
+
+STRACE_REQUIRED = REQUIRED  # scripts/test installs strace with the capture tools
+
+
+def test_capture_strace_turns_file_reads_and_writes_into_page_requests(tmp_path: Path) -> None:
+    if shutil.which("strace") is None:
+        if STRACE_REQUIRED:
+            pytest.fail("strace missing in CI")
+        pytest.skip("strace missing")
+    data = tmp_path / "data.bin"
+    script = (
+        "import os\n"
+        f"fd = os.open({str(data)!r}, os.O_CREAT | os.O_RDWR)\n"
+        "os.write(fd, b'x' * 10000)\n"            # pages 0, 1, 2
+        "os.pwrite(fd, b'y' * 100, 40960)\n"      # page 10
+        "os.lseek(fd, 4096, 0)\n"
+        "os.read(fd, 4096)\n"                     # page 1
+        "os.close(fd)\n"
+    )
+    out = tmp_path / "t.csv"
+    p = run_cli("trace", "capture", "strace", "--out", str(out), "--json", "--", sys.executable, "-B", "-c",
+                script, check=True)
+    summary = json.loads(p.stdout)
+    assert summary["files"] >= 1 and summary["processes"] >= 1
+    rows = [line.split(",") for line in out.read_text().splitlines()[1:]]
+    writes = [int(page) for page, op in rows if op == "W"]
+    assert len(writes) == 4 and len({w >> 32 for w in writes}) == 1, writes
+    file = writes[0] >> 32
+    assert sorted(w & 0xFFFF_FFFF for w in writes) == [0, 1, 2, 10]
+    reads = [int(page) & 0xFFFF_FFFF for page, op in rows if op == "R" and int(page) >> 32 == file]
+    assert reads == [1]
+
+
+def test_capture_strace_needs_a_command() -> None:
+    p = run_cli("trace", "capture", "strace", "--out", "/tmp/never.csv")
+    assert p.returncode == 2 and "give the command to trace after --" in p.stderr
