@@ -110,3 +110,37 @@ fn hybrid_store(bencher: divan::Bencher<'_, '_>, placement: &str) {
             sim.finish().misses
         });
 }
+
+/// Each DRAM / SSD / disk scheme with LRU in DRAM (the buffer) and an SSD
+/// five times as large (HyPro Table 4 devices): the mechanism's and the
+/// scheme's per-request work, with the replay's hints.
+#[divan::bench(args = ["hypro", "tac", "face", "lc"])]
+fn tier(bencher: divan::Bencher<'_, '_>, scheme: &str) {
+    use flashlayer::tier::{Counting, SchemeSpec, Tier};
+    use flashlayer::types::{unpack, PageCost};
+    let (words, pages) = trace();
+    let ssd = DeviceModel::preset("hypro-ssd").expect("preset");
+    let hdd = DeviceModel::preset("hypro-hdd").expect("preset");
+    let spec = SchemeSpec::parse(scheme).expect("a scheme");
+    bencher
+        .counter(divan::counter::ItemsCount::new(words.len()))
+        .bench(|| {
+            let built = spec
+                .build(5 * BUFFER, *pages, u64::from, &ssd, &hdd)
+                .expect("valid scheme");
+            let mut t = Tier::new(
+                Lru::new(BUFFER).with_pages(*pages),
+                built,
+                Counting::default(),
+                PageCost::new(hdd.read, hdd.write),
+            );
+            for (i, &w) in words.iter().enumerate() {
+                if let Some(&ahead) = words.get(i + 16) {
+                    t.prefetch(unpack(ahead).0);
+                }
+                let (page, op) = unpack(w);
+                t.request(page, op).expect("counting never fails");
+            }
+            t.stats().hdd_misses
+        });
+}

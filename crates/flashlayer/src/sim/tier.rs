@@ -133,7 +133,7 @@ impl WithPolicy for Replay<'_, '_> {
             };
             for i in 0..words {
                 if i + PREFETCH_DISTANCE < words {
-                    tier.dram().prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
+                    tier.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
                 }
                 let (page, op) = unpack(word(i));
                 tier.request(page, op)?;

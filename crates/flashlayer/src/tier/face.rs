@@ -190,6 +190,16 @@ impl Scheme for Face {
         Ok(true)
     }
 
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        if let Some(s) = self.slot_of.get(page as usize) {
+            crate::types::prefetch(s);
+        }
+        if let Some(f) = self.flags.get(page as usize) {
+            crate::types::prefetch(f);
+        }
+    }
+
     fn ssd_pages(&self) -> (u64, u64) {
         (self.valid, self.dirty)
     }

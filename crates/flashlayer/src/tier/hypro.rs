@@ -363,6 +363,14 @@ impl Scheme for Hypro {
         true
     }
 
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.ssd.prefetch(page);
+        if let Some(h) = self.hit_in.get(page as usize) {
+            crate::types::prefetch(h);
+        }
+    }
+
     fn ssd_pages(&self) -> (u64, u64) {
         self.ssd.pages()
     }

@@ -140,6 +140,11 @@ impl Scheme for Lc {
         Ok(())
     }
 
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.ssd.prefetch(page);
+    }
+
     fn ssd_pages(&self) -> (u64, u64) {
         self.ssd.pages()
     }

@@ -45,6 +45,18 @@ impl PolicyLevel {
         &self.policy
     }
 
+    /// Starts loading what the level keeps about `page`, and about the
+    /// page its next eviction would take.
+    #[inline]
+    pub fn prefetch(&self, page: DenseId) {
+        self.slots.prefetch(page);
+        self.policy.prefetch(page);
+        if let Some(v) = self.policy.victim_ahead(0) {
+            self.slots.prefetch(v);
+            self.policy.prefetch(v);
+        }
+    }
+
     /// Whether `page` is on the level.
     #[inline]
     pub fn contains(&self, page: DenseId) -> bool {

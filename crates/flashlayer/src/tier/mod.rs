@@ -265,6 +265,13 @@ pub trait Scheme {
     fn watches_dram(&self) -> bool {
         false
     }
+    /// A hint that `page` will reach the scheme soon (a coming request, or
+    /// DRAM's coming victim): start loading its per-page state. Must not
+    /// change anything. Default: nothing.
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        let _ = page;
+    }
     /// Pages on the SSD, and how many of them are dirty.
     fn ssd_pages(&self) -> (u64, u64);
     /// Rebuilds the SSD level after a crash from the current version of
@@ -429,6 +436,17 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
         &mut self.scheme
     }
 
+    /// Hints that `page` is requested soon: DRAM's policy and the scheme
+    /// load their state for it, and for DRAM's next victims.
+    #[inline]
+    pub fn prefetch(&self, page: DenseId) {
+        self.dram.prefetch(page);
+        self.scheme.prefetch(page);
+        if let Some(v) = self.dram.victim_ahead(1) {
+            self.scheme.prefetch(v);
+        }
+    }
+
     /// The counts so far.
     pub fn stats(&self) -> TierStats {
         self.stats
@@ -476,6 +494,13 @@ impl Slots {
             of: vec![NIL; pages],
             free: (0..capacity as u32).rev().collect(),
             capacity,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn prefetch(&self, page: DenseId) {
+        if let Some(s) = self.of.get(page as usize) {
+            crate::types::prefetch(s);
         }
     }
 

@@ -385,6 +385,10 @@ impl Scheme for AnyScheme {
     fn watches_dram(&self) -> bool {
         with_scheme!(self, s => s.watches_dram())
     }
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        with_scheme!(self, s => s.prefetch(page))
+    }
     fn ssd_pages(&self) -> (u64, u64) {
         with_scheme!(self, s => s.ssd_pages())
     }

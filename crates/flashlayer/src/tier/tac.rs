@@ -245,6 +245,17 @@ impl Scheme for Tac {
         self.admit_if_warm(page, io)
     }
 
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.slots.prefetch(page);
+        if let Some(&e) = self.extent_of.get(page as usize) {
+            crate::types::prefetch(&self.extent_of[page as usize]);
+            if let Some(t) = self.temp.get(e as usize) {
+                crate::types::prefetch(t);
+            }
+        }
+    }
+
     fn ssd_pages(&self) -> (u64, u64) {
         (self.len as u64, 0)
     }
