@@ -112,3 +112,9 @@ def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path
     assert set(fig6["series"]) == {"HyPro", "TAC", "FaCE", "LC"} and fig6["x"] == [1.25, 2.5, 5.0, 10.0, 20.0]
     checks = {c["id"]: c for c in results["checks"] if c["id"].startswith("hypro-")}
     assert all(c["holds"] for c in checks.values()), checks
+
+
+def test_list_schemes_names_every_scheme_with_its_defaults() -> None:
+    rows = json.loads(run_cli("list", "schemes", "--json", check=True).stdout)
+    assert [r["name"] for r in rows] == list(SCHEMES)
+    assert "default 0.5" in rows[3]["description"] and "from 0.2" in rows[0]["description"]

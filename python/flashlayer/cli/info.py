@@ -1,4 +1,5 @@
-"""``flashlayer list``: policies, device presets and trace formats."""
+"""``flashlayer list``: policies, hierarchy schemes, device presets and trace
+formats."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def run(a: argparse.Namespace) -> None:
              "params": [{"key": k, "default": v, "allowed": al, "help": h} for k, v, al, h in ps]}
             for n, d, ps in _native.policies()
         ]
+    elif a.what == "schemes":
+        rows = [{"name": n, "description": d} for n, d in _native.tier_schemes()]
     elif a.what == "formats":
         rows = [{"name": n, "description": d} for n, d in _native.formats()]
     else:
@@ -41,7 +44,10 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list policies, device presets or trace formats")
-    ls.add_argument("what", choices=["policies", "devices", "formats"])
+    ls = sub.add_parser("list", help="list policies, hierarchy schemes, device presets or trace formats",
+                        description="policies: buffer policies with their parameters; schemes: the DRAM / SSD / "
+                        "disk schemes of sim --tier with their parameters and defaults; devices: the presets with "
+                        "their sources; formats: the trace formats.")
+    ls.add_argument("what", choices=["policies", "schemes", "devices", "formats"])
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=run)
