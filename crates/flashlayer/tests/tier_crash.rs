@@ -231,3 +231,46 @@ fn a_tiered_store_refuses_schemes_it_cannot_recover() {
         assert!(err.to_string().contains("face or lc"), "{err}");
     }
 }
+
+#[test]
+fn face_on_real_files_recovers_its_ssd_cache_when_reopened() {
+    use flashlayer::store::FileDisk;
+    let dir = tempfile::tempdir().unwrap();
+    let (s, h) = models();
+    let spec = SchemeSpec::parse("face:group=1").unwrap();
+    let open = || {
+        let ssd = FileDisk::open(dir.path().join("ssd.img")).unwrap();
+        let hdd = DiskStore::new(
+            FileDisk::open(dir.path().join("hdd.img")).unwrap(),
+            PAGE,
+            h.clone(),
+        )
+        .unwrap();
+        TieredStore::open(&spec, 2, 8, ssd, hdd, &s, &h).unwrap()
+    };
+    let mut store = open();
+    for round in 1..=3u32 {
+        for p in 0..20 {
+            store.write(p, &content(p, round * 100 + p as u32)).unwrap();
+        }
+    }
+    store.flush().unwrap();
+    let (on_ssd, dirty) = store.ssd_pages();
+    assert!(
+        on_ssd > 0 && dirty > 0,
+        "dirty pages live on the SSD: {on_ssd} {dirty}"
+    );
+    // Dropped without a clean shutdown: only the files remain.
+    drop(store);
+    let mut store = open();
+    assert_eq!(store.ssd_pages(), (on_ssd, dirty));
+    for p in 0..20 {
+        let mut buf = vec![0; PAGE];
+        store.read(p, &mut buf).unwrap();
+        assert_eq!(
+            version_of(p, &buf).unwrap(),
+            Some(300 + p as u32),
+            "page {p}"
+        );
+    }
+}

@@ -54,7 +54,6 @@
 //! persisted in the journal at `flush`, so a reopened store knows where
 //! every page is and what it has counted as of its last flush.
 
-mod index;
 mod journal;
 pub mod optimal;
 mod placement;
@@ -64,9 +63,9 @@ pub use optimal::{Event, Recording, Schedule};
 pub use placement::{other, Costs, Counters, Placement, PLACEMENTS};
 
 use crate::error::{Error, Result};
+use crate::store::index::PageIndex;
 use crate::store::{DeviceStats, IoStats, PageStore};
 use crate::types::{DeviceId, Op, PageCost, PageId};
-use index::PageIndex;
 use journal::Journal;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;

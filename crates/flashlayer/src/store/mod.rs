@@ -13,6 +13,7 @@
 mod cost;
 mod disk;
 mod file;
+pub(crate) mod index;
 mod mem;
 
 pub use cost::CostStore;

@@ -45,6 +45,7 @@ use super::{AnyScheme, Counting, Found, Io, IoCounts, Scheme, SchemeSpec, Tier, 
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::policy::{Lru, Policy};
+use crate::store::index::PageIndex;
 use crate::store::{Disk, PageStore, SECTOR};
 use crate::types::{DenseId, Op, PageCost, PageId};
 use rustc_hash::FxHashMap;
@@ -282,7 +283,7 @@ impl<D: Disk, H: PageStore> Io for DataIo<D, H> {
 #[derive(Debug)]
 pub struct TieredStore<D: Disk, H: PageStore> {
     tier: Tier<Lru, AnyScheme, DataIo<D, H>>,
-    dense: FxHashMap<PageId, DenseId>,
+    dense: PageIndex,
     failed: bool,
 }
 
@@ -327,7 +328,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
             unsynced: false,
             counts: Counting::default(),
         };
-        let mut dense = FxHashMap::default();
+        let mut dense = PageIndex::new();
         let slots = io.ssd.len()? / slot_bytes as u64;
         // page number -> (seq, slot, dirty) of its newest valid version
         let mut newest: FxHashMap<PageId, (u64, u32, bool)> = FxHashMap::default();
@@ -373,11 +374,14 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
     }
 
     fn dense(&mut self, page: PageId) -> DenseId {
+        if let Some(d) = self.dense.get(page) {
+            return d;
+        }
         let io = self.tier.io_mut();
-        *self.dense.entry(page).or_insert_with(|| {
-            io.numbers.push(page);
-            (io.numbers.len() - 1) as DenseId
-        })
+        io.numbers.push(page);
+        let d = (io.numbers.len() - 1) as DenseId;
+        self.dense.insert(page, d);
+        d
     }
 
     fn check(&self) -> Result<()> {

@@ -1,8 +1,8 @@
-//! Page numbers to the hybrid store's per-page state: a dense table while
-//! the numbers are small (a converted trace, a database file: numbers from
-//! 0), a hash map for the ones beyond, and the last answer remembered (a
-//! miss asks for the same page three times: its access, its read, its
-//! cost).
+//! Page numbers to dense indexes (the hybrid store's per-page state, the
+//! tiered store's dense ids): a dense table while the numbers are small (a
+//! converted trace, a database file: numbers from 0), a hash map for the
+//! ones beyond, and the last answer remembered (a miss asks for the same
+//! page three times: its access, its read, its cost).
 
 use crate::types::PageId;
 use rustc_hash::FxHashMap;
@@ -13,7 +13,7 @@ const NIL: u32 = u32::MAX;
 const MIN_DENSE: u64 = 1 << 20;
 
 #[derive(Debug, Default)]
-pub(super) struct PageIndex {
+pub(crate) struct PageIndex {
     dense: Vec<u32>,
     sparse: FxHashMap<PageId, u32>,
     len: usize,
@@ -21,7 +21,7 @@ pub(super) struct PageIndex {
 }
 
 impl PageIndex {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         PageIndex {
             last: Cell::new((PageId::MAX, NIL)),
             ..PageIndex::default()
@@ -29,7 +29,7 @@ impl PageIndex {
     }
 
     #[inline]
-    pub(super) fn get(&self, page: PageId) -> Option<u32> {
+    pub(crate) fn get(&self, page: PageId) -> Option<u32> {
         let (p, i) = self.last.get();
         if p == page {
             return Some(i);
@@ -46,7 +46,7 @@ impl PageIndex {
     /// Starts loading the table entry of `page` (nothing for a page in the
     /// map: hashing is the cost there).
     #[inline]
-    pub(super) fn prefetch(&self, page: PageId) {
+    pub(crate) fn prefetch(&self, page: PageId) {
         if let Some(e) = self.dense.get(page as usize) {
             crate::types::prefetch(e);
         }
@@ -54,7 +54,7 @@ impl PageIndex {
 
     /// [`PageIndex::get`] without remembering the answer (for hints).
     #[inline]
-    pub(super) fn peek(&self, page: PageId) -> Option<u32> {
+    pub(crate) fn peek(&self, page: PageId) -> Option<u32> {
         match self.dense.get(page as usize) {
             Some(&i) if i != NIL => Some(i),
             Some(_) => None,
@@ -63,7 +63,7 @@ impl PageIndex {
     }
 
     /// Records a page not seen before.
-    pub(super) fn insert(&mut self, page: PageId, i: u32) {
+    pub(crate) fn insert(&mut self, page: PageId, i: u32) {
         self.len += 1;
         // The table may grow to 4 entries a page known: 16 bytes a page.
         let bound = MIN_DENSE.max(4 * self.len as u64);
