@@ -16,7 +16,7 @@ use flashlayer::Error;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 const K: Costs = Costs {
     r_f: 1.0,
@@ -340,7 +340,9 @@ fn workload(
     steps: usize,
 ) -> flashlayer::Result<()> {
     let mut rng = Pcg64::seed_from_u64(seed);
-    let mut resident: HashMap<u64, (Vec<u8>, bool)> = HashMap::new();
+    // Ordered, so the random pick of a page to evict depends on the seed
+    // only (a HashMap's order changes from process to process).
+    let mut resident: BTreeMap<u64, (Vec<u8>, bool)> = BTreeMap::new();
     let mut version = 0u32;
     let mut buf = vec![0u8; PAGE];
     for _ in 0..steps {
@@ -350,7 +352,7 @@ fn workload(
             let write = rng.random_bool(if page < 5 { 0.1 } else { 0.6 });
             let op = if write { Op::Write } else { Op::Read };
             store.accessed(page, op);
-            if let std::collections::hash_map::Entry::Vacant(e) = resident.entry(page) {
+            if let std::collections::btree_map::Entry::Vacant(e) = resident.entry(page) {
                 store.read(page, &mut buf)?;
                 e.insert((buf.clone(), false));
             }
