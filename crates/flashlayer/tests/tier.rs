@@ -163,12 +163,15 @@ const SCHEMES: &[&str] = &[
     "hypro:p_sink=1,p_elevate=1",
     "hypro:seed=7,window=16",
     "hypro:p_sink=0.4,p_elevate=0.2,ssd=2q",
+    "hypro:p_sink=0.3,p_elevate=0.1,ssd=cflru:w=0.25",
     "tac:extent=4,age=10",
     "face:group=1",
     "face:group=3,second_chance=off",
     "lc:dirty=0.5",
     "lc:dirty=0,ssd=arc",
     "lc:dirty=1,ssd=clock",
+    "lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc",
+    "lc:ssd=casa",
 ];
 
 proptest! {
@@ -477,7 +480,8 @@ fn bad_scheme_specs_are_refused_with_the_reason() {
         ("face:group=0", "group must be"),
         ("tac:extents=3", "unknown parameter 'extents'"),
         ("lru", "unknown scheme"),
-        ("hypro:ssd=cflru", "ssd must be one of"),
+        ("hypro:ssd=belady", "ssd must be an online policy"),
+        ("lc:ssd=nosuch", "ssd: unknown policy"),
         ("lc:dirty", "is not key=value"),
     ] {
         let err = SchemeSpec::parse(spec).unwrap_err().to_string();
@@ -489,4 +493,28 @@ fn bad_scheme_specs_are_refused_with_the_reason() {
         .build(0, 10, |d| d as u64, &s, &h)
         .unwrap_err();
     assert!(err.to_string().contains("at least 1 page"), "{err}");
+}
+
+#[test]
+fn a_scheme_spec_takes_any_online_policy_for_its_ssd_with_its_parameters() {
+    // After ssd=, FD-Buffer's own `dirty` continues the policy; lazy
+    // cleaning's `dirty` comes before it.
+    let s = SchemeSpec::parse("lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc,dirty=2q").unwrap();
+    assert_eq!(
+        s.to_string(),
+        "lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc,dirty=2q,cluster=0"
+    );
+    let again = SchemeSpec::parse(&s.to_string()).unwrap();
+    assert_eq!(
+        again.kind, s.kind,
+        "the canonical spec parses back to itself"
+    );
+    let t = run(
+        "lc:ssd=cflru:w=0.25",
+        20,
+        100,
+        2_000,
+        &random_trace(9, 5_000, 2_000, 0.3),
+    );
+    assert!(t.scheme().name().contains("CFLRU"), "{}", t.scheme().name());
 }

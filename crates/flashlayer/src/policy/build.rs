@@ -5,8 +5,8 @@
 //! per combination.
 
 use super::{
-    Arc, Base, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru, LruWsr, Policy,
-    PolicyKind, PolicySpec, TwoQ,
+    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru,
+    LruWsr, Policy, PolicyKind, PolicySpec, TwoQ,
 };
 use crate::error::{Error, Result};
 
@@ -20,6 +20,78 @@ pub trait WithPolicy {
     fn visit<P: Policy>(self, policy: P) -> Result<Self::Out>;
 }
 
+/// The one match from a spec to an online policy: binds the policy built
+/// with `$cap` pages (state pre-sized for `$pages` dense ids) to `$p` and
+/// evaluates `$use`.
+macro_rules! online_policy {
+    ($spec:expr, $cap:expr, $pages:expr, $p:ident => $use:expr) => {{
+        let (cap, pages) = ($cap, $pages);
+        match $spec.kind {
+            PolicyKind::Lru => {
+                let $p = Lru::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Fifo => {
+                let $p = Fifo::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Clock => {
+                let $p = Clock::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::TwoQ => {
+                let $p = TwoQ::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Arc => {
+                let $p = Arc::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Belady => Err(Error::invalid(
+                "belady is offline: it needs the whole trace in advance, so it runs only on traces \
+                 (flashlayer sim), not on a live workload",
+            )),
+            PolicyKind::Cflru { w: window } => {
+                let $p = Cflru::new(cap, window).with_pages(pages);
+                $use
+            }
+            PolicyKind::LruWsr => {
+                let $p = LruWsr::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::CcfLru => {
+                let $p = CcfLru::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Casa { cost } => {
+                let $p = Casa::new(cap, cost).with_pages(pages);
+                $use
+            }
+            PolicyKind::Cfdc { w: window, cluster } => {
+                let $p = Cfdc::new(cap, window, cluster).with_pages(pages);
+                $use
+            }
+            PolicyKind::Koltsidas { lambda } => {
+                let $p = Koltsidas::new(cap, lambda).with_pages(pages);
+                $use
+            }
+            PolicyKind::FdBuffer {
+                mc,
+                clean,
+                dirty,
+                cost,
+                cluster,
+            } => {
+                let base =
+                    |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
+                let $p = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty))
+                    .with_cluster(cluster);
+                $use
+            }
+        }
+    }};
+}
+
 /// Builds the online policy `spec` names with `capacity` pages, its
 /// per-page state pre-sized for dense ids `0..pages`, and calls `w`.
 /// Belady, which must see the whole trace, is refused here.
@@ -29,36 +101,16 @@ pub fn with_online_policy<W: WithPolicy>(
     pages: usize,
     w: W,
 ) -> Result<W::Out> {
-    let cap = capacity;
-    match spec.kind {
-        PolicyKind::Lru => w.visit(Lru::new(cap).with_pages(pages)),
-        PolicyKind::Fifo => w.visit(Fifo::new(cap).with_pages(pages)),
-        PolicyKind::Clock => w.visit(Clock::new(cap).with_pages(pages)),
-        PolicyKind::TwoQ => w.visit(TwoQ::new(cap).with_pages(pages)),
-        PolicyKind::Arc => w.visit(Arc::new(cap).with_pages(pages)),
-        PolicyKind::Belady => Err(Error::invalid(
-            "belady is offline: it needs the whole trace in advance, so it runs only on traces \
-             (flashlayer sim), not on a live workload",
-        )),
-        PolicyKind::Cflru { w: window } => w.visit(Cflru::new(cap, window).with_pages(pages)),
-        PolicyKind::LruWsr => w.visit(LruWsr::new(cap).with_pages(pages)),
-        PolicyKind::CcfLru => w.visit(CcfLru::new(cap).with_pages(pages)),
-        PolicyKind::Casa { cost } => w.visit(Casa::new(cap, cost).with_pages(pages)),
-        PolicyKind::Cfdc { w: window, cluster } => {
-            w.visit(Cfdc::new(cap, window, cluster).with_pages(pages))
-        }
-        PolicyKind::Koltsidas { lambda } => w.visit(Koltsidas::new(cap, lambda).with_pages(pages)),
-        PolicyKind::FdBuffer {
-            mc,
-            clean,
-            dirty,
-            cost,
-            cluster,
-        } => {
-            let base =
-                |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
-            let fd = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty));
-            w.visit(fd.with_cluster(cluster))
-        }
-    }
+    online_policy!(spec, capacity, pages, p => w.visit(p))
+}
+
+/// The online policy `spec` names, as [`with_online_policy`] builds it,
+/// behind one pointer ([`BoxedPolicy`]): for a caller that chooses the
+/// policy at run time off the per-request path.
+pub fn boxed_online_policy(
+    spec: &PolicySpec,
+    capacity: usize,
+    pages: usize,
+) -> Result<BoxedPolicy> {
+    online_policy!(spec, capacity, pages, p => Ok(BoxedPolicy::new(p)))
 }

@@ -40,6 +40,7 @@
 
 mod arc;
 mod belady;
+mod boxed;
 mod build;
 mod casa;
 mod ccflru;
@@ -58,7 +59,8 @@ mod twoq;
 
 pub use arc::Arc;
 pub use belady::Belady;
-pub use build::{with_online_policy, WithPolicy};
+pub use boxed::BoxedPolicy;
+pub use build::{boxed_online_policy, with_online_policy, WithPolicy};
 pub use casa::Casa;
 pub use ccflru::CcfLru;
 pub use cfdc::Cfdc;

@@ -75,7 +75,7 @@
 use super::{Io, PolicyLevel, Reason, Scheme, Serve};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::policy::{Base, Policy};
+use crate::policy::Policy;
 use crate::types::{DenseId, Op};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -121,7 +121,7 @@ struct Window {
 }
 
 /// HyPro's decisions and its SSD level.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Hypro {
     ssd: PolicyLevel,
     p_sink: f64,
@@ -152,7 +152,7 @@ impl Hypro {
         window: u64,
     ) -> Result<Self> {
         let auto = matches!(p_sink, Prob::Auto) || matches!(p_elevate, Prob::Auto);
-        if auto && !matches!(ssd.policy(), Base::Lru(_) | Base::Fifo(_)) {
+        if auto && !ssd.names_next_victim() {
             return Err(Error::invalid(format!(
                 "hypro: p_sink=auto and p_elevate=auto count requests on the SSD's evict position, \
                  which {} does not name; use ssd=lru or ssd=fifo, or give both probabilities a value",

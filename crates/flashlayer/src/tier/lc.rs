@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 pub const DEFAULT_DIRTY: f64 = 0.5;
 
 /// Lazy cleaning's decisions and its SSD level.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Lc {
     ssd: PolicyLevel,
     dirty: f64,

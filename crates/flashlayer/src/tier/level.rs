@@ -3,11 +3,12 @@
 //! each page's bytes are.
 
 use super::{Slots, NIL};
-use crate::policy::{Base, Policy, Victim};
+use crate::error::Result;
+use crate::policy::{boxed_online_policy, BoxedPolicy, Policy, PolicyKind, PolicySpec, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
-/// An SSD level of `capacity` pages ordered by one of the base policies
-/// (`lru`, `fifo`, `clock`, `2q`, `arc`).
+/// An SSD level of `capacity` pages ordered by any online policy, chosen by
+/// name (behind one pointer: the level is touched on DRAM misses only).
 ///
 /// The level has one slot more than pages, the spare: an update of a page
 /// on the level ([`PolicyLevel::relocate`]) is written to the spare, and
@@ -15,9 +16,10 @@ use crate::types::{DenseId, Op, PageCost};
 /// write leaves the old version whole. The spare then holds an old version
 /// of that page, which must be invalidated if the page leaves the level
 /// ([`PolicyLevel::evict`] says so).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct PolicyLevel {
-    policy: Base,
+    policy: BoxedPolicy,
+    names_victim: bool,
     slots: Slots,
     cost: PageCost,
     spare: u32,
@@ -25,14 +27,15 @@ pub struct PolicyLevel {
 }
 
 impl PolicyLevel {
-    /// A level of `capacity` pages ordered by `policy`, pre-sized for
-    /// dense ids `0..pages`; `cost` is the SSD's page cost (for the
-    /// policy's bookkeeping). `None` for a name that is not a base policy.
-    pub fn new(policy: &str, capacity: usize, pages: usize, cost: PageCost) -> Option<Self> {
+    /// A level of `capacity` pages ordered by the online policy `policy`,
+    /// pre-sized for dense ids `0..pages`; `cost` is the SSD's page cost
+    /// (what a cost-aware policy weighs).
+    pub fn new(policy: &PolicySpec, capacity: usize, pages: usize, cost: PageCost) -> Result<Self> {
         let mut slots = Slots::new(capacity + 1, pages);
         let spare = slots.take_free();
-        Some(PolicyLevel {
-            policy: Base::by_name(policy, capacity, pages)?,
+        Ok(PolicyLevel {
+            policy: boxed_online_policy(policy, capacity, pages)?,
+            names_victim: matches!(policy.kind, PolicyKind::Lru | PolicyKind::Fifo),
             slots,
             cost,
             spare,
@@ -41,8 +44,14 @@ impl PolicyLevel {
     }
 
     /// The policy, for its name and hints.
-    pub fn policy(&self) -> &Base {
+    pub fn policy(&self) -> &BoxedPolicy {
         &self.policy
+    }
+
+    /// Whether the policy always names the page its next eviction takes
+    /// (LRU's and FIFO's queue end): HyPro's tuning counts requests there.
+    pub fn names_next_victim(&self) -> bool {
+        self.names_victim
     }
 
     /// Starts loading what the level keeps about `page`, and about the

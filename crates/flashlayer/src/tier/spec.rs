@@ -8,7 +8,7 @@ use super::tac::{DEFAULT_AGE_FACTOR, DEFAULT_EXTENT};
 use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac, DEFAULT_WINDOW};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::policy::BASE_POLICIES;
+use crate::policy::{PolicyKind, PolicySpec, POLICIES};
 use crate::types::{DenseId, Op, PageCost};
 
 /// The schemes, each with its parameters and their defaults, for `--help`
@@ -18,7 +18,7 @@ pub const SCHEMES: &[(&str, &str)] = &[
         "hypro",
         "p_sink=auto|P (default auto, from 0.2), p_elevate=auto|P (default auto, from 0.02), \
          seed=N (default 0), window=N requests between tuning steps (default 10000), \
-         ssd=lru|fifo|clock|2q|arc (default lru)",
+         ssd=POLICY the SSD level's policy, any online policy spec, its own parameters following (default lru)",
     ),
     (
         "tac",
@@ -33,9 +33,23 @@ pub const SCHEMES: &[(&str, &str)] = &[
     (
         "lc",
         "dirty=F dirty fraction of the SSD above which the cleaner runs (default 0.5), \
-         ssd=lru|fifo|clock|2q|arc (default lru)",
+         ssd=POLICY the SSD level's policy, any online policy spec, its own parameters following (default lru)",
     ),
 ];
+
+/// The parameter names of the policy a spec text names.
+fn policy_keys(text: &str) -> Vec<&'static str> {
+    let name = text.split(':').next().unwrap_or("").trim();
+    POLICIES
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .map(|p| p.params.iter().map(|q| q.key).collect())
+        .unwrap_or_default()
+}
+
+fn lru() -> PolicySpec {
+    PolicySpec::parse("lru").expect("lru is a policy")
+}
 
 /// A scheme and its parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,7 +65,7 @@ pub enum SchemeKind {
         /// Requests per tuning window.
         window: u64,
         /// The SSD level's policy.
-        ssd: String,
+        ssd: PolicySpec,
     },
     /// TAC.
     Tac {
@@ -72,7 +86,7 @@ pub enum SchemeKind {
         /// Dirty threshold.
         dirty: f64,
         /// The SSD level's policy.
-        ssd: String,
+        ssd: PolicySpec,
     },
 }
 
@@ -112,18 +126,15 @@ fn count(spec: &str, key: &str, v: &str) -> Result<u64> {
     }
 }
 
-fn base(spec: &str, v: &str) -> Result<String> {
-    if BASE_POLICIES.contains(&v) {
-        Ok(v.to_string())
-    } else {
-        Err(bad(
+fn ssd_policy(spec: &str, v: &str) -> Result<PolicySpec> {
+    let p = PolicySpec::parse(v).map_err(|e| bad(spec, format!("ssd: {e}")))?;
+    if p.kind == PolicyKind::Belady {
+        return Err(bad(
             spec,
-            format!(
-                "ssd must be one of {}, found '{v}'",
-                BASE_POLICIES.join(", ")
-            ),
-        ))
+            "ssd must be an online policy (belady needs the whole trace in advance)",
+        ));
     }
+    Ok(p)
 }
 
 impl SchemeSpec {
@@ -138,7 +149,7 @@ impl SchemeSpec {
                 p_elevate: Prob::Auto,
                 seed: 0,
                 window: DEFAULT_WINDOW,
-                ssd: "lru".into(),
+                ssd: lru(),
             },
             "tac" => SchemeKind::Tac {
                 extent: DEFAULT_EXTENT,
@@ -150,7 +161,7 @@ impl SchemeSpec {
             },
             "lc" => SchemeKind::Lc {
                 dirty: DEFAULT_DIRTY,
-                ssd: "lru".into(),
+                ssd: lru(),
             },
             _ => {
                 let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
@@ -160,11 +171,30 @@ impl SchemeSpec {
                 )));
             }
         };
+        // After `ssd=POLICY`, a piece whose key is one of that policy's
+        // parameters continues its spec (`ssd=fdbuffer:mc=auto,clean=lru`),
+        // so the scheme's own parameters go before `ssd=` (as the canonical
+        // spec writes them) where the names clash (lazy cleaning's `dirty`,
+        // FD-Buffer's `dirty`).
+        let mut ssd_text: Option<String> = None;
         for kv in params.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((k, v)) = kv.split_once('=') else {
                 return Err(bad(t, format!("'{kv}' is not key=value")));
             };
             let (k, v) = (k.trim(), v.trim());
+            let continues = ssd_text
+                .as_deref()
+                .is_some_and(|text| policy_keys(text).contains(&k));
+            if let (Some(text), true) = (ssd_text.as_mut(), continues) {
+                text.push(',');
+                text.push_str(kv);
+                let p = ssd_policy(t, text)?;
+                if let SchemeKind::Hypro { ssd, .. } | SchemeKind::Lc { ssd, .. } = &mut kind {
+                    *ssd = p;
+                }
+                continue;
+            }
+            ssd_text = None;
             match (&mut kind, k) {
                 (SchemeKind::Hypro { p_sink, .. }, "p_sink") => *p_sink = prob(t, k, v)?,
                 (SchemeKind::Hypro { p_elevate, .. }, "p_elevate") => *p_elevate = prob(t, k, v)?,
@@ -175,7 +205,8 @@ impl SchemeSpec {
                 }
                 (SchemeKind::Hypro { window, .. }, "window") => *window = count(t, k, v)?,
                 (SchemeKind::Hypro { ssd, .. } | SchemeKind::Lc { ssd, .. }, "ssd") => {
-                    *ssd = base(t, v)?
+                    *ssd = ssd_policy(t, v)?;
+                    ssd_text = Some(v.to_string());
                 }
                 (SchemeKind::Tac { extent, .. }, "extent") => *extent = count(t, k, v)?,
                 (SchemeKind::Tac { age, .. }, "age") => *age = Some(count(t, k, v)?),
@@ -242,9 +273,7 @@ impl SchemeSpec {
             return Err(bad(&self.text, "the SSD must hold at least 1 page"));
         }
         let cost = PageCost::new(ssd.read, ssd.write);
-        let level = |name: &str| {
-            PolicyLevel::new(name, ssd_pages, pages, cost).expect("ssd= was checked when parsed")
-        };
+        let level = |policy: &PolicySpec| PolicyLevel::new(policy, ssd_pages, pages, cost);
         Ok(match &self.kind {
             SchemeKind::Hypro {
                 p_sink,
@@ -253,7 +282,7 @@ impl SchemeSpec {
                 window,
                 ssd: policy,
             } => AnyScheme::Hypro(Hypro::new(
-                level(policy),
+                level(policy)?,
                 (ssd, hdd),
                 *p_sink,
                 *p_elevate,
@@ -281,7 +310,7 @@ impl SchemeSpec {
                 group,
                 second_chance,
             } => AnyScheme::Face(Face::new(ssd_pages, pages, *group, *second_chance)),
-            SchemeKind::Lc { dirty, ssd: policy } => AnyScheme::Lc(Lc::new(level(policy), *dirty)),
+            SchemeKind::Lc { dirty, ssd: policy } => AnyScheme::Lc(Lc::new(level(policy)?, *dirty)),
         })
     }
 }
@@ -324,7 +353,7 @@ impl std::fmt::Display for SchemeSpec {
 }
 
 /// Any of the four schemes, chosen at run time.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum AnyScheme {
     /// HyPro.
     Hypro(Hypro),
