@@ -100,13 +100,16 @@ def test_list_commands_teach_names() -> None:
 
 
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
+    from flashlayer.bench import TIER_SCHEMES, tier_row
+
     p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
     r = json.loads(p.stdout)
     assert [x["policy"] for x in r["policies"]] == [
         "lru", "fifo", "clock", "2q", "arc", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
-        "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4", "lru on a hybrid store (placement hybrid)"]
+        "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4", "lru on a hybrid store (placement hybrid)",
+        *(tier_row(s) for s in TIER_SCHEMES)]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
@@ -120,6 +123,9 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--hybrid", "hybrid", "--json",
                                 check=True).stdout)[0]
     sim["lru on a hybrid store (placement hybrid)"] = hybrid
+    for s in TIER_SCHEMES:
+        sim[tier_row(s)] = json.loads(run_cli("sim", str(z), "--buffer", "100", "--tier", s, "--ssd", "500", "--json",
+                                              check=True).stdout)[0]
     for x in r["policies"]:
         assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
@@ -210,7 +216,8 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["trace", "gen", "zipf", "--alpha", "-1", "--out", "{dir}/z.flt"], ["--alpha must be in > 0.0"]),
         (["reproduce", "nosuchpaper", "--out", "{dir}/r"], ["unknown section 'nosuchpaper'"]),
         (["reproduce", "--quick", "--out", "{dir}/r", "--traces", "{dir}"],
-         ["cannot find the PostgreSQL traces pg15-tpcc-sysbench-w2.csv.gz, pg15-tpch-sf0.1.csv.gz"]),
+         ["cannot find the recorded traces linux61-tinyconfig-make.csv.gz, pg15-tatp-100k.csv.gz, "
+          "pg15-tpcb-s5.csv.gz, pg15-tpcc-sysbench-w2.csv.gz, pg15-tpch-sf0.1.csv.gz"]),
         (["reproduce", "--quick", "--out", "{small}"], ["exists and is not a directory"]),
         (["bench", "--trace", "{bad}", "--repeat", "1"], ["bad.csv:3:"]),
         (["frobnicate"], ["invalid choice"]),

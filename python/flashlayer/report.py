@@ -46,7 +46,7 @@ def find_traces(explicit: Path | None, files: list[str]) -> Path:
             return c
     missing = [f for f in files if not (candidates[0] / f).is_file()]
     raise FlashlayerError(
-        f"cannot find the PostgreSQL traces {', '.join(missing)} (looked in "
+        f"cannot find the recorded traces {', '.join(missing)} (looked in "
         f"{', '.join(str(c) for c in candidates)}); pass --traces DIR"
     )
 

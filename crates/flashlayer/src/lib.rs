@@ -24,6 +24,7 @@
 
 pub mod btree;
 pub mod buffer;
+pub mod curve;
 pub mod device;
 pub mod drive;
 pub mod error;
