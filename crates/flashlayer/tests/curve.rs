@@ -31,8 +31,8 @@ proptest! {
         prop_assert_eq!(c.requests, trace.len() as u64);
         for size in 1..=pages + 2 {
             let (misses, writebacks) = simulate(&trace, size);
-            prop_assert_eq!(c.misses_at(size as u64), misses, "misses at size {}", size);
-            prop_assert_eq!(c.writebacks_at(size as u64), writebacks, "write-backs at size {}", size);
+            prop_assert_eq!(c.misses_at(size as u64), misses as f64, "misses at size {}", size);
+            prop_assert_eq!(c.writebacks_at(size as u64), writebacks as f64, "write-backs at size {}", size);
         }
     }
 }

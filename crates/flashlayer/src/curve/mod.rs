@@ -51,32 +51,44 @@ use crate::types::{DenseId, Op};
 
 const NONE: u32 = u32::MAX;
 
-/// Misses and write-backs of LRU at every size `0..=pages` (index = size;
-/// size 0 misses every request and writes back nothing it did not
-/// buffer).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Misses and write-backs of LRU against buffer size. Entry `i` is the
+/// size `i × width` pages: `width` is 1 for an exact curve (every size),
+/// a power of two when a sampled curve keeps a bounded number of bins.
+/// Counts are `f64` so a sampled curve can scale them; an exact curve's are
+/// whole numbers (exact in `f64` up to 2^53).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Curve {
-    /// Requests in the pass.
+    /// Requests of the trace.
     pub requests: u64,
-    /// Distinct pages (the largest size that matters).
-    pub pages: u64,
+    /// Requests that went into the curve (all of them unless sampled).
+    pub sampled: u64,
+    /// Distinct pages (estimated when sampled): the largest size that
+    /// matters.
+    pub pages: f64,
+    /// Pages per entry.
+    pub width: u64,
     /// First requests of a page: misses at every size.
-    pub cold: u64,
-    /// `misses[c]`: misses of LRU with `c` pages.
-    pub misses: Vec<u64>,
-    /// `writebacks[c]`: dirty evictions of LRU with `c` pages.
-    pub writebacks: Vec<u64>,
+    pub cold: f64,
+    /// `misses[i]`: misses of LRU with `i × width` pages.
+    pub misses: Vec<f64>,
+    /// `writebacks[i]`: dirty evictions of LRU with `i × width` pages.
+    pub writebacks: Vec<f64>,
 }
 
 impl Curve {
+    fn entry(&self, size: u64) -> Option<usize> {
+        let i = (size / self.width) as usize;
+        (i < self.misses.len()).then_some(i)
+    }
+
     /// Misses at `size` pages (beyond the distinct pages: the cold misses).
-    pub fn misses_at(&self, size: u64) -> u64 {
-        self.misses.get(size as usize).copied().unwrap_or(self.cold)
+    pub fn misses_at(&self, size: u64) -> f64 {
+        self.entry(size).map_or(self.cold, |i| self.misses[i])
     }
 
     /// Write-backs at `size` pages.
-    pub fn writebacks_at(&self, size: u64) -> u64 {
-        self.writebacks.get(size as usize).copied().unwrap_or(0)
+    pub fn writebacks_at(&self, size: u64) -> f64 {
+        self.entry(size).map_or(0.0, |i| self.writebacks[i])
     }
 }
 
@@ -145,10 +157,12 @@ pub struct CurveBuilder {
     gap_max: Vec<u32>,
     fenwick: Fenwick,
     now: u32,
-    requests: u64,
-    cold: u64,
-    distances: Vec<u64>,
-    wb_diff: Vec<i64>,
+    sampled: u64,
+    cold: f64,
+    width: u64,
+    max_bins: usize,
+    distances: Vec<f64>,
+    wb_diff: Vec<f64>,
 }
 
 /// `gap_max` of a page never written.
@@ -157,15 +171,24 @@ const NO_WRITE: u32 = u32::MAX;
 impl CurveBuilder {
     /// A builder for dense ids `0..pages` (more are taken as they come).
     pub fn new(pages: usize) -> Self {
+        Self::binned(pages, usize::MAX)
+    }
+
+    /// A builder keeping at most `max_bins` size bins (≥ 2): when a
+    /// distance falls beyond, the bins double in width and merge pairwise.
+    pub(crate) fn binned(pages: usize, max_bins: usize) -> Self {
+        let bins = (pages + 3).min(max_bins.max(2) + 1);
         CurveBuilder {
             last: vec![NONE; pages],
             gap_max: vec![NO_WRITE; pages],
             fenwick: Fenwick::new(2 * pages.max(1024)),
             now: 0,
-            requests: 0,
-            cold: 0,
-            distances: vec![0; pages + 2],
-            wb_diff: vec![0; pages + 3],
+            sampled: 0,
+            cold: 0.0,
+            width: 1,
+            max_bins: max_bins.max(2),
+            distances: vec![0.0; bins],
+            wb_diff: vec![0.0; bins + 1],
         }
     }
 
@@ -175,16 +198,36 @@ impl CurveBuilder {
             let n = n.max(2 * self.last.len());
             self.last.resize(n, NONE);
             self.gap_max.resize(n, NO_WRITE);
-            self.sizes(n);
+            if self.max_bins == usize::MAX {
+                self.sizes(n as u64);
+            }
         }
     }
 
-    /// Makes the per-size arrays cover sizes up to `n`.
-    fn sizes(&mut self, n: usize) {
-        if n + 2 > self.distances.len() {
-            let n = (n + 2).max(2 * self.distances.len());
-            self.distances.resize(n, 0);
-            self.wb_diff.resize(n + 1, 0);
+    /// Makes the bins cover sizes up to `n` pages: more bins while under
+    /// the bound, else wider ones (pairs merged; a difference array's sums
+    /// at even boundaries are kept).
+    fn sizes(&mut self, n: u64) {
+        loop {
+            let need = (n / self.width) as usize + 2;
+            if need <= self.distances.len() {
+                return;
+            }
+            if need <= self.max_bins {
+                let len = need.max(2 * self.distances.len()).min(self.max_bins);
+                self.distances.resize(len, 0.0);
+                self.wb_diff.resize(len + 1, 0.0);
+                continue;
+            }
+            let merge = |v: &mut Vec<f64>| {
+                let half: Vec<f64> = v.chunks(2).map(|c| c.iter().sum()).collect();
+                let len = v.len();
+                *v = half;
+                v.resize(len, 0.0);
+            };
+            merge(&mut self.distances);
+            merge(&mut self.wb_diff);
+            self.width *= 2;
         }
     }
 
@@ -211,42 +254,60 @@ impl CurveBuilder {
         self.now = k;
     }
 
+    /// Write-backs at the sizes `[max(lo, 1), hi]`, each counting `weight`.
     #[inline]
-    fn range(&mut self, lo: u64, hi: u64) {
+    fn range(&mut self, lo: u64, hi: u64, weight: f64) {
         let lo = lo.max(1);
         if lo <= hi {
-            self.wb_diff[lo as usize] += 1;
-            self.wb_diff[hi as usize + 1] -= 1;
+            self.sizes(hi);
+            self.wb_diff[(lo / self.width) as usize] += weight;
+            self.wb_diff[(hi / self.width) as usize + 1] -= weight;
         }
     }
 
     /// One request.
     #[inline]
     pub fn push(&mut self, page: DenseId, op: Op) {
-        self.push_scaled(page, op, 1);
+        self.push_weighted(page, op, 1.0, 1.0);
     }
 
-    /// One request whose distances count `scale` times (a spatially sampled
-    /// request: SHARDS scales distances by 1/R). Counts are per sampled
-    /// request; the caller scales them.
+    /// Drops a page from the state (a sample that no longer holds it).
+    pub(crate) fn forget(&mut self, page: DenseId) {
+        let p = page as usize;
+        if let Some(&t) = self.last.get(p) {
+            if t != NONE {
+                self.fenwick.add(t, -1);
+                self.last[p] = NONE;
+                self.gap_max[p] = NO_WRITE;
+            }
+        }
+    }
+
+    /// One request whose distances count `factor` times and whose counts
+    /// weigh `weight` (a spatially sampled request at rate R: both 1/R).
     #[inline]
-    pub(crate) fn push_scaled(&mut self, page: DenseId, op: Op, scale: u64) {
+    pub(crate) fn push_weighted(&mut self, page: DenseId, op: Op, factor: f64, weight: f64) {
         self.grow(page);
         if self.now as usize >= self.fenwick.len() {
             self.compact();
         }
-        self.requests += 1;
+        self.sampled += 1;
         let p = page as usize;
         let prev = self.last[p];
         if prev == NONE {
-            self.cold += 1;
+            self.cold += weight;
         } else {
-            let d = u64::from(self.fenwick.ones - self.fenwick.prefix(prev) + 1) * scale;
-            self.sizes(d as usize);
-            self.distances[d as usize] += 1;
+            let raw = u64::from(self.fenwick.ones - self.fenwick.prefix(prev) + 1);
+            let d = if factor == 1.0 {
+                raw
+            } else {
+                ((raw as f64 * factor).round() as u64).max(1)
+            };
+            self.sizes(d);
+            self.distances[(d / self.width) as usize] += weight;
             let m = self.gap_max[p];
             if m != NO_WRITE {
-                self.range(u64::from(m), d - 1);
+                self.range(u64::from(m), d - 1, weight);
                 self.gap_max[p] = m.max(d.min(u64::from(u32::MAX - 1)) as u32);
             }
             self.fenwick.add(prev, -1);
@@ -259,38 +320,43 @@ impl CurveBuilder {
         self.now += 1;
     }
 
-    /// The curve; `scale` multiplies end distances (1 when exact).
-    pub(crate) fn finish_scaled(mut self, scale: u64) -> Curve {
+    /// The curve of `requests` trace requests, of which the pushed ones
+    /// were sampled; `factor` and `weight` as for the last push (1 when
+    /// exact).
+    pub(crate) fn finish_weighted(mut self, requests: u64, factor: f64, weight: f64) -> Curve {
         // The end of the trace: a dirty page is written back at the sizes
         // its end distance reaches.
         for p in 0..self.last.len() {
             let t = self.last[p];
             let m = self.gap_max[p];
             if t != NONE && m != NO_WRITE {
-                let e = u64::from(self.fenwick.ones - self.fenwick.prefix(t)) * scale;
-                self.sizes(e as usize);
-                self.range(u64::from(m), e);
+                let raw = u64::from(self.fenwick.ones - self.fenwick.prefix(t));
+                let e = (raw as f64 * factor).round() as u64;
+                self.range(u64::from(m), e, weight);
             }
         }
-        let pages = self.last.iter().filter(|&&t| t != NONE).count() as u64 * scale;
-        self.sizes(pages as usize);
-        let n = pages as usize + 1;
-        // misses[c] = cold + requests at distance > c
-        let mut misses = vec![0u64; n];
-        let mut above: u64 = self.distances[n..].iter().sum();
-        for c in (0..n).rev() {
-            misses[c] = self.cold + above;
-            above += self.distances[c];
+        let live = self.last.iter().filter(|&&t| t != NONE).count() as f64;
+        let pages = live * factor;
+        self.sizes(pages.round() as u64);
+        let n = (pages.round() as u64 / self.width) as usize + 1;
+        // misses at bin i = cold + the requests at a distance beyond it
+        let mut misses = vec![0.0; n];
+        let mut above: f64 = self.distances[n..].iter().sum();
+        for i in (0..n).rev() {
+            misses[i] = self.cold + above;
+            above += self.distances[i];
         }
-        let mut writebacks = vec![0u64; n];
-        let mut run = 0i64;
-        for (c, w) in writebacks.iter_mut().enumerate() {
-            run += self.wb_diff[c];
-            *w = run as u64;
+        let mut writebacks = vec![0.0; n];
+        let mut run = 0.0;
+        for (i, w) in writebacks.iter_mut().enumerate() {
+            run += self.wb_diff[i];
+            *w = run.max(0.0);
         }
         Curve {
-            requests: self.requests,
+            requests,
+            sampled: self.sampled,
             pages,
+            width: self.width,
             cold: self.cold,
             misses,
             writebacks,
@@ -299,8 +365,51 @@ impl CurveBuilder {
 
     /// The curve of the requests pushed.
     pub fn finish(self) -> Curve {
-        self.finish_scaled(1)
+        let n = self.sampled;
+        self.finish_weighted(n, 1.0, 1.0)
     }
+}
+
+/// The LRU curve of an `flt` trace: exact, or sampled by SHARDS with at
+/// most `bins` size bins. `progress` is called with the requests read after
+/// every chunk of about a million; an error from it stops the pass.
+pub fn trace_curve(
+    trace: &crate::trace::Flt,
+    sampling: Option<shards::Sampling>,
+    bins: usize,
+    progress: &mut dyn FnMut(u64) -> crate::Result<()>,
+) -> crate::Result<Curve> {
+    const CHUNK: usize = 1 << 20;
+    let mut failed = None;
+    let mut done = 0u64;
+    let requests = trace
+        .request_bytes()
+        .chunks(4 * CHUNK)
+        .map_while(|chunk| {
+            if failed.is_some() {
+                return None;
+            }
+            if let Err(e) = progress(done) {
+                failed = Some(e);
+                return None;
+            }
+            done += (chunk.len() / 4) as u64;
+            Some(chunk)
+        })
+        .flat_map(|chunk| {
+            chunk
+                .chunks_exact(4)
+                .map(|b| crate::types::unpack(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        });
+    let curve = match sampling {
+        None => lru_curve(requests, trace.pages()),
+        Some(s) => shards::sampled_curve(requests, s, bins)?,
+    };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    progress(done)?;
+    Ok(curve)
 }
 
 /// The exact LRU curve of `requests` over dense ids `0..pages`.
@@ -322,16 +431,16 @@ mod tests {
         let r = |p| (p, Op::Read);
         // W p, R q, R p: p leaves dirty at size 1 only.
         let c = lru_curve([w(0), r(1), r(0)], 2);
-        assert_eq!(c.misses, vec![3, 3, 2]);
-        assert_eq!(c.writebacks, vec![0, 1, 0]);
+        assert_eq!(c.misses, vec![3.0, 3.0, 2.0]);
+        assert_eq!(c.writebacks, vec![0.0, 1.0, 0.0]);
         // W p, R q: evicted before the end at size 1 only.
         let c = lru_curve([w(0), r(1)], 2);
-        assert_eq!(c.writebacks, vec![0, 1, 0]);
+        assert_eq!(c.writebacks, vec![0.0, 1.0, 0.0]);
         // W p, R q, R r, W p, R q: at size 1 p is written back twice (two
         // dirty residencies), at size 2 once (the gap of distance 3 ends
         // the first residency; the second stays to the end).
         let c = lru_curve([w(0), r(1), r(2), w(0), r(1)], 3);
-        assert_eq!(c.writebacks, vec![0, 2, 1, 0]);
+        assert_eq!(c.writebacks, vec![0.0, 2.0, 1.0, 0.0]);
     }
 
     #[test]
@@ -340,6 +449,6 @@ mod tests {
         // times) is renumbered many times; every re-request has distance 3.
         let trace: Vec<(DenseId, Op)> = (0..10_000).map(|i| ((i % 3) as u32, Op::Read)).collect();
         let c = lru_curve(trace, 3);
-        assert_eq!(c.misses, vec![10_000, 10_000, 10_000, 3]);
+        assert_eq!(c.misses, vec![10_000.0, 10_000.0, 10_000.0, 3.0]);
     }
 }
