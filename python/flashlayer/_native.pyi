@@ -188,6 +188,13 @@ def run_hybrid(
     progress: Callable[[int], object] | None = None,
     flush_at_end: bool = False,
 ) -> SimResult: ...
+def lru_curve(
+    trace: Trace,
+    sample: float | None = None,
+    sample_size: int | None = None,
+    bins: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, Any]: ...
 def tier_schemes() -> list[tuple[str, str]]: ...
 def tier_scheme(spec: str) -> str: ...
 def run_tier(

@@ -124,3 +124,28 @@ def render_results(results: Any, path: Path, title: str = "") -> int:
     f.savefig(path, format="png")
     plt.close(f)
     return n
+
+
+def render_curve(curve: dict[str, Any], path: Path, title: str = "") -> int:
+    """An LRU curve (``flashlayer curve``): miss ratio, write-backs and the
+    virtual time on each device against buffer size. Returns the panels."""
+    xs = curve["sizes"]
+    f, axes = plt.subplots(1, 3, figsize=(15, 4), dpi=110, squeeze=False)
+    unit = curve.get("cost_unit", "")
+    scale, vt_label = (1e6, "virtual time (s)") if unit == "us" else (1.0, f"virtual time ({unit or 'cost'})")
+    panels = [("miss ratio", {"LRU": curve["miss_ratio"]}), ("dirty write-backs", {"LRU": curve["writebacks"]}),
+              (vt_label, {d: [v / scale for v in vs] for d, vs in curve["virtual_time"].items()})]
+    how = "exact" if curve.get("exact") else "sampled (SHARDS)"
+    for ax, (label, series) in zip(axes[0], panels):
+        for i, (name, ys) in enumerate(series.items()):
+            ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=3, linewidth=1.4, label=name)
+        _log_x(ax, xs)
+        ax.set_xlabel("buffer (pages)")
+        ax.set_ylabel(label)
+        ax.set_title(f"{title + ': ' if title else ''}{label}, {how}", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        _legend(ax, len(series))
+    f.tight_layout()
+    f.savefig(path, format="png")
+    plt.close(f)
+    return 3

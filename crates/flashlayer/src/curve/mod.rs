@@ -298,10 +298,12 @@ impl CurveBuilder {
             self.cold += weight;
         } else {
             let raw = u64::from(self.fenwick.ones - self.fenwick.prefix(prev) + 1);
+            // The page itself plus the other pages between, each sampled
+            // one standing for 1/R.
             let d = if factor == 1.0 {
                 raw
             } else {
-                ((raw as f64 * factor).round() as u64).max(1)
+                1 + ((raw - 1) as f64 * factor).round() as u64
             };
             self.sizes(d);
             self.distances[(d / self.width) as usize] += weight;

@@ -4,9 +4,13 @@
 //! A page is in the sample iff `hash(page) mod P < T` (`P` = 2^24; the
 //! hash is a SplitMix64 finaliser of the page's dense id, so the decision
 //! is per page, the same at every request). A sampled request's stack
-//! distance among sampled pages, divided by the rate `R = T/P`, estimates
-//! its distance in the whole trace, and each sampled request counts `1/R`
-//! requests. The write-back rule of [`super`] runs on the sample unchanged.
+//! distance among sampled pages `d_s` estimates its distance in the whole
+//! trace as `1 + (d_s − 1)/R` (the page itself, and each other sampled
+//! page standing for `1/R` pages, `R = T/P`); each sampled request counts
+//! `1/R` requests. The write-back rule of [`super`] runs on the sample
+//! unchanged. Sizes below about `1/R` pages are below the sample's
+//! resolution (a re-request with fewer than `1/R` pages in between most
+//! often has no sampled page in between): read the curve from there on.
 //!
 //! - **Fixed rate** ([`Sampling::Rate`]): `T = R·P` throughout. Memory
 //!   grows with the sampled pages, about `R ×` the trace's distinct pages.
