@@ -153,8 +153,8 @@ impl Fenwick {
 /// [`CurveBuilder::finish`].
 #[derive(Debug)]
 pub struct CurveBuilder {
-    last: Vec<u32>,
-    gap_max: Vec<u32>,
+    /// Per page: its last request time and `M` (one cache line holds both).
+    state: Vec<PageState>,
     fenwick: Fenwick,
     now: u32,
     sampled: u64,
@@ -163,7 +163,25 @@ pub struct CurveBuilder {
     max_bins: usize,
     distances: Vec<f64>,
     wb_diff: Vec<f64>,
+    /// Distance counts not yet added, each prefetched when recorded: the
+    /// histogram is far larger than the cache, and adding a few requests
+    /// later lets the load overlap the work in between.
+    pending: [(u32, f64); PENDING],
+    next_pending: usize,
 }
+
+const PENDING: usize = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct PageState {
+    last: u32,
+    gap_max: u32,
+}
+
+const UNSEEN: PageState = PageState {
+    last: NONE,
+    gap_max: NO_WRITE,
+};
 
 /// `gap_max` of a page never written.
 const NO_WRITE: u32 = u32::MAX;
@@ -177,10 +195,9 @@ impl CurveBuilder {
     /// A builder keeping at most `max_bins` size bins (≥ 2): when a
     /// distance falls beyond, the bins double in width and merge pairwise.
     pub(crate) fn binned(pages: usize, max_bins: usize) -> Self {
-        let bins = (pages + 3).min(max_bins.max(2) + 1);
+        let bins = (pages + 3).min(max_bins.max(2).saturating_add(1));
         CurveBuilder {
-            last: vec![NONE; pages],
-            gap_max: vec![NO_WRITE; pages],
+            state: vec![UNSEEN; pages],
             fenwick: Fenwick::new(2 * pages.max(1024)),
             now: 0,
             sampled: 0,
@@ -189,15 +206,52 @@ impl CurveBuilder {
             max_bins: max_bins.max(2),
             distances: vec![0.0; bins],
             wb_diff: vec![0.0; bins + 1],
+            pending: [(0, 0.0); PENDING],
+            next_pending: 0,
+        }
+    }
+
+    /// Adds the pending distance counts (before bins merge, and at the end).
+    fn settle(&mut self) {
+        for (bin, w) in std::mem::replace(&mut self.pending, [(0, 0.0); PENDING]) {
+            self.distances[bin as usize] += w;
+        }
+    }
+
+    #[inline]
+    fn count_distance(&mut self, bin: usize, weight: f64) {
+        crate::types::prefetch(&self.distances[bin]);
+        let (old, w) =
+            std::mem::replace(&mut self.pending[self.next_pending], (bin as u32, weight));
+        self.distances[old as usize] += w;
+        self.next_pending = (self.next_pending + 1) % PENDING;
+    }
+
+    /// Starts loading the last request time of `page` (a request coming
+    /// soon).
+    #[inline]
+    pub fn prefetch(&self, page: DenseId) {
+        if let Some(t) = self.state.get(page as usize) {
+            crate::types::prefetch(t);
+        }
+    }
+
+    /// Starts loading the first tree node the distance of `page`'s coming
+    /// request reads (its last request time should be cached by now).
+    #[inline]
+    pub fn prefetch_tree(&self, page: DenseId) {
+        if let Some(st) = self.state.get(page as usize) {
+            if let Some(node) = self.fenwick.tree.get(st.last as usize + 1) {
+                crate::types::prefetch(node);
+            }
         }
     }
 
     fn grow(&mut self, page: DenseId) {
         let n = page as usize + 1;
-        if n > self.last.len() {
-            let n = n.max(2 * self.last.len());
-            self.last.resize(n, NONE);
-            self.gap_max.resize(n, NO_WRITE);
+        if n > self.state.len() {
+            let n = n.max(2 * self.state.len());
+            self.state.resize(n, UNSEEN);
             if self.max_bins == usize::MAX {
                 self.sizes(n as u64);
             }
@@ -225,6 +279,7 @@ impl CurveBuilder {
                 *v = half;
                 v.resize(len, 0.0);
             };
+            self.settle();
             merge(&mut self.distances);
             merge(&mut self.wb_diff);
             self.width *= 2;
@@ -235,18 +290,18 @@ impl CurveBuilder {
     /// tree, when time reaches the end of its window.
     fn compact(&mut self) {
         let mut live: Vec<(u32, u32)> = self
-            .last
+            .state
             .iter()
             .enumerate()
-            .filter(|(_, &t)| t != NONE)
-            .map(|(p, &t)| (t, p as u32))
+            .filter(|(_, s)| s.last != NONE)
+            .map(|(p, s)| (s.last, p as u32))
             .collect();
         live.sort_unstable();
         for (i, &(_, p)) in live.iter().enumerate() {
-            self.last[p as usize] = i as u32;
+            self.state[p as usize].last = i as u32;
         }
         let k = live.len() as u32;
-        let want = (2 * live.len()).max(1024).max(self.last.len());
+        let want = (2 * live.len()).max(1024).max(self.state.len());
         if self.fenwick.len() < want {
             self.fenwick = Fenwick::new(want);
         }
@@ -274,11 +329,11 @@ impl CurveBuilder {
     /// Drops a page from the state (a sample that no longer holds it).
     pub(crate) fn forget(&mut self, page: DenseId) {
         let p = page as usize;
-        if let Some(&t) = self.last.get(p) {
+        if let Some(&PageState { last: t, .. }) = self.state.get(p) {
             if t != NONE {
                 self.fenwick.add(t, -1);
-                self.last[p] = NONE;
-                self.gap_max[p] = NO_WRITE;
+                self.state[p].last = NONE;
+                self.state[p].gap_max = NO_WRITE;
             }
         }
     }
@@ -293,7 +348,7 @@ impl CurveBuilder {
         }
         self.sampled += 1;
         let p = page as usize;
-        let prev = self.last[p];
+        let prev = self.state[p].last;
         if prev == NONE {
             self.cold += weight;
         } else {
@@ -306,19 +361,19 @@ impl CurveBuilder {
                 1 + ((raw - 1) as f64 * factor).round() as u64
             };
             self.sizes(d);
-            self.distances[(d / self.width) as usize] += weight;
-            let m = self.gap_max[p];
+            self.count_distance((d / self.width) as usize, weight);
+            let m = self.state[p].gap_max;
             if m != NO_WRITE {
                 self.range(u64::from(m), d - 1, weight);
-                self.gap_max[p] = m.max(d.min(u64::from(u32::MAX - 1)) as u32);
+                self.state[p].gap_max = m.max(d.min(u64::from(u32::MAX - 1)) as u32);
             }
             self.fenwick.add(prev, -1);
         }
         if op == Op::Write {
-            self.gap_max[p] = 0;
+            self.state[p].gap_max = 0;
         }
         self.fenwick.add(self.now, 1);
-        self.last[p] = self.now;
+        self.state[p].last = self.now;
         self.now += 1;
     }
 
@@ -328,16 +383,17 @@ impl CurveBuilder {
     pub(crate) fn finish_weighted(mut self, requests: u64, factor: f64, weight: f64) -> Curve {
         // The end of the trace: a dirty page is written back at the sizes
         // its end distance reaches.
-        for p in 0..self.last.len() {
-            let t = self.last[p];
-            let m = self.gap_max[p];
+        for p in 0..self.state.len() {
+            let t = self.state[p].last;
+            let m = self.state[p].gap_max;
             if t != NONE && m != NO_WRITE {
                 let raw = u64::from(self.fenwick.ones - self.fenwick.prefix(t));
                 let e = (raw as f64 * factor).round() as u64;
                 self.range(u64::from(m), e, weight);
             }
         }
-        let live = self.last.iter().filter(|&&t| t != NONE).count() as f64;
+        self.settle();
+        let live = self.state.iter().filter(|s| s.last != NONE).count() as f64;
         let pages = live * factor;
         self.sizes(pages.round() as u64);
         let n = (pages.round() as u64 / self.width) as usize + 1;
@@ -404,7 +460,31 @@ pub fn trace_curve(
                 .map(|b| crate::types::unpack(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
         });
     let curve = match sampling {
-        None => lru_curve(requests, trace.pages()),
+        None => {
+            let mut b = CurveBuilder::new(trace.pages());
+            // Requests wait 16 places: a page's last request time is loaded
+            // when it arrives, its first tree node 8 places later.
+            const LAG: usize = 16;
+            let mut ring = [(0 as DenseId, Op::Read); LAG];
+            let mut n = 0usize;
+            for (page, op) in requests {
+                b.prefetch(page);
+                if n >= LAG / 2 {
+                    b.prefetch_tree(ring[(n - LAG / 2) % LAG].0);
+                }
+                let slot = &mut ring[n % LAG];
+                if n >= LAG {
+                    b.push(slot.0, slot.1);
+                }
+                *slot = (page, op);
+                n += 1;
+            }
+            for k in n.saturating_sub(LAG)..n {
+                let (page, op) = ring[k % LAG];
+                b.push(page, op);
+            }
+            b.finish()
+        }
         Some(s) => shards::sampled_curve(requests, s, bins)?,
     };
     if let Some(e) = failed {
