@@ -438,27 +438,7 @@ pub fn trace_curve(
     progress: &mut dyn FnMut(u64) -> crate::Result<()>,
 ) -> crate::Result<Curve> {
     const CHUNK: usize = 1 << 20;
-    let mut failed = None;
     let mut done = 0u64;
-    let requests = trace
-        .request_bytes()
-        .chunks(4 * CHUNK)
-        .map_while(|chunk| {
-            if failed.is_some() {
-                return None;
-            }
-            if let Err(e) = progress(done) {
-                failed = Some(e);
-                return None;
-            }
-            done += (chunk.len() / 4) as u64;
-            Some(chunk)
-        })
-        .flat_map(|chunk| {
-            chunk
-                .chunks_exact(4)
-                .map(|b| crate::types::unpack(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
-        });
     let curve = match sampling {
         None => {
             let mut b = CurveBuilder::new(trace.pages());
@@ -467,17 +447,23 @@ pub fn trace_curve(
             const LAG: usize = 16;
             let mut ring = [(0 as DenseId, Op::Read); LAG];
             let mut n = 0usize;
-            for (page, op) in requests {
-                b.prefetch(page);
-                if n >= LAG / 2 {
-                    b.prefetch_tree(ring[(n - LAG / 2) % LAG].0);
+            for chunk in trace.request_bytes().chunks(4 * CHUNK) {
+                progress(done)?;
+                for w in chunk.chunks_exact(4) {
+                    let (page, op) =
+                        crate::types::unpack(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    b.prefetch(page);
+                    if n >= LAG / 2 {
+                        b.prefetch_tree(ring[(n - LAG / 2) % LAG].0);
+                    }
+                    let slot = &mut ring[n % LAG];
+                    if n >= LAG {
+                        b.push(slot.0, slot.1);
+                    }
+                    *slot = (page, op);
+                    n += 1;
                 }
-                let slot = &mut ring[n % LAG];
-                if n >= LAG {
-                    b.push(slot.0, slot.1);
-                }
-                *slot = (page, op);
-                n += 1;
+                done += (chunk.len() / 4) as u64;
             }
             for k in n.saturating_sub(LAG)..n {
                 let (page, op) = ring[k % LAG];
@@ -485,11 +471,20 @@ pub fn trace_curve(
             }
             b.finish()
         }
-        Some(s) => shards::sampled_curve(requests, s, bins)?,
+        Some(s) => {
+            let mut sampler = shards::Sampler::new(s, bins)?;
+            for chunk in trace.request_bytes().chunks(4 * CHUNK) {
+                progress(done)?;
+                for w in chunk.chunks_exact(4) {
+                    let (page, op) =
+                        crate::types::unpack(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    sampler.push(page, op);
+                }
+                done += (chunk.len() / 4) as u64;
+            }
+            sampler.finish()
+        }
     };
-    if let Some(e) = failed {
-        return Err(e);
-    }
     progress(done)?;
     Ok(curve)
 }

@@ -63,58 +63,101 @@ pub fn sampled_curve(
     sampling: Sampling,
     bins: usize,
 ) -> Result<Curve> {
-    let mut threshold = match sampling {
-        Sampling::Rate(r) if r > 0.0 && r <= 1.0 => ((r * MODULUS as f64).round() as u64).max(1),
-        Sampling::Rate(r) => {
-            return Err(Error::invalid(format!(
-                "a sampling rate must be in (0, 1], got {r}"
-            )))
-        }
-        Sampling::Size(0) => return Err(Error::invalid("a sample must hold at least 1 page")),
-        Sampling::Size(_) => MODULUS,
-    };
-    let limit = match sampling {
-        Sampling::Size(s) => s,
-        Sampling::Rate(_) => usize::MAX,
-    };
-    let mut builder = CurveBuilder::binned(0, bins);
-    let mut ids: FxHashMap<DenseId, u32> = FxHashMap::default();
-    let mut free: Vec<u32> = Vec::new();
-    // The sampled pages by hash, largest first (fixed size only).
-    let mut heap: BinaryHeap<(u64, DenseId)> = BinaryHeap::new();
-    let mut requests_seen = 0u64;
-    let mut factor = MODULUS as f64 / threshold as f64;
+    let mut s = Sampler::new(sampling, bins)?;
     for (page, op) in requests {
-        requests_seen += 1;
+        s.push(page, op);
+    }
+    Ok(s.finish())
+}
+
+/// SHARDS one request at a time: [`Sampler::push`] is one hash and one
+/// comparison for a request outside the sample.
+#[derive(Debug)]
+pub struct Sampler {
+    threshold: u64,
+    limit: usize,
+    factor: f64,
+    builder: CurveBuilder,
+    ids: FxHashMap<DenseId, u32>,
+    free: Vec<u32>,
+    // The sampled pages by hash, largest first (fixed size only).
+    heap: BinaryHeap<(u64, DenseId)>,
+    requests: u64,
+}
+
+impl Sampler {
+    /// A sampler keeping at most `bins` size bins.
+    pub fn new(sampling: Sampling, bins: usize) -> Result<Self> {
+        let threshold = match sampling {
+            Sampling::Rate(r) if r > 0.0 && r <= 1.0 => {
+                ((r * MODULUS as f64).round() as u64).max(1)
+            }
+            Sampling::Rate(r) => {
+                return Err(Error::invalid(format!(
+                    "a sampling rate must be in (0, 1], got {r}"
+                )))
+            }
+            Sampling::Size(0) => return Err(Error::invalid("a sample must hold at least 1 page")),
+            Sampling::Size(_) => MODULUS,
+        };
+        let limit = match sampling {
+            Sampling::Size(s) => s,
+            Sampling::Rate(_) => usize::MAX,
+        };
+        Ok(Sampler {
+            threshold,
+            limit,
+            factor: MODULUS as f64 / threshold as f64,
+            builder: CurveBuilder::binned(0, bins),
+            ids: FxHashMap::default(),
+            free: Vec::new(),
+            heap: BinaryHeap::new(),
+            requests: 0,
+        })
+    }
+
+    /// One request.
+    #[inline]
+    pub fn push(&mut self, page: DenseId, op: Op) {
+        self.requests += 1;
         let h = hash(page);
-        if h >= threshold {
-            continue;
+        if h < self.threshold {
+            self.sampled(page, op, h);
         }
-        let id = match ids.get(&page) {
+    }
+
+    #[inline(never)]
+    fn sampled(&mut self, page: DenseId, op: Op, h: u64) {
+        let id = match self.ids.get(&page) {
             Some(&id) => id,
             None => {
-                let id = free.pop().unwrap_or(ids.len() as u32);
-                ids.insert(page, id);
-                if limit != usize::MAX {
-                    heap.push((h, page));
-                    if ids.len() > limit {
-                        let (top, out) = heap.pop().expect("the heap holds the sample");
-                        threshold = top;
-                        factor = MODULUS as f64 / threshold as f64;
-                        let gone = ids.remove(&out).expect("sampled");
-                        builder.forget(gone);
-                        free.push(gone);
+                let id = self.free.pop().unwrap_or(self.ids.len() as u32);
+                self.ids.insert(page, id);
+                if self.limit != usize::MAX {
+                    self.heap.push((h, page));
+                    if self.ids.len() > self.limit {
+                        let (top, out) = self.heap.pop().expect("the heap holds the sample");
+                        self.threshold = top;
+                        self.factor = MODULUS as f64 / top as f64;
+                        let gone = self.ids.remove(&out).expect("sampled");
+                        self.builder.forget(gone);
+                        self.free.push(gone);
                         if out == page {
-                            continue;
+                            return;
                         }
                     }
                 }
                 id
             }
         };
-        builder.push_weighted(id, op, factor, factor);
+        self.builder.push_weighted(id, op, self.factor, self.factor);
     }
-    Ok(builder.finish_weighted(requests_seen, factor, factor))
+
+    /// The curve of the requests pushed.
+    pub fn finish(self) -> Curve {
+        self.builder
+            .finish_weighted(self.requests, self.factor, self.factor)
+    }
 }
 
 #[cfg(test)]
