@@ -379,8 +379,19 @@ impl CurveBuilder {
 
     /// The curve of `requests` trace requests, of which the pushed ones
     /// were sampled; `factor` and `weight` as for the last push (1 when
-    /// exact).
+    /// exact). A sample's weighted count of requests differs from the
+    /// trace's by chance (a hot page in or out of the sample moves it
+    /// much): a sampled curve's counts are scaled so that it counts every
+    /// request of the trace once (a ratio estimator, as SHARDS normalises
+    /// by the trace's requests).
     pub(crate) fn finish_weighted(mut self, requests: u64, factor: f64, weight: f64) -> Curve {
+        self.settle();
+        let counted = self.cold + self.distances.iter().sum::<f64>();
+        let norm = if factor != 1.0 && counted > 0.0 {
+            requests as f64 / counted
+        } else {
+            1.0
+        };
         // The end of the trace: a dirty page is written back at the sizes
         // its end distance reaches.
         for p in 0..self.state.len() {
@@ -401,21 +412,21 @@ impl CurveBuilder {
         let mut misses = vec![0.0; n];
         let mut above: f64 = self.distances[n..].iter().sum();
         for i in (0..n).rev() {
-            misses[i] = self.cold + above;
+            misses[i] = (self.cold + above) * norm;
             above += self.distances[i];
         }
         let mut writebacks = vec![0.0; n];
         let mut run = 0.0;
         for (i, w) in writebacks.iter_mut().enumerate() {
             run += self.wb_diff[i];
-            *w = run.max(0.0);
+            *w = run.max(0.0) * norm;
         }
         Curve {
             requests,
             sampled: self.sampled,
             pages,
             width: self.width,
-            cold: self.cold,
+            cold: self.cold * norm,
             misses,
             writebacks,
         }

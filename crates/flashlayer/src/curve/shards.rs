@@ -20,6 +20,11 @@
 //!   pages are tracked whatever the trace. Each request counts `1/R` at the
 //!   rate of its time (SHARDS rescales its histogram the same way).
 //!
+//! The weighted count of sampled requests differs from the trace's by
+//! chance (with a skewed trace, one hot page in or out of the sample moves
+//! it); the counts are scaled so that they add up to the trace's requests,
+//! so a miss ratio is never estimated above 1.
+//!
 //! Memory is bounded in both by the sampled pages (per page: its last time
 //! and write state, 8 bytes, a map entry, and twice that in the distance
 //! tree) plus at most `bins` size bins (default [`DEFAULT_BINS`]; bins
