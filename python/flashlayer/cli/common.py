@@ -239,3 +239,14 @@ def table_cells(r: dict[str, Any], unit: str) -> None:
     r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
     r["vt"] = duration(r["virtual_time"], unit)
     r["rps"] = rate(r["requests_per_second"])
+
+
+def check_devices(flags: Sequence[tuple[str, str | None]]) -> None:
+    """Each ``(flag, spec)`` given names a device, or a one-line error
+    names the flag."""
+    for flag, spec in flags:
+        if spec is not None:
+            try:
+                _native.device(spec)
+            except _native.FlashlayerError as e:
+                raise UsageError(f"{flag}: {e}") from None

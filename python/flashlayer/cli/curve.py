@@ -9,6 +9,7 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer.cli.common import (
+    check_devices,
     UsageError,
     add_read_opts,
     atomic_output,
@@ -25,11 +26,7 @@ def run(a: argparse.Namespace) -> None:
     from flashlayer.curves import DEFAULT_POINTS, lru_curve
 
     devices: list[str] = a.device or ["ratio:1:1"]
-    for d in devices:
-        try:
-            _native.device(d)
-        except _native.FlashlayerError as e:
-            raise UsageError(f"--device: {e}") from None
+    check_devices([("--device", d) for d in devices])
     if a.sizes is not None and a.points is not None:
         raise UsageError("give --sizes or --points, not both")
     if a.sample is not None and a.sample_size is not None:

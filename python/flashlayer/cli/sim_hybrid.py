@@ -10,6 +10,7 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer.cli.common import (
+    check_devices,
     UsageError,
     emit_json,
     int_arg,
@@ -64,12 +65,7 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError("--series-every is not available with --hybrid")
     if a.plot is not None:
         raise UsageError("--plot draws single-device runs; use --json with --hybrid")
-    for flag, d in (("--flash", a.flash), ("--magnetic", a.magnetic)):
-        if d is not None:
-            try:
-                _native.device(d)
-            except _native.FlashlayerError as e:
-                raise UsageError(f"{flag}: {e}") from None
+    check_devices((("--flash", a.flash), ("--magnetic", a.magnetic)))
 
 
 def run(a: argparse.Namespace, policies: list[str], buffers: list[int | str]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer.cli.common import (
+    check_devices,
     UsageError,
     buffer_specs,
     duration,
@@ -62,12 +63,7 @@ def check(a: argparse.Namespace) -> None:
                              "--ssd-device and --hdd-device)")
     if a.ssd is None:
         raise UsageError("--tier needs --ssd SIZES: SSD pages or P% of the trace's distinct pages, e.g. 1.25%,5%,20%")
-    for flag, d in (("--ssd-device", a.ssd_device), ("--hdd-device", a.hdd_device)):
-        if d is not None:
-            try:
-                _native.device(d)
-            except _native.FlashlayerError as e:
-                raise UsageError(f"{flag}: {e}") from None
+    check_devices((("--ssd-device", a.ssd_device), ("--hdd-device", a.hdd_device)))
 
 
 def run(a: argparse.Namespace, policies: list[str], buffers: list[int | str]) -> None:

@@ -170,10 +170,7 @@ impl Scheme for Face {
     fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve> {
         let i = page as usize;
         self.flags[i] |= REFERENCED;
-        if op == Op::Read {
-            io.ssd_read(page, self.slot_of[i])?;
-        }
-        Ok(Serve::Load { dirty: false })
+        super::load_keeping_copy(io, page, self.slot_of[i], op)
     }
 
     fn dram_evicted(

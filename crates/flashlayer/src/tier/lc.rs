@@ -82,19 +82,55 @@ impl Scheme for Lc {
         // A hit refreshes the page's place on the SSD; the SSD copy's dirty
         // state is its own (a write lands in DRAM).
         self.ssd.touch(page, Op::Read);
-        if op == Op::Read {
-            io.ssd_read(page, self.ssd.slot(page))?;
-        }
-        Ok(Serve::Load { dirty: false })
+        super::load_keeping_copy(io, page, self.ssd.slot(page), op)
     }
 
     fn dram_evicted(
         &mut self,
         page: DenseId,
         dirty: bool,
-        _: Reason,
+        why: Reason,
         io: &mut impl Io,
     ) -> Result<bool> {
+        let wrote = self.write_down(page, dirty, io)?;
+        // A flush writes pages down without a request: the cleaner waits
+        // for the next eviction, as a background cleaner would.
+        if why != Reason::Flush {
+            self.clean(io)?;
+        }
+        Ok(wrote)
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.ssd.prefetch(page);
+    }
+
+    fn ssd_pages(&self) -> (u64, u64) {
+        self.ssd.pages()
+    }
+
+    /// The level after a crash: every page found is admitted in its slot,
+    /// oldest first (so the replacement order starts as the order the
+    /// versions were written), dirty ones queued for the cleaner. A page
+    /// cleaned before the crash whose slot still says dirty is cleaned
+    /// again: one disk write more, never a lost one.
+    fn restore(&mut self, found: &[Found]) -> Result<()> {
+        let pairs: Vec<(DenseId, u32)> = found.iter().map(|f| (f.page, f.slot)).collect();
+        self.ssd.restore(found, &pairs);
+        self.queue.clear();
+        self.queued.fill(false);
+        for f in found.iter().filter(|f| f.dirty) {
+            self.dirtied(f.page);
+        }
+        Ok(())
+    }
+}
+
+impl Lc {
+    /// Writes a page leaving DRAM to the SSD (see the module docs);
+    /// returns whether it wrote.
+    fn write_down(&mut self, page: DenseId, dirty: bool, io: &mut impl Io) -> Result<bool> {
         if self.ssd.contains(page) {
             if !dirty {
                 return Ok(false);
@@ -125,7 +161,10 @@ impl Scheme for Lc {
         Ok(true)
     }
 
-    fn after_request(&mut self, io: &mut impl Io) -> Result<()> {
+    /// The cleaner: copies the longest-dirty SSD pages to the disk until
+    /// the dirty pages are back at the threshold. The dirty count rises
+    /// only when a page leaves DRAM, so that is when it runs.
+    fn clean(&mut self, io: &mut impl Io) -> Result<()> {
         while self.ssd.pages().1 > self.limit {
             let page = self
                 .queue
@@ -136,31 +175,6 @@ impl Scheme for Lc {
                 io.ssd_to_hdd(page, self.ssd.slot(page))?;
                 self.ssd.mark_clean(page);
             }
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.ssd.prefetch(page);
-    }
-
-    fn ssd_pages(&self) -> (u64, u64) {
-        self.ssd.pages()
-    }
-
-    /// The level after a crash: every page found is admitted in its slot,
-    /// oldest first (so the replacement order starts as the order the
-    /// versions were written), dirty ones queued for the cleaner. A page
-    /// cleaned before the crash whose slot still says dirty is cleaned
-    /// again: one disk write more, never a lost one.
-    fn restore(&mut self, found: &[Found]) -> Result<()> {
-        let pairs: Vec<(DenseId, u32)> = found.iter().map(|f| (f.page, f.slot)).collect();
-        self.ssd.restore(found, &pairs);
-        self.queue.clear();
-        self.queued.fill(false);
-        for f in found.iter().filter(|f| f.dirty) {
-            self.dirtied(f.page);
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 //! [`Policy`] through the same protocol as the simulator (announce, evict,
 //! admit), moves pages between the levels through an [`Io`], and counts.
 //! A [`Scheme`] owns the SSD level and makes every decision the papers
-//! disagree on; the mechanism asks it at four points only:
+//! disagree on; the mechanism asks it at three points only:
 //!
 //! 1. **A DRAM miss on a page the SSD holds** ([`Scheme::ssd_hit`]): serve
 //!    the request on the SSD (HyPro without elevation) or bring the page
@@ -21,8 +21,8 @@
 //! 3. **A page leaving DRAM** ([`Scheme::dram_evicted`], with the
 //!    [`Reason`]): HyPro sinks it with `p_sink` (always on elevation, the
 //!    swap of Algorithm 1 line 6), TAC writes a dirty page through, FaCE
-//!    appends a version to its log, LC writes it back to the SSD.
-//! 4. **After every request** ([`Scheme::after_request`]): LC's cleaner.
+//!    appends a version to its log, LC writes it back to the SSD and runs
+//!    its cleaner (the SSD's dirty count rises only here).
 //!
 //! The SSD level of HyPro and LC drives a [`Policy`] ([`PolicyLevel`], any
 //! of `lru`, `fifo`, `clock`, `2q`, `arc`); TAC's is ordered by extent
@@ -250,11 +250,6 @@ pub trait Scheme {
         why: Reason,
         io: &mut impl Io,
     ) -> Result<bool>;
-    /// After every request (a background cleaner). Default: nothing.
-    fn after_request(&mut self, io: &mut impl Io) -> Result<()> {
-        let _ = io;
-        Ok(())
-    }
     /// A request reached the DRAM level; `at_victim`: the page was the one
     /// DRAM's policy would evict next (HyPro's tuning counts these).
     /// Called only when [`Scheme::watches_dram`].
@@ -300,6 +295,22 @@ pub struct Found {
     pub slot: u32,
     /// Whether that version is newer than the disk's.
     pub dirty: bool,
+}
+
+/// The inclusive schemes' answer to an SSD hit (TAC, FaCE, LC): the page
+/// is read into DRAM (unless the request writes it whole) and its SSD copy
+/// stays.
+#[inline]
+pub(crate) fn load_keeping_copy(
+    io: &mut impl Io,
+    page: DenseId,
+    slot: u32,
+    op: Op,
+) -> Result<Serve> {
+    if op == Op::Read {
+        io.ssd_read(page, slot)?;
+    }
+    Ok(Serve::Load { dirty: false })
 }
 
 /// What a [`Tier`] counted.
@@ -374,7 +385,7 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
         let dirty = if self.scheme.on_ssd(page) {
             self.stats.ssd_hits += 1;
             match self.scheme.ssd_hit(page, op, &mut self.io)? {
-                Serve::OnSsd => return self.scheme.after_request(&mut self.io),
+                Serve::OnSsd => return Ok(()),
                 Serve::Load { dirty } => {
                     self.stats.elevations += 1;
                     self.make_room(Reason::Elevation)?;
@@ -392,7 +403,7 @@ impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
         };
         let op = if dirty { Op::Write } else { op };
         self.dram.insert(page, op, self.cost);
-        self.scheme.after_request(&mut self.io)
+        Ok(())
     }
 
     fn make_room(&mut self, why: Reason) -> Result<()> {

@@ -403,10 +403,6 @@ impl Scheme for AnyScheme {
         with_scheme!(self, s => s.dram_evicted(page, dirty, why, io))
     }
     #[inline]
-    fn after_request(&mut self, io: &mut impl Io) -> Result<()> {
-        with_scheme!(self, s => s.after_request(io))
-    }
-    #[inline]
     fn dram_request(&mut self, at_victim: bool, op: Op) {
         with_scheme!(self, s => s.dram_request(at_victim, op))
     }

@@ -212,10 +212,7 @@ impl Scheme for Tac {
 
     fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve> {
         self.heat(page);
-        if op == Op::Read {
-            io.ssd_read(page, self.slots.get(page))?;
-        }
-        Ok(Serve::Load { dirty: false })
+        super::load_keeping_copy(io, page, self.slots.get(page), op)
     }
 
     fn hdd_loaded(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<()> {
