@@ -110,7 +110,7 @@ impl Marks {
 /// The trace Belady was built for, borrowed: the page of a request is read
 /// from it rather than copied.
 #[derive(Clone, Copy, Debug)]
-enum Words<'a> {
+pub(crate) enum Words<'a> {
     Packed(&'a [u32]),
     /// Little-endian words, as in an `flt` file.
     Bytes(&'a [u8]),
@@ -118,7 +118,7 @@ enum Words<'a> {
 
 impl Words<'_> {
     #[inline]
-    fn get(self, i: usize) -> u32 {
+    pub(crate) fn get(self, i: usize) -> u32 {
         match self {
             Words::Packed(w) => w[i],
             Words::Bytes(b) => {
@@ -129,7 +129,7 @@ impl Words<'_> {
     }
 
     #[inline]
-    fn page(self, i: usize) -> DenseId {
+    pub(crate) fn page(self, i: usize) -> DenseId {
         self.get(i) & MAX_DENSE
     }
 
@@ -142,7 +142,7 @@ impl Words<'_> {
         }
     }
 
-    fn len(self) -> usize {
+    pub(crate) fn len(self) -> usize {
         match self {
             Words::Packed(w) => w.len(),
             Words::Bytes(b) => b.len() / 4,
@@ -181,7 +181,7 @@ pub struct Belady<'a> {
 /// A vector of `n` zeros from the allocator's zeroed memory (no pass over
 /// it), or `None` if it cannot be had. `vec![0; n]` aborts the process when
 /// memory runs out, so a fallible reservation asks first.
-fn zeroed(n: usize) -> Option<Vec<u32>> {
+pub(crate) fn zeroed(n: usize) -> Option<Vec<u32>> {
     Vec::<u32>::new().try_reserve_exact(n).ok()?;
     Some(vec![0; n])
 }

@@ -6,7 +6,7 @@
 
 use super::{
     Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru,
-    LruWsr, Policy, PolicyKind, PolicySpec, TwoQ,
+    LruWsr, Policy, PolicyKind, PolicySpec, TwoQ, WbLandlord,
 };
 use crate::error::{Error, Result};
 
@@ -47,10 +47,15 @@ macro_rules! online_policy {
                 let $p = Arc::new(cap).with_pages(pages);
                 $use
             }
-            PolicyKind::Belady => Err(Error::invalid(
-                "belady is offline: it needs the whole trace in advance, so it runs only on traces \
+            PolicyKind::Belady | PolicyKind::CostOptUb { .. } => Err(Error::invalid(format!(
+                "{} is offline: it needs the whole trace in advance, so it runs only on traces \
                  (flashlayer sim), not on a live workload",
-            )),
+                $spec.name()
+            ))),
+            PolicyKind::WbLandlord => {
+                let $p = WbLandlord::new(cap).with_pages(pages);
+                $use
+            }
             PolicyKind::Cflru { w: window } => {
                 let $p = Cflru::new(cap, window).with_pages(pages);
                 $use

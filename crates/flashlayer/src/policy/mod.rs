@@ -47,15 +47,18 @@ mod ccflru;
 mod cfdc;
 mod cflru;
 mod clock;
+mod costopt;
 mod costs;
 mod fdbuffer;
 mod fifo;
+mod heap;
 mod koltsidas;
 mod list;
 mod lru;
 mod lruwsr;
 mod spec;
 mod twoq;
+mod wblandlord;
 
 pub use arc::Arc;
 pub use belady::Belady;
@@ -66,6 +69,7 @@ pub use ccflru::CcfLru;
 pub use cfdc::Cfdc;
 pub use cflru::Cflru;
 pub use clock::Clock;
+pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts};
 pub use fdbuffer::{Base, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
@@ -76,6 +80,7 @@ pub use spec::{
     DEFAULT_MEASURED_WINDOW, POLICIES,
 };
 pub use twoq::TwoQ;
+pub use wblandlord::WbLandlord;
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
 

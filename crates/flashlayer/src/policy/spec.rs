@@ -47,6 +47,14 @@ pub enum PolicyKind {
     Arc,
     /// [`super::Belady`] (offline)
     Belady,
+    /// [`super::CostOpt`] (offline): the schedule of the cost-optimal
+    /// bound's planner, [`crate::bound`].
+    CostOptUb {
+        /// Subgradient iterations of the planner.
+        iterations: usize,
+    },
+    /// [`super::WbLandlord`]
+    WbLandlord,
     /// [`super::Cflru`] with clean-first window `w` (a fraction of the buffer).
     Cflru {
         /// Window as a fraction of the buffer, in `[0, 1]`.
@@ -116,6 +124,12 @@ pub struct PolicyInfo {
     pub params: &'static [ParamInfo],
 }
 
+const ITERATIONS: ParamInfo = ParamInfo {
+    key: "iterations",
+    default: "100",
+    allowed: "an integer ≥ 0",
+    help: "subgradient iterations of the planner (more: a tighter lower bound, a schedule found among more prices)",
+};
 const W: ParamInfo = ParamInfo {
     key: "w",
     default: "0.5",
@@ -225,6 +239,16 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "belady",
         description: "offline MIN, miss-optimal; clean pages first among never-reused",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "costopt-ub",
+        description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady)",
+        params: &[ITERATIONS],
+    },
+    PolicyInfo {
+        name: "wblandlord",
+        description: "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back",
         params: &[],
     },
     PolicyInfo {
@@ -401,6 +425,12 @@ impl PolicySpec {
             None => (spec, None),
         };
         let lower = name.to_ascii_lowercase();
+        if lower == "costopt-lb" {
+            return Err(Error::invalid(
+                "costopt-lb is a lower bound on every policy's cost, not a schedule to replay; \
+                 compute it with 'flashlayer bound' (costopt-ub is the schedule that comes close)",
+            ));
+        }
         let policy = info(&lower).ok_or_else(|| unknown_policy(name))?;
         let mut pairs: Vec<(String, &str)> = Vec::new();
         for piece in rest.into_iter().flat_map(|r| r.split(',')) {
@@ -426,6 +456,10 @@ impl PolicySpec {
             "2q" => PolicyKind::TwoQ,
             "arc" => PolicyKind::Arc,
             "belady" => PolicyKind::Belady,
+            "costopt-ub" => PolicyKind::CostOptUb {
+                iterations: p.int("iterations", crate::bound::DEFAULT_ITERATIONS, 0)?,
+            },
+            "wblandlord" => PolicyKind::WbLandlord,
             "lruwsr" => PolicyKind::LruWsr,
             "ccflru" => PolicyKind::CcfLru,
             "cflru" => PolicyKind::Cflru {
@@ -539,6 +573,8 @@ impl PolicySpec {
             PolicyKind::TwoQ => "2q",
             PolicyKind::Arc => "arc",
             PolicyKind::Belady => "belady",
+            PolicyKind::CostOptUb { .. } => "costopt-ub",
+            PolicyKind::WbLandlord => "wblandlord",
             PolicyKind::Cflru { .. } => "cflru",
             PolicyKind::LruWsr => "lruwsr",
             PolicyKind::CcfLru => "ccflru",
@@ -551,7 +587,7 @@ impl PolicySpec {
 
     /// Whether the policy must see the whole trace before the run.
     pub fn is_offline(&self) -> bool {
-        self.kind == PolicyKind::Belady
+        matches!(self.kind, PolicyKind::Belady | PolicyKind::CostOptUb { .. })
     }
 }
 
@@ -561,6 +597,7 @@ impl fmt::Display for PolicySpec {
         f.write_str(self.name())?;
         match self.kind {
             PolicyKind::Cflru { w } => write!(f, ":w={w}"),
+            PolicyKind::CostOptUb { iterations } => write!(f, ":iterations={iterations}"),
             PolicyKind::Cfdc { w, cluster } => write!(f, ":w={w},cluster={cluster}"),
             PolicyKind::Koltsidas {
                 lambda: super::Lambda::Fixed(x),

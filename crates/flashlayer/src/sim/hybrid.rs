@@ -71,6 +71,7 @@ pub fn run_hybrid(
             spec,
             cap,
             trace,
+            None,
             HybridReplay {
                 trace,
                 opts,
@@ -86,6 +87,7 @@ pub fn run_hybrid(
         spec,
         cap,
         trace,
+        None,
         HybridReplay {
             trace,
             opts,

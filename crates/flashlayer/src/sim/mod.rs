@@ -13,11 +13,12 @@ mod tier;
 pub use hybrid::{run_hybrid, HybridRun, HybridRunOptions};
 pub use tier::{run_tier, TierPoint, TierRun, TierRunOptions};
 
+use crate::bound::BoundOptions;
 use crate::device::DeviceModel;
 use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
 pub use crate::policy::{with_online_policy, WithPolicy};
-use crate::policy::{Belady, Policy, PolicyKind, PolicySpec};
+use crate::policy::{Belady, CostOpt, Future, Policy, PolicyKind, PolicySpec, ScheduleCosts};
 use crate::store::{CostStore, PageStore};
 use crate::trace::Flt;
 use crate::types::{unpack, DenseId, Metrics, Op};
@@ -236,11 +237,14 @@ pub struct RunOptions {
 const CHUNK: usize = 1 << 20;
 
 /// Builds the policy `spec` names with `capacity` pages for `trace` (its
-/// dense ids pre-sized; Belady reads its future from it) and calls `w`.
+/// dense ids pre-sized; the offline policies read its future from it) and
+/// calls `w`. `costs` are the one device's costs when the run has a single
+/// device (costopt-ub plans its schedule for them; it is refused without).
 pub fn with_policy<W: WithPolicy>(
     spec: &PolicySpec,
     capacity: usize,
     trace: &Flt,
+    costs: Option<ScheduleCosts>,
     w: W,
 ) -> Result<W::Out> {
     match spec.kind {
@@ -249,6 +253,22 @@ pub fn with_policy<W: WithPolicy>(
             trace.request_bytes(),
             trace.pages(),
         )?),
+        PolicyKind::CostOptUb { iterations } => {
+            let costs = costs.ok_or_else(|| {
+                Error::invalid(
+                    "costopt-ub plans its schedule for the read and write costs of one device, so \
+                     it runs only in plain trace simulation (not on a file, on flash, on a hybrid \
+                     store or in a tier)",
+                )
+            })?;
+            let future = Future::from_bytes(trace.request_bytes(), trace.pages())?;
+            let opts = BoundOptions {
+                iterations,
+                ..BoundOptions::default()
+            };
+            let plan = crate::bound::plan(&future, capacity, costs, &opts, &mut |_| Ok(()))?;
+            w.visit(CostOpt::new(capacity, &future, &plan.schedule, costs)?)
+        }
         _ => with_online_policy(spec, capacity, trace.pages(), w),
     }
 }
@@ -278,6 +298,7 @@ pub fn run(
         spec,
         cap,
         trace,
+        Some(ScheduleCosts::of(&opts.device, opts.flush_at_end)),
         Replay {
             trace,
             opts,
@@ -346,6 +367,7 @@ pub fn run_on_file(
         spec,
         cap,
         trace,
+        None,
         PoolReplay {
             trace,
             opts,
@@ -439,6 +461,7 @@ pub fn run_on_flash(
         spec,
         cap,
         trace,
+        None,
         FlashReplay {
             trace,
             opts,

@@ -8,7 +8,7 @@ use super::tac::{DEFAULT_AGE_FACTOR, DEFAULT_EXTENT};
 use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac, DEFAULT_WINDOW};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::policy::{PolicyKind, PolicySpec, POLICIES};
+use crate::policy::{PolicySpec, POLICIES};
 use crate::types::{DenseId, Op, PageCost};
 
 /// The schemes, each with its parameters and their defaults, for `--help`
@@ -128,10 +128,13 @@ fn count(spec: &str, key: &str, v: &str) -> Result<u64> {
 
 fn ssd_policy(spec: &str, v: &str) -> Result<PolicySpec> {
     let p = PolicySpec::parse(v).map_err(|e| bad(spec, format!("ssd: {e}")))?;
-    if p.kind == PolicyKind::Belady {
+    if p.is_offline() {
         return Err(bad(
             spec,
-            "ssd must be an online policy (belady needs the whole trace in advance)",
+            format!(
+                "ssd must be an online policy ({} needs the whole trace in advance)",
+                p.name()
+            ),
         ));
     }
     Ok(p)

@@ -1,0 +1,405 @@
+//! How good can a policy be? A lower bound on the cost of every policy for
+//! a trace, a buffer size and a device (`costopt-lb`), and an offline
+//! schedule that comes close to it (`costopt-ub`, replayed by
+//! [`crate::policy::CostOpt`]).
+//!
+//! # The problem
+//!
+//! Writeback-aware caching (Beckmann, Gibbons, Haeupler & McGuffey, APOCS
+//! 2020): serve a trace with a buffer of `k` pages that loads every
+//! requested page (demand paging, as every policy here does), paying `r` per
+//! miss and `w` per dirty page written back (and, with a flush at the end,
+//! per page still dirty then). It is NP-complete; Belady's MIN minimises
+//! misses only and can lose to a schedule that misses more but writes less
+//! (FD-Buffer's Table 1).
+//!
+//! # The relaxation
+//!
+//! Describe any schedule page by page. Between two consecutive requests of
+//! a page (an *interval*) the page either stays in the buffer throughout
+//! (the interval is *kept*) or not, in which case the second request
+//! misses. A page's requests split at the intervals not kept into
+//! *residencies*; a residency containing a write costs one write-back when
+//! it ends (at eviction; at the end of the trace only if it is flushed).
+//! So a schedule's cost is exactly
+//!
+//! `Σ_pages [ r·(1 + cuts) + w·(dirty residencies that end charged) ]`,
+//!
+//! a function of each page's own keep/cut choices. The pages interact only
+//! through the buffer: at request `t`, the requested page and every page
+//! with a kept interval spanning `t` are resident, so
+//! `occ_t = #{kept intervals strictly spanning t} ≤ k − 1`. Every schedule
+//! satisfies these constraints, so the minimum of the cost over all
+//! keep/cut choices that satisfy them is at most the optimum (it may be
+//! lower: the constraints do not say *which* page leaves).
+//!
+//! # The bound: Lagrangian duality
+//!
+//! For any prices `μ_t ≥ 0`,
+//!
+//! `L(μ) = Σ_pages min_choices [ cost_p + Σ_{kept (s,n)} Σ_{s<t<n} μ_t ] − (k−1)·Σ_t μ_t`
+//!
+//! is at most the cost of every schedule (weak duality): for the schedule's
+//! own choices the added term is `Σ_t μ_t·(occ_t − (k−1)) ≤ 0`, and the
+//! minimum over choices is no larger. Each page's minimum is a two-state
+//! dynamic program over its requests (state: whether the current residency
+//! holds a write), so `L(μ)` takes one pass over the trace. Sound for every
+//! `μ`: no iteration can make the bound wrong, only looser.
+//!
+//! We maximise `L` by projected subgradient ascent (the subgradient is
+//! `occ_t − (k−1)` under the page programs' choices) with Polyak's step
+//! towards the best upper bound, halving the step factor after 5
+//! iterations without progress. The prices start at a constant: the rent
+//! `r/G` at which intervals no longer than `G` requests fill the buffer on
+//! average. The bound is `max(L)` over the iterations, never below the
+//! compulsory cost (every page read once, written once if flushed), which
+//! is `L(0)`.
+//!
+//! Writes are charged at `min(write, seq_write)`, the cheapest a device
+//! writes a page, so the bound holds for policies that write in sequential
+//! batches too (CFDC, FD-Buffer with clustering). The value is lowered by a
+//! relative 1e-9 against rounding in the sums.
+//!
+//! # The schedule
+//!
+//! The prices also say which page to evict: [`crate::policy::CostOpt`]
+//! evicts the page whose rent until its next use exceeds what evicting it
+//! loses. The planner replays it with the prices of every `replay_every`-th
+//! iteration, with three constant prices (½, 1 and 2 times the starting
+//! one), and with a price that makes it Belady's MIN; the cheapest replay
+//! is the upper bound, and its prices are what `--policy costopt-ub` runs.
+//! Each replay is a real schedule, so `lower ≤ optimum ≤ upper`, and
+//! `upper ≤` Belady's cost.
+
+use crate::error::Result;
+use crate::policy::{CostOpt, Future, Policy, Schedule, ScheduleCosts};
+use crate::types::{DeviceId, PageCost};
+
+/// Default subgradient iterations.
+pub const DEFAULT_ITERATIONS: usize = 100;
+/// Default: replay the schedule of every this many iterations.
+pub const DEFAULT_REPLAY_EVERY: usize = 5;
+
+const NONE: u32 = u32::MAX;
+
+/// How hard [`plan`] tries.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundOptions {
+    /// Subgradient iterations (default [`DEFAULT_ITERATIONS`]); 0 keeps the
+    /// starting prices.
+    pub iterations: usize,
+    /// Replay the schedule of every this many iterations (default
+    /// [`DEFAULT_REPLAY_EVERY`]).
+    pub replay_every: usize,
+}
+
+impl Default for BoundOptions {
+    fn default() -> Self {
+        BoundOptions {
+            iterations: DEFAULT_ITERATIONS,
+            replay_every: DEFAULT_REPLAY_EVERY,
+        }
+    }
+}
+
+/// The bounds on one trace, buffer and device.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// No policy costs less (`costopt-lb`).
+    pub lower: f64,
+    /// What the best replayed schedule costs (`costopt-ub`).
+    pub upper: f64,
+    /// What Belady's MIN costs (replayed the same way).
+    pub belady: f64,
+    /// Every page read once (and written once if flushed and ever written).
+    pub compulsory: f64,
+    /// Subgradient iterations run.
+    pub iterations: usize,
+}
+
+impl Bounds {
+    /// How far `cost` lies above the lower bound, in percent.
+    pub fn above_lower(&self, cost: f64) -> f64 {
+        if self.lower > 0.0 {
+            100.0 * (cost - self.lower) / self.lower
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The bounds and the prices of the best schedule.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The bounds.
+    pub bounds: Bounds,
+    /// The best schedule's prices and plan, what [`CostOpt`] replays.
+    pub schedule: Schedule,
+}
+
+/// Reusable state of one evaluation of `L(μ)`.
+struct Dual {
+    prefix: Vec<f64>,
+    /// Per request, per state after it (2 bits each): where the best
+    /// choice came from (bit 0: the state before) and whether the interval
+    /// ending here was kept (bit 1).
+    choice: Vec<u8>,
+    value: Vec<[f64; 2]>,
+    last: Vec<u32>,
+    need: Vec<u8>,
+    keep_end: Vec<u32>,
+    /// After [`Dual::evaluate`]: kept intervals spanning each request.
+    occ: Vec<i32>,
+    /// After [`Dual::evaluate`], one bit per request: the page programs
+    /// keep the interval that starts there.
+    kept: Vec<u64>,
+}
+
+impl Dual {
+    fn new(requests: usize, pages: usize) -> Self {
+        Dual {
+            prefix: vec![0.0; requests + 1],
+            choice: vec![0; requests],
+            value: vec![[0.0; 2]; pages],
+            last: vec![NONE; pages],
+            need: vec![0; pages],
+            keep_end: vec![NONE; pages],
+            occ: vec![0; requests + 1],
+            kept: vec![0; requests.div_ceil(64)],
+        }
+    }
+
+    /// `L(μ)`, filling `occ` with the page programs' occupancy.
+    fn evaluate(&mut self, f: &Future<'_>, mu: &[f64], k: usize, c: &ScheduleCosts) -> f64 {
+        let n = f.len();
+        let (r, w) = (c.read, c.write);
+        for (t, &m) in mu.iter().enumerate() {
+            self.prefix[t + 1] = self.prefix[t] + m;
+        }
+        self.last.fill(NONE);
+        const INF: f64 = f64::INFINITY;
+        for t in 0..n {
+            let (p, op) = f.request(t);
+            let p = p as usize;
+            let s = self.last[p];
+            self.last[p] = t as u32;
+            if s == NONE {
+                self.value[p] = if op.is_write() { [INF, r] } else { [r, INF] };
+                self.choice[t] = 0;
+                continue;
+            }
+            let rent = self.prefix[t] - self.prefix[s as usize + 1];
+            let [v0, v1] = self.value[p];
+            // (cost, state before, kept)
+            let cut = if v0 + r <= v1 + r + w {
+                (v0 + r, 0u8, false)
+            } else {
+                (v1 + r + w, 1, false)
+            };
+            let better = |a: (f64, u8, bool), b: (f64, u8, bool)| if b.0 < a.0 { b } else { a };
+            let code = |x: (f64, u8, bool)| x.1 | u8::from(x.2) << 1;
+            if op.is_write() {
+                let best = better(better(cut, (v0 + rent, 0, true)), (v1 + rent, 1, true));
+                self.value[p] = [INF, best.0];
+                self.choice[t] = code(best) << 2;
+            } else {
+                let b0 = better(cut, (v0 + rent, 0, true));
+                let b1 = (v1 + rent, 1, true);
+                self.value[p] = [b0.0, b1.0];
+                self.choice[t] = code(b0) | code(b1) << 2;
+            }
+        }
+        let flush = if c.flush_at_end { w } else { 0.0 };
+        let mut total = 0.0;
+        for p in 0..self.last.len() {
+            if self.last[p] == NONE {
+                continue;
+            }
+            let [v0, v1] = self.value[p];
+            let (v, d) = if v0 <= v1 + flush {
+                (v0, 0)
+            } else {
+                (v1 + flush, 1)
+            };
+            total += v;
+            self.need[p] = d;
+        }
+        // Walk each page's choices back from its last request.
+        self.occ.fill(0);
+        self.kept.fill(0);
+        self.keep_end.fill(NONE);
+        for t in (0..n).rev() {
+            let p = f.request(t).0 as usize;
+            let end = self.keep_end[p];
+            if end != NONE {
+                self.occ[t + 1] += 1;
+                self.occ[end as usize] -= 1;
+                self.kept[t >> 6] |= 1 << (t & 63);
+            }
+            let code = self.choice[t] >> (2 * self.need[p]) & 3;
+            self.need[p] = code & 1;
+            self.keep_end[p] = if code & 2 != 0 { t as u32 } else { NONE };
+        }
+        for t in 1..=n {
+            self.occ[t] += self.occ[t - 1];
+        }
+        total - (k as f64 - 1.0) * self.prefix[n]
+    }
+}
+
+/// The cost of replaying [`CostOpt`] with `schedule`.
+pub fn replay(
+    future: &Future<'_>,
+    capacity: usize,
+    schedule: &Schedule,
+    costs: ScheduleCosts,
+) -> Result<f64> {
+    let mut policy = CostOpt::new(capacity, future, schedule, costs)?;
+    let page_cost = PageCost {
+        read: costs.read,
+        write: costs.write,
+        seq_write: costs.seq_write,
+        device: DeviceId::ONLY,
+    };
+    let mut cost = 0.0;
+    for t in 0..future.len() {
+        let (p, op) = future.request(t);
+        if policy.access(p, op) {
+            continue;
+        }
+        cost += costs.read;
+        if policy.len() >= capacity {
+            let v = policy.evict(|_| true).expect("a full buffer has a victim");
+            if v.dirty {
+                cost += costs.write;
+            }
+        }
+        policy.insert(p, op, page_cost);
+    }
+    if costs.flush_at_end {
+        cost += costs.write * policy.dirty_count() as f64;
+    }
+    Ok(cost)
+}
+
+/// The constant price at which intervals of up to `G` requests fill the
+/// buffer on average: `r/G` (0 if every interval fits).
+fn starting_price(future: &Future<'_>, k: usize, read: f64) -> f64 {
+    let n = future.len();
+    let mut gaps: Vec<u32> = (0..n)
+        .filter_map(|t| future.next_use(t).map(|u| (u - t - 1) as u32))
+        .collect();
+    gaps.sort_unstable();
+    let room = (k as f64 - 1.0) * n as f64;
+    let mut held = 0.0;
+    for &g in &gaps {
+        held += f64::from(g);
+        if held > room {
+            return read / f64::from(g.max(1));
+        }
+    }
+    0.0
+}
+
+/// The schedule of a constant price and no plan.
+fn constant(price: f64, n: usize) -> Schedule {
+    Schedule {
+        rent: (0..=n).map(|i| price * i as f64).collect(),
+        keep: Vec::new(),
+    }
+}
+
+/// Computes the bounds for a buffer of `capacity` pages and the prices of
+/// the best schedule. `progress` is told each iteration's number; an error
+/// from it stops the search.
+pub fn plan(
+    future: &Future<'_>,
+    capacity: usize,
+    costs: ScheduleCosts,
+    opts: &BoundOptions,
+    progress: &mut dyn FnMut(usize) -> Result<()>,
+) -> Result<Plan> {
+    if capacity == 0 {
+        return Err(crate::Error::invalid("buffer size must be at least 1 page"));
+    }
+    let n = future.len();
+    let k = capacity.min(future.pages());
+    let lb_costs = ScheduleCosts {
+        write: costs.write.min(costs.seq_write),
+        ..costs
+    };
+    let mut dual = Dual::new(n, future.pages());
+    let compulsory = dual.evaluate(future, &vec![0.0; n], k, &lb_costs);
+
+    let belady_schedule = constant(2.0 * (costs.read + costs.write), n);
+    let belady = replay(future, k, &belady_schedule, costs)?;
+    let (mut upper, mut schedule) = (belady, belady_schedule);
+    let mu0 = starting_price(future, k, costs.read);
+    for scale in [0.5, 1.0, 2.0] {
+        let candidate = constant(mu0 * scale, n);
+        let cost = replay(future, k, &candidate, costs)?;
+        if cost < upper {
+            (upper, schedule) = (cost, candidate);
+        }
+    }
+
+    let mut mu = vec![mu0; n];
+    let mut lower = compulsory;
+    let (mut factor, mut stall) = (2.0, 0);
+    let mut iterations = 0;
+    let capacity_left = k as f64 - 1.0;
+    for it in 0..opts.iterations {
+        progress(it)?;
+        iterations = it + 1;
+        let value = dual.evaluate(future, &mu, k, &lb_costs);
+        if value > lower * (1.0 + 1e-12) {
+            lower = value;
+            stall = 0;
+        } else {
+            stall += 1;
+            if stall >= 5 {
+                factor /= 2.0;
+                stall = 0;
+            }
+        }
+        if opts.replay_every > 0 && (it + 1) % opts.replay_every == 0 {
+            let candidate = Schedule {
+                rent: dual.prefix.clone(),
+                keep: dual.kept.clone(),
+            };
+            let cost = replay(future, k, &candidate, costs)?;
+            if cost < upper {
+                (upper, schedule) = (cost, candidate);
+            }
+        }
+        if upper - lower <= 1e-9 * upper {
+            break;
+        }
+        let mut norm = 0.0;
+        for (&m, &occ) in mu.iter().zip(&dual.occ) {
+            let g = f64::from(occ) - capacity_left;
+            if m > 0.0 || g > 0.0 {
+                norm += g * g;
+            }
+        }
+        if norm == 0.0 {
+            break;
+        }
+        let step = factor * (upper - value) / norm;
+        for (m, &occ) in mu.iter_mut().zip(&dual.occ) {
+            let g = f64::from(occ) - capacity_left;
+            *m = (*m + step * g).max(0.0);
+        }
+    }
+    let lower = (lower - lower.abs() * 1e-9).max(compulsory);
+    Ok(Plan {
+        bounds: Bounds {
+            lower,
+            upper,
+            belady,
+            compulsory,
+            iterations,
+        },
+        schedule,
+    })
+}
