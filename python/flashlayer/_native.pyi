@@ -195,6 +195,15 @@ def lru_curve(
     bins: int | None = None,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, Any]: ...
+def bound(
+    trace: Trace,
+    buffer_pages: int,
+    device: str | None = None,
+    flush_at_end: bool = False,
+    iterations: int | None = None,
+    search: bool = True,
+    progress: Callable[[int], object] | None = None,
+) -> dict[str, Any]: ...
 def tier_schemes() -> list[tuple[str, str]]: ...
 def tier_scheme(spec: str) -> str: ...
 def run_tier(

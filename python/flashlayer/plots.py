@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,7 +58,8 @@ def render(fig: dict[str, Any], path: Path) -> None:
         ax.set_xticks(fig["x"], fig["categories"])
     else:
         long = len(fig["x"]) > 50
-        for i, (name, ys) in enumerate(series.items()):
+        for i, (name, values) in enumerate(series.items()):
+            ys = [math.nan if y is None else y for y in values]
             ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
                     linewidth=1.4, label=name)
         if "log_x" not in fig:

@@ -21,6 +21,7 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use std::time::Instant;
 
+mod bound;
 mod curve;
 mod flash;
 mod hybrid;
@@ -748,6 +749,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     flash::register(m)?;
+    bound::register(m)?;
     curve::register(m)?;
     hybrid::register(m)?;
     tier::register(m)?;

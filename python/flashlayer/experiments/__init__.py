@@ -9,11 +9,11 @@ notes for the report. Each paper's system adds its own section.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, casa, fdbuffer, hypro, koltsidas, pdl
+from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl
 
 
 class Figure(TypedDict):
@@ -21,7 +21,8 @@ class Figure(TypedDict):
     x_label: str
     y_label: str
     x: list[float]
-    series: dict[str, list[float]]
+    #: ``None`` where a series has no value (drawn as a gap).
+    series: Mapping[str, Sequence[float | None]]
     #: Log-scaled x; default: when x spans more than a factor of 20.
     log_x: NotRequired[bool]
     #: Log-scaled y; default: linear.
@@ -93,6 +94,7 @@ EXPERIMENTS: dict[str, Runner] = {
     "pdl": pdl.run,
     "koltsidas": koltsidas.run,
     "hypro": hypro.run,
+    "bounds": bounds.run,
 }
 
 #: Trace files each section reads from the traces folder.
@@ -103,6 +105,7 @@ TRACE_FILES: dict[str, list[str]] = {
     "pdl": pdl.FILES,
     "koltsidas": koltsidas.FILES,
     "hypro": hypro.FILES,
+    "bounds": bounds.FILES,
 }
 
 __all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
 from flashlayer.experiments import baselines
+from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
 from flashlayer.sweep import sweep
 
@@ -44,6 +45,7 @@ POLICIES = {
     "CFLRU-0.75": "cflru:w=0.75",
     "CCFLRU": "ccflru",
     "LRUWSR": "lruwsr",
+    "WB-Landlord": "wblandlord",
 }
 LRU = "lru"
 BUFFERS = {"quick": [1000, 2000, 4000, 8000, 16000], "full": [1000, 2000, 4000, 6000, 8000, 10000, 12000, 14000, 16000]}
@@ -103,7 +105,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
         checks.append(check)
         _fig2(mode, concat, figures, claims, runs, notes, quiet)
         _fig3(concat, oltp_requests, figures, claims, notes, quiet)
-        _table2_fig4(tpcc, figures, tables, claims, runs, notes, quiet)
+        _table2_fig4(mode, tpcc, figures, tables, claims, runs, notes, quiet)
         _fig5(small, work, figures, notes, quiet)
     return {
         "title": "CASA: cost-aware self-adaptive buffer management (Ou & Härder 2010)",
@@ -154,14 +156,20 @@ def _fig2(mode: str, concat: Path, figures: dict[str, Figure], claims: list[Clai
         rows = sweep(str(concat), specs, buffers, devices, on_done=lambda _: bar.advance())
     runs.extend({"trace": "CONCAT", **r} for r in rows)
     rel = {d: _relative(rows, POLICIES, buffers, d) for d in devices}
+    lbs = lower_bounds(concat, buffers, devices, mode, quiet, "casa: CONCAT")
+    vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in rows}
     for fid, d in (("casa/fig2a", devices[0]), ("casa/fig2b", devices[1])):
+        bound = [lbs[(b, d)] for b in buffers]
         figures[fid] = {
             "title": f"CONCAT, cost ratio {d.removeprefix('ratio:')}: virtual time relative to LRU",
             "x_label": "buffer (pages)",
             "y_label": "T_v / T_v(LRU)",
             "x": [float(b) for b in buffers],
-            "series": rel[d],
+            "series": {**rel[d], "bound": [lb / vt[(LRU, b, d)] for lb, b in zip(bound, buffers, strict=True)]},
         }
+        costs = {name: [vt[(_native.policy_name(spec), b, d)] for b in buffers]
+                 for name, spec in {"LRU": LRU, **POLICIES}.items()}
+        claims.append(bound_claim("casa", fid, f"CONCAT at {d.removeprefix('ratio:')}", costs, bound, mode))
     one = rel[devices[0]]
     worst_casa = max(one["CASA"])
     at_largest = one["CCFLRU"][-1]
@@ -261,7 +269,7 @@ def _fig3(concat: Path, oltp_len: int, figures: dict[str, Figure], claims: list[
                  + ", ".join(f"{hi:,}" for _, hi in bounds) + ".")
 
 
-def _table2_fig4(tpcc: Path, figures: dict[str, Figure], tables: dict[str, Table], claims: list[Claim],
+def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict[str, Table], claims: list[Claim],
                  runs: list[dict[str, Any]], notes: list[str], quiet: bool) -> None:
     buffers = [1000, 10000]
     devices = [_device(r) for r in RATIOS]
@@ -314,14 +322,19 @@ def _table2_fig4(tpcc: Path, figures: dict[str, Figure], tables: dict[str, Table
     })
     rel = {b: {name: [by[(canon[name], b, d)]["virtual_time"] / by[(LRU, b, d)]["virtual_time"] for d in devices]
                for name in POLICIES} for b in buffers}
+    lbs = lower_bounds(tpcc, buffers, devices, mode, quiet, "casa: generated TPC-C")
     for fid, b in (("casa/fig4a", 1000), ("casa/fig4b", 10000)):
+        bound = [lbs[(b, d)] for d in devices]
         figures[fid] = {
             "title": f"Generated TPC-C, {b:,} pages: virtual time relative to LRU against the cost ratio",
             "x_label": "write cost (read = 1)",
             "y_label": "T_v / T_v(LRU)",
             "x": [float(r) for r in RATIOS],
-            "series": rel[b],
+            "series": {**rel[b], "bound": [lb / by[(LRU, b, d)]["virtual_time"]
+                                           for lb, d in zip(bound, devices, strict=True)]},
         }
+        costs = {name: [by[(canon[name], b, d)]["virtual_time"] for d in devices] for name in canon}
+        claims.append(bound_claim("casa", fid, f"Generated TPC-C at {b:,} pages", costs, bound, mode))
     casa_128 = rel[10000]["CASA"][-1]
     claims.append({
         "paper": "casa",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
+from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
 from flashlayer.sweep import sweep
 
@@ -32,6 +33,7 @@ POLICIES = {
     "CFDC": "cfdc",
     "FD-Buffer": "fdbuffer",
     "FD-Buffer+clustering": "fdbuffer:cluster=64",
+    "WB-Landlord": "wblandlord",
 }
 #: Transactions of the generated traces.
 TRANSACTIONS = {
@@ -73,14 +75,18 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
                              on_done=lambda _: bar.advance())
             runs.extend({"trace": label, **r} for r in rows)
             cost = _costs(rows)
+            requests = rows[0]["requests"]
+            lbs = lower_bounds(path, [buffer], list(DEVICES), mode, quiet, f"fdbuffer: {label}")
+            bound = [lbs[(buffer, d)] / requests for d in DEVICES]
+            series = {name: [cost[(_native.policy_name(spec), d)] for d in DEVICES] for name, spec in POLICIES.items()}
             figures[fid] = {
                 "title": f"{label}, buffer {buffer:,} pages (3.1% of {db_pages:,}): cost per page access",
                 "x_label": "asymmetry R = write / read",
                 "y_label": "cost per page access (reads)",
                 "x": list(DEVICES.values()),
-                "series": {name: [cost[(_native.policy_name(spec), d)] for d in DEVICES]
-                           for name, spec in POLICIES.items()},
+                "series": {**series, "bound": bound},
             }
+            claims.append(bound_claim("fdbuffer", fid, label, series, bound, mode))
             fd, lru = _native.policy_name("fdbuffer"), "lru"
             gains[label] = {r: 1 - cost[(fd, d)] / cost[(lru, d)] for d, r in DEVICES.items()}
             clustered = _native.policy_name("fdbuffer:cluster=64")

@@ -85,12 +85,16 @@ const NONE: u32 = u32::MAX;
 /// How hard [`plan`] tries.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundOptions {
-    /// Subgradient iterations (default [`DEFAULT_ITERATIONS`]); 0 keeps the
-    /// starting prices.
+    /// Subgradient iterations (default [`DEFAULT_ITERATIONS`]); 0 leaves the
+    /// lower bound at the compulsory cost.
     pub iterations: usize,
     /// Replay the schedule of every this many iterations (default
     /// [`DEFAULT_REPLAY_EVERY`]).
     pub replay_every: usize,
+    /// Search schedules for the upper bound (default on). Off, only
+    /// Belady's is replayed (the upper bound is then Belady's cost): the
+    /// lower bound in a fraction of the time.
+    pub search: bool,
 }
 
 impl Default for BoundOptions {
@@ -98,6 +102,7 @@ impl Default for BoundOptions {
         BoundOptions {
             iterations: DEFAULT_ITERATIONS,
             replay_every: DEFAULT_REPLAY_EVERY,
+            search: true,
         }
     }
 }
@@ -335,7 +340,8 @@ pub fn plan(
     let belady = replay(future, k, &belady_schedule, costs)?;
     let (mut upper, mut schedule) = (belady, belady_schedule);
     let mu0 = starting_price(future, k, costs.read);
-    for scale in [0.5, 1.0, 2.0] {
+    let scales: &[f64] = if opts.search { &[0.5, 1.0, 2.0] } else { &[] };
+    for &scale in scales {
         let candidate = constant(mu0 * scale, n);
         let cost = replay(future, k, &candidate, costs)?;
         if cost < upper {
@@ -362,7 +368,7 @@ pub fn plan(
                 stall = 0;
             }
         }
-        if opts.replay_every > 0 && (it + 1) % opts.replay_every == 0 {
+        if opts.search && opts.replay_every > 0 && (it + 1) % opts.replay_every == 0 {
             let candidate = Schedule {
                 rent: dual.prefix.clone(),
                 keep: dual.kept.clone(),

@@ -1,0 +1,58 @@
+//! The cost-optimal bound for Python (`bound`).
+
+use crate::{replay_args, timed, Trace};
+use flashlayer::bound::{plan, BoundOptions, DEFAULT_ITERATIONS};
+use flashlayer::policy::{Future, ScheduleCosts};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Lower bound on every policy's cost (`lower`, costopt-lb), the cost of
+/// the best schedule found (`upper`, costopt-ub) and Belady's (`belady`)
+/// for `trace` with a buffer of `buffer_pages` on `device` (default
+/// `ratio:1:1`); `flush_at_end` charges the pages still dirty at the end
+/// (default off, as in `simulate`). `iterations` of the planner (default
+/// 100). `search=False` replays only Belady's schedule (the upper bound is
+/// then Belady's cost): the lower bound in a fraction of the time.
+/// `progress` is called with each iteration's number.
+#[pyfunction]
+#[expect(clippy::too_many_arguments)]
+#[pyo3(signature = (trace, buffer_pages, device=None, flush_at_end=false, iterations=None, search=true, progress=None))]
+pub fn bound<'py>(
+    py: Python<'py>,
+    trace: &Trace,
+    buffer_pages: i64,
+    device: Option<&str>,
+    flush_at_end: bool,
+    iterations: Option<usize>,
+    search: bool,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (_, pages, device) = replay_args("lru", buffer_pages, device)?;
+    let costs = ScheduleCosts::of(&device, flush_at_end);
+    let opts = BoundOptions {
+        iterations: iterations.unwrap_or(DEFAULT_ITERATIONS),
+        search,
+        ..BoundOptions::default()
+    };
+    let flt = &trace.flt;
+    let (found, seconds) = timed(py, progress, |cb| {
+        let future = Future::from_bytes(flt.request_bytes(), flt.pages())?;
+        plan(&future, pages, costs, &opts, &mut |i| cb(i as u64))
+    })?;
+    let b = found.bounds;
+    let d = PyDict::new(py);
+    d.set_item("buffer_pages", pages.min(flt.pages().max(1)))?;
+    d.set_item("device", device.name.clone())?;
+    d.set_item("lower", b.lower)?;
+    d.set_item("upper", b.upper)?;
+    d.set_item("belady", b.belady)?;
+    d.set_item("compulsory", b.compulsory)?;
+    d.set_item("iterations", b.iterations)?;
+    d.set_item("seconds", seconds)?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bound, m)?)?;
+    Ok(())
+}
