@@ -60,6 +60,11 @@ def render(fig: dict[str, Any], path: Path) -> None:
         long = len(fig["x"]) > 50
         for i, (name, values) in enumerate(series.items()):
             ys = [math.nan if y is None else y for y in values]
+            if name == "bound":
+                # The lower bound is a reference, not a policy: one look everywhere.
+                ax.plot(fig["x"], ys, color="black", linestyle="--", marker=None if long else "x", markersize=6,
+                        linewidth=1.2, label=name)
+                continue
             ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
                     linewidth=1.4, label=name)
         if "log_x" not in fig:

@@ -53,12 +53,18 @@ fn a_buffer_larger_than_the_trace_runs_like_one_that_holds_it_all() {
 }
 
 /// `flush_at_end` writes exactly the dirty pages left, prices them, and
-/// leaves everything else as the plain run counted it.
+/// leaves everything else as the plain run counted it. costopt-ub plans its
+/// schedule knowing whether the end is flushed, so its decisions may differ
+/// between the two runs; it is left out.
 #[test]
 fn flush_at_end_writes_and_counts_the_dirty_pages_left() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, 20_000, 2_000);
-    for name in POLICIES.iter().map(|p| p.name) {
+    for name in POLICIES
+        .iter()
+        .map(|p| p.name)
+        .filter(|&n| n != "costopt-ub")
+    {
         let plain = run(&t, name, &opts(200, false)).unwrap();
         let flushed = run(&t, name, &opts(200, true)).unwrap();
         assert!(plain.dirty_at_end > 0, "{name}");

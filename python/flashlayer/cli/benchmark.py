@@ -23,7 +23,7 @@ from flashlayer.cli.common import (
 )
 
 
-DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,"
+DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"
                     "koltsidas:lambda=0.5,koltsidas")
 #: With --libcachesim: the policies libCacheSim also has.
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,belady"
