@@ -142,7 +142,8 @@ proptest! {
 /// FD-Buffer's Table 1: a buffer of 2 pages warmed with clean X and Y, then
 /// W_A W_B R_C R_D R_C R_D R_C W_B R_A. Belady misses least (6 reads and 2
 /// writes after the warm-up); keeping the dirty B instead costs 8 reads and
-/// 1 write. Which is optimal depends on the write cost; the bounds find it.
+/// 1 write. Which is optimal depends on the write cost; costopt-ub finds
+/// the optimum at each, and the lower bound lies within 1% of it.
 #[test]
 fn fdbuffer_table1_optimum_is_found_exactly() {
     let (x, y, a, b, cc, d) = (0, 1, 2, 3, 4, 5);
@@ -164,7 +165,12 @@ fn fdbuffer_table1_optimum_is_found_exactly() {
         let best = optimum(&trace, 2, c);
         let bounds = bounds(&trace, 2, c);
         assert_eq!(bounds.upper, best, "upper bound at write cost {write}");
-        assert!(bounds.lower <= best + 1e-9);
+        // The subgradient ascent stops short of the dual optimum by a hair.
+        assert!(
+            bounds.lower <= best && bounds.lower >= 0.99 * best,
+            "lower bound {} against the optimum {best} at write cost {write}",
+            bounds.lower
+        );
         // Belady: 2 warm-up reads + 6 reads and 2 writes.
         assert_eq!(bounds.belady, 8.0 + 2.0 * write);
         if write > 2.0 {
@@ -227,11 +233,10 @@ fn optimum_memo(trace: &[(u32, bool)], k: usize, c: ScheduleCosts) -> f64 {
 }
 
 /// How far each bound lies from the optimum on 200 random traces of 80
-/// requests over 9 pages, buffer 4, write cost 8 (the README's table);
-/// `cargo test --release --test bound -- --ignored --nocapture`.
+/// requests over 9 pages, buffer 4, write cost 8 (the README's figures,
+/// printed with `--nocapture`): within 2% on average, each side.
 #[test]
-#[ignore]
-fn measure_the_gaps_to_the_optimum() {
+fn both_bounds_lie_close_to_the_optimum_on_average() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
     let (mut lo, mut up, mut n) = (0.0, 0.0, 0.0);

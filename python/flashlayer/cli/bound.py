@@ -44,7 +44,7 @@ def run(a: argparse.Namespace) -> None:
     for r in rows:
         row: dict[str, Any] = {"buffer": f"{r['buffer_pages']:,}", "device": r["device"],
                                "lower": f"{r['lower']:,.6g}", "upper": f"{r['upper']:,.6g}",
-                               "gap": f"{r['gap']:.1f}%", "belady": f"{r['belady']:,.6g}"}
+                               "gap": f"{r['gap']:.1f}%", "belady_cost": f"{r['belady']:,.6g}"}
         for p, v in r["policies"].items():
             row[p] = f"+{v['above_bound']:.1f}%"
         table.append(row)
@@ -52,7 +52,7 @@ def run(a: argparse.Namespace) -> None:
     bases = [p.split(":")[0] for p in names]
     label = {p: (b if bases.count(b) == 1 else p) for p, b in zip(names, bases)}
     print_table(table, [("buffer", "pages"), ("device", "device"), ("lower", "lower bound"),
-                        ("upper", "upper bound"), ("gap", "gap"), ("belady", "Belady"),
+                        ("upper", "upper bound"), ("gap", "gap"), ("belady_cost", "Belady"),
                         *((p, f"{label[p]} vs bound") for p in names)])
 
 
