@@ -4,7 +4,7 @@
 
 use flashlayer::policy::{
     Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Koltsidas,
-    Lambda, Lru, LruWsr, Mc, Policy, TwoQ, Victim,
+    Lambda, Lru, LruWsr, Mc, Policy, TwoQ, Victim, WbLandlord,
 };
 use flashlayer::types::{pack, DeviceId, Op, PageCost};
 use proptest::prelude::*;
@@ -709,6 +709,52 @@ impl Model for KoltsidasModel {
     }
 }
 
+/// Landlord as written (Young 2002) with the writeback-aware cost: every
+/// resident page holds a credit, set to r + w·dirty on admission and on
+/// each hit; to make room every credit falls by the smallest evictable
+/// credit (never rises), and the evictable page at the smallest credit
+/// leaves, the one whose credit was set first among equals.
+struct WbLandlordModel {
+    cap: usize,
+    cost: PageCost,
+    /// (page, dirty, credit, when the credit was set)
+    resident: Vec<(u32, bool, f64, u64)>,
+    clock: u64,
+}
+impl Model for WbLandlordModel {
+    fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
+        self.clock += 1;
+        let full = |dirty: bool, c: PageCost| c.read + if dirty { c.write } else { 0.0 };
+        if let Some(e) = self.resident.iter_mut().find(|e| e.0 == page) {
+            e.1 |= op.is_write();
+            e.2 = full(e.1, self.cost);
+            e.3 = self.clock;
+            return Event::Hit;
+        }
+        let mut out = Event::Miss(None);
+        if self.resident.len() == self.cap {
+            let Some(i) = (0..self.resident.len())
+                .filter(|&i| ev(self.resident[i].0))
+                .min_by(|&a, &b| {
+                    let (x, y) = (self.resident[a], self.resident[b]);
+                    x.2.total_cmp(&y.2).then(x.3.cmp(&y.3))
+                })
+            else {
+                return Event::Miss(None);
+            };
+            let delta = self.resident[i].2.max(0.0);
+            for e in &mut self.resident {
+                e.2 -= delta;
+            }
+            let (p, dirty, _, _) = self.resident.remove(i);
+            out = Event::Miss(Some(Victim { page: p, dirty }));
+        }
+        self.resident
+            .push((page, op.is_write(), full(op.is_write(), self.cost), self.clock));
+        out
+    }
+}
+
 /// A deterministic "pinned" pattern: page q is pinned at request i when a
 /// hash of (seed, i, q) falls under `share`.
 fn pins(seed: u64, share: u8) -> impl Fn(usize, u32) -> bool {
@@ -769,6 +815,15 @@ proptest! {
         let pin = pins(seed, share);
         let got = drive(&mut Cflru::new(cap, w), &t, &pin);
         let want = run_model(&mut CflruModel { cap, w, list: Vec::new() }, &t, &pin);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn wblandlord_matches_landlord_with_writeback_costs(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40, write in 1u8..8) {
+        let pin = pins(seed, share);
+        let cost = PageCost::new(1.0, f64::from(write));
+        let got = drive_priced(&mut WbLandlord::new(cap), &t, &pin, cost);
+        let want = run_model(&mut WbLandlordModel { cap, cost, resident: Vec::new(), clock: 0 }, &t, &pin);
         prop_assert_eq!(got, want);
     }
 
