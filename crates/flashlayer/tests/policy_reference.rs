@@ -749,8 +749,12 @@ impl Model for WbLandlordModel {
             let (p, dirty, _, _) = self.resident.remove(i);
             out = Event::Miss(Some(Victim { page: p, dirty }));
         }
-        self.resident
-            .push((page, op.is_write(), full(op.is_write(), self.cost), self.clock));
+        self.resident.push((
+            page,
+            op.is_write(),
+            full(op.is_write(), self.cost),
+            self.clock,
+        ));
         out
     }
 }
