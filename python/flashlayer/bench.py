@@ -35,6 +35,11 @@ HYBRID_TARGET = 0.25
 TIER_SCHEMES = ("hypro", "tac", "face", "lc")
 TIER_SSD_FACTOR = 5
 TIER_TARGET = 0.25
+#: Rows timing ``flashlayer curve`` (LRU at every size in one pass), exact
+#: and SHARDS-sampled at 1%, with their goals in requests/s on the default
+#: workload.
+CURVE_ROWS = {"LRU curve, exact (every size, one pass)": (None, 10e6),
+              "LRU curve, SHARDS 1% (every size, one pass)": (0.01, 100e6)}
 
 
 def tier_row(scheme: str) -> str:
@@ -95,6 +100,7 @@ def run(
         if "lru" in policies:
             rows.append(_hybrid_row(path, buffer_pages, stats["requests"], repeat, quiet))
             rows.extend(_tier_rows(path, buffer_pages, stats["requests"], repeat, quiet))
+            rows.extend(_curve_rows(path, buffer_pages, stats["requests"], repeat, generated, quiet))
         lru = next((r["requests_per_second"] for r in rows if r["policy"] == "lru"), None)
         for row in rows:
             row["vs_lru"] = None if lru is None else row["requests_per_second"] / lru
@@ -138,6 +144,32 @@ def _best_of(repeat: int, replay: Callable[[Trace], SimResult], path: Path,
         advance()
     assert best is not None
     return best_s, best
+
+
+def _curve_rows(path: Path, buffer_pages: int, requests: int, repeat: int, generated: bool,
+                quiet: bool) -> list[dict[str, Any]]:
+    """The one-pass LRU curve, exact and sampled; the miss ratio shown is
+    the curve's at the benchmark's buffer (the exact one equals LRU's)."""
+    rows = []
+    with progress.bar(len(CURVE_ROWS) * repeat, "benchmarking the LRU curve", quiet=quiet) as bar:
+        for name, (rate, goal) in CURVE_ROWS.items():
+            best_s = float("inf")
+            curve: dict[str, Any] = {}
+            for _ in range(repeat):
+                start = time.perf_counter()
+                t = _native.Trace.open(path)
+                c = _native.lru_curve(t, rate, None, None, None)
+                seconds = time.perf_counter() - start
+                del t
+                if seconds < best_s:
+                    best_s, curve = seconds, c
+                bar.advance()
+            at = min(buffer_pages // curve["width"], len(curve["misses"]) - 1)
+            target = goal if generated else None
+            rows.append({"policy": name, "seconds": best_s, "requests_per_second": requests / best_s,
+                         "miss_ratio": curve["misses"][at] / curve["requests"], "target": target,
+                         "meets_target": None if target is None else requests / best_s >= target})
+    return rows
 
 
 def _hybrid_row(path: Path, buffer_pages: int, requests: int, repeat: int, quiet: bool) -> dict[str, Any]:

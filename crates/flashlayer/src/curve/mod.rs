@@ -213,6 +213,9 @@ pub struct CurveBuilder {
     /// later lets the load overlap the work in between.
     pending: [(u32, f64); PENDING],
     next_pending: usize,
+    /// Write-back ranges not yet added (both ends prefetched), likewise.
+    pending_wb: [(u32, u32, f64); PENDING],
+    next_pending_wb: usize,
 }
 
 const PENDING: usize = 8;
@@ -253,6 +256,8 @@ impl CurveBuilder {
             wb_diff: vec![0.0; bins + 1],
             pending: [(0, 0.0); PENDING],
             next_pending: 0,
+            pending_wb: [(0, 0, 0.0); PENDING],
+            next_pending_wb: 0,
         }
     }
 
@@ -260,6 +265,10 @@ impl CurveBuilder {
     fn settle(&mut self) {
         for (bin, w) in std::mem::replace(&mut self.pending, [(0, 0.0); PENDING]) {
             self.distances[bin as usize] += w;
+        }
+        for (lo, hi, w) in std::mem::replace(&mut self.pending_wb, [(0, 0, 0.0); PENDING]) {
+            self.wb_diff[lo as usize] += w;
+            self.wb_diff[hi as usize] -= w;
         }
     }
 
@@ -306,7 +315,15 @@ impl CurveBuilder {
     /// Makes the bins cover sizes up to `n` pages: more bins while under
     /// the bound, else wider ones (pairs merged; a difference array's sums
     /// at even boundaries are kept).
+    #[inline]
     fn sizes(&mut self, n: u64) {
+        if (n / self.width) as usize + 2 > self.distances.len() {
+            self.grow_sizes(n);
+        }
+    }
+
+    #[cold]
+    fn grow_sizes(&mut self, n: u64) {
         loop {
             let need = (n / self.width) as usize + 2;
             if need <= self.distances.len() {
@@ -332,21 +349,24 @@ impl CurveBuilder {
     }
 
     /// Renumbers the last-request times `0..k` in order and rebuilds the
-    /// tree, when time reaches the end of its window.
+    /// markers, when time reaches the end of its window. A time's new number
+    /// is its rank among the markers, read off the bitmap (no sort).
     fn compact(&mut self) {
-        let mut live: Vec<(u32, u32)> = self
-            .state
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.last != NONE)
-            .map(|(p, s)| (s.last, p as u32))
-            .collect();
-        live.sort_unstable();
-        for (i, &(_, p)) in live.iter().enumerate() {
-            self.state[p as usize].last = i as u32;
+        let bits = &self.markers.bits;
+        let mut before = Vec::with_capacity(bits.len());
+        let mut k = 0u32;
+        for w in bits {
+            before.push(k);
+            k += w.count_ones();
         }
-        let k = live.len() as u32;
-        let want = (2 * live.len()).max(1024).max(self.state.len());
+        for st in &mut self.state {
+            if st.last != NONE {
+                let t = st.last as usize;
+                let below = bits[t >> 6] & ((1u64 << (t & 63)) - 1);
+                st.last = before[t >> 6] + below.count_ones();
+            }
+        }
+        let want = (2 * k as usize).max(1024).max(self.state.len());
         if self.markers.len() < want {
             self.markers = Markers::new(want);
         }
@@ -360,8 +380,16 @@ impl CurveBuilder {
         let lo = lo.max(1);
         if lo <= hi {
             self.sizes(hi);
-            self.wb_diff[(lo / self.width) as usize] += weight;
-            self.wb_diff[(hi / self.width) as usize + 1] -= weight;
+            let (a, b) = ((lo / self.width) as usize, (hi / self.width) as usize + 1);
+            crate::types::prefetch(&self.wb_diff[a]);
+            crate::types::prefetch(&self.wb_diff[b]);
+            let (x, y, w) = std::mem::replace(
+                &mut self.pending_wb[self.next_pending_wb],
+                (a as u32, b as u32, weight),
+            );
+            self.wb_diff[x as usize] += w;
+            self.wb_diff[y as usize] -= w;
+            self.next_pending_wb = (self.next_pending_wb + 1) % PENDING;
         }
     }
 
@@ -425,18 +453,17 @@ impl CurveBuilder {
     /// The curve of `requests` trace requests, of which the pushed ones
     /// were sampled; `factor` and `weight` as for the last push (1 when
     /// exact). A sample's weighted count of requests differs from the
-    /// trace's by chance (a hot page in or out of the sample moves it
-    /// much): a sampled curve's counts are scaled so that it counts every
-    /// request of the trace once (a ratio estimator, as SHARDS normalises
-    /// by the trace's requests).
+    /// trace's by chance, mostly because a hot page is in or out of the
+    /// sample; its requests are re-requests at short distances, so the
+    /// difference goes to the shortest distance (SHARDS_adj, Waldspurger
+    /// et al. §4.3): hits at every size, the misses left as sampled.
     pub(crate) fn finish_weighted(mut self, requests: u64, factor: f64, weight: f64) -> Curve {
         self.settle();
-        let counted = self.cold + self.distances.iter().sum::<f64>();
-        let norm = if factor != 1.0 && counted > 0.0 {
-            requests as f64 / counted
-        } else {
-            1.0
-        };
+        if factor != 1.0 {
+            let counted = self.cold + self.distances.iter().sum::<f64>();
+            self.sizes(1);
+            self.distances[(1 / self.width) as usize] += requests as f64 - counted;
+        }
         // The end of the trace: a dirty page is written back at the sizes
         // its end distance reaches.
         for p in 0..self.state.len() {
@@ -457,21 +484,22 @@ impl CurveBuilder {
         let mut misses = vec![0.0; n];
         let mut above: f64 = self.distances[n..].iter().sum();
         for i in (0..n).rev() {
-            misses[i] = (self.cold + above) * norm;
+            // Never more misses than requests, whatever the sample.
+            misses[i] = (self.cold + above).min(requests as f64);
             above += self.distances[i];
         }
         let mut writebacks = vec![0.0; n];
         let mut run = 0.0;
         for (i, w) in writebacks.iter_mut().enumerate() {
             run += self.wb_diff[i];
-            *w = run.max(0.0) * norm;
+            *w = run.max(0.0);
         }
         Curve {
             requests,
             sampled: self.sampled,
             pages,
             width: self.width,
-            cold: self.cold * norm,
+            cold: self.cold.min(requests as f64),
             misses,
             writebacks,
         }

@@ -22,8 +22,8 @@
 //!
 //! The weighted count of sampled requests differs from the trace's by
 //! chance (with a skewed trace, one hot page in or out of the sample moves
-//! it); the counts are scaled so that they add up to the trace's requests,
-//! so a miss ratio is never estimated above 1.
+//! it); the difference is added to the shortest distance (SHARDS_adj), and
+//! a miss count is never estimated above the trace's requests.
 //!
 //! Memory is bounded in both by the sampled pages (per page: its last time
 //! and write state, 8 bytes, a map entry, and twice that in the distance
