@@ -100,7 +100,7 @@ def test_list_commands_teach_names() -> None:
 
 
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
-    from flashlayer.bench import TIER_SCHEMES, tier_row
+    from flashlayer.bench import CURVE_ROWS, TIER_SCHEMES, tier_row
 
     p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
     r = json.loads(p.stdout)
@@ -108,8 +108,8 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
         "lru", "fifo", "clock", "2q", "arc", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
-        "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4", "lru on a hybrid store (placement hybrid)",
-        *(tier_row(s) for s in TIER_SCHEMES)]
+        "wblandlord", "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4",
+        "lru on a hybrid store (placement hybrid)", *(tier_row(s) for s in TIER_SCHEMES), *CURVE_ROWS]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
     assert lru["vs_lru"] == 1.0
@@ -118,7 +118,7 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
             "--seed", "42", "--out", str(z), check=True)
-    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,koltsidas:lambda=0.5,koltsidas",
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,koltsidas:lambda=0.5,koltsidas",
                                                       "--buffer", "100", "--json", check=True).stdout)}
     hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--hybrid", "hybrid", "--json",
                                 check=True).stdout)[0]
@@ -126,12 +126,20 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     for s in TIER_SCHEMES:
         sim[tier_row(s)] = json.loads(run_cli("sim", str(z), "--buffer", "100", "--tier", s, "--ssd", "500", "--json",
                                               check=True).stdout)[0]
+    # The exact one-pass curve at the buffer is LRU's miss ratio; a 1%
+    # sample of 3,000 pages is only an estimate.
+    exact, sampled = CURVE_ROWS
+    sim[exact] = sim["lru"]
     for x in r["policies"]:
-        assert x["miss_ratio"] == sim[x["policy"]]["miss_ratio"], x["policy"]
+        if x["policy"] == sampled:
+            assert 0 <= x["miss_ratio"] <= 1
+        else:
+            assert x["miss_ratio"] == pytest.approx(sim[x["policy"]]["miss_ratio"]), x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
         assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
         assert x["target"] is not None
-        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer", "cfdc", "koltsidas"):
+        if x["policy"].split(":")[0] in ("cflru", "lruwsr", "ccflru", "casa", "fdbuffer", "cfdc", "wblandlord",
+                                         "koltsidas"):
             assert x["target"] == pytest.approx(0.5 * lru["requests_per_second"])
         if x["policy"].startswith("lru on a hybrid"):
             assert x["target"] == pytest.approx(0.25 * lru["requests_per_second"])

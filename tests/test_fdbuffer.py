@@ -34,7 +34,8 @@ def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -
     saved = json.loads((out / "results.json").read_text())
     figs = saved["figures"]
     assert {"fdbuffer/fig1", "fdbuffer/mc"} <= set(figs)
-    assert set(figs["fdbuffer/fig1"]["series"]) == {"LRU", "CFLRU", "CFDC", "FD-Buffer", "FD-Buffer+clustering"}
+    assert set(figs["fdbuffer/fig1"]["series"]) == {"LRU", "CFLRU", "CFDC", "FD-Buffer", "FD-Buffer+clustering",
+                                                    "WB-Landlord", "bound"}
     assert figs["fdbuffer/fig1"]["x"] == [1.1, 5.8, 39.6, 121.3]
     table = saved["tables"]["fdbuffer/table1"]["rows"]
     assert table[-1] == ["after warm-up", "6 reads", "2 writes", "8 reads", "1 writes"]
@@ -43,6 +44,11 @@ def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -
     assert claims["fdbuffer-table1-exactly"]["holds"]
     assert {"fdbuffer-gain-grows-with-asymmetry", "fdbuffer-mc-auto-near-best-fixed"} <= set(claims)
     for c in claims.values():
-        assert c["source"].startswith("FD-Buffer") and (c["gap"] is None) == c["holds"]
+        assert (c["gap"] is None) == c["holds"]
+        assert c["source"].startswith("FD-Buffer") or c["id"].endswith("-above-bound"), c["id"]
+    # Every figure of cost per access carries the lower bound, and no policy
+    # lies below it.
+    for fid in ("fdbuffer/fig1", "fdbuffer/fig1-tpcc", "fdbuffer/fig1-tpcb", "fdbuffer/fig1-tatp"):
+        assert claims[f"{fid.replace('/', '-')}-above-bound"]["holds"], fid
     for fid in figs:
         assert (out / "figures" / f"{fid}.png").stat().st_size > 1000

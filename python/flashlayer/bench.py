@@ -25,7 +25,7 @@ from flashlayer.results import SimResult
 TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "belady": 10e6}
 #: Policies whose goal is a share of LRU's rate on the same trace.
 VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbuffer": 0.5, "cfdc": 0.5,
-                  "koltsidas": 0.5}
+                  "wblandlord": 0.5, "koltsidas": 0.5}
 #: The row timing LRU over a hybrid flash + magnetic store (placement
 #: ``hybrid``, Koltsidas Table 1), and its goal as a share of plain LRU.
 HYBRID_ROW = "lru on a hybrid store (placement hybrid)"
