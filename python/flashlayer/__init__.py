@@ -29,6 +29,8 @@ from flashlayer._native import (
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
 from flashlayer.sweep import resolve_buffer, simulate, sweep, sweep_hybrid
+from flashlayer.bounds import cost_bounds
+from flashlayer.curves import lru_curve
 
 __all__ = [
     "DeviceInfo",
@@ -50,6 +52,8 @@ __all__ = [
     "simulate",
     "sweep",
     "sweep_hybrid",
+    "cost_bounds",
+    "lru_curve",
     "__version__",
 ]
 
