@@ -6,11 +6,14 @@
 //! 5x so a run takes seconds. `flashlayer bench` measures the full-size
 //! workload end to end.
 
+use flashlayer::bound::{plan, BoundOptions};
+use flashlayer::curve::lru_curve;
+use flashlayer::curve::shards::{sampled_curve, Sampling};
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Koltsidas, Lambda, Lru, LruWsr,
-    Policy, TwoQ,
+    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Future, Koltsidas, Lambda, Lru,
+    LruWsr, Policy, ScheduleCosts, TwoQ, WbLandlord,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -61,7 +64,7 @@ fn main() {
 
 #[divan::bench(args = [
     "lru", "fifo", "clock", "2q", "arc", "belady", "cflru", "lruwsr", "ccflru", "casa",
-    "koltsidas", "koltsidas-auto",
+    "koltsidas", "koltsidas-auto", "wblandlord",
 ])]
 fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
     let (words, pages) = trace();
@@ -82,6 +85,7 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "koltsidas-auto" => {
                 replay(Koltsidas::new(BUFFER, Lambda::Auto { epoch: 4 }).with_pages(*pages))
             }
+            "wblandlord" => replay(WbLandlord::new(BUFFER).with_pages(*pages)),
             other => unreachable!("unknown bench arg {other}"),
         });
 }
@@ -142,5 +146,50 @@ fn tier(bencher: divan::Bencher<'_, '_>, scheme: &str) {
                 t.request(page, op).expect("counting never fails");
             }
             t.stats().hdd_misses
+        });
+}
+
+/// LRU's misses and write-backs at every size in one pass: exact, and
+/// SHARDS at 1%.
+#[divan::bench(args = ["exact", "shards-1%"])]
+fn curve(bencher: divan::Bencher<'_, '_>, how: &str) {
+    let (words, pages) = trace();
+    let requests = || words.iter().map(|&w| flashlayer::types::unpack(w));
+    bencher
+        .counter(divan::counter::ItemsCount::new(words.len()))
+        .bench(|| match how {
+            "exact" => lru_curve(requests(), *pages).misses.len(),
+            "shards-1%" => sampled_curve(requests(), Sampling::Rate(0.01), 1 << 16)
+                .expect("valid sampling")
+                .misses
+                .len(),
+            other => unreachable!("unknown bench arg {other}"),
+        });
+}
+
+/// One planner iteration of the cost-optimal bound (the Lagrangian and its
+/// subgradient), and the Belady replay every plan starts with.
+#[divan::bench(sample_count = 5)]
+fn bound_lower(bencher: divan::Bencher<'_, '_>) {
+    let (words, _) = trace();
+    let future = Future::new(words).expect("small trace");
+    let costs = ScheduleCosts {
+        read: 1.0,
+        write: 8.0,
+        seq_write: 8.0,
+        flush_at_end: false,
+    };
+    let opts = BoundOptions {
+        iterations: 1,
+        search: false,
+        ..BoundOptions::default()
+    };
+    bencher
+        .counter(divan::counter::ItemsCount::new(words.len()))
+        .bench(|| {
+            plan(&future, BUFFER, costs, &opts, &mut |_| Ok(()))
+                .expect("plans")
+                .bounds
+                .lower
         });
 }
