@@ -10,7 +10,6 @@ shared or served.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import os
@@ -20,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -51,12 +51,28 @@ def find_traces(explicit: Path | None, files: list[str]) -> Path:
     )
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def _write_folder(out: Path, fill: Callable[[Path], None]) -> None:
+    """Writes the folder `out` in full or not at all: `fill` writes into a
+    temporary folder beside it, which then replaces `out`, every file and
+    folder with the modes a plain ``open()`` and ``mkdir`` give."""
+    from flashlayer.cli.common import dir_mode, file_mode
+
+    out = out.resolve()
+    if out.exists() and not out.is_dir():
+        raise FlashlayerError(f"{out}: exists and is not a directory")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        os.chmod(tmp, dir_mode())
+        fill(tmp)
+        for p in tmp.rglob("*"):
+            os.chmod(p, dir_mode() if p.is_dir() else file_mode())
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
 
 
 def _git_commit() -> str | None:
@@ -73,14 +89,12 @@ def _git_commit() -> str | None:
 
 
 def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool) -> dict[str, Any]:
-    from flashlayer.cli.common import dir_mode, file_mode
     from flashlayer.experiments import EXPERIMENTS, TRACE_FILES
+    from flashlayer.grid import content_hash
 
     traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
-    out = out.resolve()
     if out.exists() and not out.is_dir():
-        raise FlashlayerError(f"{out}: exists and is not a directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
+        raise FlashlayerError(f"{out.resolve()}: exists and is not a directory")
     started = time.time()
     done: list[tuple[str, dict[str, Any], float]] = []
     for name in sections:
@@ -99,16 +113,15 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
             "git_commit": _git_commit(),
             "mode": mode,
             "sections": sections,
-            "traces": {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size} for p in used},
+            "traces": {p.name: {"sha256": content_hash(p), "bytes": p.stat().st_size} for p in used},
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
             "seconds": {name: secs for name, _, secs in done},
             "python": platform.python_version(),
             "machine": platform.machine(),
         },
     }
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        os.chmod(tmp, dir_mode())
+
+    def fill(tmp: Path) -> None:
         (tmp / "figures").mkdir()
         for fid, fig in results["figures"].items():
             # Ids are "section/name": one folder per section.
@@ -117,14 +130,8 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
             plots.render(fig, png)
         (tmp / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         (tmp / "index.html").write_text(_html(done, results, traces))
-        for p in tmp.rglob("*"):
-            os.chmod(p, dir_mode() if p.is_dir() else file_mode())
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+
+    _write_folder(out, fill)
     return results
 
 
@@ -214,3 +221,53 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
         parts.append(f"<div class='provenance'>{md.render(readme.read_text())}</div>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str, Any]:
+    """``flashlayer report``: for each trace and device (or placement, or
+    tier scheme) of a sweep's rows, virtual time and miss ratio against
+    buffer size, one series per policy, as PNGs and an HTML page; written
+    into a temporary folder and moved into place when complete. Returns
+    the figures."""
+    ok = [r for r in rows if r.get("error") is None]
+    failed = len(rows) - len(ok)
+    groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
+    for r in ok:
+        key = (Path(r["trace"]).name, f"{r['target_kind']} {r['target']}")
+        groups.setdefault(key, {}).setdefault(r["policy"], {})[int(r["buffer_pages"])] = r
+    figures: dict[str, dict[str, Any]] = {}
+    for n, ((trace, target), by_policy) in enumerate(sorted(groups.items())):
+        sizes = sorted({b for pts in by_policy.values() for b in pts})
+        for metric, label in (("virtual_time", "virtual time"), ("miss_ratio", "miss ratio")):
+            figures[f"sweep/{n:03d}-{metric}"] = {
+                "title": f"{trace}, {target}: {label}",
+                "x_label": "buffer (pages)",
+                "y_label": label,
+                "x": [float(s) for s in sizes],
+                "series": {p: [pts[s][metric] if s in pts else None for s in sizes] for p, pts in by_policy.items()},
+            }
+
+    def fill(tmp: Path) -> None:
+        (tmp / "figures").mkdir()
+        parts = ["<!doctype html><html><head><meta charset='utf-8'><title>flashlayer sweep</title>",
+                 f"<style>{CSS}</style></head><body><h1>flashlayer sweep: {_e(source)}</h1>",
+                 f"<p class='meta'>{len(rows):,} cells, {failed:,} failed; flashlayer {_e(__version__)}. "
+                 "One series per policy.</p><div class='figs'>"]
+        for fid, fig in figures.items():
+            png = tmp / "figures" / f"{fid}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            plots.render(fig, png)
+            parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
+                         f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
+        parts.append("</div>")
+        if failed:
+            parts.append("<h2>Failed cells</h2><table><tr><th>cell</th><th>error</th></tr>")
+            for r in rows:
+                if r.get("error") is not None:
+                    parts.append(f"<tr><td>{_e(r['cell'])}</td><td>{_e(r['error'])}</td></tr>")
+            parts.append("</table>")
+        parts.append("</body></html>")
+        (tmp / "index.html").write_text("\n".join(parts))
+
+    _write_folder(out, fill)
+    return figures

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
-from flashlayer.cli import benchmark, bound, curve, flash, info, plot, reproduce, sim, trace
+from flashlayer.cli import benchmark, bound, curve, flash, info, plot, report, reproduce, sim, sweep, trace
 from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError
 
 __all__ = ["build_parser", "main"]
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     root.add_argument("--version", action="version", version=f"flashlayer {__version__}")
     sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    for module in (sim, curve, bound, trace, info, plot, benchmark, reproduce, flash):
+    for module in (sim, sweep, curve, bound, trace, info, plot, report, benchmark, reproduce, flash):
         module.add(sub)
     return root
 

@@ -1,0 +1,34 @@
+"""``flashlayer report``: figures of a sweep's Parquet results as an HTML
+page."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def run(a: argparse.Namespace) -> None:
+    from flashlayer.grid import read_rows
+    from flashlayer.report import sweep_report
+
+    path = Path(a.results)
+    if not path.is_file():
+        raise FileNotFoundError(2, "no such file", str(path))
+    rows = read_rows(path)
+    figures = sweep_report(rows, Path(a.out), path.name)
+    print(f"wrote {a.out}/index.html: {len(figures)} figures from {len(rows):,} rows")
+
+
+def add(sub: Any) -> None:
+    c = sub.add_parser(
+        "report", help="figures of a sweep's results.parquet as an HTML page",
+        description="For each trace and device (or placement, or tier scheme) of a 'flashlayer sweep' results "
+        "file: virtual time and miss ratio against buffer size, one series per policy, as PNGs and an HTML page "
+        "(failed cells listed). The folder is written in full or not at all.",
+        epilog="Example:\n  flashlayer report results.parquet --out report",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("results", help="a results file of 'flashlayer sweep'")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder (replaced when complete)")
+    c.set_defaults(func=run)

@@ -1,0 +1,487 @@
+"""Sweeps past one machine: a grid of traces × policies × buffer sizes ×
+devices (or hybrid placements, or tier schemes × SSD sizes), run on this
+machine's cores or as Ray tasks, one row per cell, written to Parquet as
+the cells finish (``flashlayer sweep``, `sweep_grid`).
+
+A grid file is TOML (``flashlayer sweep --example`` prints one). Every
+cell's row holds the grid values, every field of ``sim --json``, the
+trace's content hash (SHA-256 of the trace file), the flashlayer version,
+the cell's wall time and ``error`` (None, or why the cell failed: a failed
+cell is a row too, and the sweep goes on).
+
+Each trace is converted to ``flt`` once, by the driver, into a folder
+beside the output (``OUT.traces/HASH.flt``); local workers open that file.
+Ray workers get it through Ray's object store: the driver puts the bytes
+once, each node fetches them once and keeps a copy in its temporary folder
+keyed by the hash, so a cluster needs no shared file system and a trace
+crosses the network once per node, not once per cell.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import logging
+import math
+import os
+import shutil
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashlayer import __version__, _native
+from flashlayer._native import FlashlayerError
+
+#: Keys a grid file may have, with what each holds.
+KEYS = {
+    "traces": "trace files: paths or globs (relative to the grid file), or tables {path, format, page_size}",
+    "format": "input format of every trace given as a plain path (default: detected)",
+    "page_size": "page size in bytes for block traces given as a plain path",
+    "policies": "policy specs with parameters, as in 'sim --policy'",
+    "buffers": "buffer sizes: pages, or 'P%' of each trace's distinct pages",
+    "devices": "device cost models (default: ['ratio:1:1']); not with placements or tiers",
+    "flush_at_end": "write the pages still dirty at the end (default: false)",
+    "placements": "hybrid placements (flash + magnetic disk, 'sim --hybrid'); replace devices",
+    "tiers": "DRAM / SSD / disk schemes ('sim --tier'); replace devices",
+    "ssd": "SSD sizes for tiers: pages or 'P%' (required with tiers)",
+}
+TRACE_KEYS = {"path", "format", "page_size"}
+
+EXAMPLE = """\
+# A flashlayer sweep grid: every combination of the lists below is one cell,
+# one row of the result. Run it with
+#   flashlayer sweep grid.toml --out results.parquet [--engine ray]
+
+# Trace files: paths or globs, relative to this file. A table gives a format
+# or page size for one trace: {path = "x.blk", format = "spc", page_size = 4096}
+traces = ["data/traces/pg15-tpcc-sysbench-w2.csv.gz", "data/traces/pg15-tpcb-*.csv.gz"]
+
+# Policies with parameters, as in 'flashlayer sim --policy' ('flashlayer list policies').
+policies = ["lru", "arc", "cflru:w=0.25", "casa", "fdbuffer", "wblandlord", "belady"]
+
+# Buffer sizes: pages, or a share of each trace's distinct pages.
+buffers = ["1%", "3%", "10%", 2000]
+
+# Device cost models ('flashlayer list devices'); default ["ratio:1:1"].
+devices = ["ratio:1:1", "ratio:1:8", "fdbuffer-intel"]
+
+# Write the dirty pages left at the end (default false, as in 'sim').
+flush_at_end = false
+
+# Instead of devices, a flash + magnetic disk ('sim --hybrid'):
+# placements = ["conservative", "hybrid", "optimal"]
+# or a DRAM / SSD / disk hierarchy ('sim --tier'), with SSD sizes:
+# tiers = ["hypro", "lc"]
+# ssd = ["5%", "20%"]
+"""
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """One trace of a grid."""
+
+    path: Path
+    format: str | None = None
+    page_size: int | None = None
+
+
+@dataclass
+class Grid:
+    """A checked grid: every value valid, every trace present."""
+
+    source: str
+    traces: list[TraceSpec]
+    policies: list[str]
+    buffers: list[int | str]
+    devices: list[str] = field(default_factory=list)
+    placements: list[str] = field(default_factory=list)
+    tiers: list[str] = field(default_factory=list)
+    ssd: list[int | str] = field(default_factory=list)
+    flush_at_end: bool = False
+
+    def targets(self) -> list[tuple[str, str | None]]:
+        """What each (trace, policy, buffer) runs against: ``(kind, value)``."""
+        if self.placements:
+            return [("placement", p) for p in self.placements]
+        if self.tiers:
+            return [("tier", f"{t}@{s}") for t in self.tiers for s in self.ssd]
+        return [("device", d) for d in self.devices]
+
+    def cells(self) -> list[Cell]:
+        return [Cell(t, p, str(b), kind, value) for t in self.traces for p in self.policies
+                for b in self.buffers for kind, value in self.targets()]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a grid."""
+
+    trace: TraceSpec
+    policy: str
+    buffer: str
+    kind: str
+    target: str | None
+
+    @property
+    def key(self) -> str:
+        """The cell's identity in a results file (for ``--resume``)."""
+        return f"{self.trace.path}|{self.policy}|{self.buffer}|{self.kind}={self.target}"
+
+
+def _fail(source: str, key: str, problem: str) -> FlashlayerError:
+    return FlashlayerError(f"{source}: {key}: {problem}")
+
+
+def _list(source: str, raw: dict[str, Any], key: str, kinds: tuple[type, ...], default: list[Any] | None = None
+          ) -> list[Any]:
+    if key not in raw:
+        if default is None:
+            raise _fail(source, key, "missing (expected a list)")
+        return default
+    v = raw[key]
+    if not isinstance(v, list) or not v:
+        raise _fail(source, key, f"expected a non-empty list, got {v!r}")
+    for x in v:
+        if isinstance(x, bool) or not isinstance(x, kinds):
+            raise _fail(source, key, f"unexpected value {x!r}")
+    return list(v)
+
+
+def _buffer(source: str, key: str, v: int | str) -> int | str:
+    from flashlayer.cli.common import UsageError, buffer_specs
+
+    if isinstance(v, int):
+        if v < 1:
+            raise _fail(source, key, f"a buffer must hold at least 1 page, got {v}")
+        return v
+    try:
+        return buffer_specs(v)[0]
+    except (UsageError, FlashlayerError) as e:
+        raise _fail(source, key, str(e)) from None
+
+
+def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> Grid:
+    """Checks a grid (TOML text) completely: any problem raises one line
+    naming `source`, the key and the problem, before anything runs."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FlashlayerError(f"{source}: not valid TOML: {e}") from None
+    unknown = sorted(set(raw) - set(KEYS))
+    if unknown:
+        raise _fail(source, unknown[0], f"unknown key (keys: {', '.join(KEYS)})")
+    base = base or Path.cwd()
+    fmt = raw.get("format")
+    page_size = raw.get("page_size")
+    if fmt is not None and not isinstance(fmt, str):
+        raise _fail(source, "format", f"expected a format name, got {fmt!r}")
+    if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1):
+        raise _fail(source, "page_size", f"expected a whole number of bytes, got {page_size!r}")
+    traces: list[TraceSpec] = []
+    for entry in _list(source, raw, "traces", (str, dict)):
+        if isinstance(entry, dict):
+            extra = sorted(set(entry) - TRACE_KEYS)
+            if extra or "path" not in entry:
+                raise _fail(source, "traces", f"a trace table takes path, format, page_size; got {entry!r}")
+            pattern, tfmt, tps = str(entry["path"]), entry.get("format"), entry.get("page_size")
+        else:
+            pattern, tfmt, tps = entry, fmt, page_size
+        full = pattern if os.path.isabs(pattern) else str(base / pattern)
+        matches = sorted(glob.glob(full)) if glob.has_magic(full) else [full]
+        if not matches:
+            raise _fail(source, "traces", f"'{pattern}' matches no file")
+        for m in matches:
+            if not Path(m).is_file():
+                raise _fail(source, "traces", f"{m}: no such file")
+            traces.append(TraceSpec(Path(m), tfmt, tps))
+    policies = []
+    for p in _list(source, raw, "policies", (str,)):
+        try:
+            policies.append(_native.policy_name(p))
+        except FlashlayerError as e:
+            raise _fail(source, "policies", str(e)) from None
+    buffers = [_buffer(source, "buffers", b) for b in _list(source, raw, "buffers", (int, str))]
+    placements = _list(source, raw, "placements", (str,), [])
+    tiers = _list(source, raw, "tiers", (str,), [])
+    if placements and tiers:
+        raise _fail(source, "tiers", "give placements or tiers, not both")
+    if (placements or tiers) and "devices" in raw:
+        raise _fail(source, "devices", "placements and tiers price their own devices; drop devices")
+    devices = _list(source, raw, "devices", (str,), [] if placements or tiers else ["ratio:1:1"])
+    for d in devices:
+        try:
+            _native.device(d)
+        except FlashlayerError as e:
+            raise _fail(source, "devices", str(e)) from None
+    valid_placements = {"conservative", "optimistic", "hybrid", "optimal", "m-only", "f-only"}
+    for p in placements:
+        if p not in valid_placements:
+            raise _fail(source, "placements", f"unknown placement '{p}' (one of {', '.join(sorted(valid_placements))})")
+    canonical_tiers = []
+    for t in tiers:
+        try:
+            canonical_tiers.append(_native.tier_scheme(t))
+        except FlashlayerError as e:
+            raise _fail(source, "tiers", str(e)) from None
+    ssd = [_buffer(source, "ssd", s) for s in _list(source, raw, "ssd", (int, str), [])]
+    if tiers and not ssd:
+        raise _fail(source, "ssd", "missing (tiers need SSD sizes)")
+    if ssd and not tiers:
+        raise _fail(source, "ssd", "applies with tiers only")
+    flush = raw.get("flush_at_end", False)
+    if not isinstance(flush, bool):
+        raise _fail(source, "flush_at_end", f"expected true or false, got {flush!r}")
+    if flush and (placements or tiers):
+        raise _fail(source, "flush_at_end", "applies to device runs only")
+    return Grid(source, traces, policies, buffers, devices, placements, canonical_tiers, ssd, flush)
+
+
+def load_grid(path: Path) -> Grid:
+    """Reads and checks a grid file (globs relative to its folder)."""
+    return parse_grid(path.read_text(), str(path), path.parent)
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict[str, Any]:
+    """Runs one cell on `flt` (the trace converted) and returns its row; a
+    failure is a row with ``error``."""
+    from flashlayer.sweep import simulate
+
+    row: dict[str, Any] = {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": trace_hash,
+                           "grid_policy": cell.policy, "grid_buffer": cell.buffer, "target_kind": cell.kind,
+                           "target": cell.target, "flashlayer_version": __version__, "error": None}
+    start = time.perf_counter()
+    try:
+        t = _native.Trace.open(flt)
+        if cell.kind == "device":
+            r = simulate(t, cell.policy, _spec(cell.buffer), cell.target, flush_at_end=flush_at_end)
+        elif cell.kind == "placement":
+            r = simulate(t, cell.policy, _spec(cell.buffer), hybrid=cell.target)
+        else:
+            scheme, ssd = (cell.target or "").rsplit("@", 1)
+            r = simulate(t, cell.policy, _spec(cell.buffer), tier=scheme, ssd_pages=_spec(ssd))
+        for k, v in r.items():
+            if k not in ("series", "tier_series", "seconds", "requests_per_second"):
+                row[k] = v
+    except FlashlayerError as e:
+        row["error"] = str(e)
+    row["cell_seconds"] = time.perf_counter() - start
+    return row
+
+
+def _spec(s: str) -> int | str:
+    return s if s.endswith("%") else int(s)
+
+
+class Rows(list[dict[str, Any]]):
+    """The rows of a sweep; ``to_pandas()`` makes a DataFrame (pandas
+    installed). ``ran`` counts the cells this call ran (the rest came from
+    the results file, with ``resume``)."""
+
+    ran: int = 0
+
+    def to_pandas(self) -> Any:
+        try:
+            import pandas as pd
+        except ImportError:
+            raise FlashlayerError("to_pandas needs pandas: pip install pandas") from None
+        return pd.DataFrame(list(self))
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise FlashlayerError("Parquet output needs pyarrow: pip install 'flashlayer[ray]' (or pip install "
+                              "pyarrow)") from None
+    return pa, pq
+
+
+def read_rows(path: Path) -> Rows:
+    """The rows of a results file."""
+    _, pq = _pyarrow()
+    try:
+        return Rows(pq.read_table(path).to_pylist())
+    except Exception as e:  # pyarrow raises several kinds for a bad file
+        raise FlashlayerError(f"{path}: not a readable Parquet file ({e})") from None
+
+
+def write_rows(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    """Writes `rows` to `path` atomically (a temporary file, then a
+    rename), so the file is always a complete Parquet file."""
+    pa, pq = _pyarrow()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(pa.Table.from_pylist(list(rows)), tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+@dataclass
+class Prepared:
+    """The traces of a grid converted once: flt path and content hash."""
+
+    flt: dict[TraceSpec, Path]
+    hashes: dict[TraceSpec, str]
+
+
+def prepare(grid: Grid, folder: Path, progress: Callable[[str], None] | None = None) -> Prepared:
+    """Converts each trace to flt once into `folder` (reused when the
+    folder already has it, by content hash)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    flt: dict[TraceSpec, Path] = {}
+    hashes: dict[TraceSpec, str] = {}
+    for t in dict.fromkeys(grid.traces):
+        if progress:
+            progress(str(t.path))
+        h = content_hash(t.path)
+        out = folder / f"{h[:32]}-{t.format or 'auto'}-{t.page_size or 0}.flt"
+        if not out.is_file():
+            tmp = out.with_suffix(".part.flt")
+            _native.convert(t.path, tmp, t.format, "flt", t.page_size)
+            os.replace(tmp, out)
+        flt[t], hashes[t] = out, h
+    return Prepared(flt, hashes)
+
+
+def _local(cells: list[Cell], prep: Prepared, flush: bool, jobs: int) -> Iterator[dict[str, Any]]:
+    with ThreadPoolExecutor(jobs) as pool:
+        pending: set[Future[dict[str, Any]]] = {
+            pool.submit(run_cell, c, prep.flt[c.trace], prep.hashes[c.trace], flush) for c in cells}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield f.result()
+
+
+def _ray(cells: list[Cell], prep: Prepared, flush: bool, address: str | None, jobs: int
+         ) -> Iterator[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise FlashlayerError("--engine ray needs Ray: pip install 'flashlayer[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        if address:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+        else:
+            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    try:
+        refs = {t: ray.put(prep.flt[t].read_bytes()) for t in prep.flt}
+        remote = ray.remote(num_cpus=1, max_retries=1)(_ray_cell)
+        tasks = {remote.remote(c, prep.hashes[c.trace], refs[c.trace], flush): c for c in cells}
+        pending = list(tasks)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                cell = tasks[ref]
+                try:
+                    yield ray.get(ref)
+                except Exception as e:  # a worker died, or the task raised
+                    row = {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": prep.hashes[cell.trace],
+                           "grid_policy": cell.policy, "grid_buffer": cell.buffer, "target_kind": cell.kind,
+                           "target": cell.target, "flashlayer_version": __version__,
+                           "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                           "cell_seconds": math.nan}
+                    yield row
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_cell(cell: Cell, trace_hash: str, data: bytes, flush: bool) -> dict[str, Any]:
+    """A Ray task: the trace's bytes arrive through the object store; the
+    node keeps them in a file named by the hash, written once."""
+    folder = Path(tempfile.gettempdir()) / "flashlayer-ray-traces"
+    folder.mkdir(exist_ok=True)
+    flt = folder / f"{trace_hash[:32]}-{cell.trace.format or 'auto'}-{cell.trace.page_size or 0}.flt"
+    if not flt.is_file():
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, flt)
+    return run_cell(cell, flt, trace_hash, flush)
+
+
+def sweep_grid(
+    grid: Grid | str | Path,
+    *,
+    engine: str = "local",
+    out: Path | None = None,
+    address: str | None = None,
+    jobs: int | None = None,
+    resume: bool = False,
+    flush_every: float = 1.0,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> Rows:
+    """Runs every cell of `grid` (a `Grid`, or a grid file's path) and
+    returns the rows. With `out` (a ``.parquet`` path) the rows are written
+    as they arrive, at most every `flush_every` seconds and at the end, so a
+    sweep killed half-way keeps what it finished; `resume` skips the cells
+    already in `out` without an error. `engine` is ``"local"`` (`jobs`
+    threads, default: this machine's CPUs) or ``"ray"`` (tasks on the
+    cluster at `address`, or on a local Ray started with `jobs` CPUs).
+    The rows are the same whichever engine ran them (but ``cell_seconds``)."""
+    if not isinstance(grid, Grid):
+        grid = load_grid(Path(grid))
+    if engine not in ("local", "ray"):
+        raise FlashlayerError(f"engine must be 'local' or 'ray', got '{engine}'")
+    if out is not None:
+        _pyarrow()
+        if out.exists() and out.is_dir():
+            raise FlashlayerError(f"{out}: is a directory")
+        out.parent.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or os.cpu_count() or 1
+    rows = Rows()
+    if resume and out is not None and out.exists():
+        rows = Rows(r for r in read_rows(out) if r.get("error") is None)
+    done = {r["cell"] for r in rows}
+    cells = [c for c in grid.cells() if c.key not in done]
+    folder = (out.parent / f"{out.name}.traces") if out is not None else Path(tempfile.mkdtemp(prefix="flashlayer-"))
+    try:
+        prep = prepare(grid, folder)
+        stream = (_local(cells, prep, grid.flush_at_end, jobs) if engine == "local"
+                  else _ray(cells, prep, grid.flush_at_end, address, jobs))
+        last = time.monotonic()
+        for row in stream:
+            rows.append(row)
+            rows.ran += 1
+            if on_row:
+                on_row(row)
+            if out is not None and time.monotonic() - last >= flush_every:
+                write_rows(rows, out)
+                last = time.monotonic()
+        # In grid order, whichever engine ran the cells and in what order
+        # they finished.
+        order = {c.key: i for i, c in enumerate(grid.cells())}
+        rows.sort(key=lambda r: order.get(r["cell"], len(order)))
+        if out is not None:
+            write_rows(rows, out)
+    finally:
+        if out is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return rows
