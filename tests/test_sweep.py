@@ -138,3 +138,37 @@ def test_the_example_grid_is_valid() -> None:
     example = run_cli("sweep", "--example", check=True).stdout
     g = parse_grid(example, "example", TRACES.parent.parent)
     assert len(g.cells()) == 2 * 7 * 4 * 3
+
+
+def test_a_ray_worker_killed_mid_cell_loses_no_rows(tmp_path: Path) -> None:
+    import threading
+
+    import psutil
+
+    # Cells of a second or more (the planner of costopt-ub), so one is
+    # running when its worker is killed; Ray runs the task again.
+    g = grid(tmp_path, f"""
+traces = ["{TATP}"]
+policies = ["costopt-ub:iterations=40", "lru"]
+buffers = ["1%", "3%", "10%"]
+devices = ["ratio:1:8"]
+""")
+    result: list[Any] = []
+    sweeper = threading.Thread(target=lambda: result.append(
+        sweep_grid(g, engine="ray", out=tmp_path / "r.parquet", jobs=2)))
+    sweeper.start()
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and sweeper.is_alive() and time.monotonic() < deadline:
+        for p in psutil.process_iter(["name", "cmdline"]):
+            title = " ".join(p.info["cmdline"] or []) + " " + (p.info["name"] or "")
+            if "_ray_cell" in title:
+                p.kill()
+                killed = p.pid
+                break
+        time.sleep(0.05)
+    sweeper.join()
+    assert killed is not None, "no Ray worker was seen running a cell"
+    rows = result[0]
+    assert len(rows) == 6 and all(r["error"] is None for r in rows), [r["error"] for r in rows]
+    assert strip(rows) == strip(sweep_grid(g, jobs=2))

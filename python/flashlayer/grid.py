@@ -396,7 +396,10 @@ def _ray(cells: list[Cell], prep: Prepared, flush: bool, address: str | None, jo
         tasks = {remote.remote(c, prep.hashes[c.trace], refs[c.trace], flush): c for c in cells}
         pending = list(tasks)
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            # Up to 256 results a call, or what is ready within a second:
+            # one call per result would pass the whole pending list each
+            # time, quadratic in the cells.
+            done, pending = ray.wait(pending, num_returns=min(len(pending), 256), timeout=1.0)
             for ref in done:
                 cell = tasks[ref]
                 try:
@@ -466,15 +469,19 @@ def sweep_grid(
         prep = prepare(grid, folder)
         stream = (_local(cells, prep, grid.flush_at_end, jobs) if engine == "local"
                   else _ray(cells, prep, grid.flush_at_end, address, jobs))
-        last = time.monotonic()
+        last, cost = time.monotonic(), 0.0
         for row in stream:
             rows.append(row)
             rows.ran += 1
             if on_row:
                 on_row(row)
-            if out is not None and time.monotonic() - last >= flush_every:
+            # Each write rewrites the file: at most a tenth of the time goes
+            # to writing, however many rows there are.
+            if out is not None and time.monotonic() - last >= max(flush_every, 10 * cost):
+                t0 = time.monotonic()
                 write_rows(rows, out)
                 last = time.monotonic()
+                cost = last - t0
         # In grid order, whichever engine ran the cells and in what order
         # they finished.
         order = {c.key: i for i, c in enumerate(grid.cells())}
