@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from os import PathLike
 
+# Before the submodules: they put it in their results.
+__version__ = "0.1.0"
+
 from flashlayer._native import (
     FlashlayerError,
     FlashStore,
@@ -31,6 +34,7 @@ from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult,
 from flashlayer.sweep import resolve_buffer, simulate, sweep, sweep_hybrid
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
+from flashlayer.grid import sweep_grid
 
 __all__ = [
     "DeviceInfo",
@@ -54,9 +58,9 @@ __all__ = [
     "sweep_hybrid",
     "cost_bounds",
     "lru_curve",
+    "sweep_grid",
     "__version__",
 ]
 
-__version__ = "0.1.0"
 
 TraceLike = str | PathLike[str] | Trace

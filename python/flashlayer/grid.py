@@ -274,7 +274,8 @@ def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict
             scheme, ssd = (cell.target or "").rsplit("@", 1)
             r = simulate(t, cell.policy, _spec(cell.buffer), tier=scheme, ssd_pages=_spec(ssd))
         for k, v in r.items():
-            if k not in ("series", "tier_series", "seconds", "requests_per_second"):
+            # Time series are lists of points per run: not a row's fields.
+            if k not in ("series", "tier_series"):
                 row[k] = v
     except FlashlayerError as e:
         row["error"] = str(e)
@@ -448,7 +449,8 @@ def sweep_grid(
     already in `out` without an error. `engine` is ``"local"`` (`jobs`
     threads, default: this machine's CPUs) or ``"ray"`` (tasks on the
     cluster at `address`, or on a local Ray started with `jobs` CPUs).
-    The rows are the same whichever engine ran them (but ``cell_seconds``)."""
+    The rows are the same whichever engine ran them, but for the wall
+    times (``cell_seconds``, ``seconds``, ``requests_per_second``)."""
     if not isinstance(grid, Grid):
         grid = load_grid(Path(grid))
     if engine not in ("local", "ray"):
