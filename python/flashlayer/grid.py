@@ -260,9 +260,7 @@ def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict
     failure is a row with ``error``."""
     from flashlayer.sweep import simulate
 
-    row: dict[str, Any] = {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": trace_hash,
-                           "grid_policy": cell.policy, "grid_buffer": cell.buffer, "target_kind": cell.kind,
-                           "target": cell.target, "flashlayer_version": __version__, "error": None}
+    row = _head(cell, trace_hash)
     start = time.perf_counter()
     try:
         t = _native.Trace.open(flt)
@@ -281,6 +279,13 @@ def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict
         row["error"] = str(e)
     row["cell_seconds"] = time.perf_counter() - start
     return row
+
+
+def _head(cell: Cell, trace_hash: str, error: str | None = None) -> dict[str, Any]:
+    """The grid values of a cell's row."""
+    return {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": trace_hash, "grid_policy": cell.policy,
+            "grid_buffer": cell.buffer, "target_kind": cell.kind, "target": cell.target,
+            "flashlayer_version": __version__, "error": error}
 
 
 def _spec(s: str) -> int | str:
@@ -405,13 +410,10 @@ def _ray(cells: list[Cell], prep: Prepared, flush: bool, address: str | None, jo
                 cell = tasks[ref]
                 try:
                     yield ray.get(ref)
-                except Exception as e:  # a worker died, or the task raised
-                    row = {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": prep.hashes[cell.trace],
-                           "grid_policy": cell.policy, "grid_buffer": cell.buffer, "target_kind": cell.kind,
-                           "target": cell.target, "flashlayer_version": __version__,
-                           "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                except Exception as e:  # a worker died twice, or the task raised
+                    first = str(e).splitlines()[0] if str(e) else ""
+                    yield {**_head(cell, prep.hashes[cell.trace], f"{type(e).__name__}: {first}"),
                            "cell_seconds": math.nan}
-                    yield row
     finally:
         if started:
             ray.shutdown()
