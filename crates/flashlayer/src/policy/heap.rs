@@ -1,6 +1,6 @@
 //! An indexed binary min-heap over dense page ids with `f64` keys: the
-//! resident pages of a policy that evicts by a per-page priority
-//! (Writeback-Aware Landlord, costopt-ub). Each page knows its slot, so a
+//! resident pages of a policy that evicts by a per-page priority that does
+//! not follow the order of requests (costopt-ub's rent). Each page knows its slot, so a
 //! key changes or a page leaves in O(log n) without a search, and nothing
 //! is allocated once the vectors have grown to the buffer and the page ids.
 
@@ -34,18 +34,9 @@ impl KeyHeap {
         self.items.len()
     }
 
-    pub(crate) fn contains(&self, page: DenseId) -> bool {
-        self.pos.get(page as usize).is_some_and(|&p| p != NIL)
-    }
-
     /// The page on top and its key.
     pub(crate) fn top(&self) -> Option<(Key, DenseId)> {
         self.items.first().copied()
-    }
-
-    /// The key of a page in the heap.
-    pub(crate) fn key(&self, page: DenseId) -> Key {
-        self.items[self.pos[page as usize] as usize].0
     }
 
     /// Adds `page` with `key`, or moves it to `key` if it is in already.
