@@ -235,6 +235,10 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str
     for r in ok:
         key = (Path(r["trace"]).name, f"{r['target_kind']} {r['target']}")
         groups.setdefault(key, {}).setdefault(r["policy"], {})[int(r["buffer_pages"])] = r
+    # Legends name a policy without its parameters where that is unique.
+    specs = sorted({r["policy"] for r in ok})
+    bases = [p.split(":")[0] for p in specs]
+    legend = {p: (b if bases.count(b) == 1 else p) for p, b in zip(specs, bases, strict=True)}
     figures: dict[str, dict[str, Any]] = {}
     for n, ((trace, target), by_policy) in enumerate(sorted(groups.items())):
         sizes = sorted({b for pts in by_policy.values() for b in pts})
@@ -244,7 +248,8 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str
                 "x_label": "buffer (pages)",
                 "y_label": label,
                 "x": [float(s) for s in sizes],
-                "series": {p: [pts[s][metric] if s in pts else None for s in sizes] for p, pts in by_policy.items()},
+                "series": {legend[p]: [pts[s][metric] if s in pts else None for s in sizes]
+                           for p, pts in by_policy.items()},
             }
 
     def fill(tmp: Path) -> None:
