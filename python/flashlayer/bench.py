@@ -3,14 +3,18 @@
 The default workload: a Zipf-like trace of 10M requests with
 about 1M distinct pages and 20% writes, already converted to ``flt``, and a
 45,000-page buffer. Each measurement opens the trace (map, CRC and id
-validation) and replays it single-threaded; the best of ``repeat`` runs is
-kept, since slower runs only add noise from the rest of the machine.
+validation) and replays it single-threaded. The runs are interleaved: each
+of ``repeat`` rounds times every row once, so a row and LRU, whose ratio
+is the goal of most rows, are timed minutes apart at most, whatever the
+rest of the machine does in between. The best of a row's runs is kept,
+since slower runs only add noise from the rest of the machine.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +22,6 @@ from typing import Any
 from flashlayer import _native, progress
 from flashlayer._native import Trace
 from flashlayer.sweep import resolve_buffer
-from flashlayer.results import SimResult
 
 #: Requests/s each policy must reach on the default workload (the design's
 #: speed targets), by policy name.
@@ -45,6 +48,19 @@ CURVE_ROWS = {"LRU curve, exact (every size, one pass)": (None, 10e6),
 def tier_row(scheme: str) -> str:
     """The bench row name of a hierarchy scheme."""
     return f"{scheme} tier (DRAM = buffer, SSD = {TIER_SSD_FACTOR}x buffer)"
+
+
+@dataclass
+class _Row:
+    """One timed row: `replay` runs it on an open trace and returns its
+    miss ratio; `target` is its goal in requests/s (absolute goals only;
+    goals relative to LRU are set after every row is timed)."""
+
+    name: str
+    replay: Callable[[Trace], float]
+    target: float | None = None
+    seconds: float = float("inf")
+    miss_ratio: float = 0.0
 
 
 def run(
@@ -76,40 +92,31 @@ def run(
         stats = trace.stats()
         buffer_pages = resolve_buffer(buffer, trace.pages)
         del trace
-        rows: list[dict[str, Any]] = []
-        with progress.bar(len(policies) * repeat, "benchmarking", quiet=quiet) as bar:
-            for policy in policies:
-
-                def replay(t: Trace, p: str = policy) -> SimResult:
-                    return _native.run(t, p, buffer_pages)
-
-                best_s, best = _best_of(repeat, replay, path, bar.advance)
-                # The targets are for the default workload only.
-                # (The hybrid row below is timed the same way.)
-                target = TARGETS.get(policy.split(":")[0]) if generated else None
-                rows.append(
-                    {
-                        "policy": policy,
-                        "seconds": best_s,
-                        "requests_per_second": stats["requests"] / best_s,
-                        "miss_ratio": best["miss_ratio"],
-                        "target": target,
-                        "meets_target": None if target is None else stats["requests"] / best_s >= target,
-                    }
-                )
-        if "lru" in policies:
-            rows.append(_hybrid_row(path, buffer_pages, stats["requests"], repeat, quiet))
-            rows.extend(_tier_rows(path, buffer_pages, stats["requests"], repeat, quiet))
-            rows.extend(_curve_rows(path, buffer_pages, stats["requests"], repeat, generated, quiet))
-        lru = next((r["requests_per_second"] for r in rows if r["policy"] == "lru"), None)
+        rows = _rows(policies, buffer_pages, generated)
+        with progress.bar(len(rows) * repeat, f"benchmarking ({repeat} interleaved rounds)", quiet=quiet) as bar:
+            for _ in range(repeat):
+                for row in rows:
+                    _time(row, path)
+                    bar.advance()
+        lru = next((stats["requests"] / r.seconds for r in rows if r.name == "lru"), None)
+        out: list[dict[str, Any]] = []
         for row in rows:
-            row["vs_lru"] = None if lru is None else row["requests_per_second"] / lru
-            share = (HYBRID_TARGET if row["policy"] == HYBRID_ROW
-                     else TIER_TARGET if " tier (" in row["policy"]
-                     else VS_LRU_TARGETS.get(row["policy"].split(":")[0]))
+            rps = stats["requests"] / row.seconds
+            target = row.target
+            share = (HYBRID_TARGET if row.name == HYBRID_ROW
+                     else TIER_TARGET if " tier (" in row.name
+                     else VS_LRU_TARGETS.get(row.name.split(":")[0]))
             if share is not None and lru is not None:
-                row["target"] = share * lru
-                row["meets_target"] = row["requests_per_second"] >= row["target"]
+                target = share * lru
+            out.append({
+                "policy": row.name,
+                "seconds": row.seconds,
+                "requests_per_second": rps,
+                "miss_ratio": row.miss_ratio,
+                "target": target,
+                "meets_target": None if target is None else rps >= target,
+                "vs_lru": None if lru is None else rps / lru,
+            })
         return {
             "trace": {
                 "path": str(trace_path) if trace_path else "generated",
@@ -123,77 +130,47 @@ def run(
             "buffer_pages": buffer_pages,
             "buffer_share": buffer_pages / stats["distinct_pages"],
             "repeat": repeat,
-            "policies": rows,
+            "policies": out,
         }
 
 
-def _best_of(repeat: int, replay: Callable[[Trace], SimResult], path: Path,
-             advance: Callable[[], None]) -> tuple[float, SimResult]:
-    """The fastest of `repeat` timed runs of `replay`, each opening the
-    trace first (map, CRC and id validation), and its result."""
-    best: SimResult | None = None
-    best_s = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        t = _native.Trace.open(path)
-        r = replay(t)
-        seconds = time.perf_counter() - start
-        del t
-        if seconds < best_s:
-            best_s, best = seconds, r
-        advance()
-    assert best is not None
-    return best_s, best
-
-
-def _curve_rows(path: Path, buffer_pages: int, requests: int, repeat: int, generated: bool,
-                quiet: bool) -> list[dict[str, Any]]:
-    """The one-pass LRU curve, exact and sampled; the miss ratio shown is
-    the curve's at the benchmark's buffer (the exact one equals LRU's)."""
-    rows = []
-    with progress.bar(len(CURVE_ROWS) * repeat, "benchmarking the LRU curve", quiet=quiet) as bar:
-        for name, (rate, goal) in CURVE_ROWS.items():
-            best_s = float("inf")
-            curve: dict[str, Any] = {}
-            for _ in range(repeat):
-                start = time.perf_counter()
-                t = _native.Trace.open(path)
-                c = _native.lru_curve(t, rate, None, None, None)
-                seconds = time.perf_counter() - start
-                del t
-                if seconds < best_s:
-                    best_s, curve = seconds, c
-                bar.advance()
-            at = min(buffer_pages // curve["width"], len(curve["misses"]) - 1)
-            target = goal if generated else None
-            rows.append({"policy": name, "seconds": best_s, "requests_per_second": requests / best_s,
-                         "miss_ratio": curve["misses"][at] / curve["requests"], "target": target,
-                         "meets_target": None if target is None else requests / best_s >= target})
-    return rows
-
-
-def _hybrid_row(path: Path, buffer_pages: int, requests: int, repeat: int, quiet: bool) -> dict[str, Any]:
-    """LRU over a hybrid store: every request also updates its page's
-    placement counters, every eviction decides a placement."""
-    with progress.bar(repeat, "benchmarking the hybrid store", quiet=quiet) as bar:
-        best_s, best = _best_of(repeat, lambda t: _native.run_hybrid(t, "lru", buffer_pages, "hybrid"), path,
-                                bar.advance)
-    return {"policy": HYBRID_ROW, "seconds": best_s, "requests_per_second": requests / best_s,
-            "miss_ratio": best["miss_ratio"], "target": None, "meets_target": None}
-
-
-def _tier_rows(path: Path, buffer_pages: int, requests: int, repeat: int, quiet: bool) -> list[dict[str, Any]]:
-    """Each hierarchy scheme over the trace: every request goes through
-    DRAM's policy, and every DRAM miss through the scheme's decisions."""
-    rows = []
+def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]:
+    """Every row to time: the policies; with LRU among them, LRU over a
+    hybrid store (every request also updates its page's placement
+    counters, every eviction decides a placement), each hierarchy scheme
+    (every request goes through DRAM's policy, every DRAM miss through the
+    scheme's decisions), and the one-pass LRU curve, exact and sampled (its
+    miss ratio is the curve's at the benchmark's buffer)."""
+    rows = [
+        # The absolute targets are for the default workload only.
+        _Row(p, lambda t, p=p: _native.run(t, p, buffer_pages)["miss_ratio"],
+             TARGETS.get(p.split(":")[0]) if generated else None)
+        for p in policies
+    ]
+    if "lru" not in policies:
+        return rows
+    rows.append(_Row(HYBRID_ROW, lambda t: _native.run_hybrid(t, "lru", buffer_pages, "hybrid")["miss_ratio"]))
     ssd = TIER_SSD_FACTOR * buffer_pages
-    with progress.bar(len(TIER_SCHEMES) * repeat, "benchmarking the hierarchy schemes", quiet=quiet) as bar:
-        for scheme in TIER_SCHEMES:
+    rows.extend(_Row(tier_row(s), lambda t, s=s: _native.run_tier(t, s, "lru", buffer_pages, ssd)["miss_ratio"])
+                for s in TIER_SCHEMES)
 
-            def replay(t: Trace, s: str = scheme) -> SimResult:
-                return _native.run_tier(t, s, "lru", buffer_pages, ssd)
+    def curve_miss_ratio(t: Trace, rate: float | None) -> float:
+        c = _native.lru_curve(t, rate, None, None, None)
+        at = min(buffer_pages // c["width"], len(c["misses"]) - 1)
+        return float(c["misses"][at] / c["requests"])
 
-            best_s, best = _best_of(repeat, replay, path, bar.advance)
-            rows.append({"policy": tier_row(scheme), "seconds": best_s, "requests_per_second": requests / best_s,
-                         "miss_ratio": best["miss_ratio"], "target": None, "meets_target": None})
+    rows.extend(_Row(name, lambda t, r=rate: curve_miss_ratio(t, r), goal if generated else None)
+                for name, (rate, goal) in CURVE_ROWS.items())
     return rows
+
+
+def _time(row: _Row, path: Path) -> None:
+    """One timed run of `row`, opening the trace first (map, CRC and id
+    validation); keeps it if it is the row's fastest."""
+    start = time.perf_counter()
+    t = _native.Trace.open(path)
+    miss_ratio = row.replay(t)
+    seconds = time.perf_counter() - start
+    del t
+    if seconds < row.seconds:
+        row.seconds, row.miss_ratio = seconds, miss_ratio

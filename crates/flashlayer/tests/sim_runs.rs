@@ -360,3 +360,45 @@ fn fdbuffer_clusters_neighbouring_dirty_pages_into_one_sequential_batch() {
         "one random write per dirty victim"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// A trace replay teaches CFDC every page's number before the first
+    /// request; a caller that meets pages one by one teaches each at its
+    /// first miss. Numbers and neighbours never change, so both decide
+    /// alike: same hits, same write-backs, same batches.
+    #[test]
+    fn cfdc_decides_alike_learning_numbers_up_front_or_at_each_miss(
+        cap in 1usize..10,
+        raw in proptest::collection::vec((0u64..40, proptest::bool::ANY), 1..400),
+    ) {
+        use flashlayer::policy::Cfdc;
+        use flashlayer::sim::Simulator;
+        use flashlayer::store::CostStore;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.flt");
+        let mut w = FltWriter::create(&path).unwrap();
+        // Runs of neighbouring numbers with gaps between them.
+        for &(p, write) in &raw {
+            w.push(p * 5 / 4, if write { Op::Write } else { Op::Read }).unwrap();
+        }
+        w.finish().unwrap();
+        let t = Flt::open(&path).unwrap();
+        let device = DeviceModel::parse("ratio:1:8").unwrap();
+        let sim = || Simulator::with_numbers(Cfdc::new(cap, 0.5, 3), CostStore::new(device.clone()), &t).unwrap();
+        let mut up_front = sim();
+        up_front.run_flt(&t, &mut |_| Ok(())).unwrap();
+        let mut each_miss = sim();
+        for chunk in t.request_bytes().chunks(4) {
+            let word = u32::from_le_bytes(chunk.try_into().unwrap());
+            let (page, op) = flashlayer::types::unpack(word);
+            each_miss.request(page, op).unwrap();
+        }
+        let (a, b) = (up_front.finish(), each_miss.finish());
+        proptest::prop_assert_eq!(
+            (a.hits, a.physical_writes, a.dirty_evictions, a.virtual_time),
+            (b.hits, b.physical_writes, b.dirty_evictions, b.virtual_time)
+        );
+    }
+}

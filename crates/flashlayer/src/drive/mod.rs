@@ -401,6 +401,21 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(victim)
     }
 
+    /// Tells a policy that groups pages by number ([`Policy::wants_number`])
+    /// the numbers of pages `0..pages` at once, for a caller that knows
+    /// every page before the run (a trace): one pass in dense order instead
+    /// of a neighbour lookup at each page's first miss. Decisions are the
+    /// same either way, since a page's number and neighbours never change.
+    pub fn learn_numbers<F: Frames>(&mut self, frames: &F, pages: usize) {
+        for page in 0..pages as DenseId {
+            if self.policy.wants_number(page) {
+                let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
+                self.policy
+                    .learn_number(page, frames.number(page), below, above);
+            }
+        }
+    }
+
     /// Tells the policy the new costs of resident pages the store moved to
     /// another device on its own.
     fn reprice_moved<F: Frames>(&mut self, frames: &F) {

@@ -83,8 +83,6 @@ struct Slot {
     /// learned at admission: a dense index, no hashing.
     below: u32,
     above: u32,
-    /// Whether `number`, `below` and `above` were learned.
-    known: bool,
 }
 
 impl Slot {
@@ -95,8 +93,37 @@ impl Slot {
         next: NIL,
         below: NIL,
         above: NIL,
-        known: false,
     };
+}
+
+/// One bit per dense id.
+#[derive(Clone, Debug, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    /// Makes room for ids `0..pages`.
+    fn grow(&mut self, pages: usize) {
+        self.0.resize(pages.div_ceil(64).max(self.0.len()), 0);
+    }
+
+    /// The bit of `page`; `false` beyond the ids it has room for.
+    #[inline]
+    fn get(&self, page: DenseId) -> bool {
+        self.0
+            .get(page as usize / 64)
+            .is_some_and(|w| w >> (page % 64) & 1 == 1)
+    }
+
+    /// Sets the bit of `page` (within the room made by [`Bits::grow`]).
+    #[inline]
+    fn set(&mut self, page: DenseId, on: bool) {
+        let w = &mut self.0[page as usize / 64];
+        if on {
+            *w |= 1 << (page % 64);
+        } else {
+            *w &= !(1 << (page % 64));
+        }
+    }
 }
 
 /// What the last eviction changed, for [`Policy::reinstate`].
@@ -126,6 +153,15 @@ pub struct Cfdc {
     clock: u64,
     /// Per page, one cache line: everything CFDC keeps beside the lists.
     slots: Vec<Slot>,
+    /// Per page, whether it is in a cluster (`Slot::cluster` is not
+    /// `NIL`). A dirty page entering the region asks this of both its
+    /// numeric neighbours, and nearly always the answer is no: the bits
+    /// (1 KiB per 8,192 pages) stay in cache, the neighbours' slots are
+    /// read only when they are clustered.
+    clustered: Bits,
+    /// Per page, whether its number and neighbours were learned: asked at
+    /// every miss, so kept apart from the slots for the same reason.
+    known: Bits,
     clusters: Vec<Cluster>,
     /// Per list by `k`: its oldest and newest cluster; `mask` marks the
     /// lists that are not empty.
@@ -157,6 +193,8 @@ impl Cfdc {
             l: Lists::new(),
             clock: 0,
             slots: Vec::new(),
+            clustered: Bits::default(),
+            known: Bits::default(),
             clusters: Vec::new(),
             bhead: [NIL; BUCKETS],
             head_k: [0.0; BUCKETS],
@@ -180,7 +218,16 @@ impl Cfdc {
     fn grow(&mut self, pages: usize) {
         if pages > self.slots.len() {
             self.slots.resize(pages, Slot::EMPTY);
+            self.clustered.grow(pages);
+            self.known.grow(pages);
         }
+    }
+
+    /// Puts `page` in cluster `c`, or in none with `NIL`.
+    #[inline]
+    fn set_cluster(&mut self, page: DenseId, c: u32) {
+        self.slots[page as usize].cluster = c;
+        self.clustered.set(page, c != NIL);
     }
 
     #[inline]
@@ -232,7 +279,10 @@ impl Cfdc {
         cl.bnext = NIL;
         self.bridge(b, tail, NIL, c, c);
         self.mask |= 1 << b;
-        self.refresh(b);
+        // Appending changes the oldest cluster only of an empty list.
+        if tail == NIL {
+            self.refresh(b);
+        }
     }
 
     /// In list `b`, points `prev` (or the head) forward to `after_prev` and
@@ -350,14 +400,16 @@ impl Cfdc {
         }
         self.slots[page as usize].prev = tail;
         self.slots[page as usize].next = NIL;
-        self.slots[page as usize].cluster = c;
+        self.set_cluster(page, c);
         self.blink(c);
     }
 
     /// The cluster of `page` if it is a dirty page of the region.
+    #[inline]
     fn cluster_at(&self, page: u32) -> Option<u32> {
-        let c = self.slots.get(page as usize).map_or(NIL, |s| s.cluster);
-        (c != NIL).then_some(c)
+        self.clustered
+            .get(page)
+            .then(|| self.slots[page as usize].cluster)
     }
 
     /// A dirty page enters the priority region: it joins a neighbour's
@@ -417,7 +469,7 @@ impl Cfdc {
         }
         cl.n -= 1;
         let (n, b) = (cl.n, usize::from(cl.bucket));
-        self.slots[page as usize].cluster = NIL;
+        self.set_cluster(page, NIL);
         if n == 0 {
             self.retire(c);
         } else if self.bhead[b] == c {
@@ -445,32 +497,26 @@ impl Cfdc {
     }
 
     /// Starts loading what the next refills will read, so those loads
-    /// overlap the requests in between: the slots of the working tail's
-    /// numeric neighbours (its join reads them), and the slot and node of
-    /// the page two behind the tail (loaded one refill ahead, its node gives
-    /// the next one).
+    /// overlap the requests in between: the node of the page two behind the
+    /// working tail (it tells the refill after next where to go on), and
+    /// the slot of the page behind the tail if it is dirty (its join reads
+    /// it; a clean page's slot is not read at all).
     #[inline]
     fn prefetch_refill(&self) {
-        use super::list::prefetch;
         let t = self.l.tail(WORKING);
         if t == NIL {
             return;
         }
-        let s = self.slots[t as usize];
-        for n in [s.below, s.above] {
-            if let Some(ns) = self.slots.get(n as usize) {
-                prefetch(ns);
-            }
-        }
         let behind = self.l.prev_of(t);
-        let further = if behind == NIL {
-            NIL
-        } else {
-            self.l.prev_of(behind)
-        };
+        if behind == NIL {
+            return;
+        }
+        if self.l.is_dirty(behind) {
+            super::list::prefetch(&self.slots[behind as usize]);
+        }
+        let further = self.l.prev_of(behind);
         if further != NIL {
             self.l.prefetch(further);
-            prefetch(&self.slots[further as usize]);
         }
     }
 
@@ -552,7 +598,7 @@ impl Policy for Cfdc {
 
     #[inline]
     fn wants_number(&self, page: DenseId) -> bool {
-        self.slots.get(page as usize).is_none_or(|s| !s.known)
+        !self.known.get(page)
     }
     fn learn_number(
         &mut self,
@@ -563,7 +609,7 @@ impl Policy for Cfdc {
     ) {
         self.ensure(page);
         self.slots[page as usize].number = number;
-        self.slots[page as usize].known = true;
+        self.known.set(page, true);
         // Links are about numbers, not residency: they stay, and a page
         // admitted later links itself to both sides.
         if let Some(b) = below {
@@ -615,6 +661,12 @@ impl Policy for Cfdc {
         if let Some(p) = self.l.find_from_back(CLEAN, &mut evictable) {
             self.undo = Undo::List(self.l.save(p));
             let dirty = self.l.remove(p);
+            // The next clean victim is the new tail (its node was just
+            // written); removing it will write the node before it.
+            let t = self.l.tail(CLEAN);
+            if t != NIL {
+                self.l.prefetch(self.l.prev_of(t));
+            }
             return Some(Victim { page: p, dirty });
         }
         if let Some((c, p)) = self.pick_cluster(&mut evictable) {
@@ -670,7 +722,7 @@ impl Policy for Cfdc {
                 }
                 self.slots[page as usize].prev = prev;
                 self.slots[page as usize].next = next;
-                self.slots[page as usize].cluster = index;
+                self.set_cluster(page, index);
             }
         }
         self.victim_cluster = NIL;

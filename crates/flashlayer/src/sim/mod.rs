@@ -148,12 +148,15 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
 
     /// Serves every request of `trace` with [`Simulator::run_bytes`],
     /// calling `progress` with the requests served after each chunk of about
-    /// a million; an error from it stops the run.
+    /// a million; an error from it stops the run. A policy that groups pages
+    /// by number learns every page's number first
+    /// ([`Driver::learn_numbers`]).
     pub fn run_flt(
         &mut self,
         trace: &Flt,
         progress: &mut dyn FnMut(u64) -> Result<()>,
     ) -> Result<()> {
+        self.d.learn_numbers(&self.frames, trace.pages());
         let mut done = 0u64;
         for chunk in trace.request_bytes().chunks(4 * CHUNK) {
             self.run_bytes(chunk)?;
