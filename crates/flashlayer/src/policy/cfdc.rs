@@ -43,13 +43,14 @@
 //! leave it where it is. Everything else is O(1) amortised per request;
 //! merging two clusters moves the smaller one's pages.
 
-use super::list::{Lists, Saved, NIL};
+use super::list::{Bits, Lists, Saved, NIL};
 use super::{Neighbours, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, PageId};
 
 const WORKING: u8 = 1;
 const CLEAN: u8 = 2;
-/// Dirty pages of the priority region, in no order (clusters keep theirs).
+/// Dirty pages of the priority region: members without a place in the
+/// list's order ([`Lists::tag`]), since their clusters keep the order.
 const DIRTY: u8 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,43 +97,12 @@ impl Slot {
     };
 }
 
-/// One bit per dense id.
-#[derive(Clone, Debug, Default)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    /// Makes room for ids `0..pages`.
-    fn grow(&mut self, pages: usize) {
-        self.0.resize(pages.div_ceil(64).max(self.0.len()), 0);
-    }
-
-    /// The bit of `page`; `false` beyond the ids it has room for.
-    #[inline]
-    fn get(&self, page: DenseId) -> bool {
-        self.0
-            .get(page as usize / 64)
-            .is_some_and(|w| w >> (page % 64) & 1 == 1)
-    }
-
-    /// Sets the bit of `page` (within the room made by [`Bits::grow`]).
-    #[inline]
-    fn set(&mut self, page: DenseId, on: bool) {
-        let w = &mut self.0[page as usize / 64];
-        if on {
-            *w |= 1 << (page % 64);
-        } else {
-            *w &= !(1 << (page % 64));
-        }
-    }
-}
-
 /// What the last eviction changed, for [`Policy::reinstate`].
 #[derive(Clone, Copy, Debug)]
 enum Undo {
     None,
     List(Saved),
     Cluster {
-        saved: Saved,
         cluster: Cluster,
         index: u32,
         prev: u32,
@@ -301,7 +271,10 @@ impl Cfdc {
         }
     }
 
-    /// Copies list `b`'s oldest cluster into the per-list arrays.
+    /// Copies list `b`'s oldest cluster into the per-list arrays, and
+    /// starts loading what evicting it will read (its first page's node and
+    /// slot) and what taking it out of its list will read (the record of
+    /// the cluster after it, the list's next oldest).
     #[inline]
     fn refresh(&mut self, b: usize) {
         let c = self.bhead[b];
@@ -310,6 +283,13 @@ impl Cfdc {
             self.head_k[b] = Self::k(cl);
             self.head_stamp[b] = cl.stamp;
             self.head_page[b] = cl.head;
+            if let Some(next) = self.clusters.get(cl.bnext as usize) {
+                super::list::prefetch(next);
+            }
+            if let Some(s) = self.slots.get(cl.head as usize) {
+                super::list::prefetch(s);
+                self.l.prefetch(cl.head);
+            }
         }
     }
 
@@ -415,7 +395,7 @@ impl Cfdc {
     /// A dirty page enters the priority region: it joins a neighbour's
     /// cluster or starts one (module docs).
     fn join(&mut self, page: DenseId) {
-        self.l.push_front(DIRTY, page);
+        self.l.tag(DIRTY, page);
         let number = self.slots[page as usize].number;
         let below = self.cluster_at(self.slots[page as usize].below);
         let above = self.cluster_at(self.slots[page as usize].above);
@@ -450,7 +430,7 @@ impl Cfdc {
 
     /// A page leaves its cluster (and the dirty set of the region).
     fn leave(&mut self, page: DenseId) {
-        self.l.unlink(page);
+        self.l.untag(page);
         let c = self.slots[page as usize].cluster;
         let (prev, next) = (
             self.slots[page as usize].prev,
@@ -671,7 +651,6 @@ impl Policy for Cfdc {
         }
         if let Some((c, p)) = self.pick_cluster(&mut evictable) {
             self.undo = Undo::Cluster {
-                saved: self.l.save(p),
                 cluster: self.clusters[c as usize],
                 index: c,
                 prev: self.slots[p as usize].prev,
@@ -694,14 +673,14 @@ impl Policy for Cfdc {
             Undo::None => {}
             Undo::List(s) => self.l.restore(s),
             Undo::Cluster {
-                saved,
                 cluster,
                 index,
                 prev,
                 next,
             } => {
                 let page = victim.page;
-                self.l.restore(saved);
+                self.l.tag(DIRTY, page);
+                self.l.set_dirty(page, victim.dirty);
                 self.clusters[index as usize] = cluster;
                 let b = usize::from(cluster.bucket);
                 if self.bhead[b] == index {

@@ -84,7 +84,7 @@
 //! requests cost one multiplication; sampled ones a few list moves.
 
 use super::costs::Costs;
-use super::list::{Lists, NIL};
+use super::list::{Bits, Lists, NIL};
 use super::spec::CostSource;
 use super::{Arc, Clock, Fifo, Lru, Neighbours, Policy, TwoQ, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -424,6 +424,10 @@ pub struct FdBuffer {
     tuner: Option<Box<Tuner>>,
     /// Write clustering: up to this many more pages per write-back.
     cluster: usize,
+    /// Per page, whether it is in the dirty pool: clustering asks it of a
+    /// victim's numeric neighbours, nearly always to hear no, and these
+    /// bits stay in cache where the pool's own records would not.
+    in_dirty: Bits,
 }
 
 impl FdBuffer {
@@ -463,6 +467,7 @@ impl FdBuffer {
             cost: PageCost::new(1.0, 1.0),
             tuner,
             cluster: 0,
+            in_dirty: Bits::default(),
         }
     }
 
@@ -595,6 +600,7 @@ impl Policy for FdBuffer {
                 debug_assert_eq!(dirty, Some(false));
                 self.move_frame(Pool::Clean);
                 self.dirty.adopt(page, true, self.cost);
+                self.in_dirty.set(page, true);
             } else {
                 self.clean.access(page, op);
             }
@@ -623,6 +629,7 @@ impl Policy for FdBuffer {
         // The victim's frame (if any) now moves to `to`, or a free one does.
         self.free_frame_for(to);
         self.pool(to).insert(page, op, cost);
+        self.in_dirty.set(page, to == Pool::Dirty);
         self.undo = None;
         self.cost = cost;
         if let Some(t) = self.tuner.as_mut() {
@@ -651,12 +658,14 @@ impl Policy for FdBuffer {
             }
         };
         self.undo = Some(from);
+        self.in_dirty.set(v.page, false);
         Some(v)
     }
 
     fn reinstate(&mut self, victim: Victim) {
         if let Some(from) = self.undo.take() {
             self.pool(from).reinstate(victim);
+            self.in_dirty.set(victim.page, from == Pool::Dirty);
         }
     }
 
@@ -665,6 +674,7 @@ impl Policy for FdBuffer {
             self.clean.remove(page);
             self.move_frame(Pool::Clean);
             self.dirty.adopt(page, true, self.cost);
+            self.in_dirty.set(page, true);
         }
     }
 
@@ -677,6 +687,7 @@ impl Policy for FdBuffer {
             self.dirty.remove(page);
             self.move_frame(Pool::Dirty);
             self.clean.adopt(page, false, cost);
+            self.in_dirty.set(page, false);
         }
     }
 
@@ -689,6 +700,7 @@ impl Policy for FdBuffer {
     }
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {
+        self.in_dirty.set(page, false);
         self.clean.remove(page).or_else(|| self.dirty.remove(page))
     }
 
@@ -718,7 +730,7 @@ impl Policy for FdBuffer {
                 let Some(p) = next else {
                     break;
                 };
-                if !(self.dirty.is_dirty(p) && pages.evictable(p)) {
+                if !(self.in_dirty.get(p) && pages.evictable(p)) {
                     break;
                 }
                 out.push(p);

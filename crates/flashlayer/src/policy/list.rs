@@ -198,11 +198,40 @@ impl<const K: usize> Lists<K> {
         self.link(list, page, prev, next);
     }
 
+    /// Puts a page that is in no list into `list` as a member without a
+    /// place in its order: for a set whose order the policy keeps elsewhere
+    /// (CFDC's clusters), so that joining and leaving it touch no other
+    /// page's node. Such a page leaves only through [`Lists::untag`], and
+    /// the list is never walked.
+    #[inline]
+    pub(crate) fn tag(&mut self, list: u8, page: DenseId) {
+        self.ensure(page);
+        let n = &mut self.nodes[page as usize];
+        debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
+        n.tag = (n.tag & !LIST_MASK) | list;
+        self.len[usize::from(list) - 1] += 1;
+    }
+
+    /// Takes a page [`Lists::tag`] put in a list out of it, keeping its
+    /// dirty bit and mark.
+    #[inline]
+    pub(crate) fn untag(&mut self, page: DenseId) {
+        let n = &mut self.nodes[page as usize];
+        let l = usize::from(n.tag & LIST_MASK) - 1;
+        n.tag &= !LIST_MASK;
+        self.len[l] -= 1;
+    }
+
     /// Unlinks `page` from its list, keeping its dirty bit and mark.
     #[inline]
     pub(crate) fn unlink(&mut self, page: DenseId) {
         let Node { prev, next, tag } = self.nodes[page as usize];
         let l = usize::from(tag & LIST_MASK) - 1;
+        debug_assert!(
+            prev != NIL || self.head[l] == page,
+            "page {page} was tagged into list {}, not linked",
+            l + 1
+        );
         if prev == NIL {
             self.head[l] = next;
         } else {
@@ -322,6 +351,46 @@ impl<const K: usize> Lists<K> {
                 p
             })
         })
+    }
+}
+
+/// One bit per dense id: a per-page flag a policy asks of pages it does
+/// not otherwise touch (numeric neighbours), small enough to stay in cache
+/// (1 KiB per 8,192 pages) where the pages' own records would not.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Bits(Vec<u64>);
+
+impl Bits {
+    /// Makes room for ids `0..pages`.
+    pub(crate) fn grow(&mut self, pages: usize) {
+        self.0.resize(pages.div_ceil(64).max(self.0.len()), 0);
+    }
+
+    #[cold]
+    fn grow_for(&mut self, page: DenseId) {
+        self.grow((page as usize + 1).max(2 * 64 * self.0.len()));
+    }
+
+    /// The bit of `page`; `false` beyond the ids it has room for.
+    #[inline]
+    pub(crate) fn get(&self, page: DenseId) -> bool {
+        self.0
+            .get(page as usize / 64)
+            .is_some_and(|w| w >> (page % 64) & 1 == 1)
+    }
+
+    /// Sets the bit of `page`, making room if needed.
+    #[inline]
+    pub(crate) fn set(&mut self, page: DenseId, on: bool) {
+        if page as usize / 64 >= self.0.len() {
+            self.grow_for(page);
+        }
+        let w = &mut self.0[page as usize / 64];
+        if on {
+            *w |= 1 << (page % 64);
+        } else {
+            *w &= !(1 << (page % 64));
+        }
     }
 }
 
