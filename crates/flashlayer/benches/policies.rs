@@ -22,6 +22,10 @@ use flashlayer::types::pack;
 use flashlayer::workload::{zipf, ZipfParams};
 use std::sync::OnceLock;
 
+/// As the Python extension does: per-page tables on huge pages.
+#[global_allocator]
+static ALLOC: flashlayer::alloc::HugePages = flashlayer::alloc::HugePages;
+
 const BUFFER: usize = 9_000;
 
 fn trace() -> &'static (Vec<u32>, usize) {

@@ -22,6 +22,7 @@
 //! assert_eq!((m.hits, m.misses, m.dirty_evictions), (1, 4, 1));
 //! ```
 
+pub mod alloc;
 pub mod bound;
 pub mod btree;
 pub mod buffer;

@@ -170,8 +170,10 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
         self
     }
 
-    /// `n`, the file's pages, for `q`. Default: the pages the store has
-    /// seen so far (never fewer than `b`).
+    /// `n`, the file's pages, for `q`; the store also sizes its per-page
+    /// state for `n` pages at once (one table, allocated before it is
+    /// touched, rather than one grown by copies). Default: the pages the
+    /// store has seen so far (never fewer than `b`).
     pub fn file_pages(mut self, n: u64) -> Self {
         self.file_pages = Some(n);
         self
@@ -245,7 +247,7 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
             magnetic: self.magnetic,
             placement: self.placement,
             costs,
-            pages: Vec::new(),
+            pages: Vec::with_capacity(self.file_pages.map_or(0, |n| n as usize)),
             index: PageIndex::new(),
             free: [Vec::new(), Vec::new()],
             high: [0, 0],
