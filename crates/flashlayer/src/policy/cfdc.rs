@@ -591,16 +591,22 @@ impl Policy for Cfdc {
         self.slots[page as usize].number = number;
         self.known.set(page, true);
         // Links are about numbers, not residency: they stay, and a page
-        // admitted later links itself to both sides.
+        // learned later links itself to both sides. A neighbour not learned
+        // yet gets its link to this page when it is: the caller knows this
+        // page from now on (callers never forget a page), so the write is
+        // left to then — in a trace's pass over every page, each link is
+        // written once, by its own page.
         if let Some(b) = below {
-            self.ensure(b);
             self.slots[page as usize].below = b;
-            self.slots[b as usize].above = page;
+            if self.known.get(b) {
+                self.slots[b as usize].above = page;
+            }
         }
         if let Some(a) = above {
-            self.ensure(a);
             self.slots[page as usize].above = a;
-            self.slots[a as usize].below = page;
+            if self.known.get(a) {
+                self.slots[a as usize].below = page;
+            }
         }
     }
 

@@ -459,11 +459,26 @@ impl Flt {
     fn number_order(&self) -> &NumberOrder {
         self.by_number.get_or_init(|| {
             let mut links = vec![[u32::MAX; 2]; self.n_pages];
-            for w in self.by_original().windows(2) {
-                let ((a, da), (b, db)) = (w[0], w[1]);
-                if a.checked_add(1) == Some(b) {
-                    links[da as usize][1] = db;
-                    links[db as usize][0] = da;
+            let mut link = |da: DenseId, db: DenseId| {
+                links[da as usize][1] = db;
+                links[db as usize][0] = da;
+            };
+            match self.direct_table() {
+                // Neighbouring numbers are neighbouring cells.
+                Some((_, table)) => {
+                    for w in table.windows(2) {
+                        if w[0] != u32::MAX && w[1] != u32::MAX {
+                            link(w[0], w[1]);
+                        }
+                    }
+                }
+                None => {
+                    for w in self.by_original().windows(2) {
+                        let ((a, da), (b, db)) = (w[0], w[1]);
+                        if a.checked_add(1) == Some(b) {
+                            link(da, db);
+                        }
+                    }
                 }
             }
             links.into_boxed_slice()
@@ -471,34 +486,42 @@ impl Flt {
     }
 
     /// Every (original id, dense id) pair in original-id order, built on
-    /// first use. Page numbers that lie close together (their range at most
-    /// [`DIRECT_RANGE`] times the pages, as in every database file and
-    /// generated trace) are placed in a table by number and read back in
-    /// order, O(range) with no comparisons; sparse ones are sorted as pairs.
+    /// first use: read off the [`Flt::direct_table`] where there is one,
+    /// else sorted as pairs.
     fn by_original(&self) -> &[(PageId, DenseId)] {
         self.sorted.get_or_init(|| {
-            let pairs = || (0..self.n_pages as DenseId).map(|d| (self.original(d), d));
-            let (lo, hi) =
-                pairs().fold((PageId::MAX, 0), |(lo, hi), (n, _)| (lo.min(n), hi.max(n)));
-            let direct = lo <= hi && hi - lo < DIRECT_RANGE * self.n_pages as u64;
-            if direct {
-                let mut table = vec![u32::MAX; (hi - lo + 1) as usize];
-                let mut distinct = true;
-                for (n, d) in pairs() {
-                    let slot = &mut table[(n - lo) as usize];
-                    distinct &= *slot == u32::MAX;
-                    *slot = d;
-                }
-                // Validation keeps numbers distinct; should two share one
-                // anyway, the sort below keeps both.
-                if distinct {
-                    return (lo..).zip(table).filter(|&(_, d)| d != u32::MAX).collect();
-                }
+            if let Some((lo, table)) = self.direct_table() {
+                return (lo..).zip(table).filter(|&(_, d)| d != u32::MAX).collect();
             }
-            let mut v: Vec<(PageId, DenseId)> = pairs().collect();
+            let mut v: Vec<(PageId, DenseId)> = (0..self.n_pages as DenseId)
+                .map(|d| (self.original(d), d))
+                .collect();
             v.sort_unstable();
             v.into_boxed_slice()
         })
+    }
+
+    /// When the page numbers lie close together (their range at most
+    /// [`DIRECT_RANGE`] times the pages, as in every database file and
+    /// generated trace): the lowest number and a table of each number's
+    /// dense id from it on (`u32::MAX` for numbers the trace lacks), built in
+    /// O(range) with no comparisons. `None` for sparse numbers (and, though
+    /// validation keeps them distinct, for numbers that repeat).
+    fn direct_table(&self) -> Option<(PageId, Vec<u32>)> {
+        let numbers = || (0..self.n_pages as DenseId).map(|d| (self.original(d), d));
+        let (lo, hi) = numbers().fold((PageId::MAX, 0), |(lo, hi), (n, _)| (lo.min(n), hi.max(n)));
+        if lo > hi || hi - lo >= DIRECT_RANGE * self.n_pages as u64 {
+            return None;
+        }
+        let mut table = vec![u32::MAX; (hi - lo + 1) as usize];
+        for (n, d) in numbers() {
+            let cell = &mut table[(n - lo) as usize];
+            if *cell != u32::MAX {
+                return None;
+            }
+            *cell = d;
+        }
+        Some((lo, table))
     }
 
     /// Whether the trace carries the byte ranges each write changed.
