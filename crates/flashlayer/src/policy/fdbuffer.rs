@@ -198,18 +198,6 @@ impl Policy for Base {
     }
 }
 
-impl Base {
-    /// The page the next eviction takes, for the queue policies; `None`
-    /// for the others (CLOCK's hand, 2Q's and ARC's lists choose later).
-    fn oldest(&self) -> Option<DenseId> {
-        match self {
-            Base::Lru(p) => p.oldest(),
-            Base::Fifo(p) => p.oldest(),
-            _ => None,
-        }
-    }
-}
-
 /// Which pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pool {
@@ -737,9 +725,10 @@ impl Policy for FdBuffer {
                 next = pages.neighbour(p, step);
             }
         }
-        // The dirty pool's next victim will be looked up the same way: its
-        // links start loading now, a write-back ahead.
-        if let Some(n) = self.dirty.oldest() {
+        // The dirty pool's next victims will be looked up the same way:
+        // their links start loading now, two write-backs ahead (the next
+        // one's were asked for a write-back ago).
+        if let Some(n) = self.dirty.victim_ahead(1) {
             pages.prefetch(n);
         }
     }
