@@ -141,26 +141,37 @@ def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]
     (every request goes through DRAM's policy, every DRAM miss through the
     scheme's decisions), and the one-pass LRU curve, exact and sampled (its
     miss ratio is the curve's at the benchmark's buffer)."""
-    rows = [
+
+    def policy_row(policy: str) -> _Row:
+        def replay(t: Trace) -> float:
+            return float(_native.run(t, policy, buffer_pages)["miss_ratio"])
+
         # The absolute targets are for the default workload only.
-        _Row(p, lambda t, p=p: _native.run(t, p, buffer_pages)["miss_ratio"],
-             TARGETS.get(p.split(":")[0]) if generated else None)
-        for p in policies
-    ]
+        return _Row(policy, replay, TARGETS.get(policy.split(":")[0]) if generated else None)
+
+    def hybrid(t: Trace) -> float:
+        return float(_native.run_hybrid(t, "lru", buffer_pages, "hybrid")["miss_ratio"])
+
+    def tier_row_of(scheme: str) -> _Row:
+        def replay(t: Trace) -> float:
+            return float(_native.run_tier(t, scheme, "lru", buffer_pages, TIER_SSD_FACTOR * buffer_pages)["miss_ratio"])
+
+        return _Row(tier_row(scheme), replay)
+
+    def curve_row(name: str, rate: float | None, goal: float) -> _Row:
+        def replay(t: Trace) -> float:
+            c = _native.lru_curve(t, rate, None, None, None)
+            at = min(buffer_pages // c["width"], len(c["misses"]) - 1)
+            return float(c["misses"][at] / c["requests"])
+
+        return _Row(name, replay, goal if generated else None)
+
+    rows = [policy_row(p) for p in policies]
     if "lru" not in policies:
         return rows
-    rows.append(_Row(HYBRID_ROW, lambda t: _native.run_hybrid(t, "lru", buffer_pages, "hybrid")["miss_ratio"]))
-    ssd = TIER_SSD_FACTOR * buffer_pages
-    rows.extend(_Row(tier_row(s), lambda t, s=s: _native.run_tier(t, s, "lru", buffer_pages, ssd)["miss_ratio"])
-                for s in TIER_SCHEMES)
-
-    def curve_miss_ratio(t: Trace, rate: float | None) -> float:
-        c = _native.lru_curve(t, rate, None, None, None)
-        at = min(buffer_pages // c["width"], len(c["misses"]) - 1)
-        return float(c["misses"][at] / c["requests"])
-
-    rows.extend(_Row(name, lambda t, r=rate: curve_miss_ratio(t, r), goal if generated else None)
-                for name, (rate, goal) in CURVE_ROWS.items())
+    rows.append(_Row(HYBRID_ROW, hybrid))
+    rows.extend(tier_row_of(s) for s in TIER_SCHEMES)
+    rows.extend(curve_row(name, rate, goal) for name, (rate, goal) in CURVE_ROWS.items())
     return rows
 
 

@@ -102,7 +102,7 @@ def run(a: argparse.Namespace) -> None:
     print(
         f"trace: {t['requests']:,} requests, {t['distinct_pages']:,} distinct pages, "
         f"{t['write_share']:.1%} writes ({origin}); buffer {result['buffer_pages']:,} pages; "
-        f"best of {result['repeat']}"
+        f"best of {result['repeat']} interleaved rounds"
     )
     rows = [{**r, "rps": rate(r["requests_per_second"]), "goal": rate(r["target"]) if r["target"] else None,
              "x": f"{r['vs_lru']:.2f}" if r["vs_lru"] is not None else None} for r in result["policies"]]
@@ -140,7 +140,8 @@ def add(sub: Any) -> None:
     b = sub.add_parser("bench", help="measure simulator throughput per policy",
                        description="Generate a Zipf trace (default: 10M requests over 1.1M pages, ~1.05M distinct, 20% "
                        "writes), convert it to flt, and time each policy end to end (open + replay), single-threaded, "
-                       "best of --repeat runs. Reports requests/s and the ratio to LRU. With LRU among the policies, more rows "
+                       "best of --repeat runs, interleaved (each round times every row once, so a row and LRU are timed "
+                       "close together). Reports requests/s and the ratio to LRU. With LRU among the policies, more rows "
                        "time LRU over a hybrid flash + magnetic store (placement hybrid, Koltsidas Table 1 costs) and "
                        "each DRAM / SSD / disk scheme (hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the "
                        "buffer, HyPro Table 4 devices); each of these rows' goal is 0.25x plain LRU.")
@@ -165,7 +166,8 @@ def add(sub: Any) -> None:
                    help="instead, time the NAND emulator (page operations/s of an in-memory chip) and each flash "
                    f"method's update operations/s in steady state ({', '.join(FLASH_METHODS)})")
     b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3,
-                   help="runs per policy; the best is kept (with --libcachesim: the median) (default: 3)")
+                   help="rounds; each times every row once and a row's best is kept (with --libcachesim: runs per "
+                   "policy, the median) (default: 3)")
     b.add_argument("--seed", type=int_arg(0, "--seed"), default=42, help="Zipf seed (default: 42)")
     b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
     add_read_opts(b)
