@@ -576,9 +576,11 @@ impl Policy for Cfdc {
         }
     }
 
+    /// Only a policy that clusters asks: with `cluster` 0 or 1 every dirty
+    /// page is alone and numbers are never read.
     #[inline]
     fn wants_number(&self, page: DenseId) -> bool {
-        !self.known.get(page)
+        self.max_size > 1 && !self.known.get(page)
     }
     fn learn_number(
         &mut self,
