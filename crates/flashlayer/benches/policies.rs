@@ -12,8 +12,8 @@ use flashlayer::curve::shards::{sampled_curve, Sampling};
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
-    Arc, Belady, Casa, CcfLru, Cflru, Clock, CostSource, Fifo, Future, Koltsidas, Lambda, Lru,
-    LruWsr, Policy, ScheduleCosts, TwoQ, WbLandlord,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Future,
+    Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, ScheduleCosts, TwoQ, WbLandlord, DEFAULT_EPOCH,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -66,9 +66,24 @@ fn main() {
     divan::main();
 }
 
+/// FD-Buffer as `fdbuffer:cluster=N` builds it: two LRU pools, M_c adapted.
+fn fdbuffer(pages: usize, cluster: usize) -> FdBuffer {
+    let pool = || Base::Lru(Lru::new(BUFFER).with_pages(pages));
+    FdBuffer::with_mc(
+        BUFFER,
+        Mc::Auto {
+            epoch: DEFAULT_EPOCH,
+        },
+        CostSource::Model,
+        pool(),
+        pool(),
+    )
+    .with_cluster(cluster)
+}
+
 #[divan::bench(args = [
     "lru", "fifo", "clock", "2q", "arc", "belady", "cflru", "lruwsr", "ccflru", "casa",
-    "koltsidas", "koltsidas-auto", "wblandlord",
+    "koltsidas", "koltsidas-auto", "wblandlord", "fdbuffer", "fdbuffer-cluster64", "cfdc",
 ])]
 fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
     let (words, pages) = trace();
@@ -90,6 +105,9 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
                 replay(Koltsidas::new(BUFFER, Lambda::Auto { epoch: 4 }).with_pages(*pages))
             }
             "wblandlord" => replay(WbLandlord::new(BUFFER).with_pages(*pages)),
+            "fdbuffer" => replay(fdbuffer(*pages, 0)),
+            "fdbuffer-cluster64" => replay(fdbuffer(*pages, 64)),
+            "cfdc" => replay(Cfdc::new(BUFFER, 0.5, 64).with_pages(*pages)),
             other => unreachable!("unknown bench arg {other}"),
         });
 }
