@@ -666,3 +666,42 @@ fn an_empty_trace_is_an_error_not_zero_requests() {
         assert!(e.contains("no requests"), "{name}: {e}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A trace finds its pages' numeric neighbours and dense ids alike
+    /// whether its numbers lie close together (a table by number) or far
+    /// apart (a sort): both answer as a search of the page list would.
+    #[test]
+    fn numeric_neighbours_are_found_alike_for_close_and_sparse_numbers(
+        numbers in prop::collection::btree_set(0u64..60, 1..40),
+        spread in prop::sample::select(vec![1u64, 1_000_003]),
+        order in any::<u64>(),
+    ) {
+        use flashlayer::trace::FltWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.flt");
+        // First appearance (so dense ids) in a shuffled order; runs of
+        // consecutive numbers survive the spread only where spread is 1.
+        let mut pages: Vec<u64> = numbers.iter().map(|&n| if spread == 1 { n } else { n / 2 * spread + n % 2 }).collect();
+        let mut rng = rand_pcg::Pcg64::new(u128::from(order), 0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96);
+        use rand::seq::SliceRandom;
+        pages.shuffle(&mut rng);
+        let mut w = FltWriter::create(&path).unwrap();
+        for &p in &pages {
+            w.push(p, Op::Read).unwrap();
+        }
+        w.finish().unwrap();
+        let t = Flt::open(&path).unwrap();
+        let dense = |n: u64| pages.iter().position(|&p| p == n).map(|i| i as u32);
+        for (d, &n) in pages.iter().enumerate() {
+            let d = d as u32;
+            prop_assert_eq!(t.dense_of(n), Some(d));
+            prop_assert_eq!(t.neighbour(d, -1), n.checked_sub(1).and_then(dense));
+            prop_assert_eq!(t.neighbour(d, 1), dense(n + 1));
+            prop_assert_eq!(t.neighbour(d, 2), dense(n + 1).and(dense(n + 2)));
+        }
+        prop_assert_eq!(t.dense_of(1 << 40), None);
+    }
+}

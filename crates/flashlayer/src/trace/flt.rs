@@ -243,7 +243,7 @@ enum Bytes {
 type NumberOrder = Box<[[u32; 2]]>;
 
 /// Page numbers spanning at most this many times the pages are ordered
-/// through a table by number instead of a sort ([`Flt::by_original`]).
+/// through a table by number instead of a sort ([`Flt::direct_table`]).
 const DIRECT_RANGE: u64 = 8;
 
 /// A validated `flt` trace, memory-mapped (or owned) and ready to replay.
