@@ -685,7 +685,7 @@ proptest! {
         // First appearance (so dense ids) in a shuffled order; runs of
         // consecutive numbers survive the spread only where spread is 1.
         let mut pages: Vec<u64> = numbers.iter().map(|&n| if spread == 1 { n } else { n / 2 * spread + n % 2 }).collect();
-        let mut rng = rand_pcg::Pcg64::new(u128::from(order), 0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96);
+        let mut rng = <rand_pcg::Pcg64 as rand::SeedableRng>::seed_from_u64(order);
         use rand::seq::SliceRandom;
         pages.shuffle(&mut rng);
         let mut w = FltWriter::create(&path).unwrap();
