@@ -718,6 +718,7 @@ impl Policy for FdBuffer {
                 let Some(p) = next else {
                     break;
                 };
+                debug_assert_eq!(self.in_dirty.get(p), self.dirty.contains(p), "page {p}");
                 if !(self.in_dirty.get(p) && pages.evictable(p)) {
                     break;
                 }

@@ -379,10 +379,14 @@ impl Bits {
             .is_some_and(|w| w >> (page % 64) & 1 == 1)
     }
 
-    /// Sets the bit of `page`, making room if needed.
+    /// Sets the bit of `page`, making room if needed (a bit beyond the
+    /// room is clear already).
     #[inline]
     pub(crate) fn set(&mut self, page: DenseId, on: bool) {
         if page as usize / 64 >= self.0.len() {
+            if !on {
+                return;
+            }
             self.grow_for(page);
         }
         let w = &mut self.0[page as usize / 64];
