@@ -243,6 +243,10 @@ pub struct Driver<P: Policy, S: PageStore> {
     moved: Vec<PageId>,
     /// The store places pages by their accesses ([`PageStore::wants_accesses`]).
     placing: bool,
+    /// Pages `0..taught` were offered to the policy's
+    /// [`Policy::learn_number`] already ([`Driver::learn_numbers`]): a miss
+    /// on one need not ask [`Policy::wants_number`] again.
+    taught: DenseId,
 }
 
 impl<P: Policy, S: PageStore> Driver<P, S> {
@@ -263,6 +267,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             batch: Vec::new(),
             moved: Vec::new(),
             placing: store.wants_accesses(),
+            taught: 0,
             policy,
             store,
         })
@@ -389,7 +394,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             victim = Some(v.page);
         }
         self.m.misses += 1;
-        if self.policy.wants_number(page) {
+        if page >= self.taught && self.policy.wants_number(page) {
             let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
             self.policy
                 .learn_number(page, frames.number(page), below, above);
@@ -407,6 +412,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// of a neighbour lookup at each page's first miss. Decisions are the
     /// same either way, since a page's number and neighbours never change.
     pub fn learn_numbers<F: Frames>(&mut self, frames: &F, pages: usize) {
+        self.taught = self.taught.max(pages as DenseId);
         for page in 0..pages as DenseId {
             if self.policy.wants_number(page) {
                 let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));

@@ -132,6 +132,10 @@ pub struct Cfdc {
     /// Per page, whether its number and neighbours were learned: asked at
     /// every miss, so kept apart from the slots for the same reason.
     known: Bits,
+    /// Per page, whether its link to the page numbered one above ([0]) and
+    /// one below ([1]) is set: [`Policy::learn_number`] asks them of a
+    /// page's neighbours.
+    linked: [Bits; 2],
     clusters: Vec<Cluster>,
     /// Per list by `k`: its oldest and newest cluster; `mask` marks the
     /// lists that are not empty.
@@ -165,6 +169,7 @@ impl Cfdc {
             slots: Vec::new(),
             clustered: Bits::default(),
             known: Bits::default(),
+            linked: [Bits::default(), Bits::default()],
             clusters: Vec::new(),
             bhead: [NIL; BUCKETS],
             head_k: [0.0; BUCKETS],
@@ -190,6 +195,9 @@ impl Cfdc {
             self.slots.resize(pages, Slot::EMPTY);
             self.clustered.grow(pages);
             self.known.grow(pages);
+            for l in &mut self.linked {
+                l.grow(pages);
+            }
         }
     }
 
@@ -593,21 +601,26 @@ impl Policy for Cfdc {
         self.slots[page as usize].number = number;
         self.known.set(page, true);
         // Links are about numbers, not residency: they stay, and a page
-        // learned later links itself to both sides. A neighbour not learned
-        // yet gets its link to this page when it is: the caller knows this
-        // page from now on (callers never forget a page), so the write is
-        // left to then — in a trace's pass over every page, each link is
-        // written once, by its own page.
+        // learned later links itself to both sides. A neighbour gets its
+        // link to this page here only if it learned its number without it
+        // (its caller did not know this page then); one not learned yet gets
+        // it when it is, since callers never forget a page. In a trace's
+        // pass over every page each link is so written once, by its own
+        // page, and no other page's slot is touched.
         if let Some(b) = below {
             self.slots[page as usize].below = b;
-            if self.known.get(b) {
+            self.linked[1].set(page, true);
+            if self.known.get(b) && !self.linked[0].get(b) {
                 self.slots[b as usize].above = page;
+                self.linked[0].set(b, true);
             }
         }
         if let Some(a) = above {
             self.slots[page as usize].above = a;
-            if self.known.get(a) {
+            self.linked[0].set(page, true);
+            if self.known.get(a) && !self.linked[1].get(a) {
                 self.slots[a as usize].below = page;
+                self.linked[1].set(a, true);
             }
         }
     }
