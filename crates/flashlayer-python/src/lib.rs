@@ -23,15 +23,14 @@ use std::time::Instant;
 
 mod bound;
 mod curve;
+mod flash;
+mod hybrid;
+mod tier;
 
 /// Per-page tables on huge pages (`flashlayer::alloc`): replays run 7–17%
 /// faster.
 #[global_allocator]
 static ALLOC: flashlayer::alloc::HugePages = flashlayer::alloc::HugePages;
-
-mod flash;
-mod hybrid;
-mod tier;
 
 create_exception!(
     _native,

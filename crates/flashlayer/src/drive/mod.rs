@@ -394,10 +394,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             victim = Some(v.page);
         }
         self.m.misses += 1;
-        if page >= self.taught && self.policy.wants_number(page) {
-            let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
-            self.policy
-                .learn_number(page, frames.number(page), below, above);
+        if page >= self.taught {
+            self.teach(frames, page);
         }
         self.policy.insert(page, op, cost);
         if self.placing {
@@ -414,11 +412,18 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     pub fn learn_numbers<F: Frames>(&mut self, frames: &F, pages: usize) {
         self.taught = self.taught.max(pages as DenseId);
         for page in 0..pages as DenseId {
-            if self.policy.wants_number(page) {
-                let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
-                self.policy
-                    .learn_number(page, frames.number(page), below, above);
-            }
+            self.teach(frames, page);
+        }
+    }
+
+    /// Tells the policy `page`'s number and numeric neighbours if it wants
+    /// them ([`Policy::wants_number`]).
+    #[inline]
+    fn teach<F: Frames>(&mut self, frames: &F, page: DenseId) {
+        if self.policy.wants_number(page) {
+            let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
+            self.policy
+                .learn_number(page, frames.number(page), below, above);
         }
     }
 

@@ -111,6 +111,17 @@ impl PageState {
     }
 }
 
+/// A page table with room for the file's `pages` when they are known: one
+/// allocation made before it is touched (so huge pages can back it), not
+/// one grown by copies. A size the allocator refuses starts it empty.
+fn sized_for(pages: Option<u64>) -> Vec<PageState> {
+    let mut v = Vec::new();
+    if let Some(n) = pages.and_then(|n| usize::try_from(n).ok()) {
+        let _ = v.try_reserve_exact(n);
+    }
+    v
+}
+
 /// A total order on saving estimates, for the flash ranking.
 #[derive(Clone, Copy, Debug)]
 struct Merit(f64);
@@ -247,7 +258,7 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
             magnetic: self.magnetic,
             placement: self.placement,
             costs,
-            pages: Vec::with_capacity(self.file_pages.map_or(0, |n| n as usize)),
+            pages: sized_for(self.file_pages),
             index: PageIndex::new(),
             free: [Vec::new(), Vec::new()],
             high: [0, 0],

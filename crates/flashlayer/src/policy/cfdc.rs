@@ -133,8 +133,9 @@ pub struct Cfdc {
     /// every miss, so kept apart from the slots for the same reason.
     known: Bits,
     /// Per page, whether its link to the page numbered one above ([0]) and
-    /// one below ([1]) is set: [`Policy::learn_number`] asks them of a
-    /// page's neighbours.
+    /// one below ([1]) is set (`Slot::above`/`below` not `NIL`):
+    /// [`Policy::learn_number`] asks them of a page's neighbours, whose
+    /// slots it then need not read.
     linked: [Bits; 2],
     clusters: Vec<Cluster>,
     /// Per list by `k`: its oldest and newest cluster; `mask` marks the
@@ -662,12 +663,6 @@ impl Policy for Cfdc {
         if let Some(p) = self.l.find_from_back(CLEAN, &mut evictable) {
             self.undo = Undo::List(self.l.save(p));
             let dirty = self.l.remove(p);
-            // The next clean victim is the new tail (its node was just
-            // written); removing it will write the node before it.
-            let t = self.l.tail(CLEAN);
-            if t != NIL {
-                self.l.prefetch(self.l.prev_of(t));
-            }
             return Some(Victim { page: p, dirty });
         }
         if let Some((c, p)) = self.pick_cluster(&mut evictable) {
