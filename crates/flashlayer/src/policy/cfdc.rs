@@ -43,7 +43,8 @@
 //! leave it where it is. Everything else is O(1) amortised per request;
 //! merging two clusters moves the smaller one's pages.
 
-use super::list::{Bits, Lists, Saved, NIL};
+use super::list::{Align32, Bits, Extra, Lists, Saved, NIL};
+use super::queue::Queue;
 use super::{Neighbours, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, PageId};
 
@@ -61,6 +62,9 @@ struct Cluster {
     ipd: f64,
     last_number: PageId,
     stamp: u64,
+    /// When it was last appended to its list: the order of the list, and
+    /// of the list of `k = 1` with the queue of singletons.
+    grown: u64,
     /// Its list by `k`, and its neighbours there (`NIL` at the ends).
     bucket: u8,
     bprev: u32,
@@ -69,32 +73,60 @@ struct Cluster {
 
 const BUCKETS: usize = 128;
 
-/// A page's CFDC state beside its list node. Kept together because a miss
-/// reads all of it, and each separate array would cost a cache miss.
+/// The list by `k` of the clusters with `k = 1`, every singleton's.
+const SINGLES: usize = 64;
+
+/// In [`Slot::cluster`]: the page is a cluster of its own, kept as an entry
+/// of the singletons' queue rather than a cluster record.
+const SINGLE: u32 = NIL - 1;
+
+/// A singleton's data in the queue: when it joined, and its place in the
+/// order of the list of `k = 1`.
 #[derive(Clone, Copy, Debug)]
-#[repr(align(32))]
+struct Single {
+    stamp: u64,
+    grown: u64,
+}
+
+/// A page's CFDC state, in its list node ([`Lists::extra`]): a join reads
+/// the node of the page at the working region's end, and with it all this.
+/// A dirty page of the region keeps in its node's links ([`Lists::word`])
+/// its neighbours in its cluster record, or, alone ([`SINGLE`]), its
+/// position in the singletons' queue; a clean page of the region its
+/// position in the clean queue.
+/// Its fields are 4-byte aligned (the number in halves) so that with the
+/// node's links it makes 32 bytes, aligned to 32: one cache line per node.
+#[derive(Clone, Copy, Debug)]
 struct Slot {
-    number: PageId,
-    /// Its cluster (`NIL` unless it is a dirty page of the priority
-    /// region) and its neighbours there.
-    cluster: u32,
-    prev: u32,
-    next: u32,
+    number: [u32; 2],
     /// The pages numbered one below and one above (`NIL` when unknown),
     /// learned at admission: a dense index, no hashing.
     below: u32,
     above: u32,
+    /// Its cluster record, or [`SINGLE`], while it is a dirty page of the
+    /// region ([`Cfdc::clustered`]).
+    cluster: u32,
 }
 
 impl Slot {
+    fn number(&self) -> PageId {
+        PageId::from(self.number[0]) | PageId::from(self.number[1]) << 32
+    }
+
+    fn set_number(&mut self, number: PageId) {
+        self.number = [number as u32, (number >> 32) as u32];
+    }
+}
+
+impl Extra for Slot {
     const EMPTY: Slot = Slot {
-        number: 0,
-        cluster: NIL,
-        prev: NIL,
-        next: NIL,
+        number: [0, 0],
         below: NIL,
         above: NIL,
+        cluster: NIL,
     };
+    type Align = Align32;
+    const ALIGN: Align32 = Align32;
 }
 
 /// What the last eviction changed, for [`Policy::reinstate`].
@@ -108,6 +140,9 @@ enum Undo {
         prev: u32,
         next: u32,
     },
+    /// A clean page or a singleton left its queue at this position.
+    Clean(u32),
+    Single(u32),
 }
 
 /// Clean-first, dirty-clustered replacement.
@@ -117,25 +152,23 @@ pub struct Cfdc {
     w: f64,
     window: usize,
     max_size: u32,
-    l: Lists<3>,
+    l: Lists<3, Slot>,
     /// Requests served (hits and admissions): a cluster's age is measured
     /// in it.
     clock: u64,
-    /// Per page, one cache line: everything CFDC keeps beside the lists.
-    slots: Vec<Slot>,
-    /// Per page, whether it is in a cluster (`Slot::cluster` is not
-    /// `NIL`). A dirty page entering the region asks this of both its
-    /// numeric neighbours, and nearly always the answer is no: the bits
-    /// (1 KiB per 8,192 pages) stay in cache, the neighbours' slots are
-    /// read only when they are clustered.
+    /// Per page, whether it is a dirty page of the region, in a cluster
+    /// ([`Slot::cluster`]). A dirty page entering the region asks this of
+    /// both its numeric neighbours, and nearly always the answer is no:
+    /// the bits (1 KiB per 8,192 pages) stay in cache, the neighbours'
+    /// nodes are read only when they are clustered.
     clustered: Bits,
     /// Per page, whether its number and neighbours were learned: asked at
-    /// every miss, so kept apart from the slots for the same reason.
+    /// every miss, so kept apart from the nodes for the same reason.
     known: Bits,
     /// Per page, whether its link to the page numbered one above ([0]) and
     /// one below ([1]) is set (`Slot::above`/`below` not `NIL`):
     /// [`Policy::learn_number`] asks them of a page's neighbours, whose
-    /// slots it then need not read.
+    /// nodes it then need not read.
     linked: [Bits; 2],
     clusters: Vec<Cluster>,
     /// Per list by `k`: its oldest and newest cluster; `mask` marks the
@@ -150,8 +183,19 @@ pub struct Cfdc {
     head_stamp: [u64; BUCKETS],
     head_page: [u32; BUCKETS],
     free: Vec<u32>,
+    /// Clean pages of the region, LRU first (list [`CLEAN`] only tags
+    /// them, its node word holding the position).
+    clean: Queue<()>,
+    /// Clusters of one page, in the order they joined: nearly every dirty
+    /// page entering the region starts one, and most leave alone, so these
+    /// have no cluster record; the oldest is the queue's first.
+    singles: Queue<Single>,
+    /// Appends to a list by `k` or to the singletons' queue so far.
+    growths: u64,
     /// The cluster the last victim came from, for [`Policy::cluster`].
     victim_cluster: u32,
+    /// The position of the last singleton [`Cfdc::pick_cluster`] found.
+    victim_single: u32,
     undo: Undo,
 }
 
@@ -167,7 +211,6 @@ impl Cfdc {
             max_size: u32::try_from(cluster.max(1)).unwrap_or(u32::MAX),
             l: Lists::new(),
             clock: 0,
-            slots: Vec::new(),
             clustered: Bits::default(),
             known: Bits::default(),
             linked: [Bits::default(), Bits::default()],
@@ -179,7 +222,11 @@ impl Cfdc {
             btail: [NIL; BUCKETS],
             mask: 0,
             free: Vec::new(),
+            clean: Queue::new(),
+            singles: Queue::new(),
+            growths: 0,
             victim_cluster: NIL,
+            victim_single: 0,
             undo: Undo::None,
         }
     }
@@ -192,29 +239,46 @@ impl Cfdc {
     }
 
     fn grow(&mut self, pages: usize) {
-        if pages > self.slots.len() {
-            self.slots.resize(pages, Slot::EMPTY);
-            self.clustered.grow(pages);
-            self.known.grow(pages);
-            for l in &mut self.linked {
-                l.grow(pages);
-            }
+        self.clustered.grow(pages);
+        self.known.grow(pages);
+        for l in &mut self.linked {
+            l.grow(pages);
         }
     }
 
-    /// Puts `page` in cluster `c`, or in none with `NIL`.
+    #[inline]
+    fn slot(&self, page: DenseId) -> &Slot {
+        self.l.extra(page)
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, page: DenseId) -> &mut Slot {
+        self.l.extra_mut(page)
+    }
+
+    /// A clustered page's neighbours in its cluster record.
+    #[inline]
+    fn links(&self, page: DenseId) -> [u32; 2] {
+        self.l.word(page)
+    }
+
+    #[inline]
+    fn set_prev(&mut self, page: DenseId, prev: u32) {
+        let [_, next] = self.l.word(page);
+        self.l.set_word(page, [prev, next]);
+    }
+
+    #[inline]
+    fn set_next(&mut self, page: DenseId, next: u32) {
+        let [prev, _] = self.l.word(page);
+        self.l.set_word(page, [prev, next]);
+    }
+
+    /// Puts `page`, a dirty page of the region, in cluster record `c`.
     #[inline]
     fn set_cluster(&mut self, page: DenseId, c: u32) {
-        self.slots[page as usize].cluster = c;
-        self.clustered.set(page, c != NIL);
-    }
-
-    #[inline]
-    fn ensure(&mut self, page: DenseId) {
-        let need = page as usize + 1;
-        if need > self.slots.len() {
-            self.grow(need.max(self.slots.len() * 2));
-        }
+        self.slot_mut(page).cluster = c;
+        self.clustered.set(page, true);
     }
 
     /// The pages of each live cluster, in join order, with its priority now.
@@ -227,13 +291,21 @@ impl Cfdc {
                 let mut p = self.clusters[c as usize].head;
                 while p != NIL {
                     pages.push(p);
-                    p = self.slots[p as usize].next;
+                    p = self.links(p)[1];
                 }
                 out.push((pages, self.priority(c)));
                 c = self.clusters[c as usize].bnext;
             }
         }
+        for (p, s) in self.singles.iter() {
+            out.push((vec![p], 1.0 / self.age(s.stamp)));
+        }
         out
+    }
+
+    /// Requests since `stamp`, at least 1.
+    fn age(&self, stamp: u64) -> f64 {
+        (self.clock.saturating_sub(stamp)).max(1) as f64
     }
 
     fn k(cl: &Cluster) -> f64 {
@@ -241,18 +313,24 @@ impl Cfdc {
         ipd / (f64::from(cl.n) * f64::from(cl.n))
     }
 
+    /// The list by `k`: `k` quantised on a log scale, four lists per
+    /// doubling, `k = 1` in list [`SINGLES`].
+    fn bucket(k: f64) -> usize {
+        ((4.0 * k.log2()).floor() + SINGLES as f64).clamp(0.0, (BUCKETS - 1) as f64) as usize
+    }
+
     fn priority(&self, c: u32) -> f64 {
         let cl = &self.clusters[c as usize];
-        let age = (self.clock.saturating_sub(cl.stamp)).max(1) as f64;
-        Self::k(cl) / age
+        Self::k(cl) / self.age(cl.stamp)
     }
 
     /// Appends cluster `c` to the list of its current `k`.
     fn blink(&mut self, c: u32) {
-        let k = Self::k(&self.clusters[c as usize]);
-        let b = ((4.0 * k.log2()).floor() + 64.0).clamp(0.0, (BUCKETS - 1) as f64) as usize;
+        let b = Self::bucket(Self::k(&self.clusters[c as usize]));
         let tail = self.btail[b];
+        self.growths += 1;
         let cl = &mut self.clusters[c as usize];
+        cl.grown = self.growths;
         cl.bucket = b as u8;
         cl.bprev = tail;
         cl.bnext = NIL;
@@ -295,8 +373,7 @@ impl Cfdc {
             if let Some(next) = self.clusters.get(cl.bnext as usize) {
                 super::list::prefetch(next);
             }
-            if let Some(s) = self.slots.get(cl.head as usize) {
-                super::list::prefetch(s);
+            if cl.head != NIL {
                 self.l.prefetch(cl.head);
             }
         }
@@ -345,6 +422,7 @@ impl Cfdc {
             ipd: 0.0,
             last_number: number,
             stamp: 0,
+            grown: 0,
             bucket: 0,
             bprev: NIL,
             bnext: NIL,
@@ -361,6 +439,55 @@ impl Cfdc {
         }
     }
 
+    /// `page`, a dirty page entering the region, starts a cluster of its
+    /// own: an entry at the singletons' queue's end.
+    fn push_single(&mut self, page: DenseId) {
+        self.growths += 1;
+        let single = Single {
+            stamp: self.clock,
+            grown: self.growths,
+        };
+        let l = &mut self.l;
+        let pos = self
+            .singles
+            .push_back(page, single, |p, at| l.set_word(p, [at, NIL]));
+        self.l.set_word(page, [pos, NIL]);
+        self.set_cluster(page, SINGLE);
+    }
+
+    /// `page`, clean, enters the region: the newest of its clean pages.
+    fn push_clean(&mut self, page: DenseId) {
+        let l = &mut self.l;
+        let pos = self
+            .clean
+            .push_back(page, (), |p, at| l.set_word(p, [at, 0]));
+        self.l.tag(CLEAN, page, [pos, 0]);
+    }
+
+    /// A clean page of the region leaves it.
+    fn leave_clean(&mut self, page: DenseId) {
+        let [pos, _] = self.l.word(page);
+        self.l.untag(page);
+        self.clean.remove(pos);
+    }
+
+    /// The singleton `page` gains a page: from here on it is a cluster
+    /// record, at the end of the list of `k = 1` (where the caller, which
+    /// appends to it or merges it away, takes it from at once).
+    fn promote(&mut self, page: DenseId) -> u32 {
+        let Single { stamp, .. } = self.singles.remove(self.l.word(page)[0]);
+        let c = self.new_cluster(self.slot(page).number());
+        self.l.set_word(page, [NIL, NIL]);
+        let cl = &mut self.clusters[c as usize];
+        cl.head = page;
+        cl.tail = page;
+        cl.n = 1;
+        cl.stamp = stamp;
+        self.set_cluster(page, c);
+        self.blink(c);
+        c
+    }
+
     fn retire(&mut self, c: u32) {
         self.bunlink(c);
         self.free.push(c);
@@ -368,7 +495,7 @@ impl Cfdc {
 
     /// Appends `page` to cluster `c`, updating its statistics.
     fn append(&mut self, c: u32, page: DenseId) {
-        let number = self.slots[page as usize].number;
+        let number = self.slot(page).number();
         if self.clusters[c as usize].n > 0 {
             self.bunlink(c);
         }
@@ -385,48 +512,76 @@ impl Cfdc {
         if tail == NIL {
             cl.head = page;
         } else {
-            self.slots[tail as usize].next = page;
+            self.set_next(tail, page);
         }
-        self.slots[page as usize].prev = tail;
-        self.slots[page as usize].next = NIL;
+        self.l.set_word(page, [tail, NIL]);
         self.set_cluster(page, c);
         self.blink(c);
     }
 
-    /// The cluster of `page` if it is a dirty page of the region.
+    /// The cluster of `page` ([`SINGLE`] if it is alone) and the page, if
+    /// it is a dirty page of the region.
     #[inline]
-    fn cluster_at(&self, page: u32) -> Option<u32> {
+    fn cluster_at(&self, page: u32) -> Option<(u32, DenseId)> {
         self.clustered
             .get(page)
-            .then(|| self.slots[page as usize].cluster)
+            .then(|| (self.slot(page).cluster, page))
+    }
+
+    /// How many pages the cluster [`Cfdc::cluster_at`] found has.
+    fn size(&self, (c, _): (u32, DenseId)) -> u32 {
+        if c == SINGLE {
+            1
+        } else {
+            self.clusters[c as usize].n
+        }
+    }
+
+    /// The cluster record of what [`Cfdc::cluster_at`] found, made one if
+    /// it was a singleton.
+    fn record(&mut self, (c, page): (u32, DenseId)) -> u32 {
+        if c == SINGLE {
+            self.promote(page)
+        } else {
+            c
+        }
     }
 
     /// A dirty page enters the priority region: it joins a neighbour's
     /// cluster or starts one (module docs).
     fn join(&mut self, page: DenseId) {
-        self.l.tag(DIRTY, page);
-        let number = self.slots[page as usize].number;
-        let below = self.cluster_at(self.slots[page as usize].below);
-        let above = self.cluster_at(self.slots[page as usize].above);
-        let fits =
-            |c: &Option<u32>, me: &Self| c.filter(|&c| me.clusters[c as usize].n < me.max_size);
-        let c = match fits(&below, self).or_else(|| fits(&above, self)) {
-            Some(c) => c,
-            None => self.new_cluster(number),
+        self.l.tag(DIRTY, page, [NIL, 0]);
+        if self.max_size <= 1 {
+            self.push_single(page);
+            return;
+        }
+        let Slot { below, above, .. } = *self.slot(page);
+        let (below, above) = (self.cluster_at(below), self.cluster_at(above));
+        let fits = |m: Option<(u32, DenseId)>, me: &Self| m.filter(|&m| me.size(m) < me.max_size);
+        let Some(chosen) = fits(below, self).or_else(|| fits(above, self)) else {
+            // No neighbour to join, and none could merge with a cluster of
+            // one (it would have fitted).
+            self.push_single(page);
+            return;
         };
-        self.append(c, page);
-        // A page that bridges two clusters merges them when they fit.
+        // A page that bridges two clusters merges them when they fit
+        // (two singletons are two clusters).
         let other = match (below, above) {
-            (Some(b), Some(a)) if a != b => Some(if c == b { a } else { b }),
+            (Some(b), Some(a)) if a.0 != b.0 || a.0 == SINGLE => {
+                Some(if chosen == b { a } else { b })
+            }
             _ => None,
         };
+        let c = self.record(chosen);
+        self.append(c, page);
         if let Some(o) = other {
-            if self.clusters[c as usize].n + self.clusters[o as usize].n <= self.max_size {
+            if self.clusters[c as usize].n + self.size(o) <= self.max_size {
+                let o = self.record(o);
                 let o_ipd = self.clusters[o as usize].ipd;
                 let mut p = self.clusters[o as usize].head;
                 self.retire(o);
                 while p != NIL {
-                    let next = self.slots[p as usize].next;
+                    let next = self.links(p)[1];
                     self.append(c, p);
                     p = next;
                 }
@@ -439,26 +594,29 @@ impl Cfdc {
 
     /// A page leaves its cluster (and the dirty set of the region).
     fn leave(&mut self, page: DenseId) {
+        let c = self.slot(page).cluster;
+        let [prev, next] = self.links(page);
         self.l.untag(page);
-        let c = self.slots[page as usize].cluster;
-        let (prev, next) = (
-            self.slots[page as usize].prev,
-            self.slots[page as usize].next,
-        );
+        self.clustered.set(page, false);
+        if c == SINGLE {
+            self.singles.remove(prev);
+            return;
+        }
+        if prev != NIL {
+            self.set_next(prev, next);
+        }
+        if next != NIL {
+            self.set_prev(next, prev);
+        }
         let cl = &mut self.clusters[c as usize];
         if prev == NIL {
             cl.head = next;
-        } else {
-            self.slots[prev as usize].next = next;
         }
         if next == NIL {
             cl.tail = prev;
-        } else {
-            self.slots[next as usize].prev = prev;
         }
         cl.n -= 1;
         let (n, b) = (cl.n, usize::from(cl.bucket));
-        self.set_cluster(page, NIL);
         if n == 0 {
             self.retire(c);
         } else if self.bhead[b] == c {
@@ -479,17 +637,17 @@ impl Cfdc {
             if self.l.is_dirty(t) {
                 self.join(t);
             } else {
-                self.l.push_front(CLEAN, t);
+                self.push_clean(t);
             }
             self.prefetch_refill();
         }
     }
 
-    /// Starts loading what the next refills will read, so those loads
-    /// overlap the requests in between: the node of the page two behind the
-    /// working tail (it tells the refill after next where to go on), and
-    /// the slot of the page behind the tail if it is dirty (its join reads
-    /// it; a clean page's slot is not read at all).
+    /// Starts loading what the refill after next will read, so the load
+    /// overlaps the requests in between: the node of the page two behind
+    /// the working tail (all a refill reads of the page it moves, a join
+    /// included, is in its node; the page behind the tail was loaded by the
+    /// previous refill).
     #[inline]
     fn prefetch_refill(&self) {
         let t = self.l.tail(WORKING);
@@ -500,9 +658,6 @@ impl Cfdc {
         if behind == NIL {
             return;
         }
-        if self.l.is_dirty(behind) {
-            super::list::prefetch(&self.slots[behind as usize]);
-        }
         let further = self.l.prev_of(behind);
         if further != NIL {
             self.l.prefetch(further);
@@ -511,51 +666,80 @@ impl Cfdc {
 
     /// Takes `page` out of whatever holds it in the region or the list.
     fn detach(&mut self, page: DenseId) {
-        if self.l.list_of(page) == DIRTY {
-            self.leave(page);
-        } else {
-            self.l.unlink(page);
+        match self.l.list_of(page) {
+            DIRTY => self.leave(page),
+            CLEAN => self.leave_clean(page),
+            _ => self.l.unlink(page),
         }
     }
 
+    /// The cluster of lowest priority among the oldest cluster with a page
+    /// that may go of each list by `k` ([`SINGLE`] for a singleton), and
+    /// that page.
     fn pick_cluster(
         &mut self,
         evictable: &mut impl FnMut(DenseId) -> bool,
     ) -> Option<(u32, DenseId)> {
+        let l = &self.l;
+        let single = self
+            .singles
+            .first(&mut *evictable, |p| l.prefetch(p))
+            .map(|(pos, p, s)| {
+                self.victim_single = pos;
+                (p, s)
+            });
         let mut best: Option<(f64, u32, DenseId)> = None;
-        let mut mask = self.mask;
+        let mut mask = self.mask | (u128::from(single.is_some()) << SINGLES);
         while mask != 0 {
             let b = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            // The oldest cluster's first page may go (no pin): its priority
-            // from the per-list copies, without touching the cluster.
-            let first = self.head_page[b];
-            if evictable(first) {
-                let age = (self.clock.saturating_sub(self.head_stamp[b])).max(1) as f64;
-                let pr = self.head_k[b] / age;
-                if best.is_none_or(|(bp, _, _)| pr < bp) {
-                    best = Some((pr, self.bhead[b], first));
+            let mut candidate = self.oldest_in(b, evictable);
+            // The list of `k = 1` continues in the singletons' queue: the
+            // older of the two heads is its oldest.
+            if let Some((p, s)) = single.filter(|_| b == SINGLES) {
+                if candidate.is_none_or(|(_, c, _)| s.grown < self.clusters[c as usize].grown) {
+                    candidate = Some((1.0 / self.age(s.stamp), SINGLE, p));
                 }
-                continue;
             }
-            // The oldest cluster of the list with a page that may go.
-            let mut c = self.bhead[b];
-            while c != NIL {
-                let mut p = self.clusters[c as usize].head;
-                while p != NIL && !evictable(p) {
-                    p = self.slots[p as usize].next;
+            if let Some(cand) = candidate {
+                if best.is_none_or(|(bp, _, _)| cand.0 < bp) {
+                    best = Some(cand);
                 }
-                if p != NIL {
-                    let pr = self.priority(c);
-                    if best.is_none_or(|(bp, _, _)| pr < bp) {
-                        best = Some((pr, c, p));
-                    }
-                    break;
-                }
-                c = self.clusters[c as usize].bnext;
             }
         }
         best.map(|(_, c, p)| (c, p))
+    }
+
+    /// The oldest cluster of list `b` with a page that may go, its
+    /// priority, and that page.
+    #[inline]
+    fn oldest_in(
+        &self,
+        b: usize,
+        evictable: &mut impl FnMut(DenseId) -> bool,
+    ) -> Option<(f64, u32, DenseId)> {
+        if self.bhead[b] == NIL {
+            return None;
+        }
+        // The oldest cluster's first page may go (no pin): its priority
+        // from the per-list copies, without touching the cluster.
+        let first = self.head_page[b];
+        if evictable(first) {
+            let pr = self.head_k[b] / self.age(self.head_stamp[b]);
+            return Some((pr, self.bhead[b], first));
+        }
+        let mut c = self.bhead[b];
+        while c != NIL {
+            let mut p = self.clusters[c as usize].head;
+            while p != NIL && !evictable(p) {
+                p = self.links(p)[1];
+            }
+            if p != NIL {
+                return Some((self.priority(c), c, p));
+            }
+            c = self.clusters[c as usize].bnext;
+        }
+        None
     }
 }
 
@@ -580,9 +764,6 @@ impl Policy for Cfdc {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.l.prefetch(page);
-        if let Some(s) = self.slots.get(page as usize) {
-            super::list::prefetch(s);
-        }
     }
 
     /// Only a policy that clusters asks: with `cluster` 0 or 1 every dirty
@@ -598,8 +779,7 @@ impl Policy for Cfdc {
         below: Option<DenseId>,
         above: Option<DenseId>,
     ) {
-        self.ensure(page);
-        self.slots[page as usize].number = number;
+        self.slot_mut(page).set_number(number);
         self.known.set(page, true);
         // Links are about numbers, not residency: they stay, and a page
         // learned later links itself to both sides. A neighbour gets its
@@ -609,18 +789,18 @@ impl Policy for Cfdc {
         // pass over every page each link is so written once, by its own
         // page, and no other page's slot is touched.
         if let Some(b) = below {
-            self.slots[page as usize].below = b;
+            self.slot_mut(page).below = b;
             self.linked[1].set(page, true);
             if self.known.get(b) && !self.linked[0].get(b) {
-                self.slots[b as usize].above = page;
+                self.slot_mut(b).above = page;
                 self.linked[0].set(b, true);
             }
         }
         if let Some(a) = above {
-            self.slots[page as usize].above = a;
+            self.slot_mut(page).above = a;
             self.linked[0].set(page, true);
             if self.known.get(a) && !self.linked[1].get(a) {
-                self.slots[a as usize].below = page;
+                self.slot_mut(a).below = page;
                 self.linked[1].set(a, true);
             }
         }
@@ -651,7 +831,6 @@ impl Policy for Cfdc {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
-        self.ensure(page);
         self.clock += 1;
         self.l.push_front(WORKING, page);
         self.l.set_dirty(page, op.is_write());
@@ -660,17 +839,28 @@ impl Policy for Cfdc {
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         self.victim_cluster = NIL;
-        if let Some(p) = self.l.find_from_back(CLEAN, &mut evictable) {
-            self.undo = Undo::List(self.l.save(p));
-            let dirty = self.l.remove(p);
+        let l = &self.l;
+        if let Some((pos, p, ())) = self.clean.first(&mut evictable, |q| l.prefetch(q)) {
+            self.undo = Undo::Clean(pos);
+            self.leave_clean(p);
+            let dirty = self.l.is_dirty(p);
+            self.l.set_dirty(p, false);
             return Some(Victim { page: p, dirty });
         }
         if let Some((c, p)) = self.pick_cluster(&mut evictable) {
+            if c == SINGLE {
+                let pos = self.victim_single;
+                self.undo = Undo::Single(pos);
+                self.leave(p);
+                let dirty = self.l.is_dirty(p);
+                self.l.set_dirty(p, false);
+                return Some(Victim { page: p, dirty });
+            }
             self.undo = Undo::Cluster {
                 cluster: self.clusters[c as usize],
                 index: c,
-                prev: self.slots[p as usize].prev,
-                next: self.slots[p as usize].next,
+                prev: self.links(p)[0],
+                next: self.links(p)[1],
             };
             self.leave(p);
             self.victim_cluster = c;
@@ -688,6 +878,21 @@ impl Policy for Cfdc {
         match std::mem::replace(&mut self.undo, Undo::None) {
             Undo::None => {}
             Undo::List(s) => self.l.restore(s),
+            // Nothing entered or left a queue since: the entry is where it
+            // was.
+            Undo::Clean(pos) => {
+                let page = victim.page;
+                self.clean.restore(pos, page);
+                self.l.tag(CLEAN, page, [pos, 0]);
+                self.l.set_dirty(page, victim.dirty);
+            }
+            Undo::Single(pos) => {
+                let page = victim.page;
+                self.singles.restore(pos, page);
+                self.l.tag(DIRTY, page, [pos, NIL]);
+                self.l.set_dirty(page, victim.dirty);
+                self.set_cluster(page, SINGLE);
+            }
             Undo::Cluster {
                 cluster,
                 index,
@@ -695,7 +900,7 @@ impl Policy for Cfdc {
                 next,
             } => {
                 let page = victim.page;
-                self.l.tag(DIRTY, page);
+                self.l.tag(DIRTY, page, [prev, next]);
                 self.l.set_dirty(page, victim.dirty);
                 self.clusters[index as usize] = cluster;
                 let b = usize::from(cluster.bucket);
@@ -710,13 +915,11 @@ impl Policy for Cfdc {
                     self.brelink(index);
                 }
                 if prev != NIL {
-                    self.slots[prev as usize].next = page;
+                    self.set_next(prev, page);
                 }
                 if next != NIL {
-                    self.slots[next as usize].prev = page;
+                    self.set_prev(next, page);
                 }
-                self.slots[page as usize].prev = prev;
-                self.slots[page as usize].next = next;
                 self.set_cluster(page, index);
             }
         }
@@ -733,7 +936,7 @@ impl Policy for Cfdc {
             if pages.evictable(p) {
                 out.push(p);
             }
-            p = self.slots[p as usize].next;
+            p = self.links(p)[1];
         }
     }
 
@@ -741,7 +944,7 @@ impl Policy for Cfdc {
         match self.l.list_of(page) {
             0 => {}
             CLEAN => {
-                self.l.unlink(page);
+                self.leave_clean(page);
                 self.l.set_dirty(page, true);
                 self.join(page);
             }
@@ -756,7 +959,11 @@ impl Policy for Cfdc {
                 self.leave(page);
                 self.l.set_dirty(page, false);
                 // Written with its cluster: the next clean victim.
-                self.l.push_back(CLEAN, page);
+                let l = &mut self.l;
+                let pos = self
+                    .clean
+                    .push_front(page, (), |p, at| l.set_word(p, [at, 0]));
+                self.l.tag(CLEAN, page, [pos, 0]);
             }
             _ => self.l.set_dirty(page, false),
         }
@@ -783,7 +990,7 @@ mod tests {
     fn admit(c: &mut Cfdc, page: DenseId, number: PageId, op: Op) {
         assert!(!c.access(page, op));
         // The test's pages: dense id i has the number the test gives it.
-        let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.slots[q as usize].number) == n);
+        let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.slot(q).number()) == n);
         let (below, above) = (known(number.checked_sub(1)), known(number.checked_add(1)));
         c.learn_number(page, number, below, above);
         c.insert(page, op, COST);
@@ -860,6 +1067,15 @@ mod tests {
                 dirty: true
             })
         );
+    }
+
+    /// Everything CFDC keeps of a page is in its node, one aligned cache
+    /// line; the other list policies' nodes stay small.
+    #[test]
+    fn a_node_with_its_slot_fills_one_aligned_half_line() {
+        assert_eq!(Lists::<3, Slot>::NODE_BYTES, 32);
+        assert_eq!(std::mem::align_of::<Slot>(), 4);
+        assert_eq!(Lists::<3>::NODE_BYTES, 12);
     }
 
     /// A page bridging two clusters merges them; `cluster=0` keeps every

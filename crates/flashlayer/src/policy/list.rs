@@ -35,30 +35,65 @@ impl Saved {
     }
 }
 
+/// What a policy keeps in each page's node beside its links: nothing for
+/// most; a policy that reads more of a page whenever it reads its node
+/// keeps it here, where the node's cache line brings it along.
+pub(crate) trait Extra: Copy {
+    /// A page's value until the policy sets it.
+    const EMPTY: Self;
+    /// A zero-sized type whose alignment the nodes take ([`Align32`] for
+    /// an extra that makes a node 32 bytes, so that no node straddles two
+    /// cache lines; `()` otherwise).
+    type Align: Copy + std::fmt::Debug;
+    const ALIGN: Self::Align;
+}
+
+impl Extra for () {
+    const EMPTY: Self = ();
+    type Align = ();
+    const ALIGN: Self::Align = ();
+}
+
+/// Aligns what holds it to 32 bytes, taking no room itself.
 #[derive(Clone, Copy, Debug)]
-struct Node {
+#[repr(align(32))]
+pub(crate) struct Align32;
+
+#[derive(Clone, Copy, Debug)]
+struct Node<X: Extra> {
     prev: u32,
     next: u32,
     tag: u8,
+    extra: X,
+    _align: X::Align,
 }
 
-const EMPTY: Node = Node {
-    prev: NIL,
-    next: NIL,
-    tag: 0,
-};
+impl<X: Extra> Node<X> {
+    const EMPTY: Self = Node {
+        prev: NIL,
+        next: NIL,
+        tag: 0,
+        extra: X::EMPTY,
+        _align: X::ALIGN,
+    };
+}
 
-/// `K` lists numbered `1..=K`; list 0 means "in no list".
+/// `K` lists numbered `1..=K`; list 0 means "in no list". Each node carries
+/// an [`Extra`] `X` (none by default), kept when the page leaves.
 #[derive(Clone, Debug)]
-pub(crate) struct Lists<const K: usize> {
-    nodes: Vec<Node>,
+pub(crate) struct Lists<const K: usize, X: Extra = ()> {
+    nodes: Vec<Node<X>>,
     head: [u32; K],
     tail: [u32; K],
     len: [usize; K],
     dirty: usize,
 }
 
-impl<const K: usize> Lists<K> {
+impl<const K: usize, X: Extra> Lists<K, X> {
+    /// The bytes of one page's node.
+    #[cfg(test)]
+    pub(crate) const NODE_BYTES: usize = std::mem::size_of::<Node<X>>();
+
     pub(crate) fn new() -> Self {
         Lists {
             nodes: Vec::new(),
@@ -134,13 +169,13 @@ impl<const K: usize> Lists<K> {
     #[cold]
     fn grow(&mut self, need: usize) {
         let new_len = need.max(self.nodes.len() * 2).max(64);
-        self.nodes.resize(new_len, EMPTY);
+        self.nodes.resize(new_len, Node::EMPTY);
     }
 
     /// Pre-sizes for `n` pages so that the hot path never grows.
     pub(crate) fn reserve_pages(&mut self, n: usize) {
         if n > self.nodes.len() {
-            self.nodes.resize(n, EMPTY);
+            self.nodes.resize(n, Node::EMPTY);
         }
     }
 
@@ -202,14 +237,45 @@ impl<const K: usize> Lists<K> {
     /// place in its order: for a set whose order the policy keeps elsewhere
     /// (CFDC's clusters), so that joining and leaving it touch no other
     /// page's node. Such a page leaves only through [`Lists::untag`], and
-    /// the list is never walked.
+    /// the list is never walked. Its node's links, unused meanwhile, carry
+    /// `word` for the policy ([`Lists::word`]): what it asks of the member
+    /// then costs no access beyond the node it reads anyway.
     #[inline]
-    pub(crate) fn tag(&mut self, list: u8, page: DenseId) {
+    pub(crate) fn tag(&mut self, list: u8, page: DenseId, word: [u32; 2]) {
         self.ensure(page);
         let n = &mut self.nodes[page as usize];
         debug_assert_eq!(n.tag & LIST_MASK, 0, "page {page} is already listed");
         n.tag = (n.tag & !LIST_MASK) | list;
+        [n.prev, n.next] = word;
         self.len[usize::from(list) - 1] += 1;
+    }
+
+    /// What `page`'s node carries for the policy.
+    #[inline]
+    pub(crate) fn extra(&self, page: DenseId) -> &X {
+        &self.nodes[page as usize].extra
+    }
+
+    /// What `page`'s node carries for the policy, to change (making room
+    /// for `page`).
+    #[inline]
+    pub(crate) fn extra_mut(&mut self, page: DenseId) -> &mut X {
+        self.ensure(page);
+        &mut self.nodes[page as usize].extra
+    }
+
+    /// The word a page [`Lists::tag`] put in a list carries.
+    #[inline]
+    pub(crate) fn word(&self, page: DenseId) -> [u32; 2] {
+        let n = &self.nodes[page as usize];
+        [n.prev, n.next]
+    }
+
+    /// Changes the word a page [`Lists::tag`] put in a list carries.
+    #[inline]
+    pub(crate) fn set_word(&mut self, page: DenseId, word: [u32; 2]) {
+        let n = &mut self.nodes[page as usize];
+        [n.prev, n.next] = word;
     }
 
     /// Takes a page [`Lists::tag`] put in a list out of it, keeping its
@@ -225,7 +291,9 @@ impl<const K: usize> Lists<K> {
     /// Unlinks `page` from its list, keeping its dirty bit and mark.
     #[inline]
     pub(crate) fn unlink(&mut self, page: DenseId) {
-        let Node { prev, next, tag } = self.nodes[page as usize];
+        let Node {
+            prev, next, tag, ..
+        } = self.nodes[page as usize];
         let l = usize::from(tag & LIST_MASK) - 1;
         debug_assert!(
             prev != NIL || self.head[l] == page,

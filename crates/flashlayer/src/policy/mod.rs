@@ -56,6 +56,7 @@ mod koltsidas;
 mod list;
 mod lru;
 mod lruwsr;
+mod queue;
 mod spec;
 mod twoq;
 mod wblandlord;
