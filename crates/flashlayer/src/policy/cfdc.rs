@@ -92,8 +92,8 @@ struct Single {
 /// the node of the page at the working region's end, and with it all this.
 /// A dirty page of the region keeps in its node's links ([`Lists::word`])
 /// its neighbours in its cluster record, or, alone ([`SINGLE`]), its
-/// position in the singletons' queue; a clean page of the region its
-/// position in the clean queue.
+/// position in the singletons' queue.
+///
 /// Its fields are 4-byte aligned (the number in halves) so that with the
 /// node's links it makes 32 bytes, aligned to 32: one cache line per node.
 #[derive(Clone, Copy, Debug)]
@@ -140,8 +140,7 @@ enum Undo {
         prev: u32,
         next: u32,
     },
-    /// A clean page or a singleton left its queue at this position.
-    Clean(u32),
+    /// A singleton left its queue at this position.
     Single(u32),
 }
 
@@ -183,9 +182,6 @@ pub struct Cfdc {
     head_stamp: [u64; BUCKETS],
     head_page: [u32; BUCKETS],
     free: Vec<u32>,
-    /// Clean pages of the region, LRU first (list [`CLEAN`] only tags
-    /// them, its node word holding the position).
-    clean: Queue<()>,
     /// Clusters of one page, in the order they joined: nearly every dirty
     /// page entering the region starts one, and most leave alone, so these
     /// have no cluster record; the oldest is the queue's first.
@@ -222,7 +218,6 @@ impl Cfdc {
             btail: [NIL; BUCKETS],
             mask: 0,
             free: Vec::new(),
-            clean: Queue::new(),
             singles: Queue::new(),
             growths: 0,
             victim_cluster: NIL,
@@ -455,22 +450,6 @@ impl Cfdc {
         self.set_cluster(page, SINGLE);
     }
 
-    /// `page`, clean, enters the region: the newest of its clean pages.
-    fn push_clean(&mut self, page: DenseId) {
-        let l = &mut self.l;
-        let pos = self
-            .clean
-            .push_back(page, (), |p, at| l.set_word(p, [at, 0]));
-        self.l.tag(CLEAN, page, [pos, 0]);
-    }
-
-    /// A clean page of the region leaves it.
-    fn leave_clean(&mut self, page: DenseId) {
-        let [pos, _] = self.l.word(page);
-        self.l.untag(page);
-        self.clean.remove(pos);
-    }
-
     /// The singleton `page` gains a page: from here on it is a cluster
     /// record, at the end of the list of `k = 1` (where the caller, which
     /// appends to it or merges it away, takes it from at once).
@@ -637,7 +616,7 @@ impl Cfdc {
             if self.l.is_dirty(t) {
                 self.join(t);
             } else {
-                self.push_clean(t);
+                self.l.push_front(CLEAN, t);
             }
             self.prefetch_refill();
         }
@@ -668,7 +647,6 @@ impl Cfdc {
     fn detach(&mut self, page: DenseId) {
         match self.l.list_of(page) {
             DIRTY => self.leave(page),
-            CLEAN => self.leave_clean(page),
             _ => self.l.unlink(page),
         }
     }
@@ -839,12 +817,9 @@ impl Policy for Cfdc {
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         self.victim_cluster = NIL;
-        let l = &self.l;
-        if let Some((pos, p, ())) = self.clean.first(&mut evictable, |q| l.prefetch(q)) {
-            self.undo = Undo::Clean(pos);
-            self.leave_clean(p);
-            let dirty = self.l.is_dirty(p);
-            self.l.set_dirty(p, false);
+        if let Some(p) = self.l.find_from_back(CLEAN, &mut evictable) {
+            self.undo = Undo::List(self.l.save(p));
+            let dirty = self.l.remove(p);
             return Some(Victim { page: p, dirty });
         }
         if let Some((c, p)) = self.pick_cluster(&mut evictable) {
@@ -878,14 +853,8 @@ impl Policy for Cfdc {
         match std::mem::replace(&mut self.undo, Undo::None) {
             Undo::None => {}
             Undo::List(s) => self.l.restore(s),
-            // Nothing entered or left a queue since: the entry is where it
+            // Nothing entered or left the queue since: the entry is where it
             // was.
-            Undo::Clean(pos) => {
-                let page = victim.page;
-                self.clean.restore(pos, page);
-                self.l.tag(CLEAN, page, [pos, 0]);
-                self.l.set_dirty(page, victim.dirty);
-            }
             Undo::Single(pos) => {
                 let page = victim.page;
                 self.singles.restore(pos, page);
@@ -944,7 +913,7 @@ impl Policy for Cfdc {
         match self.l.list_of(page) {
             0 => {}
             CLEAN => {
-                self.leave_clean(page);
+                self.l.unlink(page);
                 self.l.set_dirty(page, true);
                 self.join(page);
             }
@@ -959,11 +928,7 @@ impl Policy for Cfdc {
                 self.leave(page);
                 self.l.set_dirty(page, false);
                 // Written with its cluster: the next clean victim.
-                let l = &mut self.l;
-                let pos = self
-                    .clean
-                    .push_front(page, (), |p, at| l.set_word(p, [at, 0]));
-                self.l.tag(CLEAN, page, [pos, 0]);
+                self.l.push_back(CLEAN, page);
             }
             _ => self.l.set_dirty(page, false),
         }

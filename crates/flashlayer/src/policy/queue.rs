@@ -1,6 +1,6 @@
 //! A queue of pages in arrival order from which any page leaves in O(1),
-//! for sets that are only ever taken from their oldest end: CFDC's clean
-//! pages and singleton clusters of the priority region.
+//! for a set that is only ever taken from its oldest end: CFDC's singleton
+//! clusters.
 //!
 //! A linked list ([`super::list::Lists`]) does the same, but every removal
 //! writes the neighbours' nodes, two random accesses; here a page leaving
@@ -57,24 +57,6 @@ impl<T: Copy> Queue<T> {
         self.items.push_back((page, data));
         self.live += 1;
         self.front.wrapping_add(self.items.len() as u32 - 1)
-    }
-
-    /// Puts `page` before every other entry, the next to leave, and returns
-    /// its position. May compact first, as [`Queue::push_back`].
-    #[inline]
-    pub(crate) fn push_front(
-        &mut self,
-        page: DenseId,
-        data: T,
-        moved: impl FnMut(DenseId, u32),
-    ) -> u32 {
-        if self.items.len() >= 2 * self.live + 64 {
-            self.compact(moved);
-        }
-        self.items.push_front((page, data));
-        self.live += 1;
-        self.front = self.front.wrapping_sub(1);
-        self.front
     }
 
     /// Marks the entry at `pos` (live) as gone and returns its data.
@@ -140,55 +122,54 @@ impl<T: Copy> Queue<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    /// Against a vector of live pages: entries leave from anywhere, the
-    /// oldest accepted one is found, positions survive compaction.
-    #[test]
-    fn queue_keeps_arrival_order_through_removals_and_compaction() {
-        let mut q = Queue::<u64>::new();
-        let mut pos = vec![0u32; 1000];
-        let mut model: VecDeque<u32> = VecDeque::new();
-        let mut x = 12345u64;
-        for step in 0..20_000u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let r = (x >> 33) % 10;
-            let page = ((x >> 13) % 1000) as u32;
-            if model.contains(&page) {
-                if r < 5 {
-                    let data = q.remove(pos[page as usize]);
-                    assert_eq!(data, u64::from(page) * 7);
-                    model.retain(|&p| p != page);
+    proptest! {
+        /// Against a vector of live pages: entries leave from anywhere (and
+        /// some come back at once, as an undone eviction does), the oldest
+        /// accepted one is found, positions survive compaction, and the
+        /// queue never holds more than twice its live entries plus 64 after
+        /// a push.
+        #[test]
+        fn queue_keeps_arrival_order_through_removals_and_compaction(
+            steps in prop::collection::vec((0u8..10, 0u32..300), 1..3000),
+        ) {
+            let mut q = Queue::<u64>::new();
+            let mut pos = vec![0u32; 300];
+            let mut model: VecDeque<u32> = VecDeque::new();
+            for (i, &(r, page)) in steps.iter().enumerate() {
+                if model.contains(&page) {
+                    if r < 5 {
+                        let data = q.remove(pos[page as usize]);
+                        prop_assert_eq!(data, u64::from(page) * 7);
+                        if r == 0 {
+                            q.restore(pos[page as usize], page);
+                        } else {
+                            model.retain(|&p| p != page);
+                        }
+                    }
+                } else if r < 7 {
+                    let at = q.push_back(page, u64::from(page) * 7, |p, at| {
+                        pos[p as usize] = at;
+                    });
+                    pos[page as usize] = at;
+                    model.push_back(page);
+                    prop_assert!(q.items.len() <= 2 * q.live + 64);
                 }
-            } else if r < 7 {
-                let at = q.push_back(page, u64::from(page) * 7, |p, at| {
-                    pos[p as usize] = at;
-                });
-                pos[page as usize] = at;
-                model.push_back(page);
-                assert!(q.items.len() <= 2 * q.live + 64);
-            } else {
-                let at = q.push_front(page, u64::from(page) * 7, |p, at| {
-                    pos[p as usize] = at;
-                });
-                pos[page as usize] = at;
-                model.push_front(page);
-                assert!(q.items.len() <= 2 * q.live + 64);
-            }
-            assert_eq!(q.live, model.len());
-            if step % 7 == 0 {
-                let odd = |p: DenseId| p % 2 == 1;
-                let want = model.iter().copied().find(|&p| odd(p));
-                let got = q.first(odd, |_| ());
-                assert_eq!(got.map(|(_, p, _)| p), want);
-                if let Some((at, p, d)) = got {
-                    assert_eq!(at, pos[p as usize]);
-                    assert_eq!(d, u64::from(p) * 7);
+                prop_assert_eq!(q.live, model.len());
+                if i % 7 == 0 {
+                    let odd = |p: DenseId| p % 2 == 1;
+                    let want = model.iter().copied().find(|&p| odd(p));
+                    let got = q.first(odd, |_| ());
+                    prop_assert_eq!(got.map(|(_, p, _)| p), want);
+                    if let Some((at, p, d)) = got {
+                        prop_assert_eq!(at, pos[p as usize]);
+                        prop_assert_eq!(d, u64::from(p) * 7);
+                    }
                 }
             }
+            let pages: Vec<u32> = q.iter().map(|(p, _)| p).collect();
+            prop_assert_eq!(pages, Vec::from(model));
         }
-        let pages: Vec<u32> = q.iter().map(|(p, _)| p).collect();
-        assert_eq!(pages, Vec::from(model));
     }
 }
