@@ -41,7 +41,19 @@
 //! candidates, O(1) per eviction. A cluster's list is chosen when it gains a
 //! page; pages leaving it (a hit moves a page back to the working region)
 //! leave it where it is. Everything else is O(1) amortised per request;
-//! merging two clusters moves the smaller one's pages.
+//! merging two clusters moves the pages of the one the page did not join
+//! (at most `cluster`).
+//!
+//! Representation, for speed only (the decisions are the ones above):
+//! - A cluster of one page (nearly every dirty page starts one, and most
+//!   leave alone) has no cluster record: it is an entry of a queue in
+//!   joining order ([`Queue`]), and the list of `k = 1` continues there (the
+//!   older of the list's and the queue's oldest is that list's candidate). A
+//!   singleton that gains a page becomes a record.
+//! - Everything CFDC keeps of a page (number, numeric neighbours, cluster,
+//!   and its links in its cluster or its place in the queue) is in its list
+//!   node, 32 bytes aligned to 32: a refill reads the node of the page it
+//!   moves anyway, and a join then reads no other line of that page.
 
 use super::list::{Align32, Bits, Extra, Lists, Saved, NIL};
 use super::queue::Queue;
@@ -164,8 +176,8 @@ pub struct Cfdc {
     /// Per page, whether its number and neighbours were learned: asked at
     /// every miss, so kept apart from the nodes for the same reason.
     known: Bits,
-    /// Per page, whether its link to the page numbered one above ([0]) and
-    /// one below ([1]) is set (`Slot::above`/`below` not `NIL`):
+    /// Per page, whether its link to the page numbered one above (`[0]`) and
+    /// one below (`[1]`) is set (`Slot::above`/`below` not `NIL`):
     /// [`Policy::learn_number`] asks them of a page's neighbours, whose
     /// nodes it then need not read.
     linked: [Bits; 2],

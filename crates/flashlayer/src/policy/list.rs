@@ -4,7 +4,8 @@
 //! a tag (which list, the dirty bit, and one mark a policy may use: a cold
 //! mark, say). All operations are O(1) and touch
 //! one 12-byte node per page, which keeps the LRU family allocation-free and
-//! cache-friendly.
+//! cache-friendly. A policy that reads more of a page whenever it reads its
+//! node keeps that in the node too ([`Extra`]; CFDC's nodes are 32 bytes).
 
 use crate::types::DenseId;
 
