@@ -290,7 +290,7 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     }
 
     /// Unlinks `page` from its list, keeping its dirty bit and mark.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn unlink(&mut self, page: DenseId) {
         let Node {
             prev, next, tag, ..
