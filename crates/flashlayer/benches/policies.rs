@@ -142,8 +142,8 @@ fn hybrid_store(bencher: divan::Bencher<'_, '_>, placement: &str) {
 /// scheme's per-request work, with the replay's hints.
 #[divan::bench(args = ["hypro", "tac", "face", "lc"])]
 fn tier(bencher: divan::Bencher<'_, '_>, scheme: &str) {
-    use flashlayer::tier::{Counting, SchemeSpec, Tier};
-    use flashlayer::types::{unpack, PageCost};
+    use flashlayer::sim::Simulator;
+    use flashlayer::tier::{Counting, SchemeSpec, SsdTier};
     let (words, pages) = trace();
     let ssd = DeviceModel::preset("hypro-ssd").expect("preset");
     let hdd = DeviceModel::preset("hypro-hdd").expect("preset");
@@ -154,20 +154,12 @@ fn tier(bencher: divan::Bencher<'_, '_>, scheme: &str) {
             let built = spec
                 .build(5 * BUFFER, *pages, u64::from, &ssd, &hdd)
                 .expect("valid scheme");
-            let mut t = Tier::new(
-                Lru::new(BUFFER).with_pages(*pages),
-                built,
-                Counting::default(),
-                PageCost::new(hdd.read, hdd.write),
-            );
-            for (i, &w) in words.iter().enumerate() {
-                if let Some(&ahead) = words.get(i + 16) {
-                    t.prefetch(unpack(ahead).0);
-                }
-                let (page, op) = unpack(w);
-                t.request(page, op).expect("counting never fails");
-            }
-            t.stats().hdd_misses
+            let store =
+                SsdTier::new(built, Counting::default(), &ssd, &hdd).numbered(0..*pages as u64);
+            let mut sim = Simulator::new(Lru::new(BUFFER).with_pages(*pages), store)
+                .expect("a counting tier");
+            sim.run_bytes(bytes()).expect("counting never fails");
+            sim.store().counts().hdd_misses
         });
 }
 

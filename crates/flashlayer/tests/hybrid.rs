@@ -351,7 +351,7 @@ fn workload(
             let page = rng.random_range(0..10u64);
             let write = rng.random_bool(if page < 5 { 0.1 } else { 0.6 });
             let op = if write { Op::Write } else { Op::Read };
-            store.accessed(page, op);
+            store.accessed(page, op, false);
             if let std::collections::btree_map::Entry::Vacant(e) = resident.entry(page) {
                 store.read(page, &mut buf)?;
                 e.insert((buf.clone(), false));

@@ -7,7 +7,8 @@
 
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Lru, Policy};
-use flashlayer::tier::{AnyScheme, Counting, Io, Scheme, SchemeSpec, Tier};
+use flashlayer::sim::Simulator;
+use flashlayer::tier::{AnyScheme, Counting, Io, IoCounts, Scheme, SchemeSpec, SsdTier, TierStats};
 use flashlayer::types::{DenseId, Op, PageCost};
 use flashlayer::Result;
 use proptest::prelude::*;
@@ -27,13 +28,42 @@ fn scheme(spec: &str, ssd_pages: usize, pages: usize) -> AnyScheme {
         .unwrap()
 }
 
-fn tier(spec: &str, dram: usize, ssd: usize, pages: usize) -> Tier<Lru, AnyScheme, Counting> {
-    Tier::new(
-        Lru::new(dram),
-        scheme(spec, ssd, pages),
-        Counting::default(),
-        PageCost::new(1.0, 1.0),
-    )
+/// LRU in DRAM over the SSD tier of a scheme, driven by the simulator
+/// (pages named by their dense ids).
+struct Tier<I: Io> {
+    sim: Simulator<Lru, SsdTier<AnyScheme, I>>,
+}
+
+impl<I: Io> Tier<I> {
+    fn new(spec: &str, dram: usize, ssd: usize, pages: usize, io: I) -> Self {
+        let (s, h) = devices();
+        let store = SsdTier::new(scheme(spec, ssd, pages), io, &s, &h).numbered(0..pages as u64);
+        Tier {
+            sim: Simulator::new(Lru::new(dram), store).unwrap(),
+        }
+    }
+    fn request(&mut self, page: DenseId, op: Op) -> Result<()> {
+        self.sim.request(page, op).map(|_| ())
+    }
+    fn io(&self) -> &I {
+        self.sim.store().io()
+    }
+    fn io_mut(&mut self) -> &mut I {
+        self.sim.store_mut().io_mut()
+    }
+    fn dram(&self) -> &Lru {
+        self.sim.policy()
+    }
+    fn scheme(&self) -> &AnyScheme {
+        self.sim.store().scheme()
+    }
+    fn stats(&self) -> TierStats {
+        TierStats::of(&self.sim.metrics(), self.sim.store().counts())
+    }
+}
+
+fn tier(spec: &str, dram: usize, ssd: usize, pages: usize) -> Tier<Counting> {
+    Tier::new(spec, dram, ssd, pages, Counting::default())
 }
 
 /// An [`Io`] that carries version numbers instead of bytes and checks that
@@ -116,6 +146,10 @@ impl Io for Versions {
         self.ssd[to as usize] = (page, v);
         Ok(())
     }
+    /// Versions are checked, not counted.
+    fn counts(&self) -> IoCounts {
+        IoCounts::default()
+    }
 }
 
 /// Replays `trace` and then reads every page once; returns the failures.
@@ -126,12 +160,8 @@ fn replay_versions(
     pages: usize,
     trace: &[(u32, bool)],
 ) -> Vec<String> {
-    let mut t = Tier::new(
-        Lru::new(dram),
-        scheme(spec, ssd, pages),
-        Versions::new(pages, ssd + 1), // a policy-ordered level has a spare slot
-        PageCost::new(1.0, 1.0),
-    );
+    // A policy-ordered level has a spare slot.
+    let mut t = Tier::new(spec, dram, ssd, pages, Versions::new(pages, ssd + 1));
     let reads = (0..pages as u32).map(|p| (p, false));
     for (page, write) in trace.iter().copied().chain(reads) {
         let op = if write { Op::Write } else { Op::Read };
@@ -154,8 +184,7 @@ fn replay_versions(
                 .push(format!("page {page} is in DRAM and on the SSD"));
         }
     }
-    let (_, _, io) = t.into_parts();
-    io.failures
+    std::mem::take(&mut t.io_mut().failures)
 }
 
 const SCHEMES: &[&str] = &[
@@ -221,13 +250,7 @@ fn random_trace(seed: u64, n: usize, pages: u32, write_ratio: f64) -> Vec<(u32, 
         .collect()
 }
 
-fn run(
-    spec: &str,
-    dram: usize,
-    ssd: usize,
-    pages: usize,
-    trace: &[(u32, bool)],
-) -> Tier<Lru, AnyScheme, Counting> {
+fn run(spec: &str, dram: usize, ssd: usize, pages: usize, trace: &[(u32, bool)]) -> Tier<Counting> {
     let mut t = tier(spec, dram, ssd, pages);
     for &(p, w) in trace {
         t.request(p, if w { Op::Write } else { Op::Read }).unwrap();
@@ -517,4 +540,84 @@ fn a_scheme_spec_takes_any_online_policy_for_its_ssd_with_its_parameters() {
         &random_trace(9, 5_000, 2_000, 0.3),
     );
     assert!(t.scheme().name().contains("CFLRU"), "{}", t.scheme().name());
+}
+
+/// Every decision of a DRAM policy: per request, whether it hit, and the
+/// victim its miss evicted.
+struct Decide<'a, S> {
+    store: S,
+    trace: &'a [(u32, bool)],
+}
+
+impl<S: flashlayer::store::PageStore> flashlayer::policy::WithPolicy for Decide<'_, S> {
+    type Out = Vec<(bool, Option<DenseId>)>;
+    fn visit<P: Policy>(self, policy: P) -> Result<Self::Out> {
+        use flashlayer::drive::{DenseNumbers, Driver, NoFrames};
+        let mut d = Driver::new(policy, self.store)?;
+        let mut frames = NoFrames::new(DenseNumbers);
+        let mut out = Vec::with_capacity(self.trace.len());
+        for &(p, w) in self.trace {
+            let op = if w { Op::Write } else { Op::Read };
+            d.count(op);
+            let hit = d.access(p, op, || u64::from(p));
+            let victim = if hit {
+                None
+            } else {
+                d.miss(p, op, &mut frames, |_| true)?
+            };
+            out.push((hit, victim));
+        }
+        Ok(out)
+    }
+}
+
+/// The online policies, each with its defaults, and the clustering ones
+/// clustering (write-backs reach the tier as batches).
+fn online_policies() -> Vec<flashlayer::policy::PolicySpec> {
+    use flashlayer::policy::{PolicySpec, POLICIES};
+    POLICIES
+        .iter()
+        .map(|p| PolicySpec::parse(p.name).unwrap())
+        .filter(|p| !p.is_offline())
+        .chain(
+            ["cfdc:cluster=4", "fdbuffer:cluster=4"]
+                .iter()
+                .map(|s| PolicySpec::parse(s).unwrap()),
+        )
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The SSD level does not change what DRAM sees: over TAC, FaCE and
+    /// lazy cleaning (inclusive: every DRAM miss loads the page) and over
+    /// HyPro when it never sinks a page, every policy hits and evicts
+    /// exactly as over a cost store priced as the disk, clustering
+    /// included. (HyPro with sinking serves some misses on the SSD and
+    /// elevates dirty pages, Algorithm 1 lines 5–9: DRAM then sees another
+    /// trace by design.)
+    #[test]
+    fn a_dram_policy_decides_on_a_tier_as_over_a_cost_store(
+        raw in proptest::collection::vec((0u32..30, proptest::bool::ANY), 1..300),
+        dram in 1usize..8,
+        ssd in 1usize..10,
+    ) {
+        use flashlayer::policy::with_online_policy;
+        use flashlayer::store::CostStore;
+        let (s, h) = devices();
+        for policy in online_policies() {
+            let alone = with_online_policy(&policy, dram, 30, Decide {
+                store: CostStore::new(h.clone()),
+                trace: &raw,
+            }).unwrap();
+            for spec in ["tac", "face:group=1", "lc", "lc:dirty=0", "hypro:p_sink=0,p_elevate=0"] {
+                let store = SsdTier::new(scheme(spec, ssd, 30), Counting::default(), &s, &h)
+                    .numbered(0..30);
+                let tiered = with_online_policy(&policy, dram, 30, Decide { store, trace: &raw })
+                    .unwrap();
+                prop_assert_eq!(&tiered, &alone, "{} over {}", policy, spec);
+            }
+        }
+    }
 }

@@ -282,6 +282,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if n >= NIL as usize {
             return Err(Error::invalid("too many frames"));
         }
+        if store.serves_in_place() {
+            return Err(Error::invalid(
+                "a buffer pool keeps every page it serves in a frame, and this store may serve a \
+                 request in place (HyPro's SSD level); use it in a trace simulation",
+            ));
+        }
         let mut frames = Vec::new();
         frames
             .try_reserve_exact(n)

@@ -16,7 +16,7 @@
 
 use crate::error::{Error, Result};
 use crate::policy::{Neighbours, Policy};
-use crate::store::PageStore;
+use crate::store::{Loaded, PageStore};
 use crate::trace::Flt;
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
@@ -174,6 +174,14 @@ impl<N: PageNumbers> NoFrames<N> {
     }
 }
 
+impl<N> NoFrames<N> {
+    /// The page numbers, to extend (a caller that names pages as it meets
+    /// them).
+    pub fn numbers_mut(&mut self) -> &mut N {
+        &mut self.numbers
+    }
+}
+
 impl<N: PageNumbers> Frames for NoFrames<N> {
     #[inline]
     fn number(&self, page: DenseId) -> PageId {
@@ -241,7 +249,12 @@ pub struct Driver<P: Policy, S: PageStore> {
     cluster: Vec<DenseId>,
     batch: Vec<(PageId, DenseId)>,
     moved: Vec<PageId>,
-    /// The store places pages by their accesses ([`PageStore::wants_accesses`]).
+    /// The store hears of every request ([`crate::store::Listens::accesses`]).
+    accesses: bool,
+    /// ... and whether it is for the policy's next victim.
+    next_victim: bool,
+    /// The store hears of evictions and admissions
+    /// ([`crate::store::Listens::evictions`]).
     placing: bool,
     /// Pages `0..taught` were offered to the policy's
     /// [`Policy::learn_number`] already ([`Driver::learn_numbers`]): a miss
@@ -261,12 +274,15 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 policy.name()
             )));
         }
+        let listens = store.listens();
         Ok(Driver {
             m: Metrics::default(),
             cluster: Vec::new(),
             batch: Vec::new(),
             moved: Vec::new(),
-            placing: store.wants_accesses(),
+            accesses: listens.accesses,
+            next_victim: listens.next_victim,
+            placing: listens.evictions,
             taught: 0,
             policy,
             store,
@@ -298,14 +314,16 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     }
 
     /// Step 1: announces a request to the policy; `true` on a hit. A store
-    /// that places pages by their accesses hears of it too, with the page's
-    /// number (asked of `number` only then).
+    /// that listens for accesses hears of it too, with the page's number
+    /// (asked of `number` only then) and, if it asks, whether the page is
+    /// the policy's next victim (asked before the policy hears the request).
     #[inline]
     pub fn access(&mut self, page: DenseId, op: Op, number: impl FnOnce() -> PageId) -> bool {
+        let at_victim = self.next_victim && self.policy.victim_ahead(0) == Some(page);
         let hit = self.policy.access(page, op);
         self.m.hits += u64::from(hit);
-        if self.placing {
-            self.store.accessed(number(), op);
+        if self.accesses {
+            self.store.accessed(number(), op, at_victim);
         }
         hit
     }
@@ -316,9 +334,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.policy.prefetch(page);
     }
 
-    /// Whether the store places pages, and so hears of every request
-    /// ([`PageStore::wants_accesses`]): callers that know requests ahead
-    /// then also hint the store.
+    /// Whether the store hears of evictions
+    /// ([`crate::store::Listens::evictions`]), keeping per-page state that
+    /// callers who know requests ahead hint it to load.
     #[inline]
     pub fn placing(&self) -> bool {
         self.placing
@@ -342,10 +360,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
     }
 
-    /// Steps 2–4 for a miss that [`Driver::access`] announced: reads the page
-    /// into [`Frames::incoming`], evicts if the buffer is full (writing a
-    /// dirty victim back with the pages the policy clusters with it), and
-    /// admits the page. Returns the victim, whose frame the caller reuses.
+    /// Steps 2–4 for a miss that [`Driver::access`] announced: loads the
+    /// page into [`Frames::incoming`] ([`PageStore::load`]), evicts if the
+    /// buffer is full (writing a dirty victim back with the pages the policy
+    /// clusters with it), and admits the page. Returns the victim, whose
+    /// frame the caller reuses. A request the store served itself
+    /// ([`Loaded::Served`]) is a miss that admits nothing and evicts nothing.
     ///
     /// A failed read changes nothing; a failed write-back reinstates the
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
@@ -359,10 +379,17 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         mut evictable: impl FnMut(DenseId) -> bool,
     ) -> Result<Option<DenseId>> {
         let number = self.number(frames, page);
-        self.store.read(number, frames.incoming())?;
+        let loaded = self.store.load(number, op, frames.incoming())?;
         self.m.physical_reads += 1;
         let cost = self.store.cost_of(number);
         self.observe(IoKind::Read, cost.read);
+        let dirty = match loaded {
+            Loaded::Page { dirty } => dirty,
+            Loaded::Served => {
+                self.m.misses += 1;
+                return Ok(None);
+            }
+        };
         let mut victim = None;
         if self.policy.len() >= self.policy.capacity() {
             let v = self.policy.evict(&mut evictable).ok_or_else(|| {
@@ -397,7 +424,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if page >= self.taught {
             self.teach(frames, page);
         }
-        self.policy.insert(page, op, cost);
+        if self.placing {
+            self.store.admitted(number, op)?;
+        }
+        self.policy
+            .insert(page, if dirty { Op::Write } else { op }, cost);
         if self.placing {
             self.reprice_moved(frames);
         }
@@ -592,6 +623,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     pub fn sample(&mut self) {
         let mut state = Vec::new();
         self.policy.state(&mut state);
+        self.store.state(&mut state);
         self.m.series.push(SeriesPoint {
             requests: self.m.requests,
             hits: self.m.hits,

@@ -64,7 +64,7 @@ pub use placement::{other, Costs, Counters, Placement, PLACEMENTS};
 
 use crate::error::{Error, Result};
 use crate::store::index::PageIndex;
-use crate::store::{DeviceStats, IoStats, PageStore};
+use crate::store::{DeviceStats, IoStats, Listens, PageStore};
 use crate::types::{DeviceId, Op, PageCost, PageId};
 use journal::Journal;
 use rustc_hash::FxHashMap;
@@ -900,12 +900,16 @@ impl<F: PageStore, M: PageStore> PageStore for HybridStore<F, M> {
         }
     }
 
-    fn wants_accesses(&self) -> bool {
-        true
+    fn listens(&self) -> Listens {
+        Listens {
+            accesses: true,
+            next_victim: false,
+            evictions: true,
+        }
     }
 
     #[inline]
-    fn accessed(&mut self, page: PageId, op: Op) {
+    fn accessed(&mut self, page: PageId, op: Op, _at_victim: bool) {
         // Only optimistic and hybrid count logical operations: spare the
         // others the lookup on every request.
         if !matches!(self.placement, Placement::Optimistic | Placement::Hybrid) {

@@ -75,6 +75,12 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
         self.d.store()
     }
 
+    /// The store, to change (administration between requests, such as a
+    /// test's view of the bytes; pages move through the protocol only).
+    pub fn store_mut(&mut self) -> &mut S {
+        self.d.store_mut()
+    }
+
     /// Metrics so far.
     pub fn metrics(&self) -> Metrics {
         self.d.metrics()

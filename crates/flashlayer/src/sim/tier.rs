@@ -1,15 +1,16 @@
 //! Trace replays through a DRAM / SSD / disk hierarchy
-//! ([`crate::tier::Tier`]): the DRAM level runs any online policy by name,
+//! ([`crate::tier::SsdTier`] under the simulator): the DRAM level runs any
+//! online policy by name through the one calling protocol,
 //! the SSD level is the scheme's (HyPro, TAC, FaCE, lazy cleaning), and
 //! each device's operations are counted and priced.
 
-use super::{capacity, WithPolicy, CHUNK, PREFETCH_DISTANCE};
+use super::{capacity, Simulator, WithPolicy};
 use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::policy::{with_online_policy, Policy, PolicySpec};
-use crate::tier::{AnyScheme, Counting, IoCounts, Scheme, SchemeSpec, Tier, TierStats};
+use crate::tier::{AnyScheme, Counting, Io, IoCounts, Scheme, SchemeSpec, SsdTier, TierStats};
 use crate::trace::Flt;
-use crate::types::{unpack, PageCost};
+use crate::types::DenseId;
 
 /// Options of a [`run_tier`].
 #[derive(Clone, Debug)]
@@ -119,58 +120,38 @@ impl WithPolicy for Replay<'_, '_> {
             progress,
         } = self;
         let dram_policy = policy.name();
-        let cost = PageCost::new(opts.hdd.read, opts.hdd.write);
-        let mut tier = Tier::new(policy, scheme, Counting::default(), cost);
-        let mut series = Vec::new();
-        let every = opts.series_every;
-        let mut done = 0u64;
-        let mut state = Vec::new();
-        for chunk in trace.request_bytes().chunks(4 * CHUNK) {
-            let words = chunk.len() / 4;
-            let word = |i: usize| {
-                let b = &chunk[4 * i..4 * i + 4];
-                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-            };
-            for i in 0..words {
-                if i + PREFETCH_DISTANCE < words {
-                    tier.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
-                }
-                let (page, op) = unpack(word(i));
-                tier.request(page, op)?;
-                if every > 0 && (done + i as u64 + 1) % every == 0 {
-                    state.clear();
-                    tier.scheme().state(&mut state);
-                    let (s, h) = tier.io().0.time(&opts.ssd, &opts.hdd);
-                    series.push(TierPoint {
-                        requests: done + i as u64 + 1,
-                        io_time: s + h,
-                        state: state.clone(),
-                    });
-                }
-            }
-            done += words as u64;
-            progress(done)?;
-        }
-        let stats = tier.stats();
-        let (dram, scheme, io) = tier.into_parts();
-        let stats_io = io.0;
-        let (ssd_time, hdd_time) = stats_io.time(&opts.ssd, &opts.hdd);
-        let (sink_costs, probabilities) = match &scheme {
+        let store = SsdTier::new(scheme, Counting::default(), &opts.ssd, &opts.hdd)
+            .numbered((0..trace.pages() as DenseId).map(|d| trace.original(d)));
+        let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
+        sim.run_flt(trace, progress)?;
+        let m = sim.metrics();
+        let (_, tier) = sim.into_parts();
+        let (ssd_time, hdd_time) = tier.times();
+        let scheme = tier.scheme();
+        let (sink_costs, probabilities) = match scheme {
             AnyScheme::Hypro(h) => (Some(h.sink_costs()), Some(h.probabilities())),
             _ => (None, None),
         };
         Ok(TierRun {
             scheme: scheme.name(),
             dram_policy,
-            stats,
-            io: stats_io,
+            stats: TierStats::of(&m, tier.counts()),
+            io: tier.io().counts(),
             ssd_time,
             hdd_time,
             ssd_pages_used: scheme.ssd_pages(),
-            dram_dirty_at_end: dram.dirty_count() as u64,
+            dram_dirty_at_end: m.dirty_at_end,
             sink_costs,
             probabilities,
-            series,
+            series: m
+                .series
+                .into_iter()
+                .map(|p| TierPoint {
+                    requests: p.requests,
+                    io_time: p.virtual_time,
+                    state: p.state,
+                })
+                .collect(),
         })
     }
 }

@@ -85,6 +85,37 @@ pub struct DeviceStats {
     pub pages: Option<u64>,
 }
 
+/// What a store asks its caller to tell it ([`PageStore::listens`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Listens {
+    /// Every logical request ([`PageStore::accessed`]).
+    pub accesses: bool,
+    /// With each request, whether it is for the page the policy would
+    /// evict next (HyPro's tuning counts these; `accessed`'s `at_victim`).
+    pub next_victim: bool,
+    /// Every page leaving the buffer ([`PageStore::evicting`]), every missing
+    /// page admitted ([`PageStore::admitted`]), and the pages the store
+    /// moved on its own ([`PageStore::take_moved`]): a store that places
+    /// pages (the hybrid store) or keeps a cache below the buffer (the SSD
+    /// tier).
+    pub evictions: bool,
+}
+
+/// How a missing page came to the buffer ([`PageStore::load`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loaded {
+    /// The page is in the read buffer; `dirty`: it is newer than every copy
+    /// the store keeps (HyPro took a dirty page off its SSD), so it enters
+    /// the buffer dirty.
+    Page {
+        /// Whether the page enters the buffer dirty.
+        dirty: bool,
+    },
+    /// The store served the request itself; the page does not enter the
+    /// buffer.
+    Served,
+}
+
 /// A device that holds pages.
 pub trait PageStore {
     /// Bytes per page, or 0 if the store keeps no data (it then accepts
@@ -133,19 +164,52 @@ pub trait PageStore {
         });
     }
 
-    /// Whether the store decides where pages live from their logical
-    /// accesses and evictions (the hybrid store's placement), so that the
-    /// caller must report them with [`PageStore::accessed`] and
-    /// [`PageStore::evicting`], and collect [`PageStore::take_moved`].
-    /// Default: `false`, and the three calls are never made.
-    fn wants_accesses(&self) -> bool {
-        false
+    /// What the store asks its caller to tell it beyond reads and writes
+    /// ([`Listens`]). Default: nothing, and the calls it names are never
+    /// made.
+    fn listens(&self) -> Listens {
+        Listens::default()
     }
 
     /// A logical request for `page` (a hit or a miss; a miss also reaches
-    /// the store as a `read`), in request order. Default: nothing.
-    fn accessed(&mut self, page: PageId, op: Op) {
+    /// the store as a [`PageStore::load`]), in request order; `at_victim`:
+    /// the page is the one the buffer's policy would evict next (told only
+    /// to a store that listens for it, else `false`). Default: nothing.
+    fn accessed(&mut self, page: PageId, op: Op, at_victim: bool) {
+        let _ = (page, op, at_victim);
+    }
+
+    /// Brings a missing `page` to the buffer for a request `op`: reads it
+    /// into `buf` and says how it came ([`Loaded`]). A store may serve the
+    /// request itself instead ([`Loaded::Served`]: the page does not enter
+    /// the buffer; HyPro answers on its SSD), or say the page enters dirty
+    /// (newer than every copy the store keeps). Default: [`PageStore::read`],
+    /// a clean page.
+    fn load(&mut self, page: PageId, op: Op, buf: &mut [u8]) -> Result<Loaded> {
+        let _ = op;
+        self.read(page, buf)?;
+        Ok(Loaded::Page { dirty: false })
+    }
+
+    /// Whether [`PageStore::load`] may answer [`Loaded::Served`]. A caller
+    /// that needs every missing page in a frame (the buffer pool) refuses
+    /// such a store. Default: `false`.
+    fn serves_in_place(&self) -> bool {
+        false
+    }
+
+    /// The missing `page` that [`PageStore::load`] brought is admitted to
+    /// the buffer, after the buffer made room for it (told to a store that
+    /// listens for evictions). Default: nothing.
+    fn admitted(&mut self, page: PageId, op: Op) -> Result<()> {
         let _ = (page, op);
+        Ok(())
+    }
+
+    /// State variables for the time series (HyPro's probabilities), after
+    /// the policy's. Default: none.
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        let _ = out;
     }
 
     /// `page` leaves the buffer, `dirty` or not; called before its
@@ -357,11 +421,23 @@ impl PageStore for DynStore {
     fn device_stats(&self, out: &mut Vec<DeviceStats>) {
         (**self).device_stats(out);
     }
-    fn wants_accesses(&self) -> bool {
-        (**self).wants_accesses()
+    fn listens(&self) -> Listens {
+        (**self).listens()
     }
-    fn accessed(&mut self, page: PageId, op: Op) {
-        (**self).accessed(page, op);
+    fn accessed(&mut self, page: PageId, op: Op, at_victim: bool) {
+        (**self).accessed(page, op, at_victim);
+    }
+    fn load(&mut self, page: PageId, op: Op, buf: &mut [u8]) -> Result<Loaded> {
+        (**self).load(page, op, buf)
+    }
+    fn serves_in_place(&self) -> bool {
+        (**self).serves_in_place()
+    }
+    fn admitted(&mut self, page: PageId, op: Op) -> Result<()> {
+        (**self).admitted(page, op)
+    }
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        (**self).state(out);
     }
     fn evicting(&mut self, page: PageId, dirty: bool) -> Result<bool> {
         (**self).evicting(page, dirty)

@@ -41,13 +41,15 @@
 //! These syncs and invalidations exist only here: the simulation prices
 //! page reads and writes, not syncs.
 
-use super::{AnyScheme, Counting, Found, Io, IoCounts, Scheme, SchemeSpec, Tier, TierStats};
+use super::{
+    AnyScheme, Counting, Found, Io, IoCounts, Scheme, SchemeKind, SchemeSpec, SsdTier, TierStats,
+};
 use crate::device::DeviceModel;
+use crate::drive::{Driver, NoFrames};
 use crate::error::{Error, Result};
 use crate::policy::{Lru, Policy};
-use crate::store::index::PageIndex;
 use crate::store::{Disk, PageStore, SECTOR};
-use crate::types::{DenseId, Op, PageCost, PageId};
+use crate::types::{DenseId, Op, PageId};
 use rustc_hash::FxHashMap;
 
 /// Bytes of a slot's header.
@@ -273,17 +275,31 @@ impl<D: Disk, H: PageStore> Io for DataIo<D, H> {
             *f = None;
         }
     }
+    fn named(&mut self, page: DenseId, number: PageId) {
+        debug_assert_eq!(page as usize, self.numbers.len());
+        self.numbers.push(number);
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.ssd.sync()?;
+        self.unsynced = false;
+        self.hdd.flush()
+    }
+    fn counts(&self) -> IoCounts {
+        self.counts.0
+    }
 }
 
 /// DRAM (LRU) over an SSD cache managed by FaCE or lazy cleaning over a
 /// disk, with bytes: the store a database would use. See the module docs.
+/// DRAM is driven through the one calling protocol ([`Driver`]) over an
+/// [`SsdTier`] whose [`Io`] moves the bytes.
 ///
 /// After an error (a power cut, a failed device) the store refuses further
 /// work: reopen it from its devices with [`TieredStore::open`].
 #[derive(Debug)]
 pub struct TieredStore<D: Disk, H: PageStore> {
-    tier: Tier<Lru, AnyScheme, DataIo<D, H>>,
-    dense: PageIndex,
+    d: Driver<Lru, SsdTier<AnyScheme, DataIo<D, H>>>,
+    frames: NoFrames<Vec<PageId>>,
     failed: bool,
 }
 
@@ -302,7 +318,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         ssd_model: &DeviceModel,
         hdd_model: &DeviceModel,
     ) -> Result<Self> {
-        if !matches!(scheme.name(), "face" | "lc") {
+        if !matches!(scheme.kind, SchemeKind::Face { .. } | SchemeKind::Lc { .. }) {
             return Err(Error::invalid(format!(
                 "a tiered store on real devices runs face or lc (the schemes whose dirty pages live on \
                  the SSD, rebuilt from it after a crash); '{}' is simulation only",
@@ -314,7 +330,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         }
         let page_size = hdd.page_size();
         let slot_bytes = (SLOT_HEADER + page_size).div_ceil(SECTOR) * SECTOR;
-        let mut built = scheme.build(ssd_pages, 0, |_| 0, ssd_model, hdd_model)?;
+        let built = scheme.build(ssd_pages, 0, |_| 0, ssd_model, hdd_model)?;
         let mut io = DataIo {
             ssd,
             hdd,
@@ -328,7 +344,6 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
             unsynced: false,
             counts: Counting::default(),
         };
-        let mut dense = PageIndex::new();
         let slots = io.ssd.len()? / slot_bytes as u64;
         // page number -> (seq, slot, dirty) of its newest valid version
         let mut newest: FxHashMap<PageId, (u64, u32, bool)> = FxHashMap::default();
@@ -346,41 +361,42 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
             .map(|(p, (q, s, d))| (q, p, s, d))
             .collect();
         found.sort_unstable();
+        // FaCE's log has a slot a page; lazy cleaning's level one spare more.
+        let physical = ssd_pages + usize::from(matches!(scheme.kind, SchemeKind::Lc { .. }));
+        if let Some(&(_, _, slot, _)) = found.iter().find(|f| f.2 as usize >= physical) {
+            return Err(Error::invalid(format!(
+                "the SSD holds a page in slot {slot}, beyond an SSD cache of {ssd_pages} pages: open it \
+                 with the size it was written with"
+            )));
+        }
+        let mut tier = SsdTier::new(built, io, ssd_model, hdd_model);
+        let mut numbers = Vec::with_capacity(found.len());
         let found: Vec<Found> = found
             .into_iter()
             .map(|(_, number, slot, dirty)| {
-                let page = io.numbers.len() as DenseId;
-                io.numbers.push(number);
-                dense.insert(number, page);
-                Found { page, slot, dirty }
+                numbers.push(number);
+                Found {
+                    page: tier.dense(number),
+                    slot,
+                    dirty,
+                }
             })
             .collect();
-        // FaCE's log has a slot a page; lazy cleaning's level one spare more.
-        let physical = ssd_pages + usize::from(scheme.name() == "lc");
-        if let Some(f) = found.iter().find(|f| f.slot as usize >= physical) {
-            return Err(Error::invalid(format!(
-                "the SSD holds a page in slot {}, beyond an SSD cache of {ssd_pages} pages: open it with \
-                 the size it was written with",
-                f.slot
-            )));
-        }
-        built.restore(&found)?;
-        let cost = PageCost::new(hdd_model.read, hdd_model.write);
+        tier.scheme_mut().restore(&found)?;
         Ok(TieredStore {
-            tier: Tier::new(Lru::new(dram_pages), built, io, cost),
-            dense,
+            d: Driver::new(Lru::new(dram_pages), tier)?,
+            frames: NoFrames::new(numbers),
             failed: false,
         })
     }
 
+    /// The dense id of `page`, named if new.
     fn dense(&mut self, page: PageId) -> DenseId {
-        if let Some(d) = self.dense.get(page) {
-            return d;
+        let d = self.d.store_mut().dense(page);
+        let numbers = self.frames.numbers_mut();
+        if d as usize == numbers.len() {
+            numbers.push(page);
         }
-        let io = self.tier.io_mut();
-        io.numbers.push(page);
-        let d = (io.numbers.len() - 1) as DenseId;
-        self.dense.insert(page, d);
         d
     }
 
@@ -400,9 +416,18 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         r
     }
 
+    /// One request through the protocol.
+    fn request(&mut self, d: DenseId, page: PageId, op: Op) -> Result<()> {
+        self.d.count(op);
+        if !self.d.access(d, op, || page) {
+            self.d.miss(d, op, &mut self.frames, |_| true)?;
+        }
+        Ok(())
+    }
+
     /// Page size in bytes.
     pub fn page_size(&self) -> usize {
-        self.tier.io().page_size
+        self.d.store().io().page_size
     }
 
     /// Reads `page` into `out` (a page never written reads as zeros).
@@ -410,10 +435,10 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         crate::store::check_len(self.page_size(), out.len())?;
         self.guarded(|s| {
             let d = s.dense(page);
-            s.tier.request(d, Op::Read)?;
-            let io = s.tier.io();
+            s.request(d, page, Op::Read)?;
+            let io = s.d.store().io();
             match io.frames.get(d as usize).and_then(|f| f.as_deref()) {
-                Some(f) if s.tier.dram().contains(d) => out.copy_from_slice(f),
+                Some(f) if s.d.policy().contains(d) => out.copy_from_slice(f),
                 _ => out.copy_from_slice(&io.request),
             }
             Ok(())
@@ -425,10 +450,10 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         crate::store::check_len(self.page_size(), data.len())?;
         self.guarded(|s| {
             let d = s.dense(page);
-            s.tier.io_mut().request.copy_from_slice(data);
-            s.tier.request(d, Op::Write)?;
-            if s.tier.dram().contains(d) {
-                s.tier.io_mut().put_frame(d, data);
+            s.d.store_mut().io_mut().request.copy_from_slice(data);
+            s.request(d, page, Op::Write)?;
+            if s.d.policy().contains(d) {
+                s.d.store_mut().io_mut().put_frame(d, data);
             }
             Ok(())
         })
@@ -438,33 +463,32 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
     /// eviction would send them, then the SSD and the disk are synced.
     pub fn flush(&mut self) -> Result<()> {
         self.guarded(|s| {
-            let n = s.tier.io().numbers.len() as DenseId;
-            s.tier.write_back_dirty(0..n)?;
-            let io = s.tier.io_mut();
-            io.ssd.sync()?;
-            io.unsynced = false;
-            io.hdd.flush()
+            let n = s.frames.numbers_mut().len() as DenseId;
+            let dirty: Vec<DenseId> = (0..n).filter(|&d| s.d.policy().is_dirty(d)).collect();
+            s.d.write_dirty(&dirty, &mut s.frames)?;
+            s.d.flush_store(&s.frames)
         })
     }
 
     /// Requests per level and page movements so far.
     pub fn stats(&self) -> TierStats {
-        self.tier.stats()
+        TierStats::of(&self.d.metrics(), self.d.store().counts())
     }
 
     /// Each device's operations so far.
     pub fn io_counts(&self) -> IoCounts {
-        self.tier.io().counts.0
+        self.d.store().io().counts.0
     }
 
     /// Pages on the SSD, and dirty ones among them.
     pub fn ssd_pages(&self) -> (u64, u64) {
-        self.tier.scheme().ssd_pages()
+        self.d.store().scheme().ssd_pages()
     }
 
     /// The devices back.
     pub fn into_devices(self) -> (D, H) {
-        let (_, _, io) = self.tier.into_parts();
+        let (_, tier) = self.d.into_parts();
+        let io = tier.into_io();
         (io.ssd, io.hdd)
     }
 }

@@ -363,6 +363,12 @@ impl Scheme for Hypro {
         true
     }
 
+    /// Unless `p_elevate` is fixed at 1, a DRAM miss on an SSD page may be
+    /// served on the SSD (Algorithm 1, line 9).
+    fn serves_on_ssd(&self) -> bool {
+        self.auto_elevate || self.p_elevate < 1.0
+    }
+
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.ssd.prefetch(page);

@@ -54,6 +54,7 @@ mod hypro;
 mod lc;
 mod level;
 mod spec;
+mod store;
 mod tac;
 
 pub use data::{TieredStore, SLOT_HEADER};
@@ -62,12 +63,12 @@ pub use hypro::{Hypro, Prob, DEFAULT_P_ELEVATE, DEFAULT_P_SINK, DEFAULT_WINDOW};
 pub use lc::Lc;
 pub use level::PolicyLevel;
 pub use spec::{AnyScheme, SchemeKind, SchemeSpec, SCHEMES};
+pub use store::{LevelCounts, SsdTier};
 pub use tac::Tac;
 
 use crate::device::DeviceModel;
 use crate::error::Result;
-use crate::policy::Policy;
-use crate::types::{DenseId, Op, PageCost};
+use crate::types::{DenseId, Op};
 
 /// No slot, no page.
 pub(crate) const NIL: u32 = u32::MAX;
@@ -117,6 +118,18 @@ pub trait Io {
     fn dram_dropped(&mut self, page: DenseId) {
         let _ = page;
     }
+    /// Dense id `page` names page `number` (told once, when the store first
+    /// meets the page). Default: nothing (simulation names no bytes).
+    fn named(&mut self, page: DenseId, number: crate::types::PageId) {
+        let _ = (page, number);
+    }
+    /// Makes everything written so far durable on both devices. Default:
+    /// nothing (simulation).
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Each device's operations so far.
+    fn counts(&self) -> IoCounts;
 }
 
 /// Each device's operations, as [`Counting`] counts them.
@@ -154,6 +167,9 @@ impl IoCounts {
 pub struct Counting(pub IoCounts);
 
 impl Io for Counting {
+    fn counts(&self) -> IoCounts {
+        self.0
+    }
     #[inline]
     fn hdd_read(&mut self, _: DenseId) -> Result<()> {
         self.0.hdd_reads += 1;
@@ -260,6 +276,11 @@ pub trait Scheme {
     fn watches_dram(&self) -> bool {
         false
     }
+    /// Whether [`Scheme::ssd_hit`] may answer [`Serve::OnSsd`]. Default:
+    /// `false`.
+    fn serves_on_ssd(&self) -> bool {
+        false
+    }
     /// A hint that `page` will reach the scheme soon (a coming request, or
     /// DRAM's coming victim): start loading its per-page state. Must not
     /// change anything. Default: nothing.
@@ -313,7 +334,8 @@ pub(crate) fn load_keeping_copy(
     Ok(Serve::Load { dirty: false })
 }
 
-/// What a [`Tier`] counted.
+/// What a DRAM buffer over an [`SsdTier`] counted: the driver's requests
+/// and hits with the tier's levels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TierStats {
     /// Requests served.
@@ -334,158 +356,19 @@ pub struct TierStats {
     pub dirty_evictions: u64,
 }
 
-/// The hierarchy: a DRAM [`Policy`] `P` over the SSD level of scheme `S`
-/// over a disk, moving pages through `I`.
-pub struct Tier<P: Policy, S: Scheme, I: Io = Counting> {
-    dram: P,
-    scheme: S,
-    io: I,
-    stats: TierStats,
-    cost: PageCost,
-}
-
-impl<P: Policy, S: Scheme, I: Io> std::fmt::Debug for Tier<P, S, I> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tier")
-            .field("dram", &self.dram.name())
-            .field("scheme", &self.scheme.name())
-            .field("stats", &self.stats)
-            .finish()
-    }
-}
-
-impl<P: Policy, S: Scheme, I: Io> Tier<P, S, I> {
-    /// A hierarchy with DRAM managed by `dram` (its capacity is DRAM's
-    /// size), the SSD by `scheme`, the I/O done by `io`. A cost-aware DRAM
-    /// policy prices every page at `cost` (the disk's read and write: what
-    /// a miss and a write-back cost where no SSD helps).
-    pub fn new(dram: P, scheme: S, io: I, cost: PageCost) -> Self {
-        Tier {
-            dram,
-            scheme,
-            io,
-            stats: TierStats::default(),
-            cost,
+impl TierStats {
+    /// The counts of a run: `m` the DRAM buffer's metrics, `c` the tier's.
+    pub fn of(m: &crate::types::Metrics, c: LevelCounts) -> Self {
+        TierStats {
+            requests: m.requests,
+            writes: m.writes,
+            dram_hits: m.hits,
+            ssd_hits: c.ssd_hits,
+            hdd_misses: c.hdd_misses,
+            elevations: c.elevations,
+            sinks: c.sinks,
+            dirty_evictions: m.dirty_evictions,
         }
-    }
-
-    /// Serves one request.
-    #[inline]
-    pub fn request(&mut self, page: DenseId, op: Op) -> Result<()> {
-        self.stats.requests += 1;
-        self.stats.writes += u64::from(op == Op::Write);
-        if self.scheme.watches_dram() {
-            let at_victim = self.dram.victim_ahead(0) == Some(page);
-            self.scheme.dram_request(at_victim, op);
-        }
-        if self.dram.access(page, op) {
-            self.stats.dram_hits += 1;
-            return Ok(());
-        }
-        let dirty = if self.scheme.on_ssd(page) {
-            self.stats.ssd_hits += 1;
-            match self.scheme.ssd_hit(page, op, &mut self.io)? {
-                Serve::OnSsd => return Ok(()),
-                Serve::Load { dirty } => {
-                    self.stats.elevations += 1;
-                    self.make_room(Reason::Elevation)?;
-                    dirty
-                }
-            }
-        } else {
-            self.stats.hdd_misses += 1;
-            self.make_room(Reason::Miss)?;
-            if op == Op::Read {
-                self.io.hdd_read(page)?;
-            }
-            self.scheme.hdd_loaded(page, op, &mut self.io)?;
-            false
-        };
-        let op = if dirty { Op::Write } else { op };
-        self.dram.insert(page, op, self.cost);
-        Ok(())
-    }
-
-    fn make_room(&mut self, why: Reason) -> Result<()> {
-        if self.dram.len() < self.dram.capacity() {
-            return Ok(());
-        }
-        let victim = self
-            .dram
-            .evict(|_| true)
-            .expect("a full DRAM level has a victim");
-        self.stats.dirty_evictions += u64::from(victim.dirty);
-        let sunk = self
-            .scheme
-            .dram_evicted(victim.page, victim.dirty, why, &mut self.io)?;
-        self.stats.sinks += u64::from(sunk);
-        self.io.dram_dropped(victim.page);
-        Ok(())
-    }
-
-    /// Writes every dirty DRAM page down as its eviction would (the scheme
-    /// decides where) and keeps it in DRAM, clean. With a data backend the
-    /// caller then syncs the devices.
-    pub fn write_back_dirty(&mut self, pages: impl IntoIterator<Item = DenseId>) -> Result<()> {
-        for page in pages {
-            if self.dram.is_dirty(page) {
-                self.scheme
-                    .dram_evicted(page, true, Reason::Flush, &mut self.io)?;
-                self.dram.mark_clean(page, self.cost);
-            }
-        }
-        Ok(())
-    }
-
-    /// The DRAM level's policy, for a caller restoring state.
-    pub fn dram_mut(&mut self) -> &mut P {
-        &mut self.dram
-    }
-
-    /// The scheme, for a caller restoring its SSD level after a crash.
-    pub fn scheme_mut(&mut self) -> &mut S {
-        &mut self.scheme
-    }
-
-    /// Hints that `page` is requested soon: DRAM's policy and the scheme
-    /// load their state for it, and for DRAM's next victims.
-    #[inline]
-    pub fn prefetch(&self, page: DenseId) {
-        self.dram.prefetch(page);
-        self.scheme.prefetch(page);
-        if let Some(v) = self.dram.victim_ahead(1) {
-            self.scheme.prefetch(v);
-        }
-    }
-
-    /// The counts so far.
-    pub fn stats(&self) -> TierStats {
-        self.stats
-    }
-
-    /// The DRAM level's policy.
-    pub fn dram(&self) -> &P {
-        &self.dram
-    }
-
-    /// The scheme (and its SSD level).
-    pub fn scheme(&self) -> &S {
-        &self.scheme
-    }
-
-    /// The I/O backend.
-    pub fn io(&self) -> &I {
-        &self.io
-    }
-
-    /// The I/O backend, for a caller that moves bytes.
-    pub fn io_mut(&mut self) -> &mut I {
-        &mut self.io
-    }
-
-    /// Pulls out the parts.
-    pub fn into_parts(self) -> (P, S, I) {
-        (self.dram, self.scheme, self.io)
     }
 }
 

@@ -413,6 +413,9 @@ impl Scheme for AnyScheme {
     fn watches_dram(&self) -> bool {
         with_scheme!(self, s => s.watches_dram())
     }
+    fn serves_on_ssd(&self) -> bool {
+        with_scheme!(self, s => s.serves_on_ssd())
+    }
     #[inline]
     fn prefetch(&self, page: DenseId) {
         with_scheme!(self, s => s.prefetch(page))
