@@ -5,12 +5,11 @@
 //! script can arm a power cut on the chip and watch a store's operation
 //! fail with `PowerCut`, then recover a new store from the same chip.
 
-use crate::{driver, err, metrics_dict, replay_args, timed, with_progress, Params, Trace};
+use crate::{driver, err, with_progress, Params};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStats, FlashStore as Store, FlashStoreBuilder, Method};
 use flashlayer::nand::{Chip, ChipBuilder, ChipStats};
-use flashlayer::sim::{self, FlashRunOptions};
 use flashlayer::store::PageStore;
 use pyo3::create_exception;
 use pyo3::exceptions::PyOSError;
@@ -51,7 +50,7 @@ fn shaped(
 }
 
 /// The chip's counters, into `d`.
-fn put_chip_stats(d: &Bound<'_, PyDict>, s: &ChipStats) -> PyResult<()> {
+pub(crate) fn put_chip_stats(d: &Bound<'_, PyDict>, s: &ChipStats) -> PyResult<()> {
     d.set_item("reads", s.reads)?;
     d.set_item("spare_reads", s.spare_reads)?;
     d.set_item("programs", s.programs)?;
@@ -62,7 +61,7 @@ fn put_chip_stats(d: &Bound<'_, PyDict>, s: &ChipStats) -> PyResult<()> {
 }
 
 /// The method's counters, into `d`.
-fn put_flash_stats(d: &Bound<'_, PyDict>, f: &FlashStats) -> PyResult<()> {
+pub(crate) fn put_flash_stats(d: &Bound<'_, PyDict>, f: &FlashStats) -> PyResult<()> {
     d.set_item("page_reads", f.page_reads)?;
     d.set_item("page_writes", f.page_writes)?;
     d.set_item("flushes", f.flushes)?;
@@ -512,51 +511,6 @@ pub fn chip_bench(py: Python<'_>, blocks: u32, rounds: u32) -> PyResult<(u64, f6
         .map_err(err)
 }
 
-/// Replays `trace` through a buffer pool over a flash store (`sim::run_on_flash`):
-/// the row of `sim --json`, its `virtual_time` the chip's time in µs, and
-/// `flash` the chip's and the method's counters.
-#[pyfunction]
-#[pyo3(signature = (trace, policy, buffer_pages, method, obsolete_in_memory=false, series_every=0, progress=None))]
-#[expect(clippy::too_many_arguments)]
-pub fn run_on_flash<'py>(
-    py: Python<'py>,
-    trace: &Trace,
-    policy: &str,
-    buffer_pages: i64,
-    method: &str,
-    obsolete_in_memory: bool,
-    series_every: u64,
-    progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, Some("pdl10-mlc-nand"))?;
-    let opts = FlashRunOptions {
-        buffer_pages,
-        method: Method::parse(method).map_err(err)?,
-        obsolete_in_memory,
-        series_every,
-    };
-    let (r, seconds) = timed(py, progress, |cb| {
-        sim::run_on_flash(&trace.flt, &spec, &opts, cb)
-    })?;
-    let mut m = r.metrics;
-    m.virtual_time = r.chip.time_us;
-    let d = metrics_dict(
-        py,
-        &spec.to_string(),
-        opts.buffer_pages,
-        &device,
-        &m,
-        seconds,
-    )?;
-    d.set_item("store", format!("flash:{}", opts.method))?;
-    let f = PyDict::new(py);
-    f.set_item("method", opts.method.to_string())?;
-    put_chip_stats(&f, &r.chip)?;
-    put_flash_stats(&f, &r.flash)?;
-    d.set_item("flash", f)?;
-    Ok(d)
-}
-
 /// The canonical spelling of a flash method (`pdl:256`, `ipl:18k`); a
 /// `FlashlayerError` for a bad one.
 #[pyfunction]
@@ -566,7 +520,6 @@ pub fn flash_method(spec: &str) -> PyResult<String> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flash_method, m)?)?;
-    m.add_function(wrap_pyfunction!(run_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(chip_bench, m)?)?;
     m.add_function(wrap_pyfunction!(workload_on_flash, m)?)?;
     m.add_function(wrap_pyfunction!(flash_updates, m)?)?;

@@ -2,10 +2,9 @@
 //! hybrid store (`run_hybrid`) and Koltsidas & Viglas' §6 sequences of
 //! query sets on a B+-tree (`hybrid_sequence`).
 
-use crate::{btree_params, err, metrics_dict, replay_args, timed, with_progress, Params, Trace};
+use crate::{btree_params, err, with_progress, Params};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::PolicySpec;
-use flashlayer::sim::{self, HybridRunOptions};
 use flashlayer::store::IoStats;
 use flashlayer::workload::{self, SequenceParams};
 use pyo3::prelude::*;
@@ -17,15 +16,8 @@ const MAGNETIC: &str = "koltsidas08-magnetic";
 fn devices(flash: Option<&str>, magnetic: Option<&str>) -> PyResult<(DeviceModel, DeviceModel)> {
     let f = DeviceModel::parse(flash.unwrap_or(FLASH)).map_err(err)?;
     let m = DeviceModel::parse(magnetic.unwrap_or(MAGNETIC)).map_err(err)?;
-    if f.unit != m.unit {
-        return Err(crate::FlashlayerError::new_err(format!(
-            "the flash device '{}' prices in {} and the magnetic device '{}' in {}: both must use one unit",
-            f.name,
-            f.unit.as_str(),
-            m.name,
-            m.unit.as_str()
-        )));
-    }
+    f.check_same_unit(&m, ("flash disk", "magnetic disk"))
+        .map_err(err)?;
     Ok((f, m))
 }
 
@@ -56,77 +48,6 @@ fn io<'py>(py: Python<'py>, s: &IoStats) -> PyResult<Bound<'py, PyDict>> {
 /// `flash_writes`, `magnetic_reads`, `magnetic_writes`, `migrations`,
 /// `pages_on_flash`, `flash_capacity`, `defer` and, for `optimal`,
 /// `optimum` (the dynamic program's cost).
-#[pyfunction]
-#[pyo3(signature = (trace, policy, buffer_pages, placement, flash=None, magnetic=None, flash_capacity=None, defer=0, series_every=0, progress=None, flush_at_end=false))]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "mirrors the CLI's flags one to one"
-)]
-pub fn run_hybrid<'py>(
-    py: Python<'py>,
-    trace: &Trace,
-    policy: &str,
-    buffer_pages: i64,
-    placement: &str,
-    flash: Option<&str>,
-    magnetic: Option<&str>,
-    flash_capacity: Option<i64>,
-    defer: usize,
-    series_every: u64,
-    progress: Option<Bound<'py, PyAny>>,
-    flush_at_end: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, buffer_pages, _) = replay_args(policy, buffer_pages, None)?;
-    let (flash, magnetic) = devices(flash, magnetic)?;
-    let opts = HybridRunOptions {
-        buffer_pages,
-        flash,
-        magnetic,
-        placement: placement.to_ascii_lowercase(),
-        flash_capacity: capacity(flash_capacity)?,
-        defer,
-        series_every,
-        flush_at_end,
-    };
-    let (r, seconds) = timed(py, progress, |cb| {
-        sim::run_hybrid(&trace.flt, &spec, &opts, cb)
-    })?;
-    let m = &r.metrics;
-    let d = metrics_dict(
-        py,
-        &spec.to_string(),
-        opts.buffer_pages,
-        &opts.flash,
-        m,
-        seconds,
-    )?;
-    d.set_item(
-        "device",
-        format!("{}+{}", opts.flash.name, opts.magnetic.name),
-    )?;
-    d.set_item("flush_at_end", flush_at_end)?;
-    d.set_item("placement", &opts.placement)?;
-    let dev = |i: usize| m.devices.get(i).map(|d| d.io).unwrap_or_default();
-    d.set_item("flash_reads", dev(0).reads)?;
-    d.set_item("flash_writes", dev(0).writes)?;
-    d.set_item("magnetic_reads", dev(1).reads)?;
-    d.set_item("magnetic_writes", dev(1).writes)?;
-    d.set_item("migrations", m.migrations)?;
-    d.set_item("pages_on_flash", r.pages_on_flash)?;
-    d.set_item("flash_capacity", opts.flash_capacity)?;
-    d.set_item("defer", opts.defer)?;
-    d.set_item("optimum", r.optimum)?;
-    Ok(d)
-}
-
-/// Koltsidas & Viglas §6: loads a B+-tree of `records` records on a buffer
-/// pool of `buffer_pages` frames (`policy`, default LRU) over a hybrid
-/// store placing pages by `placement`, then executes `sequence` (indexes
-/// into `sets`, each a dict of `btree` workload parameters), emptying the
-/// pool after each execution. Returns `tree_pages`, `load_time`,
-/// `optimum` and `runs`: per execution `set`, `virtual_time`, `hits`,
-/// `misses`, `flash` and `magnetic` I/O, `migrations`, `pages_on_flash`
-/// and the policy's `state`. `progress(done, total)` counts executions.
 #[pyfunction]
 #[pyo3(signature = (sets, sequence, placement="hybrid", records=1_000_000, buffer_pages=5120, page_size=4096, policy="lru", flash=None, magnetic=None, flash_capacity=None, seed=0, progress=None))]
 #[expect(
@@ -196,7 +117,6 @@ pub fn hybrid_sequence<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run_hybrid, m)?)?;
     m.add_function(wrap_pyfunction!(hybrid_sequence, m)?)?;
     Ok(())
 }

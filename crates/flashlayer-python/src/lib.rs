@@ -7,7 +7,6 @@
 
 use flashlayer::device::{DeviceModel, PRESETS};
 use flashlayer::policy::{PolicySpec, POLICIES};
-use flashlayer::sim::{self, FileRunOptions, RunOptions};
 use flashlayer::trace::{self, Flt, Format, ReadOptions, FORMATS};
 use flashlayer::types::Metrics;
 use flashlayer::workload::{
@@ -25,7 +24,7 @@ mod bound;
 mod curve;
 mod flash;
 mod hybrid;
-mod tier;
+mod replay;
 
 /// Per-page tables on huge pages (`flashlayer::alloc`): replays run 7–17%
 /// faster.
@@ -315,93 +314,6 @@ pub(crate) fn with_progress<T: Send>(
     finish(r, failure)
 }
 
-/// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over a
-/// cost-only store priced by `device` (default `ratio:1:1`). `progress`, if
-/// given, is called with the number of requests served after every million;
-/// an exception it raises (or Ctrl-C) stops the run and propagates.
-/// `flush_at_end` writes the dirty pages left at the end. `seconds` covers
-/// the replay only; `open_seconds` is added by callers that time opening too.
-#[pyfunction]
-#[pyo3(signature = (trace, policy, buffer_pages, device=None, series_every=0, progress=None, flush_at_end=false))]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "mirrors the CLI's flags one to one"
-)]
-fn run<'py>(
-    py: Python<'py>,
-    trace: &Trace,
-    policy: &str,
-    buffer_pages: i64,
-    device: Option<&str>,
-    series_every: u64,
-    progress: Option<Bound<'py, PyAny>>,
-    flush_at_end: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, device)?;
-    let opts = RunOptions {
-        buffer_pages,
-        device,
-        series_every,
-        flush_at_end,
-    };
-    let (m, seconds) = timed(py, progress, |cb| sim::run(&trace.flt, &spec, &opts, cb))?;
-    let d = metrics_dict(
-        py,
-        &spec.to_string(),
-        opts.buffer_pages,
-        &opts.device,
-        &m,
-        seconds,
-    )?;
-    d.set_item("flush_at_end", flush_at_end)?;
-    Ok(d)
-}
-
-/// Replays `trace` through a real buffer pool over a file store at `path`
-/// (created or overwritten page by page): `R` is a read fix, `W` a write fix
-/// that changes the page, and every physical I/O is timed, so `cost=measured`
-/// policies learn this machine's costs. `device` prices the virtual time
-/// (default `ratio:1:1`). Other arguments as in `run`.
-#[pyfunction]
-#[pyo3(signature = (trace, policy, buffer_pages, path, page_size=4096, direct=false, device=None, series_every=0, progress=None))]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one argument per option of the run"
-)]
-fn run_on_file<'py>(
-    py: Python<'py>,
-    trace: &Trace,
-    policy: &str,
-    buffer_pages: i64,
-    path: PathBuf,
-    page_size: usize,
-    direct: bool,
-    device: Option<&str>,
-    series_every: u64,
-    progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (spec, buffer_pages, device) = replay_args(policy, buffer_pages, device)?;
-    let opts = FileRunOptions {
-        buffer_pages,
-        path,
-        page_size,
-        direct,
-        device,
-        series_every,
-    };
-    let (m, seconds) = timed(py, progress, |cb| {
-        sim::run_on_file(&trace.flt, &spec, &opts, cb)
-    })?;
-    metrics_dict(
-        py,
-        &spec.to_string(),
-        opts.buffer_pages,
-        &opts.device,
-        &m,
-        seconds,
-    )
-}
-
 /// Converts a trace; returns the number of requests written.
 #[pyfunction]
 #[pyo3(signature = (input, output, from_format=None, to_format=None, page_size=None))]
@@ -675,41 +587,73 @@ fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Validates one policy spec (`cflru:w=0.25`); returns its canonical form
-/// with every parameter written out.
+/// The canonical form of one spec of `kind` (`policy`, `scheme`, `store`),
+/// every parameter written out; an error naming what is wrong.
 #[pyfunction]
-fn policy_name(name: &str) -> PyResult<String> {
-    Ok(PolicySpec::parse(name).map_err(err)?.to_string())
+fn canonical(kind: &str, text: &str) -> PyResult<String> {
+    Ok(match kind {
+        "policy" => PolicySpec::parse(text).map_err(err)?.to_string(),
+        "scheme" => flashlayer::tier::SchemeSpec::parse(text)
+            .map_err(err)?
+            .to_string(),
+        "store" => flashlayer::sim::StoreSpec::parse(text)
+            .map_err(err)?
+            .to_string(),
+        _ => return spec_table(kind).map(|_| String::new()),
+    })
 }
 
-/// Splits and validates a comma-separated list of policy specs, where a
-/// `key=value` piece continues the spec before it; returns canonical specs.
+/// Splits and validates a comma-separated list of specs of `kind` by the
+/// one continuation rule (a `key=value` piece continues the spec before
+/// it); returns canonical specs.
 #[pyfunction]
-fn policy_list(list: &str) -> PyResult<Vec<String>> {
-    Ok(PolicySpec::parse_list(list)
-        .map_err(err)?
-        .iter()
-        .map(ToString::to_string)
-        .collect())
+fn canonical_list(kind: &str, list: &str) -> PyResult<Vec<String>> {
+    let table = spec_table(kind)?;
+    flashlayer::spec::split_list(table, list, |s| {
+        canonical(kind, s).map_err(|e| flashlayer::Error::invalid(e.to_string()))
+    })
+    .map_err(err)
 }
 
 /// A parameter: (key, default, allowed values, help).
-type ParamRow = (&'static str, &'static str, &'static str, &'static str);
+type ParamRow = (&'static str, &'static str, String, &'static str);
 
-/// `[(name, description, [(key, default, allowed, help)])]` of every policy.
+/// The table of one kind of spec (`policy`, `scheme`, `store`).
+fn spec_table(kind: &str) -> PyResult<&'static flashlayer::spec::Table> {
+    Ok(match kind {
+        "policy" => &POLICIES,
+        "scheme" => &flashlayer::tier::SCHEMES,
+        "store" => &flashlayer::sim::STORES,
+        other => {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "unknown kind of spec '{other}': expected policy, scheme or store"
+            ))))
+        }
+    })
+}
+
+/// `[(name, description, [(key, default, allowed, help)])]` of every spec
+/// of one kind (`policy`, `scheme`, `store`): the engine's table.
 #[pyfunction]
-fn policies() -> Vec<(&'static str, &'static str, Vec<ParamRow>)> {
-    POLICIES
+fn table(kind: &str) -> PyResult<Vec<(&'static str, &'static str, Vec<ParamRow>)>> {
+    Ok(spec_table(kind)?
+        .entries
         .iter()
-        .map(|p| {
-            let params = p
+        .map(|e| {
+            let params = e
                 .params
                 .iter()
-                .map(|q| (q.key, q.default, q.allowed, q.help))
+                .map(|q| (q.key, q.default, q.allowed(), q.help))
                 .collect();
-            (p.name, p.description, params)
+            (e.name, e.description, params)
         })
-        .collect()
+        .collect())
+}
+
+/// `text` with the keys at their defaults left out, for tables people read.
+#[pyfunction]
+fn short_spec(kind: &str, text: &str) -> PyResult<String> {
+    Ok(flashlayer::spec::short(spec_table(kind)?, text))
 }
 
 /// `[(name, description)]` of every trace format.
@@ -741,22 +685,21 @@ fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlayerError", m.py().get_type::<FlashlayerError>())?;
     m.add_class::<Trace>()?;
-    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(concat, m)?)?;
     m.add_function(wrap_pyfunction!(gen_zipf, m)?)?;
     m.add_function(wrap_pyfunction!(gen_workload, m)?)?;
     m.add_function(wrap_pyfunction!(device, m)?)?;
-    m.add_function(wrap_pyfunction!(policy_name, m)?)?;
-    m.add_function(wrap_pyfunction!(policy_list, m)?)?;
-    m.add_function(wrap_pyfunction!(run_on_file, m)?)?;
-    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_list, m)?)?;
+    m.add_function(wrap_pyfunction!(table, m)?)?;
+    m.add_function(wrap_pyfunction!(short_spec, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     flash::register(m)?;
     bound::register(m)?;
     curve::register(m)?;
     hybrid::register(m)?;
-    tier::register(m)?;
+    replay::register(m)?;
     Ok(())
 }

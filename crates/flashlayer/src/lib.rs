@@ -35,6 +35,7 @@ pub mod hybrid;
 pub mod nand;
 pub mod policy;
 pub mod sim;
+pub mod spec;
 pub mod store;
 pub mod tier;
 pub mod trace;

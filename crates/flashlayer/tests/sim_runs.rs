@@ -1,9 +1,10 @@
-//! `sim::run` as users call it: buffers larger than the trace, dirty pages
-//! written at the end, and cancellation from the progress callback.
+//! `sim::replay` as users call it: buffers larger than the trace, dirty
+//! pages written at the end, cancellation from the progress callback, and
+//! every policy on every store.
 
-use flashlayer::device::DeviceModel;
 use flashlayer::policy::{PolicySpec, POLICIES};
-use flashlayer::sim::{self, RunOptions};
+use flashlayer::sim::{self, ReplayOptions, StoreSpec};
+use flashlayer::spec::Size;
 use flashlayer::trace::{Flt, FltWriter};
 use flashlayer::types::Op;
 use flashlayer::Error;
@@ -25,17 +26,72 @@ fn random_trace(dir: &tempfile::TempDir, n: usize, pages: u64) -> Flt {
     Flt::open(&path).unwrap()
 }
 
-fn opts(buffer_pages: usize, flush_at_end: bool) -> RunOptions {
-    RunOptions {
-        buffer_pages,
-        device: DeviceModel::parse("ratio:1:8").unwrap(),
-        series_every: 0,
+/// A run's buffer, store and options.
+struct O {
+    buffer: u64,
+    store: String,
+    flush_at_end: bool,
+    series_every: u64,
+}
+
+/// A buffer of `buffer_pages` over a cost store of `ratio:1:8`.
+fn opts(buffer_pages: u64, flush_at_end: bool) -> O {
+    O {
+        buffer: buffer_pages,
+        store: "cost:device=ratio:1:8".into(),
         flush_at_end,
+        series_every: 0,
     }
 }
 
-fn run(t: &Flt, policy: &str, o: &RunOptions) -> flashlayer::Result<flashlayer::types::Metrics> {
-    sim::run(t, &PolicySpec::parse(policy).unwrap(), o, &mut |_| Ok(()))
+/// A buffer of 64 pages over a cost store where a sequential write costs 2
+/// and a random one 10.
+fn seq_opts(flush_at_end: bool) -> O {
+    O {
+        store: "cost:device=read=1,write=10,seq_write=2".into(),
+        ..opts(64, flush_at_end)
+    }
+}
+
+fn run(t: &Flt, policy: &str, o: &O) -> flashlayer::Result<flashlayer::types::Metrics> {
+    replay_with(t, policy, o, &mut |_| Ok(()))
+}
+
+fn replay(
+    t: &Flt,
+    policy: &str,
+    buffer: u64,
+    store: &str,
+    flush_at_end: bool,
+    progress: &mut dyn FnMut(u64) -> flashlayer::Result<()>,
+) -> flashlayer::Result<flashlayer::types::Metrics> {
+    let o = O {
+        store: store.into(),
+        ..opts(buffer, flush_at_end)
+    };
+    replay_with(t, policy, &o, progress)
+}
+
+fn replay_with(
+    t: &Flt,
+    policy: &str,
+    o: &O,
+    progress: &mut dyn FnMut(u64) -> flashlayer::Result<()>,
+) -> flashlayer::Result<flashlayer::types::Metrics> {
+    let (buffer_pages, store) = (o.buffer, o.store.as_str());
+    let opts = ReplayOptions {
+        series_every: o.series_every,
+        flush_at_end: Some(o.flush_at_end).filter(|&f| f),
+    };
+    sim::replay(
+        t,
+        &PolicySpec::parse(policy)?,
+        Size::Pages(buffer_pages),
+        &StoreSpec::parse(store)?,
+        &opts,
+        progress,
+    )
+    .map(|r| r.metrics)
 }
 
 /// A buffer of a trillion pages does not allocate a trillion of anything: it
@@ -44,8 +100,8 @@ fn run(t: &Flt, policy: &str, o: &RunOptions) -> flashlayer::Result<flashlayer::
 fn a_buffer_larger_than_the_trace_runs_like_one_that_holds_it_all() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, 5_000, 300);
-    for name in POLICIES.iter().map(|p| p.name) {
-        let exact = run(&t, name, &opts(t.pages(), false)).unwrap();
+    for name in POLICIES.entries.iter().map(|p| p.name) {
+        let exact = run(&t, name, &opts(t.pages() as u64, false)).unwrap();
         let huge = run(&t, name, &opts(1_000_000_000_000, false)).unwrap();
         assert_eq!(exact, huge, "{name}");
         assert_eq!(huge.misses as usize, t.pages(), "{name}: only cold misses");
@@ -61,6 +117,7 @@ fn flush_at_end_writes_and_counts_the_dirty_pages_left() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, 20_000, 2_000);
     for name in POLICIES
+        .entries
         .iter()
         .map(|p| p.name)
         .filter(|&n| n != "costopt-ub")
@@ -92,15 +149,10 @@ fn an_error_from_the_progress_callback_stops_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_trace(&dir, (1 << 20) + 10, 50);
     let mut calls = 0;
-    let r = sim::run(
-        &t,
-        &PolicySpec::parse("lru").unwrap(),
-        &opts(10, false),
-        &mut |_| {
-            calls += 1;
-            Err(Error::Cancelled)
-        },
-    );
+    let r = replay(&t, "lru", 10, "cost", false, &mut |_| {
+        calls += 1;
+        Err(Error::Cancelled)
+    });
     assert!(matches!(r, Err(Error::Cancelled)));
     assert_eq!(calls, 1, "the run stopped at the first callback");
 }
@@ -198,13 +250,7 @@ fn trace_of(dir: &tempfile::TempDir, name: &str, pages: impl IntoIterator<Item =
 #[test]
 fn neighbouring_page_numbers_are_written_sequentially_far_ones_randomly() {
     let dir = tempfile::tempdir().unwrap();
-    let device = DeviceModel::parse("read=1,write=10,seq_write=2").unwrap();
-    let o = RunOptions {
-        buffer_pages: 64,
-        device,
-        series_every: 0,
-        flush_at_end: true,
-    };
+    let o = seq_opts(true);
     let near = trace_of(&dir, "near.flt", 1000..1064);
     let far = trace_of(&dir, "far.flt", (0..64).map(|i| 1000 + i * 1_000_003));
     let m = run(&near, "lru", &o).unwrap();
@@ -338,12 +384,7 @@ fn fdbuffer_clusters_neighbouring_dirty_pages_into_one_sequential_batch() {
     }
     w.finish().unwrap();
     let t = Flt::open(&path).unwrap();
-    let o = RunOptions {
-        buffer_pages: 64,
-        device: DeviceModel::parse("read=1,write=10,seq_write=2").unwrap(),
-        series_every: 0,
-        flush_at_end: false,
-    };
+    let o = seq_opts(false);
     let m = run(&t, "fdbuffer:mc=0.5,cluster=64", &o).unwrap();
     assert_eq!(
         (m.physical_reads, m.physical_writes, m.dirty_evictions),
@@ -385,7 +426,7 @@ proptest::proptest! {
         }
         w.finish().unwrap();
         let t = Flt::open(&path).unwrap();
-        let device = DeviceModel::parse("ratio:1:8").unwrap();
+        let device = flashlayer::device::DeviceModel::parse("ratio:1:8").unwrap();
         let sim = || Simulator::with_numbers(Cfdc::new(cap, 0.5, 3), CostStore::new(device.clone()), &t).unwrap();
         let mut up_front = sim();
         up_front.run_flt(&t, &mut |_| Ok(())).unwrap();
@@ -401,4 +442,171 @@ proptest::proptest! {
             (b.hits, b.physical_writes, b.dirty_evictions, b.virtual_time)
         );
     }
+}
+
+/// The refusal a combination of a policy and a store meets, if any: the
+/// offline schedule of costopt-ub is planned for one device's costs; a tier
+/// decides which requests reach DRAM, so no future can be read from the
+/// trace; a policy that learns from measured latencies needs a store that
+/// measures them (the file store).
+fn refusal(policy: &str, store: &str) -> Option<&'static str> {
+    let measured = policy.contains("cost=measured");
+    if store.starts_with("tier") && (policy.starts_with("belady") || policy.starts_with("costopt"))
+    {
+        Some("is offline")
+    } else if policy.starts_with("costopt-ub") && !store.starts_with("cost") {
+        Some("costopt-ub plans its schedule")
+    } else if measured && !store.starts_with("file") {
+        Some("measures none")
+    } else {
+        None
+    }
+}
+
+/// Every policy on every kind of store runs (serving every request) or is
+/// refused, with one line naming why — never accepted and ignored.
+#[test]
+fn every_policy_runs_on_every_store_or_is_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 3_000, 200);
+    let mut policies: Vec<String> = POLICIES
+        .entries
+        .iter()
+        .map(|p| p.name.to_string())
+        .collect();
+    policies.extend(
+        [
+            "cfdc:cluster=4",
+            "fdbuffer:cluster=4",
+            "casa:cost=measured",
+            "fdbuffer:cost=measured",
+        ]
+        .map(String::from),
+    );
+    let stores = [
+        "cost",
+        "file:page_size=512",
+        "flash:method=opu",
+        "hybrid",
+        "hybrid:placement=optimal",
+        "tier:scheme=hypro",
+        "tier:scheme=tac",
+        "tier:scheme=face",
+        "tier:scheme=lc,ssd=5%",
+    ];
+    for store in stores {
+        for policy in &policies {
+            let r = replay(&t, policy, 40, store, false, &mut |_| Ok(()));
+            match (r, refusal(policy, store)) {
+                (Ok(m), None) => assert_eq!(m.requests as usize, t.len(), "{policy} on {store}"),
+                (Err(e), Some(why)) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.contains(why) && !e.contains('\n'),
+                        "{policy} on {store}: {e}"
+                    );
+                }
+                (Ok(_), Some(why)) => panic!("{policy} on {store} ran; expected a refusal ({why})"),
+                (Err(e), None) => panic!("{policy} on {store} was refused: {e}"),
+            }
+        }
+    }
+}
+
+/// Write clustering reaches every store through the one protocol: on a tier
+/// a clustered write-back is a batch of pages going down together.
+#[test]
+fn clustering_changes_what_a_tier_receives() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seq.flt");
+    let mut w = FltWriter::create(&path).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    for _ in 0..20_000 {
+        let base = rng.random_range(0..400u64) * 4;
+        for k in 0..4 {
+            w.push(
+                base + k,
+                if rng.random_bool(0.5) {
+                    Op::Write
+                } else {
+                    Op::Read
+                },
+            )
+            .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    let t = Flt::open(&path).unwrap();
+    for scheme in ["hypro", "tac", "face", "lc"] {
+        let store = format!("tier:scheme={scheme},ssd=20%");
+        let run = |p: &str| {
+            let opts = ReplayOptions::default();
+            let s = StoreSpec::parse(&store).unwrap();
+            let r = sim::replay(
+                &t,
+                &PolicySpec::parse(p).unwrap(),
+                Size::Pages(100),
+                &s,
+                &opts,
+                &mut |_| Ok(()),
+            )
+            .unwrap();
+            (r.metrics.virtual_time, r.tier.unwrap().stats)
+        };
+        for base in ["cfdc", "fdbuffer"] {
+            let (a, b) = (
+                run(&format!("{base}:cluster=0")),
+                run(&format!("{base}:cluster=16")),
+            );
+            assert_ne!(a, b, "{base} clustering on {scheme}");
+        }
+    }
+}
+
+#[test]
+fn store_specs_parse_by_the_one_grammar() {
+    let canon = |s: &str| StoreSpec::parse(s).unwrap().to_string();
+    assert_eq!(canon("cost"), "cost:device=ratio:1:1");
+    assert_eq!(
+        canon("cost:device=read=1,write=8"),
+        "cost:device=read=1,write=8"
+    );
+    assert_eq!(
+        canon("tier:scheme=hypro,p_sink=0.15,ssd=5%"),
+        "tier:ssd=5%,ssd_device=hypro-ssd,hdd_device=hypro-hdd,scheme=hypro:p_sink=0.15,p_elevate=auto,seed=0,window=10000,level=lru"
+    );
+    assert_eq!(
+        canon("tier:scheme=lc,dirty=0.3,level=fdbuffer:mc=0.5,dirty=arc"),
+        "tier:ssd=10%,ssd_device=hypro-ssd,hdd_device=hypro-hdd,scheme=lc:dirty=0.3,level=fdbuffer:mc=0.5,clean=lru,dirty=arc,cluster=0"
+    );
+    assert_eq!(
+        canon("hybrid:placement=optimistic"),
+        "hybrid:placement=optimistic,flash=koltsidas08-flash,magnetic=koltsidas08-magnetic,defer=0"
+    );
+    for s in [
+        "cost",
+        "file",
+        "flash",
+        "hybrid:capacity=9",
+        "tier:scheme=lc,level=cflru,w=0.25",
+    ] {
+        let c = canon(s);
+        assert_eq!(canon(&c), c, "canonical form parses to itself");
+    }
+    assert_eq!(
+        StoreSpec::parse("tier:scheme=hypro,p_sink=0.15,ssd=5%")
+            .unwrap()
+            .short(),
+        "tier:ssd=5%,scheme=hypro:p_sink=0.15"
+    );
+    let err = |s: &str| StoreSpec::parse(s).unwrap_err().to_string();
+    assert!(
+        err("disk").contains("unknown store 'disk'; valid stores: cost, file, flash, hybrid, tier")
+    );
+    assert!(err("hybrid:placement=best")
+        .contains("bad value 'best' for 'placement'; expected conservative"));
+    assert!(err("tier:ssd=0").contains("bad size '0'"));
+    assert!(err("tier:scheme=hypro,p_sink=2").contains("bad value '2' for 'p_sink'"));
+    assert!(err("hybrid:flash=hypro-ssd").contains("both must use one unit"));
+    assert!(err("cost:device=nosuch").contains("device"));
 }

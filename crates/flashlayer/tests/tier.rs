@@ -191,16 +191,16 @@ const SCHEMES: &[&str] = &[
     "hypro:p_sink=0.5,p_elevate=0.3,seed=3",
     "hypro:p_sink=1,p_elevate=1",
     "hypro:seed=7,window=16",
-    "hypro:p_sink=0.4,p_elevate=0.2,ssd=2q",
-    "hypro:p_sink=0.3,p_elevate=0.1,ssd=cflru:w=0.25",
+    "hypro:p_sink=0.4,p_elevate=0.2,level=2q",
+    "hypro:p_sink=0.3,p_elevate=0.1,level=cflru:w=0.25",
     "tac:extent=4,age=10",
     "face:group=1",
     "face:group=3,second_chance=off",
     "lc:dirty=0.5",
-    "lc:dirty=0,ssd=arc",
-    "lc:dirty=1,ssd=clock",
-    "lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc",
-    "lc:ssd=casa",
+    "lc:dirty=0,level=arc",
+    "lc:dirty=1,level=clock",
+    "lc:dirty=0.3,level=fdbuffer:mc=0.5,clean=arc",
+    "lc:level=casa",
 ];
 
 proptest! {
@@ -385,13 +385,13 @@ fn hypro_auto_moves_p_sink_by_eqs_1_and_2() {
 #[test]
 fn hypro_auto_refuses_an_ssd_policy_without_an_evict_position() {
     let (s, h) = devices();
-    let err = SchemeSpec::parse("hypro:ssd=clock")
+    let err = SchemeSpec::parse("hypro:level=clock")
         .unwrap()
         .build(10, 10, |d| d as u64, &s, &h)
         .unwrap_err();
-    assert!(err.to_string().contains("ssd=lru"), "{err}");
+    assert!(err.to_string().contains("level=lru"), "{err}");
     assert!(
-        SchemeSpec::parse("hypro:ssd=clock,p_sink=0.2,p_elevate=0.02")
+        SchemeSpec::parse("hypro:level=clock,p_sink=0.2,p_elevate=0.02")
             .unwrap()
             .build(10, 10, |d| d as u64, &s, &h)
             .is_ok()
@@ -497,15 +497,15 @@ fn face_gives_referenced_pages_a_second_chance() {
 #[test]
 fn bad_scheme_specs_are_refused_with_the_reason() {
     for (spec, needle) in [
-        ("hypro:p_sink=1.5", "p_sink must be"),
-        ("hypro:p_elevate=-1", "p_elevate must be"),
-        ("lc:dirty=2", "dirty must be"),
-        ("face:group=0", "group must be"),
-        ("tac:extents=3", "unknown parameter 'extents'"),
+        ("hypro:p_sink=1.5", "bad value '1.5' for 'p_sink'"),
+        ("hypro:p_elevate=-1", "bad value '-1' for 'p_elevate'"),
+        ("lc:dirty=2", "bad value '2' for 'dirty'"),
+        ("face:group=0", "bad value '0' for 'group'"),
+        ("tac:extents=3", "has no parameter 'extents'"),
         ("lru", "unknown scheme"),
-        ("hypro:ssd=belady", "ssd must be an online policy"),
-        ("lc:ssd=nosuch", "ssd: unknown policy"),
-        ("lc:dirty", "is not key=value"),
+        ("hypro:level=belady", "level must be an online policy"),
+        ("lc:level=nosuch", "level: unknown policy"),
+        ("lc:dirty", "expected key=value"),
     ] {
         let err = SchemeSpec::parse(spec).unwrap_err().to_string();
         assert!(err.contains(needle), "{spec}: {err}");
@@ -520,12 +520,12 @@ fn bad_scheme_specs_are_refused_with_the_reason() {
 
 #[test]
 fn a_scheme_spec_takes_any_online_policy_for_its_ssd_with_its_parameters() {
-    // After ssd=, FD-Buffer's own `dirty` continues the policy; lazy
+    // After level=, FD-Buffer's own `dirty` continues the policy; lazy
     // cleaning's `dirty` comes before it.
-    let s = SchemeSpec::parse("lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc,dirty=2q").unwrap();
+    let s = SchemeSpec::parse("lc:dirty=0.3,level=fdbuffer:mc=0.5,clean=arc,dirty=2q").unwrap();
     assert_eq!(
         s.to_string(),
-        "lc:dirty=0.3,ssd=fdbuffer:mc=0.5,clean=arc,dirty=2q,cluster=0"
+        "lc:dirty=0.3,level=fdbuffer:mc=0.5,clean=arc,dirty=2q,cluster=0"
     );
     let again = SchemeSpec::parse(&s.to_string()).unwrap();
     assert_eq!(
@@ -533,7 +533,7 @@ fn a_scheme_spec_takes_any_online_policy_for_its_ssd_with_its_parameters() {
         "the canonical spec parses back to itself"
     );
     let t = run(
-        "lc:ssd=cflru:w=0.25",
+        "lc:level=cflru:w=0.25",
         20,
         100,
         2_000,
@@ -576,6 +576,7 @@ impl<S: flashlayer::store::PageStore> flashlayer::policy::WithPolicy for Decide<
 fn online_policies() -> Vec<flashlayer::policy::PolicySpec> {
     use flashlayer::policy::{PolicySpec, POLICIES};
     POLICIES
+        .entries
         .iter()
         .map(|p| PolicySpec::parse(p.name).unwrap())
         .filter(|p| !p.is_offline())

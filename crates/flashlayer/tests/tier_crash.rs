@@ -177,7 +177,7 @@ fn face_with_groups_and_second_chances_loses_no_flushed_page() {
 fn lazy_cleaning_loses_no_flushed_page_at_any_power_cut() {
     sweep("lc:dirty=0.5", 3, 6, 400);
     sweep("lc:dirty=1", 2, 5, 300);
-    sweep("lc:dirty=0,ssd=2q", 3, 8, 300);
+    sweep("lc:dirty=0,level=2q", 3, 8, 300);
 }
 
 #[test]

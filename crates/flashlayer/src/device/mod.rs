@@ -181,7 +181,27 @@ pub const PRESETS: &[Preset] = &[
 const SPEC_HELP: &str =
     "expected a preset name, 'ratio:1:N' or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..]'";
 
+/// The keys of a device spec of costs (`read=R,write=W,...`).
+pub const SPEC_KEYS: &[&str] = &["read", "write", "seq_read", "seq_write", "erase", "unit"];
+
 impl DeviceModel {
+    /// Refuses two devices of one store that price in different units
+    /// (their times could not be added): `what` names them for the error.
+    pub fn check_same_unit(&self, other: &DeviceModel, what: (&str, &str)) -> Result<()> {
+        if self.unit != other.unit {
+            return Err(Error::invalid(format!(
+                "the {} '{}' prices in {} and the {} '{}' in {}: both must use one unit",
+                what.0,
+                self.name,
+                self.unit.as_str(),
+                what.1,
+                other.name,
+                other.unit.as_str()
+            )));
+        }
+        Ok(())
+    }
+
     /// A symmetric model with read = write = 1 unit: miss counting.
     pub fn unit() -> Self {
         DeviceModel::ratio(1.0)

@@ -87,8 +87,7 @@ macro_rules! online_policy {
                 cost,
                 cluster,
             } => {
-                let base =
-                    |name| Base::by_name(name, cap, pages).expect("the spec names a base policy");
+                let base = |kind| Base::new(kind, cap, pages);
                 let $p = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty))
                     .with_cluster(cluster);
                 $use

@@ -5,8 +5,20 @@
 //! (`cost=measured`, reported through `Policy::observe_io`). Until both a
 //! read and a write have been measured the costs are taken as equal.
 
-use super::spec::CostSource;
 use crate::types::{IoKind, PageCost};
+
+/// Where a cost-aware policy takes the device's read/write costs from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostSource {
+    /// The `PageCost` of the device model, passed with each admitted page.
+    Model,
+    /// An `n`-point moving average of the latencies the store measures
+    /// ([`crate::policy::Policy::observe_io`]), CASA §5.3.
+    Measured {
+        /// Points in each moving average.
+        n: usize,
+    },
+}
 
 /// An `n`-point moving average with an exact running sum.
 #[derive(Clone, Debug)]

@@ -83,9 +83,9 @@
 //! pools are sampled alike, so their counts compare directly. Unsampled
 //! requests cost one multiplication; sampled ones a few list moves.
 
+use super::costs::CostSource;
 use super::costs::Costs;
 use super::list::{Bits, Lists, NIL};
-use super::spec::CostSource;
 use super::{Arc, Clock, Fifo, Lru, Neighbours, Policy, TwoQ, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -104,6 +104,46 @@ pub enum Base {
     Arc(Arc),
 }
 
+/// A policy that manages a pool of FD-Buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BasePolicy {
+    /// LRU.
+    Lru,
+    /// FIFO.
+    Fifo,
+    /// CLOCK.
+    Clock,
+    /// 2Q.
+    TwoQ,
+    /// ARC.
+    Arc,
+}
+
+impl BasePolicy {
+    /// The base policy named `name`, one of [`super::BASE_POLICIES`].
+    pub fn of(name: &str) -> Self {
+        match name {
+            "lru" => BasePolicy::Lru,
+            "fifo" => BasePolicy::Fifo,
+            "clock" => BasePolicy::Clock,
+            "2q" => BasePolicy::TwoQ,
+            "arc" => BasePolicy::Arc,
+            other => unreachable!("'{other}' is not in BASE_POLICIES"),
+        }
+    }
+
+    /// The name as typed.
+    pub fn name(self) -> &'static str {
+        match self {
+            BasePolicy::Lru => "lru",
+            BasePolicy::Fifo => "fifo",
+            BasePolicy::Clock => "clock",
+            BasePolicy::TwoQ => "2q",
+            BasePolicy::Arc => "arc",
+        }
+    }
+}
+
 /// Calls `$body` with the pool's policy bound to `$p`.
 macro_rules! with_base {
     ($base:expr, $p:ident => $body:expr) => {
@@ -118,18 +158,16 @@ macro_rules! with_base {
 }
 
 impl Base {
-    /// The base policy `name` (`lru`, `fifo`, `clock`, `2q`, `arc`) with
-    /// `capacity` pages, pre-sized for dense ids `0..pages`; `None` for any
-    /// other name.
-    pub fn by_name(name: &str, capacity: usize, pages: usize) -> Option<Self> {
-        Some(match name {
-            "lru" => Base::Lru(Lru::new(capacity).with_pages(pages)),
-            "fifo" => Base::Fifo(Fifo::new(capacity).with_pages(pages)),
-            "clock" => Base::Clock(Clock::new(capacity).with_pages(pages)),
-            "2q" => Base::TwoQ(TwoQ::new(capacity).with_pages(pages)),
-            "arc" => Base::Arc(Arc::new(capacity).with_pages(pages)),
-            _ => return None,
-        })
+    /// The base policy `kind` with `capacity` pages, pre-sized for dense
+    /// ids `0..pages`.
+    pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Self {
+        match kind {
+            BasePolicy::Lru => Base::Lru(Lru::new(capacity).with_pages(pages)),
+            BasePolicy::Fifo => Base::Fifo(Fifo::new(capacity).with_pages(pages)),
+            BasePolicy::Clock => Base::Clock(Clock::new(capacity).with_pages(pages)),
+            BasePolicy::TwoQ => Base::TwoQ(TwoQ::new(capacity).with_pages(pages)),
+            BasePolicy::Arc => Base::Arc(Arc::new(capacity).with_pages(pages)),
+        }
     }
 }
 

@@ -71,15 +71,12 @@ pub use cfdc::Cfdc;
 pub use cflru::Cflru;
 pub use clock::Clock;
 pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts};
-pub use fdbuffer::{Base, FdBuffer, Mc, DEFAULT_EPOCH};
+pub use fdbuffer::{Base, BasePolicy, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
 pub use lru::Lru;
 pub use lruwsr::LruWsr;
-pub use spec::{
-    CostSource, ParamInfo, PolicyInfo, PolicyKind, PolicySpec, BASE_POLICIES, DEFAULT_CFLRU_WINDOW,
-    DEFAULT_MEASURED_WINDOW, POLICIES,
-};
+pub use spec::{CostSource, PolicyKind, PolicySpec, BASE_POLICIES, POLICIES};
 pub use twoq::TwoQ;
 pub use wblandlord::WbLandlord;
 

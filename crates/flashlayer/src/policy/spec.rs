@@ -1,36 +1,15 @@
 //! Policy names as users type them, with parameters: `lru`, `cflru:w=0.5`,
-//! `casa:cost=measured,n=1024`. One parser serves the CLI, Python and Rust.
-//!
-//! Grammar: `name[:key=value[,key=value]...]`, case-insensitive names and
-//! keys. In a list (`lru,cflru:w=0.25,casa`) a piece of the form `key=value`
-//! continues the parameters of the policy before it, so lists need no other
-//! quoting. Every parameter has a default; [`PolicySpec`]'s `Display` writes
-//! the canonical form with every default filled in (`cflru:w=0.5`), which
-//! is what result rows carry.
+//! `casa:cost=measured,n=1024`: the policies' table ([`POLICIES`]) of the
+//! one grammar ([`crate::spec`]), which serves the CLI, Python and Rust.
+//! Every parameter has a default, written once in the table;
+//! [`PolicySpec`]'s `Display` writes the canonical form with every default
+//! filled in (`cflru:w=0.5`), which is what result rows carry.
 
-use super::fdbuffer::{Mc, DEFAULT_EPOCH};
-use crate::error::{Error, Result};
+pub use super::costs::CostSource;
+use super::fdbuffer::{BasePolicy, Mc};
+use crate::error::Result;
+use crate::spec::{self, Entry, Given, Param, Table, Ty};
 use std::fmt;
-
-/// Where a cost-aware policy takes the device's read/write costs from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CostSource {
-    /// The `PageCost` of the device model, passed with each admitted page.
-    Model,
-    /// An `n`-point moving average of the latencies the store measures
-    /// ([`crate::policy::Policy::observe_io`]), CASA §5.3.
-    Measured {
-        /// Points in each moving average.
-        n: usize,
-    },
-}
-
-/// Default moving-average window of `cost=measured` (CASA §5.3 leaves `n`
-/// open): long enough to smooth a flash device's garbage-collection spikes.
-pub const DEFAULT_MEASURED_WINDOW: usize = 32_768;
-
-/// Default clean-first window of CFLRU, as a fraction of the buffer.
-pub const DEFAULT_CFLRU_WINDOW: f64 = 0.5;
 
 /// The policies the engine can build by name, with their parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,9 +65,9 @@ pub enum PolicyKind {
         /// How M_c is set.
         mc: Mc,
         /// The clean pool's policy (one of [`BASE_POLICIES`]).
-        clean: &'static str,
+        clean: BasePolicy,
         /// The dirty pool's policy (one of [`BASE_POLICIES`]).
-        dirty: &'static str,
+        dirty: BasePolicy,
         /// Where `mc=auto` takes the asymmetry from.
         cost: CostSource,
         /// Write clustering: dirty neighbours written with each victim.
@@ -99,194 +78,173 @@ pub enum PolicyKind {
 /// Policies that can manage a pool of FD-Buffer: online, one per pool.
 pub const BASE_POLICIES: &[&str] = &["lru", "fifo", "clock", "2q", "arc"];
 
-/// One parameter of a policy, for `--help`, `flashlayer list policies` and
-/// error messages.
-#[derive(Clone, Copy, Debug)]
-pub struct ParamInfo {
-    /// Key as typed.
-    pub key: &'static str,
-    /// Default value as typed.
-    pub default: &'static str,
-    /// Allowed values, in words.
-    pub allowed: &'static str,
-    /// What it does.
-    pub help: &'static str,
-}
-
-/// A policy the engine can build by name.
-#[derive(Clone, Copy, Debug)]
-pub struct PolicyInfo {
-    /// Name as typed.
-    pub name: &'static str,
-    /// One-line description with its source.
-    pub description: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamInfo],
-}
-
-const ITERATIONS: ParamInfo = ParamInfo {
+const ITERATIONS: Param = Param {
     key: "iterations",
+    ty: Ty::Int(0),
     default: "100",
-    allowed: "an integer ≥ 0",
     help: "subgradient iterations of the planner (more: a tighter lower bound, a schedule found among more prices)",
 };
-const W: ParamInfo = ParamInfo {
+const W: Param = Param {
     key: "w",
+    ty: Ty::Fraction,
     default: "0.5",
-    allowed: "a fraction of the buffer from 0 to 1",
-    help: "size of the clean-first region at the LRU end",
+    help: "size of the clean-first region at the LRU end, as a share of the buffer",
 };
-const LAMBDA: ParamInfo = ParamInfo {
+const LAMBDA: Param = Param {
     key: "lambda",
+    ty: Ty::FractionOrAuto,
     default: "auto",
-    allowed: "a fraction of the buffer from 0 to 1, or auto",
     help: "size of the cost segment (0: LRU); auto adapts it by §5's criterion r_m·H_m > r_f·M_f",
 };
-const LAMBDA_EPOCH: ParamInfo = ParamInfo {
+const LAMBDA_EPOCH: Param = Param {
     key: "epoch",
+    ty: Ty::Int(1),
     default: "4",
-    allowed: "an integer ≥ 1 (buffers of requests)",
     help: "with lambda=auto: requests between adjustments of λ, in multiples of the buffer size",
 };
-const COST: ParamInfo = ParamInfo {
+const COST: Param = Param {
     key: "cost",
+    ty: Ty::Choice(&["model", "measured"]),
     default: "model",
-    allowed: "model or measured",
     help: "c_R and c_W from the device model, or from the store's measured latencies (CASA §5.3)",
 };
-const MC: ParamInfo = ParamInfo {
+const MC: Param = Param {
     key: "mc",
+    ty: Ty::Other("auto, a whole number of pages (0 to B), or a fraction of the buffer written with a point (0.0 to 1.0)"),
     default: "auto",
-    allowed: "auto, a whole number of pages (0 to B), or a fraction of the buffer written with a point (0.0 to 1.0)",
     help: "size threshold M_c of the clean pool; auto adapts it from both pools' miss-ratio curves",
 };
-const CLEAN: ParamInfo = ParamInfo {
+const CLEAN: Param = Param {
     key: "clean",
+    ty: Ty::Choice(BASE_POLICIES),
     default: "lru",
-    allowed: "lru, fifo, clock, 2q or arc",
-    help: "replacement policy of the clean pool",
+    help: "replacement policy of the clean pool (an online policy)",
 };
-const DIRTY: ParamInfo = ParamInfo {
+const DIRTY: Param = Param {
     key: "dirty",
+    ty: Ty::Choice(BASE_POLICIES),
     default: "lru",
-    allowed: "lru, fifo, clock, 2q or arc",
-    help: "replacement policy of the dirty pool",
+    help: "replacement policy of the dirty pool (an online policy)",
 };
-const EPOCH: ParamInfo = ParamInfo {
+const EPOCH: Param = Param {
     key: "epoch",
+    ty: Ty::Int(1),
     default: "100000",
-    allowed: "an integer of at least 1, with mc=auto only",
-    help: "requests between two decisions of mc=auto",
+    help: "with mc=auto: requests between two decisions of M_c",
 };
-const FD_COST: ParamInfo = ParamInfo {
+const FD_COST: Param = Param {
     key: "cost",
+    ty: Ty::Choice(&["model", "measured"]),
     default: "model",
-    allowed: "model or measured, with mc=auto only",
-    help: "the asymmetry R from the device model, or from the store's measured latencies",
+    help: "with mc=auto: the asymmetry R from the device model, or from the store's measured latencies",
 };
-const CFDC_W: ParamInfo = ParamInfo {
+const CFDC_W: Param = Param {
     key: "w",
+    ty: Ty::Fraction,
     default: "0.5",
-    allowed: "a fraction of the buffer from 0 to 1",
-    help: "size of the priority region at the LRU end",
+    help: "size of the priority region at the LRU end, as a share of the buffer",
 };
-const CFDC_CLUSTER: ParamInfo = ParamInfo {
+const CFDC_CLUSTER: Param = Param {
     key: "cluster",
+    ty: Ty::Int(0),
     default: "64",
-    allowed: "a whole number of pages, 0 for none",
-    help: "largest cluster of dirty pages with neighbouring page numbers, written in one batch",
+    help: "largest cluster of dirty pages with neighbouring page numbers, written in one batch (0: none)",
 };
-const CLUSTER: ParamInfo = ParamInfo {
+const CLUSTER: Param = Param {
     key: "cluster",
+    ty: Ty::Int(0),
     default: "0",
-    allowed: "a whole number of pages, 0 for none",
-    help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back",
+    help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back (0: none)",
 };
-const N: ParamInfo = ParamInfo {
+const N: Param = Param {
     key: "n",
+    ty: Ty::Int(1),
     default: "32768",
-    allowed: "an integer of at least 1, with cost=measured only",
-    help: "points in the moving average of measured read and write latencies",
+    help: "with cost=measured: points in the moving average of measured read and write latencies \
+           (CASA §5.3 leaves n open: long enough to smooth a flash device's garbage-collection spikes)",
 };
 
-/// Every policy, for `--help`, listings and errors.
-pub const POLICIES: &[PolicyInfo] = &[
-    PolicyInfo {
-        name: "lru",
-        description: "least recently used",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "fifo",
-        description: "first in, first out",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "clock",
-        description: "second chance with a reference bit per frame",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "2q",
-        description: "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "arc",
-        description: "ARC, Megiddo & Modha 2003",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "belady",
-        description: "offline MIN, miss-optimal; clean pages first among never-reused",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "costopt-ub",
-        description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady)",
-        params: &[ITERATIONS],
-    },
-    PolicyInfo {
-        name: "wblandlord",
-        description: "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "cflru",
-        description: "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
-        params: &[W],
-    },
-    PolicyInfo {
-        name: "lruwsr",
-        description: "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "ccflru",
-        description: "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty",
-        params: &[],
-    },
-    PolicyInfo {
-        name: "casa",
-        description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
-        params: &[COST, N],
-    },
-    PolicyInfo {
-        name: "cfdc",
-        description: "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
-        params: &[CFDC_W, CFDC_CLUSTER],
-    },
-    PolicyInfo {
-        name: "koltsidas",
-        description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",
-        params: &[LAMBDA, LAMBDA_EPOCH],
-    },
-    PolicyInfo {
-        name: "fdbuffer",
-        description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
-        params: &[MC, CLEAN, DIRTY, CLUSTER, EPOCH, FD_COST, N],
-    },
-];
+/// Every policy: the policies' table of the one grammar.
+pub static POLICIES: Table = Table {
+    what: "policy",
+    entries: &[
+        Entry {
+            name: "lru",
+            description: "least recently used",
+            params: &[],
+        },
+        Entry {
+            name: "fifo",
+            description: "first in, first out",
+            params: &[],
+        },
+        Entry {
+            name: "clock",
+            description: "second chance with a reference bit per frame",
+            params: &[],
+        },
+        Entry {
+            name: "2q",
+            description: "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
+            params: &[],
+        },
+        Entry {
+            name: "arc",
+            description: "ARC, Megiddo & Modha 2003",
+            params: &[],
+        },
+        Entry {
+            name: "belady",
+            description: "offline MIN, miss-optimal; clean pages first among never-reused",
+            params: &[],
+        },
+        Entry {
+            name: "costopt-ub",
+            description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady)",
+            params: &[ITERATIONS],
+        },
+        Entry {
+            name: "wblandlord",
+            description: "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back",
+            params: &[],
+        },
+        Entry {
+            name: "cflru",
+            description: "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
+            params: &[W],
+        },
+        Entry {
+            name: "lruwsr",
+            description: "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance",
+            params: &[],
+        },
+        Entry {
+            name: "ccflru",
+            description: "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty",
+            params: &[],
+        },
+        Entry {
+            name: "casa",
+            description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
+            params: &[COST, N],
+        },
+        Entry {
+            name: "cfdc",
+            description: "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
+            params: &[CFDC_W, CFDC_CLUSTER],
+        },
+        Entry {
+            name: "koltsidas",
+            description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",
+            params: &[LAMBDA, LAMBDA_EPOCH],
+        },
+        Entry {
+            name: "fdbuffer",
+            description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
+            params: &[MC, CLEAN, DIRTY, CLUSTER, EPOCH, FD_COST, N],
+        },
+    ],
+};
 
 /// A parsed policy name with its parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,161 +253,28 @@ pub struct PolicySpec {
     pub kind: PolicyKind,
 }
 
-fn info(name: &str) -> Option<&'static PolicyInfo> {
-    POLICIES.iter().find(|p| p.name == name)
-}
-
-fn unknown_policy(name: &str) -> Error {
-    let valid: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-    Error::invalid(format!(
-        "unknown policy '{name}'; valid policies: {}",
-        valid.join(", ")
-    ))
-}
-
-/// The `key=value` pairs of one spec, consumed by the builder of its kind.
-struct Params<'a> {
-    policy: &'static PolicyInfo,
-    pairs: Vec<(String, &'a str)>,
-}
-
-impl Params<'_> {
-    fn bad(&self, key: &str, value: &str) -> Error {
-        let allowed = self
-            .policy
-            .params
-            .iter()
-            .find(|p| p.key == key)
-            .map_or("", |p| p.allowed);
-        Error::invalid(format!(
-            "policy '{}': bad value '{value}' for '{key}'; expected {allowed}",
-            self.policy.name
-        ))
-    }
-
-    fn take(&mut self, key: &str) -> Option<String> {
-        let i = self.pairs.iter().position(|(k, _)| k == key)?;
-        Some(self.pairs.remove(i).1.trim().to_ascii_lowercase())
-    }
-
-    fn int(&mut self, key: &str, default: usize, min: usize) -> Result<usize> {
-        match self.take(key) {
-            None => Ok(default),
-            Some(v) => match v.parse::<usize>() {
-                Ok(x) if x >= min => Ok(x),
-                _ => Err(self.bad(key, &v)),
-            },
-        }
-    }
-
-    /// `cost=model|measured` and its `n`; `n` only with `measured`.
-    fn cost_source(&mut self) -> Result<CostSource> {
-        let cost = self.take("cost");
-        let n = self.take("n");
-        let name = self.policy.name;
-        match (cost.as_deref(), n) {
-            (None | Some("model"), None) => Ok(CostSource::Model),
-            (None | Some("model"), Some(_)) => Err(Error::invalid(format!(
-                "policy '{name}': 'n' applies only with cost=measured"
-            ))),
-            (Some("measured"), n) => Ok(CostSource::Measured {
-                n: match n {
-                    None => DEFAULT_MEASURED_WINDOW,
-                    Some(v) => match v.parse::<usize>() {
-                        Ok(x) if x >= 1 => x,
-                        _ => return Err(self.bad("n", &v)),
-                    },
-                },
-            }),
-            (Some(other), _) => Err(self.bad("cost", other)),
-        }
-    }
-
-    /// A pool's policy: one of [`BASE_POLICIES`].
-    fn base(&mut self, key: &str) -> Result<&'static str> {
-        let Some(v) = self.take(key) else {
-            return Ok("lru");
-        };
-        if let Some(&b) = BASE_POLICIES.iter().find(|&&b| b == v) {
-            return Ok(b);
-        }
-        if v == "belady" {
-            return Err(Error::invalid(format!(
-                "policy '{}': '{key}=belady' is offline (it must see the whole trace); a pool needs \
-                 an online policy: {}",
-                self.policy.name,
-                BASE_POLICIES.join(", ")
-            )));
-        }
-        Err(self.bad(key, &v))
-    }
-
-    fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
-        match self.take(key) {
-            None => Ok(default),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-                _ => Err(self.bad(key, &v)),
-            },
-        }
-    }
-
-    fn done(self) -> Result<()> {
-        match self.pairs.first() {
-            None => Ok(()),
-            Some((k, _)) => {
-                let keys: Vec<&str> = self.policy.params.iter().map(|p| p.key).collect();
-                Err(Error::invalid(if keys.is_empty() {
-                    format!(
-                        "policy '{}' takes no parameters, got '{k}'",
-                        self.policy.name
-                    )
-                } else {
-                    format!(
-                        "policy '{}' has no parameter '{k}'; its parameters: {}",
-                        self.policy.name,
-                        keys.join(", ")
-                    )
-                }))
-            }
-        }
+/// `cost=model|measured` and its `n`; `n` only with `measured`.
+fn cost_source(g: &Given) -> Result<CostSource> {
+    match g.choice("cost") {
+        "model" if g.has("n") => Err(g.error("'n' applies only with cost=measured")),
+        "model" => Ok(CostSource::Model),
+        _ => Ok(CostSource::Measured {
+            n: g.int("n") as usize,
+        }),
     }
 }
 
 impl PolicySpec {
     /// Parses one policy spec, `name[:key=value,...]`.
     pub fn parse(spec: &str) -> Result<Self> {
-        let spec = spec.trim();
-        let (name, rest) = match spec.split_once(':') {
-            Some((n, r)) => (n.trim(), Some(r)),
-            None => (spec, None),
-        };
-        let lower = name.to_ascii_lowercase();
-        if lower == "costopt-lb" {
-            return Err(Error::invalid(
+        if spec.trim().eq_ignore_ascii_case("costopt-lb") {
+            return Err(crate::Error::invalid(
                 "costopt-lb is a lower bound on every policy's cost, not a schedule to replay; \
                  compute it with 'flashlayer bound' (costopt-ub is the schedule that comes close)",
             ));
         }
-        let policy = info(&lower).ok_or_else(|| unknown_policy(name))?;
-        let mut pairs: Vec<(String, &str)> = Vec::new();
-        for piece in rest.into_iter().flat_map(|r| r.split(',')) {
-            let Some((k, v)) = piece.split_once('=') else {
-                return Err(Error::invalid(format!(
-                    "policy '{lower}': expected key=value, got '{}'",
-                    piece.trim()
-                )));
-            };
-            let k = k.trim().to_ascii_lowercase();
-            if pairs.iter().any(|(seen, _)| *seen == k) {
-                return Err(Error::invalid(format!(
-                    "policy '{lower}': parameter '{k}' given twice"
-                )));
-            }
-            pairs.push((k, v));
-        }
-        let mut p = Params { policy, pairs };
-        let kind = match policy.name {
+        let g = spec::parse(&POLICIES, spec)?;
+        let kind = match g.name() {
             "lru" => PolicyKind::Lru,
             "fifo" => PolicyKind::Fifo,
             "clock" => PolicyKind::Clock,
@@ -457,111 +282,72 @@ impl PolicySpec {
             "arc" => PolicyKind::Arc,
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {
-                iterations: p.int("iterations", crate::bound::DEFAULT_ITERATIONS, 0)?,
+                iterations: g.int("iterations") as usize,
             },
             "wblandlord" => PolicyKind::WbLandlord,
             "lruwsr" => PolicyKind::LruWsr,
             "ccflru" => PolicyKind::CcfLru,
-            "cflru" => PolicyKind::Cflru {
-                w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
-            },
+            "cflru" => PolicyKind::Cflru { w: g.fraction("w") },
             "casa" => PolicyKind::Casa {
-                cost: p.cost_source()?,
+                cost: cost_source(&g)?,
             },
             "cfdc" => PolicyKind::Cfdc {
-                w: p.fraction("w", DEFAULT_CFLRU_WINDOW)?,
-                cluster: p.int("cluster", 64, 0)?,
+                w: g.fraction("w"),
+                cluster: g.int("cluster") as usize,
             },
-            "koltsidas" => {
-                let lambda = match p.take("lambda").as_deref() {
-                    None | Some("auto") => None,
-                    Some(v) => match v.parse::<f64>() {
-                        Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
-                        _ => return Err(p.bad("lambda", v)),
+            "koltsidas" => PolicyKind::Koltsidas {
+                lambda: match g.fraction_or_auto("lambda") {
+                    Some(_) if g.has("epoch") => {
+                        return Err(g.error("'epoch' applies only with lambda=auto"))
+                    }
+                    Some(x) => super::Lambda::Fixed(x),
+                    None => super::Lambda::Auto {
+                        epoch: g.int("epoch"),
                     },
-                };
-                if lambda.is_some() && p.pairs.iter().any(|(k, _)| k == "epoch") {
-                    return Err(Error::invalid(
-                        "policy 'koltsidas': 'epoch' applies only with lambda=auto",
-                    ));
-                }
-                let epoch = p.int("epoch", super::DEFAULT_LAMBDA_EPOCH as usize, 1)? as u64;
-                PolicyKind::Koltsidas {
-                    lambda: match lambda {
-                        Some(x) => super::Lambda::Fixed(x),
-                        None => super::Lambda::Auto { epoch },
-                    },
-                }
-            }
+                },
+            },
             "fdbuffer" => {
-                let mc = match p.take("mc").as_deref() {
-                    None | Some("auto") => None,
-                    Some(v) if v.contains('.') => match v.parse::<f64>() {
+                let v = g.value("mc");
+                let mc = match v.as_str() {
+                    "auto" => None,
+                    v if v.contains('.') => match v.parse::<f64>() {
                         Ok(f) if (0.0..=1.0).contains(&f) => Some(Mc::Share(f)),
-                        _ => return Err(p.bad("mc", v)),
+                        _ => return Err(g.bad("mc", v)),
                     },
-                    Some(v) => match v.parse::<usize>() {
+                    v => match v.parse::<usize>() {
                         Ok(k) => Some(Mc::Pages(k)),
-                        _ => return Err(p.bad("mc", v)),
+                        _ => return Err(g.bad("mc", v)),
                     },
                 };
-                let clean = p.base("clean")?;
-                let dirty = p.base("dirty")?;
-                let cluster = p.int("cluster", 0, 0)?;
-                let fixed = mc.is_some();
-                if fixed
-                    && p.pairs
-                        .iter()
-                        .any(|(k, _)| ["epoch", "cost", "n"].contains(&k.as_str()))
-                {
-                    return Err(Error::invalid(
-                        "policy 'fdbuffer': 'epoch', 'cost' and 'n' apply only with mc=auto",
-                    ));
+                if mc.is_some() && ["epoch", "cost", "n"].iter().any(|k| g.has(k)) {
+                    return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
                 }
-                let epoch = p.int("epoch", DEFAULT_EPOCH as usize, 1)? as u64;
-                let cost = p.cost_source()?;
                 PolicyKind::FdBuffer {
-                    mc: mc.unwrap_or(Mc::Auto { epoch }),
-                    clean,
-                    dirty,
-                    cost,
-                    cluster,
+                    mc: mc.unwrap_or(Mc::Auto {
+                        epoch: g.int("epoch"),
+                    }),
+                    clean: BasePolicy::of(g.choice("clean")),
+                    dirty: BasePolicy::of(g.choice("dirty")),
+                    cost: cost_source(&g)?,
+                    cluster: g.int("cluster") as usize,
                 }
             }
             other => unreachable!("policy '{other}' is listed but not built"),
         };
-        p.done()?;
         Ok(PolicySpec { kind })
     }
 
-    /// Parses a comma-separated list of specs, where a `key=value` piece
-    /// continues the parameters of the spec before it:
-    /// `lru,cflru:w=0.25,casa` is three policies.
+    /// Parses a comma-separated list of specs by the one continuation rule
+    /// ([`crate::spec::split_list`]): `lru,cflru:w=0.25,casa` is three
+    /// policies, `cflru,w=0.75` one.
     pub fn parse_list(list: &str) -> Result<Vec<Self>> {
-        let mut specs: Vec<String> = Vec::new();
-        for piece in list.split(',') {
-            let piece = piece.trim();
-            if piece.is_empty() {
-                continue;
-            }
-            let continues = piece.contains('=') && !piece.contains(':');
-            match specs.last_mut() {
-                Some(last) if continues => {
-                    last.push(if last.contains(':') { ',' } else { ':' });
-                    last.push_str(piece);
-                }
-                None if continues => {
-                    return Err(Error::invalid(format!(
-                        "'{piece}' is a parameter but no policy comes before it"
-                    )))
-                }
-                _ => specs.push(piece.to_string()),
-            }
-        }
-        if specs.is_empty() {
-            return Err(Error::invalid("no policy given"));
-        }
-        specs.iter().map(|s| Self::parse(s)).collect()
+        spec::split_list(&POLICIES, list, Self::parse)
+    }
+
+    /// The spec with its parameters at their defaults left out (`cflru`
+    /// for `cflru:w=0.5`): for tables people read.
+    pub fn short(&self) -> String {
+        spec::short(&POLICIES, &self.to_string())
     }
 
     /// The policy's name without parameters (`cflru`).
@@ -623,7 +409,12 @@ impl fmt::Display for PolicySpec {
                     Mc::Share(x) => write!(f, ":mc={x:?}")?,
                     Mc::Auto { .. } => f.write_str(":mc=auto")?,
                 }
-                write!(f, ",clean={clean},dirty={dirty},cluster={cluster}")?;
+                write!(
+                    f,
+                    ",clean={},dirty={},cluster={cluster}",
+                    clean.name(),
+                    dirty.name()
+                )?;
                 if let Mc::Auto { epoch } = mc {
                     write!(f, ",epoch={epoch}")?;
                     match cost {
@@ -680,7 +471,7 @@ mod tests {
         assert!(err("fdbuffer:cluster=-3").contains("bad value '-3' for 'cluster'"));
         assert!(err("cfdc:cluster=-3").contains("bad value '-3' for 'cluster'"));
         assert_eq!(canon("cfdc"), "cfdc:w=0.5,cluster=64");
-        for p in POLICIES {
+        for p in POLICIES.entries {
             let c = canon(p.name);
             assert_eq!(canon(&c), c, "canonical form parses to itself");
         }
@@ -688,10 +479,10 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_the_policy_the_key_and_the_range() {
-        assert!(err("cflru:w=1.5").contains("policy 'cflru': bad value '1.5' for 'w'; expected a fraction of the buffer from 0 to 1"));
-        assert!(err("koltsidas:lambda=2").contains(
-            "bad value '2' for 'lambda'; expected a fraction of the buffer from 0 to 1, or auto"
-        ));
+        assert!(err("cflru:w=1.5")
+            .contains("policy 'cflru': bad value '1.5' for 'w'; expected a fraction from 0 to 1"));
+        assert!(err("koltsidas:lambda=2")
+            .contains("bad value '2' for 'lambda'; expected auto, or a fraction from 0 to 1"));
         assert!(
             err("koltsidas:lambda=0.5,epoch=9").contains("'epoch' applies only with lambda=auto")
         );
@@ -706,8 +497,39 @@ mod tests {
         assert!(err("fdbuffer:mc=-1").contains("bad value '-1' for 'mc'"));
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
-        assert!(err("fdbuffer:clean=belady").contains("is offline"));
+        assert!(err("fdbuffer:clean=belady").contains("expected lru, fifo, clock, 2q or arc"));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
+    }
+
+    #[test]
+    fn the_table_defaults_are_the_builders_defaults() {
+        let auto = PolicySpec::parse("fdbuffer").unwrap();
+        assert!(matches!(
+            auto.kind,
+            PolicyKind::FdBuffer { mc: Mc::Auto { epoch }, .. } if epoch == super::super::DEFAULT_EPOCH
+        ));
+        let k = PolicySpec::parse("koltsidas").unwrap();
+        assert!(matches!(
+            k.kind,
+            PolicyKind::Koltsidas { lambda: super::super::Lambda::Auto { epoch } }
+                if epoch == super::super::DEFAULT_LAMBDA_EPOCH
+        ));
+        let c = PolicySpec::parse("costopt-ub").unwrap();
+        assert_eq!(
+            c.kind,
+            PolicyKind::CostOptUb {
+                iterations: crate::bound::DEFAULT_ITERATIONS
+            }
+        );
+    }
+
+    #[test]
+    fn tables_show_the_short_spec() {
+        let s = |t: &str| PolicySpec::parse(t).unwrap().short();
+        assert_eq!(s("fdbuffer"), "fdbuffer");
+        assert_eq!(s("fdbuffer:cluster=64"), "fdbuffer:cluster=64");
+        assert_eq!(s("cflru:w=0.25"), "cflru:w=0.25");
+        assert_eq!(s("casa:cost=measured"), "casa:cost=measured");
     }
 
     #[test]

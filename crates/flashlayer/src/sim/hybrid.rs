@@ -24,7 +24,7 @@ use crate::types::{DeviceId, Metrics};
 
 /// Options of a [`run_hybrid`].
 #[derive(Clone, Debug)]
-pub struct HybridRunOptions {
+pub(crate) struct HybridRunOptions {
     /// Buffer size in pages (≥ 1).
     pub buffer_pages: usize,
     /// The flash disk. Default in the CLI: `koltsidas08-flash`.
@@ -47,7 +47,7 @@ pub struct HybridRunOptions {
 
 /// What a [`run_hybrid`] did.
 #[derive(Clone, Debug)]
-pub struct HybridRun {
+pub(crate) struct HybridRun {
     /// The run's metrics; `devices` is `[flash, magnetic]`, `migrations`
     /// and the virtual time include the moves.
     pub metrics: Metrics,
@@ -59,7 +59,7 @@ pub struct HybridRun {
 
 /// Replays `trace` with the named policy over a hybrid store. `progress`
 /// as in [`super::run`] (for `optimal`, over both passes).
-pub fn run_hybrid(
+pub(crate) fn run_hybrid(
     trace: &Flt,
     spec: &PolicySpec,
     opts: &HybridRunOptions,

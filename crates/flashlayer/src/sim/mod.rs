@@ -8,10 +8,12 @@
 //! original page numbers.
 
 mod hybrid;
+mod store;
 mod tier;
 
-pub use hybrid::{run_hybrid, HybridRun, HybridRunOptions};
-pub use tier::{run_tier, TierPoint, TierRun, TierRunOptions};
+pub use store::{
+    replay, FlashOut, HybridOut, ReplayOptions, Replayed, StoreKind, StoreSpec, TierOut, STORES,
+};
 
 use crate::bound::BoundOptions;
 use crate::device::DeviceModel;
@@ -230,7 +232,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
 
 /// Options of a [`run`].
 #[derive(Clone, Debug)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Buffer size in pages (≥ 1).
     pub buffer_pages: usize,
     /// Device that prices I/O. Default in the CLI: `ratio:1:1`.
@@ -296,7 +298,7 @@ fn capacity(buffer_pages: usize, trace: &Flt) -> Result<usize> {
 /// called with the number of requests served after every chunk of about a
 /// million requests; an error from it (e.g. [`Error::Cancelled`]) stops the
 /// run and is returned.
-pub fn run(
+pub(crate) fn run(
     trace: &Flt,
     spec: &PolicySpec,
     opts: &RunOptions,
@@ -343,7 +345,7 @@ impl WithPolicy for Replay<'_, '_> {
 
 /// Options of a [`run_on_file`].
 #[derive(Clone, Debug)]
-pub struct FileRunOptions {
+pub(crate) struct FileRunOptions {
     /// Buffer size in pages (≥ 1).
     pub buffer_pages: usize,
     /// The database file (created if missing; its contents are overwritten
@@ -365,7 +367,7 @@ pub struct FileRunOptions {
 /// `fix_write` that changes the page. Physical I/O hits the file and is
 /// timed, so policies with `cost=measured` learn this machine's costs
 /// (CASA §5.3). Ends with a flush. `progress` as in [`run`].
-pub fn run_on_file(
+pub(crate) fn run_on_file(
     trace: &Flt,
     spec: &PolicySpec,
     opts: &FileRunOptions,
@@ -425,7 +427,7 @@ impl WithPolicy for PoolReplay<'_, '_> {
 
 /// Options of a [`run_on_flash`].
 #[derive(Clone, Debug)]
-pub struct FlashRunOptions {
+pub(crate) struct FlashRunOptions {
     /// Buffer size in pages (≥ 1).
     pub buffer_pages: usize,
     /// The page update method (`flash::Method::parse("pdl:256")`).
@@ -438,7 +440,7 @@ pub struct FlashRunOptions {
 
 /// What a [`run_on_flash`] did: the pool's metrics and the chip's.
 #[derive(Clone, Debug)]
-pub struct FlashRun {
+pub(crate) struct FlashRun {
     /// Hits, misses and the pool's physical I/O.
     pub metrics: Metrics,
     /// The chip's operations and virtual time.
@@ -459,7 +461,7 @@ pub const FLASH_PAGE: usize = 2048;
 /// (a trace without one changes the page's first 8 bytes), so the pool
 /// hands those ranges to the store at write-back and a differential or a
 /// log holds just them. Ends with a flush.
-pub fn run_on_flash(
+pub(crate) fn run_on_flash(
     trace: &Flt,
     spec: &PolicySpec,
     opts: &FlashRunOptions,

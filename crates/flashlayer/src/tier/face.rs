@@ -31,9 +31,6 @@ use super::{Found, Io, Reason, Scheme, Serve, NIL};
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
-/// Default group size, slots.
-pub const DEFAULT_GROUP: usize = 64;
-
 const DIRTY: u8 = 1;
 const REFERENCED: u8 = 2;
 

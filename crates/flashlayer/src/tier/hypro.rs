@@ -21,7 +21,7 @@
 //! # Tuning (`p_sink=auto`, `p_elevate=auto`, the defaults)
 //!
 //! Both start where §5.2 found the best fixed values (0.2 and 0.02) and are
-//! re-decided every `window` requests (default [`DEFAULT_WINDOW`]) from
+//! re-decided every `window` requests (the `window` key, default 10,000) from
 //! what the window saw. `R_m`, `W_m` are the read and write requests on the
 //! page at DRAM's evict position (the page its policy would evict next:
 //! Definition 1), `R_f`, `W_f` the same at the SSD's evict position, `E`
@@ -84,8 +84,6 @@ use rand_pcg::Pcg64;
 pub const DEFAULT_P_SINK: f64 = 0.2;
 /// `p_elevate` where §5.2 starts (and `auto`'s first value).
 pub const DEFAULT_P_ELEVATE: f64 = 0.02;
-/// Requests per tuning window.
-pub const DEFAULT_WINDOW: u64 = 10_000;
 
 const STEP: f64 = 1.2;
 const SINK_RANGE: (f64, f64) = (0.01, 0.99);
@@ -155,7 +153,7 @@ impl Hypro {
         if auto && !ssd.names_next_victim() {
             return Err(Error::invalid(format!(
                 "hypro: p_sink=auto and p_elevate=auto count requests on the SSD's evict position, \
-                 which {} does not name; use ssd=lru or ssd=fifo, or give both probabilities a value",
+                 which {} does not name; use level=lru or level=fifo, or give both probabilities a value",
                 ssd.policy().name()
             )));
         }

@@ -25,9 +25,6 @@ use crate::policy::Policy;
 use crate::types::{DenseId, Op};
 use std::collections::VecDeque;
 
-/// Default dirty threshold.
-pub const DEFAULT_DIRTY: f64 = 0.5;
-
 /// Lazy cleaning's decisions and its SSD level.
 #[derive(Debug)]
 pub struct Lc {

@@ -59,7 +59,7 @@ mod tac;
 
 pub use data::{TieredStore, SLOT_HEADER};
 pub use face::Face;
-pub use hypro::{Hypro, Prob, DEFAULT_P_ELEVATE, DEFAULT_P_SINK, DEFAULT_WINDOW};
+pub use hypro::{Hypro, Prob, DEFAULT_P_ELEVATE, DEFAULT_P_SINK};
 pub use lc::Lc;
 pub use level::PolicyLevel;
 pub use spec::{AnyScheme, SchemeKind, SchemeSpec, SCHEMES};

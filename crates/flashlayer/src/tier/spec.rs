@@ -1,55 +1,109 @@
 //! Scheme names with parameters (`hypro:p_elevate=auto,p_sink=0.15,seed=1`,
-//! `lc:dirty=0.5`), one parser for the CLI, Python and Rust, and the
-//! scheme built from its spec.
+//! `lc:dirty=0.5,level=arc`): the schemes' table ([`SCHEMES`]) of the one
+//! grammar ([`crate::spec`]), and the scheme built from its spec.
 
-use super::face::DEFAULT_GROUP;
-use super::lc::DEFAULT_DIRTY;
-use super::tac::{DEFAULT_AGE_FACTOR, DEFAULT_EXTENT};
-use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac, DEFAULT_WINDOW};
+use super::tac::DEFAULT_AGE_FACTOR;
+use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac};
 use crate::device::DeviceModel;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::policy::{PolicySpec, POLICIES};
+use crate::spec::{self, Entry, Given, Param, Table, Ty};
 use crate::types::{DenseId, Op, PageCost};
 
-/// The schemes, each with its parameters and their defaults, for `--help`
-/// and errors.
-pub const SCHEMES: &[(&str, &str)] = &[
-    (
-        "hypro",
-        "p_sink=auto|P (default auto, from 0.2), p_elevate=auto|P (default auto, from 0.02), \
-         seed=N (default 0), window=N requests between tuning steps (default 10000), \
-         ssd=POLICY the SSD level's policy, any online policy spec, its own parameters following (default lru)",
-    ),
-    (
-        "tac",
-        "extent=N pages per extent (default 32), age=N DRAM misses per halving of \
-         temperatures (default 8 x SSD pages)",
-    ),
-    (
-        "face",
-        "group=N slots replaced at once (default 64, at most 1/16 of the SSD), \
-         second_chance=on|off (default on)",
-    ),
-    (
-        "lc",
-        "dirty=F dirty fraction of the SSD above which the cleaner runs (default 0.5), \
-         ssd=POLICY the SSD level's policy, any online policy spec, its own parameters following (default lru)",
-    ),
-];
+const LEVEL: Param = Param {
+    key: "level",
+    ty: Ty::Spec(&POLICIES),
+    default: "lru",
+    help:
+        "the SSD level's replacement policy: any online policy spec, its own parameters following",
+};
 
-/// The parameter names of the policy a spec text names.
-fn policy_keys(text: &str) -> Vec<&'static str> {
-    let name = text.split(':').next().unwrap_or("").trim();
-    POLICIES
-        .iter()
-        .find(|p| p.name.eq_ignore_ascii_case(name))
-        .map(|p| p.params.iter().map(|q| q.key).collect())
-        .unwrap_or_default()
-}
-
-fn lru() -> PolicySpec {
-    PolicySpec::parse("lru").expect("lru is a policy")
-}
+/// Every hierarchy scheme: the schemes' table of the one grammar.
+pub static SCHEMES: Table = Table {
+    what: "scheme",
+    entries: &[
+        Entry {
+            name: "hypro",
+            description: "HyPro, Lv et al.: DRAM and SSD exclusive, pages sink with p_sink and elevate with p_elevate, both tuned by §4's costs",
+            params: &[
+                Param {
+                    key: "p_sink",
+                    ty: Ty::FractionOrAuto,
+                    default: "auto",
+                    help: "probability that a page leaving DRAM sinks to the SSD; auto tunes it from 0.2 by Eqs. 1-2",
+                },
+                Param {
+                    key: "p_elevate",
+                    ty: Ty::FractionOrAuto,
+                    default: "auto",
+                    help: "probability that an SSD hit brings the page into DRAM; auto tunes it from 0.02",
+                },
+                Param {
+                    key: "seed",
+                    ty: Ty::Int(0),
+                    default: "0",
+                    help: "seed of the generator that draws both",
+                },
+                Param {
+                    key: "window",
+                    ty: Ty::Int(1),
+                    default: "10000",
+                    help: "requests between tuning steps",
+                },
+                LEVEL,
+            ],
+        },
+        Entry {
+            name: "tac",
+            description: "TAC, Canim et al. 2010: temperature-aware SSD cache of clean pages, admitted by extent temperature, dirty pages written through",
+            params: &[
+                Param {
+                    key: "extent",
+                    ty: Ty::Int(1),
+                    default: "32",
+                    help: "pages per extent",
+                },
+                Param {
+                    key: "age",
+                    ty: Ty::Int(1),
+                    default: "",
+                    help: "DRAM misses per halving of temperatures (default 8 × the SSD's pages)",
+                },
+            ],
+        },
+        Entry {
+            name: "face",
+            description: "FaCE, Kang, Lee & Moon 2012: a multi-version FIFO log on the SSD with group replacement",
+            params: &[
+                Param {
+                    key: "group",
+                    ty: Ty::Int(1),
+                    default: "64",
+                    help: "slots replaced at once (at most 1/16 of the SSD)",
+                },
+                Param {
+                    key: "second_chance",
+                    ty: Ty::Switch,
+                    default: "on",
+                    help: "group second chance: referenced pages of a replaced group go to the log's head",
+                },
+            ],
+        },
+        Entry {
+            name: "lc",
+            description: "lazy cleaning, Do et al. 2011: a write-back SSD cache whose cleaner runs above a dirty threshold",
+            params: &[
+                Param {
+                    key: "dirty",
+                    ty: Ty::Fraction,
+                    default: "0.5",
+                    help: "dirty fraction of the SSD above which the cleaner runs",
+                },
+                LEVEL,
+            ],
+        },
+    ],
+};
 
 /// A scheme and its parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,7 +119,7 @@ pub enum SchemeKind {
         /// Requests per tuning window.
         window: u64,
         /// The SSD level's policy.
-        ssd: PolicySpec,
+        level: PolicySpec,
     },
     /// TAC.
     Tac {
@@ -86,7 +140,7 @@ pub enum SchemeKind {
         /// Dirty threshold.
         dirty: f64,
         /// The SSD level's policy.
-        ssd: PolicySpec,
+        level: PolicySpec,
     },
 }
 
@@ -99,157 +153,63 @@ pub struct SchemeSpec {
     pub text: String,
 }
 
-fn bad(spec: &str, msg: impl std::fmt::Display) -> Error {
-    Error::invalid(format!("scheme '{spec}': {msg}"))
+fn prob(g: &Given, key: &str) -> Prob {
+    g.fraction_or_auto(key).map_or(Prob::Auto, Prob::Fixed)
 }
 
-fn prob(spec: &str, key: &str, v: &str) -> Result<Prob> {
-    if v == "auto" {
-        return Ok(Prob::Auto);
-    }
-    match v.parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(Prob::Fixed(x)),
-        _ => Err(bad(
-            spec,
-            format!("{key} must be 'auto' or a probability in [0, 1], found '{v}'"),
-        )),
-    }
-}
-
-fn count(spec: &str, key: &str, v: &str) -> Result<u64> {
-    match v.parse::<u64>() {
-        Ok(x) if x >= 1 => Ok(x),
-        _ => Err(bad(
-            spec,
-            format!("{key} must be a whole number ≥ 1, found '{v}'"),
-        )),
-    }
-}
-
-fn ssd_policy(spec: &str, v: &str) -> Result<PolicySpec> {
-    let p = PolicySpec::parse(v).map_err(|e| bad(spec, format!("ssd: {e}")))?;
+/// The SSD level's policy: online.
+fn level(g: &Given) -> Result<PolicySpec> {
+    let p = PolicySpec::parse(&g.value("level"))?;
     if p.is_offline() {
-        return Err(bad(
-            spec,
-            format!(
-                "ssd must be an online policy ({} needs the whole trace in advance)",
-                p.name()
-            ),
-        ));
+        return Err(g.error(format!(
+            "level must be an online policy ({} needs the whole trace in advance)",
+            p.name()
+        )));
     }
     Ok(p)
 }
 
 impl SchemeSpec {
-    /// Parses `name[:key=value,...]`.
+    /// Parses `name[:key=value,...]` by the one grammar.
     pub fn parse(text: &str) -> Result<Self> {
-        let t = text.trim();
-        let (name, params) = t.split_once(':').unwrap_or((t, ""));
-        let name = name.trim().to_ascii_lowercase();
-        let mut kind = match name.as_str() {
+        let g = spec::parse(&SCHEMES, text)?;
+        let kind = match g.name() {
             "hypro" => SchemeKind::Hypro {
-                p_sink: Prob::Auto,
-                p_elevate: Prob::Auto,
-                seed: 0,
-                window: DEFAULT_WINDOW,
-                ssd: lru(),
+                p_sink: prob(&g, "p_sink"),
+                p_elevate: prob(&g, "p_elevate"),
+                seed: g.int("seed"),
+                window: g.int("window"),
+                level: level(&g)?,
             },
             "tac" => SchemeKind::Tac {
-                extent: DEFAULT_EXTENT,
-                age: None,
+                extent: g.int("extent"),
+                age: g.int_given("age"),
             },
             "face" => SchemeKind::Face {
-                group: DEFAULT_GROUP,
-                second_chance: true,
+                group: g.int("group") as usize,
+                second_chance: g.switch("second_chance"),
             },
             "lc" => SchemeKind::Lc {
-                dirty: DEFAULT_DIRTY,
-                ssd: lru(),
+                dirty: g.fraction("dirty"),
+                level: level(&g)?,
             },
-            _ => {
-                let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
-                return Err(Error::invalid(format!(
-                    "unknown scheme '{t}': expected one of {}",
-                    names.join(", ")
-                )));
-            }
+            other => unreachable!("scheme '{other}' is listed but not built"),
         };
-        // After `ssd=POLICY`, a piece whose key is one of that policy's
-        // parameters continues its spec (`ssd=fdbuffer:mc=auto,clean=lru`),
-        // so the scheme's own parameters go before `ssd=` (as the canonical
-        // spec writes them) where the names clash (lazy cleaning's `dirty`,
-        // FD-Buffer's `dirty`).
-        let mut ssd_text: Option<String> = None;
-        for kv in params.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let Some((k, v)) = kv.split_once('=') else {
-                return Err(bad(t, format!("'{kv}' is not key=value")));
-            };
-            let (k, v) = (k.trim(), v.trim());
-            let continues = ssd_text
-                .as_deref()
-                .is_some_and(|text| policy_keys(text).contains(&k));
-            if let (Some(text), true) = (ssd_text.as_mut(), continues) {
-                text.push(',');
-                text.push_str(kv);
-                let p = ssd_policy(t, text)?;
-                if let SchemeKind::Hypro { ssd, .. } | SchemeKind::Lc { ssd, .. } = &mut kind {
-                    *ssd = p;
-                }
-                continue;
-            }
-            ssd_text = None;
-            match (&mut kind, k) {
-                (SchemeKind::Hypro { p_sink, .. }, "p_sink") => *p_sink = prob(t, k, v)?,
-                (SchemeKind::Hypro { p_elevate, .. }, "p_elevate") => *p_elevate = prob(t, k, v)?,
-                (SchemeKind::Hypro { seed, .. }, "seed") => {
-                    *seed = v
-                        .parse()
-                        .map_err(|_| bad(t, format!("seed must be a whole number, found '{v}'")))?
-                }
-                (SchemeKind::Hypro { window, .. }, "window") => *window = count(t, k, v)?,
-                (SchemeKind::Hypro { ssd, .. } | SchemeKind::Lc { ssd, .. }, "ssd") => {
-                    *ssd = ssd_policy(t, v)?;
-                    ssd_text = Some(v.to_string());
-                }
-                (SchemeKind::Tac { extent, .. }, "extent") => *extent = count(t, k, v)?,
-                (SchemeKind::Tac { age, .. }, "age") => *age = Some(count(t, k, v)?),
-                (SchemeKind::Face { group, .. }, "group") => *group = count(t, k, v)? as usize,
-                (SchemeKind::Face { second_chance, .. }, "second_chance") => {
-                    *second_chance = match v {
-                        "on" | "true" | "1" => true,
-                        "off" | "false" | "0" => false,
-                        _ => {
-                            return Err(bad(
-                                t,
-                                format!("second_chance must be on or off, found '{v}'"),
-                            ))
-                        }
-                    }
-                }
-                (SchemeKind::Lc { dirty, .. }, "dirty") => {
-                    *dirty = match v.parse::<f64>() {
-                        Ok(x) if (0.0..=1.0).contains(&x) => x,
-                        _ => {
-                            return Err(bad(
-                                t,
-                                format!("dirty must be a fraction in [0, 1], found '{v}'"),
-                            ))
-                        }
-                    }
-                }
-                _ => {
-                    let help = SCHEMES.iter().find(|s| s.0 == name).map_or("", |s| s.1);
-                    return Err(bad(
-                        t,
-                        format!("unknown parameter '{k}' (parameters: {help})"),
-                    ));
-                }
-            }
-        }
         Ok(SchemeSpec {
             kind,
-            text: t.to_string(),
+            text: text.trim().to_string(),
         })
+    }
+
+    /// Parses a comma-separated list by the one continuation rule
+    /// ([`crate::spec::split_list`]).
+    pub fn parse_list(list: &str) -> Result<Vec<Self>> {
+        spec::split_list(&SCHEMES, list, Self::parse)
+    }
+
+    /// The spec with its parameters at their defaults left out.
+    pub fn short(&self) -> String {
+        spec::short(&SCHEMES, &self.to_string())
     }
 
     /// The scheme's short name (`hypro`, `tac`, `face`, `lc`).
@@ -273,7 +233,10 @@ impl SchemeSpec {
         hdd: &DeviceModel,
     ) -> Result<AnyScheme> {
         if ssd_pages == 0 {
-            return Err(bad(&self.text, "the SSD must hold at least 1 page"));
+            return Err(crate::Error::invalid(format!(
+                "scheme '{}': the SSD must hold at least 1 page",
+                self.text
+            )));
         }
         let cost = PageCost::new(ssd.read, ssd.write);
         let level = |policy: &PolicySpec| PolicyLevel::new(policy, ssd_pages, pages, cost);
@@ -283,7 +246,7 @@ impl SchemeSpec {
                 p_elevate,
                 seed,
                 window,
-                ssd: policy,
+                level: policy,
             } => AnyScheme::Hypro(Hypro::new(
                 level(policy)?,
                 (ssd, hdd),
@@ -313,7 +276,10 @@ impl SchemeSpec {
                 group,
                 second_chance,
             } => AnyScheme::Face(Face::new(ssd_pages, pages, *group, *second_chance)),
-            SchemeKind::Lc { dirty, ssd: policy } => AnyScheme::Lc(Lc::new(level(policy)?, *dirty)),
+            SchemeKind::Lc {
+                dirty,
+                level: policy,
+            } => AnyScheme::Lc(Lc::new(level(policy)?, *dirty)),
         })
     }
 }
@@ -331,10 +297,10 @@ impl std::fmt::Display for SchemeSpec {
                 p_elevate,
                 seed,
                 window,
-                ssd,
+                level,
             } => write!(
                 f,
-                "hypro:p_sink={},p_elevate={},seed={seed},window={window},ssd={ssd}",
+                "hypro:p_sink={},p_elevate={},seed={seed},window={window},level={level}",
                 p(p_sink),
                 p(p_elevate)
             ),
@@ -350,7 +316,7 @@ impl std::fmt::Display for SchemeSpec {
                 "face:group={group},second_chance={}",
                 if *second_chance { "on" } else { "off" }
             ),
-            SchemeKind::Lc { dirty, ssd } => write!(f, "lc:dirty={dirty},ssd={ssd}"),
+            SchemeKind::Lc { dirty, level } => write!(f, "lc:dirty={dirty},level={level}"),
         }
     }
 }

@@ -27,8 +27,6 @@ use super::{Io, Reason, Scheme, Serve, Slots, NIL};
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
-/// Default extent size, pages (the paper's).
-pub const DEFAULT_EXTENT: u64 = 32;
 /// Default aging period, in multiples of the SSD's pages.
 pub const DEFAULT_AGE_FACTOR: u64 = 8;
 
