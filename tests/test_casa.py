@@ -14,7 +14,7 @@ from tests.conftest import run_cli
 
 
 def test_policy_lists_continue_parameters_and_rows_carry_full_specs(small_csv: Path) -> None:
-    assert _native.policy_list("lru,cflru:w=0.25,casa,cflru,w=0.75") == [
+    assert _native.canonical_list("policy", "lru,cflru:w=0.25,casa,cflru,w=0.75") == [
         "lru", "cflru:w=0.25", "casa:cost=model", "cflru:w=0.75"]
     rows = json.loads(run_cli("sim", str(small_csv), "--policy", "cflru:w=0.25,lruwsr,ccflru,casa", "--buffer", "2",
                               "--json", check=True).stdout)
@@ -23,7 +23,7 @@ def test_policy_lists_continue_parameters_and_rows_carry_full_specs(small_csv: P
 
 def test_list_policies_shows_every_parameter_with_its_default() -> None:
     out = run_cli("list", "policies", check=True).stdout
-    assert "w=0.5" in out and "cost=model" in out and "n=32768" in out
+    assert "    w=0.5  " in out and "    cost=model  " in out and "    n=32768  " in out
     rows = {r["name"]: r for r in json.loads(run_cli("list", "policies", "--json", check=True).stdout)}
     assert {p["key"]: p["default"] for p in rows["casa"]["params"]} == {"cost": "model", "n": "32768"}
     assert rows["lruwsr"]["params"] == []
@@ -43,7 +43,7 @@ def test_measured_costs_need_a_store_that_measures(tmp_path: Path, small_csv: Pa
     with pytest.raises(flashlayer.FlashlayerError, match="measures none"):
         flashlayer.simulate(small_csv, "casa:cost=measured", 2)
     t = flashlayer.Trace.open(small_csv)
-    r = _native.run_on_file(t, "casa:cost=measured,n=4", 2, tmp_path / "db", series_every=1)
+    r = _native.replay(t, "casa:cost=measured,n=4", 2, f"file:path={tmp_path / 'db'}", series_every=1)
     state = r["series"]["state"]
     assert set(state) == {"tau", "clean", "read_cost", "write_cost"}
     reads = [v for v in state["read_cost"] if v is not None]

@@ -142,10 +142,10 @@ def test_pdl_writes_small_updates_cheaper_than_opu() -> None:
 def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: Path) -> None:
     trace = tmp_path / "pu.flt"
     _native.gen_workload("pdl-updates", trace, 0, {"pages": 500, "operations": 3000}, with_bytes=True)
-    p = run_cli("sim", str(trace), "--policy", "lru", "--buffer", "4", "--store", "flash:pdl:256",
-                "--store", "flash:opu", "--json", check=True)
+    p = run_cli("sim", str(trace), "--policy", "lru", "--buffer", "4", "--store", "flash:method=pdl:256",
+                "--store", "flash:method=opu", "--json", check=True)
     rows = {r["store"]: r for r in json.loads(p.stdout)}
-    pdl, opu = rows["flash:pdl:256"], rows["flash:opu"]
+    pdl, opu = rows["flash:method=pdl:256,obsolete=off"], rows["flash:method=opu,obsolete=off"]
     assert pdl["requests"] == opu["requests"] == 3000
     assert pdl["physical_writes"] == opu["physical_writes"], "the same pool decisions"
     assert pdl["flash"]["differentials"] > 0 and opu["flash"]["differentials"] == 0
@@ -155,9 +155,10 @@ def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: P
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--store", "flash:nosuch"], "unknown method"),
-    (["--store", "flash:opu", "--device", "ratio:1:2"], "--device"),
-    (["--store", "disk"], "expected 'model' or 'flash:METHOD'"),
+    (["--store", "flash:method=nosuch"], "unknown method"),
+    (["--store", "flash:method=opu", "--device", "ratio:1:2"], "--store and --device both name the store"),
+    (["--store", "flash:opu"], "store 'flash': expected key=value, got 'opu'"),
+    (["--store", "disk"], "unknown store 'disk'; valid stores: cost, file, flash, hybrid, tier"),
 ])
 def test_sim_flash_store_bad_input_is_one_line_and_exit_2(small_csv: Path, args: list[str], message: str) -> None:
     p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)

@@ -231,14 +231,14 @@ def test_an_exception_in_a_progress_callback_stops_the_run(tmp_path_factory: pyt
         raise RuntimeError("stop here")
 
     with pytest.raises(RuntimeError, match="stop here"):
-        _native.run(t, "lru", 1000, None, 0, boom)
+        _native.replay(t, "lru", 1000, None, 0, None, boom)
     assert calls == [1 << 20], "the run stopped at the first callback"
 
     def interrupt(n: int) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        _native.run(t, "arc", 1000, None, 0, interrupt)
+        _native.replay(t, "arc", 1000, None, 0, None, interrupt)
     with pytest.raises(KeyboardInterrupt):
         flashlayer.sweep(t, ["lru", "arc"], [100, 200], workers=2, on_progress=lambda n: interrupt(n))
 
@@ -287,7 +287,7 @@ def test_sweep_values_match_single_runs_and_runs_overlap(small_csv: Path) -> Non
     assert len(set(met)) == 2
     assert len(rows) == 8
     for r in rows:
-        single = flashlayer.simulate(t, r["policy"], r["buffer_spec"], r["device"])
+        single = flashlayer.simulate(t, r["policy"], r["buffer_spec"], device=r["device"])
         for k in ("hits", "misses", "physical_reads", "physical_writes", "dirty_at_end", "virtual_time"):
             assert r[k] == single[k], (r["policy"], r["buffer_spec"], r["device"], k)
     lru_small, lru_big = rows[0], rows[1]

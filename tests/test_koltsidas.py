@@ -40,22 +40,22 @@ def test_sim_hybrid_runs_every_placement_policy_and_buffer(tmp_path: Path) -> No
     assert lru_opt["virtual_time"] == pytest.approx(lru_opt["optimum"])
 
 
-def test_simulate_hybrid_matches_the_cli_and_refuses_mixed_settings() -> None:
-    r = flashlayer.simulate(PG, "lru", 300, hybrid="hybrid", flash_capacity=50, defer=8)
+def test_simulate_on_a_hybrid_store_keeps_its_capacity_and_refuses_bad_specs() -> None:
+    r = flashlayer.simulate(PG, "lru", 300, "hybrid:placement=hybrid,capacity=50,defer=8")
     assert r["pages_on_flash"] <= 50 and r["defer"] == 8 and r["flash_capacity"] == 50
-    assert r["migrations"] > 0
-    with pytest.raises(flashlayer.FlashlayerError, match="with hybrid= use flash= and magnetic="):
-        flashlayer.simulate(PG, "lru", 300, device="ratio:1:8", hybrid="hybrid")
-    with pytest.raises(flashlayer.FlashlayerError, match="apply with hybrid="):
-        flashlayer.simulate(PG, "lru", 300, flash_capacity=5)
-    with pytest.raises(flashlayer.FlashlayerError, match="unknown placement 'nosuch'"):
-        flashlayer.simulate(PG, "lru", 300, hybrid="nosuch")
+    assert r["migrations"] > 0 and r["store_name"] == "hybrid"
+    with pytest.raises(flashlayer.FlashlayerError, match="give store= or its shorthand device=, not both"):
+        flashlayer.simulate(PG, "lru", 300, "hybrid", device="ratio:1:8")
+    with pytest.raises(flashlayer.FlashlayerError, match="store 'hybrid' has no parameter 'device'"):
+        flashlayer.simulate(PG, "lru", 300, "hybrid:device=ratio:1:8")
+    with pytest.raises(flashlayer.FlashlayerError, match="nosuch"):
+        flashlayer.simulate(PG, "lru", 300, "hybrid:placement=nosuch")
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--hybrid", "nosuch"], "unknown placement 'nosuch'"),
+    (["--hybrid", "nosuch"], "bad value 'nosuch' for 'placement'; expected conservative, optimistic, hybrid, optimal"),
     (["--hybrid", "hybrid", "--flash-capacity", "0"], "--flash-capacity must be at least 1"),
-    (["--hybrid", "hybrid", "--device", "ratio:1:4"], "with --hybrid use --flash and --magnetic"),
+    (["--hybrid", "hybrid", "--device", "ratio:1:4"], "--device and --hybrid both name the store"),
     (["--flash", "koltsidas08-flash"], "--flash applies with --hybrid"),
     (["--hybrid", "hybrid", "--magnetic", "nosuchdevice"], "--magnetic"),
     (["--hybrid", "hybrid,hybrid"], "given twice"),

@@ -54,7 +54,7 @@ def test_local_and_ray_engines_give_the_same_rows(tmp_path: Path) -> None:
     sim = json.loads(run_cli("sim", str(TPCB), "--policy", "wblandlord", "--buffer", "500", "--device", "ratio:1:8",
                              "--json", check=True).stdout)[0]
     row = next(r for r in local if r["cell"].startswith(str(TPCB)) and r["grid_policy"] == "wblandlord"
-               and r["grid_buffer"] == "500" and r["target"] == "ratio:1:8")
+               and r["grid_buffer"] == "500" and r["grid_store"] == "cost:device=ratio:1:8")
     assert (row["virtual_time"], row["misses"]) == (sim["virtual_time"], sim["misses"])
     assert len(row["trace_hash"]) == 64 and row["flashlayer_version"]
     assert local.to_pandas().shape[0] == len(local)
@@ -67,7 +67,7 @@ def test_a_failing_cell_is_a_row_and_the_sweep_goes_on(tmp_path: Path, engine: s
 traces = ["{TPCB}"]
 policies = ["lru", "costopt-ub"]
 buffers = [200]
-placements = ["hybrid"]
+stores = ["hybrid"]
 """)
     p = run_cli("sweep", str(g), "--out", str(tmp_path / "r.parquet"), "--engine", engine, "--jobs", "2", "--json")
     assert p.returncode == 1, p.stderr
@@ -113,7 +113,7 @@ def test_report_draws_time_and_miss_ratio_per_trace_and_device(tmp_path: Path) -
     assert len(pngs) == 2 * 2 * 2  # traces x devices x (time, miss ratio)
     assert all(p.stat().st_size > 10_000 for p in pngs)
     html = (tmp_path / "rep" / "index.html").read_text()
-    assert "pg15-tpcb-s5.csv.gz, device ratio:1:8: virtual time" in html and "24 cells, 0 failed" in html
+    assert "pg15-tpcb-s5.csv.gz, cost:device=ratio:1:8: virtual time" in html and "24 cells, 0 failed" in html
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -122,7 +122,9 @@ def test_report_draws_time_and_miss_ratio_per_trace_and_device(tmp_path: Path) -
     (f'traces = ["{TPCB}"]\npolicies = ["lru", "cflru:w=2"]\nbuffers = [1]\n', "policies:"),
     (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [0]\n', "buffers:"),
     (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\ndevices = ["ratio:1:x"]\n', "devices:"),
-    (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\ntiers = ["hypro"]\n', "ssd: missing"),
+    (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\nstores = ["tier:ssd=0"]\n', "stores: store 'tier': ssd: bad size '0'"),
+    (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\nstores = ["cost"]\ndevices = ["ratio:1:2"]\n',
+     "devices: devices are the shorthand of cost stores"),
     ('traces = [', "not valid TOML"),
 ])
 def test_a_bad_grid_fails_before_any_cell_with_file_key_and_problem(tmp_path: Path, text: str, message: str) -> None:
@@ -139,7 +141,7 @@ def test_the_example_grid_is_valid() -> None:
 
     example = run_cli("sweep", "--example", check=True).stdout
     g = parse_grid(example, "example", TRACES.parent.parent)
-    assert len(g.cells()) == 2 * 7 * 4 * 3
+    assert len(g.cells()) == 2 * 7 * 4 * 5
 
 
 def test_a_ray_worker_killed_mid_cell_loses_no_rows(tmp_path: Path) -> None:

@@ -9,20 +9,21 @@ from pathlib import Path
 import pytest
 
 import flashlayer
-from flashlayer.tiers import SCHEMES, scheme_list, sweep_tier
+from flashlayer import _native
 from tests.conftest import run_cli
 
 PG = "data/traces/pg15-tpcb-s5.csv.gz"
+SCHEMES = ["hypro", "tac", "face", "lc"]
 TIER_FIELDS = {"scheme", "ssd_pages", "ssd_reads", "ssd_writes", "hdd_reads", "hdd_writes", "elevations", "sinks",
                "io_time", "ssd_hits", "hdd_misses", "cleanings"}
 
 
-def test_sim_tier_runs_every_scheme_and_size_with_the_issue_fields() -> None:
+def test_sim_tier_runs_every_scheme_and_size_with_the_tier_fields() -> None:
     p = run_cli("sim", PG, "--tier", "hypro:p_sink=0.15,seed=1,tac,face,lc:dirty=0.5", "--buffer", "1%",
                 "--ssd", "1.25%,20%", "--json", check=True)
     rows = json.loads(p.stdout)
     assert [r["scheme_name"] for r in rows] == ["hypro", "hypro", "tac", "tac", "face", "face", "lc", "lc"]
-    assert rows[0]["scheme"] == "hypro:p_sink=0.15,p_elevate=auto,seed=1,window=10000,ssd=lru"
+    assert rows[0]["scheme"] == "hypro:p_sink=0.15,p_elevate=auto,seed=1,window=10000,level=lru"
     for r in rows:
         assert TIER_FIELDS <= set(r)
         assert r["device"] == "hypro-ssd+hypro-hdd" and r["policy"] == "lru"
@@ -42,50 +43,58 @@ def test_sim_tier_prints_a_table_with_the_devices() -> None:
     p = run_cli("sim", PG, "--tier", "face", "--buffer", "1%", "--ssd", "5%", "--ssd-device", "hypro-ssd-lowend",
                 check=True)
     assert "SSD hypro-ssd-lowend: read 271, write 2012" in p.stdout
-    assert "FaCE(group=64, second_chance=on)" in p.stdout
+    assert p.stdout.splitlines()[2].split()[:2] == ["face", "lru"], p.stdout
 
 
-def test_simulate_tier_matches_sweep_tier_and_is_reproducible_by_seed() -> None:
-    a = flashlayer.simulate(PG, "lru", "1%", tier="hypro:seed=3", ssd_pages="5%", series_every=50_000)
-    b = sweep_tier(PG, ["hypro:seed=3"], ["1%"], ["5%"])[0]
+def test_simulate_on_a_tier_store_matches_the_sweep_and_is_reproducible_by_seed() -> None:
+    store = "tier:ssd=5%,scheme=hypro:seed=3"
+    a = flashlayer.simulate(PG, "lru", "1%", store, series_every=50_000)
+    b = flashlayer.sweep(PG, ["lru"], ["1%"], [store])[0]
     for key in ("io_time", "ssd_reads", "hdd_writes", "elevations", "sinks", "p_sink", "p_elevate"):
         assert a[key] == b[key], key
-    assert a["buffer_spec"] == "1%" and a["ssd_spec"] == "5%"
-    series = a["tier_series"]
+    assert a["buffer_spec"] == "1%" and a["ssd_share"] == pytest.approx(0.05, abs=0.001)
+    assert a["store"] == "tier:ssd=5%,ssd_device=hypro-ssd,hdd_device=hypro-hdd," \
+        "scheme=hypro:p_sink=auto,p_elevate=auto,seed=3,window=10000,level=lru"
+    series = a["series"]
     assert len(series["requests"]) == len(series["state"]["p_sink"]) > 5
-    c = flashlayer.simulate(PG, "lru", "1%", tier="hypro:seed=4,p_sink=0.5,p_elevate=0.1", ssd_pages="5%")
-    d = flashlayer.simulate(PG, "lru", "1%", tier="hypro:seed=5,p_sink=0.5,p_elevate=0.1", ssd_pages="5%")
+    c = flashlayer.simulate(PG, "lru", "1%", "tier:ssd=5%,scheme=hypro:seed=4,p_sink=0.5,p_elevate=0.1")
+    d = flashlayer.simulate(PG, "lru", "1%", "tier:ssd=5%,scheme=hypro:seed=5,p_sink=0.5,p_elevate=0.1")
     assert c["io_time"] != d["io_time"], "a different seed draws differently"
 
 
-def test_simulate_tier_refuses_settings_that_do_not_apply() -> None:
-    with pytest.raises(flashlayer.FlashlayerError, match="needs ssd_pages"):
-        flashlayer.simulate(PG, "lru", "1%", tier="lc")
-    with pytest.raises(flashlayer.FlashlayerError, match="apply with tier="):
-        flashlayer.simulate(PG, "lru", "1%", ssd_pages=100)
-    with pytest.raises(flashlayer.FlashlayerError, match="do not apply"):
-        flashlayer.simulate(PG, "lru", "1%", tier="lc", ssd_pages=100, device="ratio:1:4")
+def test_tier_store_specs_refuse_what_does_not_apply() -> None:
+    with pytest.raises(flashlayer.FlashlayerError, match="give store= or its shorthand device=, not both"):
+        flashlayer.simulate(PG, "lru", "1%", "tier:scheme=lc", device="ratio:1:4")
+    with pytest.raises(flashlayer.FlashlayerError, match="p_sink"):
+        flashlayer.simulate(PG, "lru", "1%", "tier:scheme=hypro:p_sink=1.5")
+    with pytest.raises(flashlayer.FlashlayerError, match="store 'tier' has no parameter 'nosuch'; its parameters: ssd, ssd_device, hdd_device, scheme"):
+        flashlayer.simulate(PG, "lru", "1%", "tier:nosuch=1")
+    with pytest.raises(flashlayer.FlashlayerError, match="measured"):
+        flashlayer.simulate(PG, "casa:cost=measured", "1%", "tier:scheme=lc")
 
 
 def test_scheme_lists_continue_parameters_and_write_out_defaults() -> None:
-    assert scheme_list("hypro:p_sink=0.1,seed=2,lc,dirty=0.3") == [
-        "hypro:p_sink=0.1,p_elevate=auto,seed=2,window=10000,ssd=lru", "lc:dirty=0.3,ssd=lru"]
-    assert scheme_list(list(SCHEMES))[1:] == ["tac:extent=32", "face:group=64,second_chance=on", "lc:dirty=0.5,ssd=lru"]
-    with pytest.raises(flashlayer.FlashlayerError, match="continues no scheme"):
-        scheme_list("dirty=0.5")
+    assert _native.canonical_list("scheme", "hypro:p_sink=0.1,seed=2,lc,dirty=0.3") == [
+        "hypro:p_sink=0.1,p_elevate=auto,seed=2,window=10000,level=lru", "lc:dirty=0.3,level=lru"]
+    assert _native.canonical_list("scheme", ",".join(SCHEMES))[1:] == [
+        "tac:extent=32", "face:group=64,second_chance=on", "lc:dirty=0.5,level=lru"]
+    with pytest.raises(flashlayer.FlashlayerError, match="'dirty=0.5' is a parameter but no scheme comes before it"):
+        _native.canonical_list("scheme", "dirty=0.5")
     with pytest.raises(flashlayer.FlashlayerError, match="given twice"):
-        scheme_list("lc,lc")
+        _native.canonical_list("scheme", "lc,lc")
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--tier", "hypro:p_sink=1.5", "--ssd", "5%"], "p_sink must be 'auto' or a probability in [0, 1]"),
-    (["--tier", "hypro", "--ssd", "0"], "--ssd: an SSD size must be at least 1 page"),
+    (["--tier", "hypro:p_sink=1.5", "--ssd", "5%"], "scheme 'hypro': bad value '1.5' for 'p_sink'; expected auto, or a fraction from 0 to 1"),
+    (["--tier", "hypro", "--ssd", "0"], "ssd: bad size '0': expected a whole number of pages (at least 1)"),
     (["--tier", "nosuch", "--ssd", "5%"], "unknown scheme 'nosuch'"),
     (["--tier", "lc"], "--tier needs --ssd"),
     (["--ssd", "5%", "--policy", "lru"], "--ssd applies with --tier"),
-    (["--tier", "lc", "--ssd", "5%", "--device", "ratio:1:4"], "--device does not apply with --tier"),
+    (["--tier", "lc", "--ssd", "5%", "--device", "ratio:1:4"], "--device and --tier both name the store"),
     (["--tier", "lc", "--ssd", "5%", "--hdd-device", "nosuch"], "--hdd-device"),
-    (["--tier", "hypro:ssd=clock", "--ssd", "5%"], "use ssd=lru or ssd=fifo"),
+    (["--tier", "hypro:level=belady", "--ssd", "5%"], "level must be an online policy"),
+    (["--store", "tier:scheme=lc", "--tier", "lc", "--ssd", "5%"], "--store and --tier both name the store"),
+    (["--store", "tier:scheme=lc", "--policy", "casa:cost=measured"], "measured"),
     ([], "--policy is required"),
 ])
 def test_sim_tier_bad_values_give_one_line_and_exit_2(args: list[str], message: str) -> None:
@@ -116,5 +125,10 @@ def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path
 
 def test_list_schemes_names_every_scheme_with_its_defaults() -> None:
     rows = json.loads(run_cli("list", "schemes", "--json", check=True).stdout)
-    assert [r["name"] for r in rows] == list(SCHEMES)
-    assert "default 0.5" in rows[3]["description"] and "from 0.2" in rows[0]["description"]
+    assert [r["name"] for r in rows] == SCHEMES
+    lc = {p["key"]: p for p in rows[3]["params"]}
+    assert lc["dirty"]["default"] == "0.5" and lc["level"]["default"] == "lru"
+    stores = json.loads(run_cli("list", "stores", "--json", check=True).stdout)
+    tier = {p["key"]: p["default"] for p in stores[-1]["params"]}
+    assert stores[-1]["name"] == "tier" and tier == {
+        "ssd": "10%", "ssd_device": "hypro-ssd", "hdd_device": "hypro-hdd", "scheme": "hypro"}

@@ -6,15 +6,20 @@ The Python front of a Rust engine. Typical use::
     r = flashlayer.simulate("trace.csv.gz", "lru", 1000, device="ratio:1:64")
     print(r["miss_ratio"], r["virtual_time"])
 
+    r = flashlayer.simulate("trace.flt", "cfdc", "2%",
+                            store="tier:scheme=hypro,ssd=5%")
+
     rows = flashlayer.sweep("trace.flt", ["lru", "arc"], ["1%", "5%", 2000],
                             device=["ratio:1:1", "ratio:1:64"])
+
+A policy, a store, a hierarchy scheme: each is a spec of one grammar,
+``NAME[:KEY=VALUE,...]``; ``table(kind)`` lists the names, keys and
+defaults the engine knows.
 
 Every long call releases the GIL, so threads run simulations in parallel.
 """
 
 from __future__ import annotations
-
-from os import PathLike
 
 # Before the submodules: they put it in their results.
 __version__ = "0.1.0"
@@ -26,12 +31,13 @@ from flashlayer._native import (
     PowerCut,
     Trace,
     crash_test,
+    canonical,
     formats,
-    policies,
     presets,
+    table,
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
-from flashlayer.sweep import resolve_buffer, simulate, sweep, sweep_hybrid
+from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
 from flashlayer.grid import sweep_grid
@@ -50,17 +56,16 @@ __all__ = [
     "PowerCut",
     "crash_test",
     "Trace",
+    "TraceLike",
+    "canonical",
     "formats",
-    "policies",
     "presets",
     "simulate",
     "sweep",
-    "sweep_hybrid",
+    "table",
     "cost_bounds",
     "lru_curve",
     "sweep_grid",
     "__version__",
 ]
 
-
-TraceLike = str | PathLike[str] | Trace

@@ -23,26 +23,23 @@ class Trace:
     def __iter__(self) -> Iterator[tuple[int, Literal["R", "W"]]]: ...
     def stats(self) -> TraceStats: ...
 
-def run(
+_Kind = Literal["policy", "scheme", "store"]
+_Size = int | str
+
+def replay(
     trace: Trace,
     policy: str,
-    buffer_pages: int,
-    device: str | None = None,
-    series_every: int = 0,
-    progress: Callable[[int], object] | None = None,
-    flush_at_end: bool = False,
-) -> SimResult: ...
-def run_on_file(
-    trace: Trace,
-    policy: str,
-    buffer_pages: int,
-    path: _Path,
-    page_size: int = 4096,
-    direct: bool = False,
-    device: str | None = None,
-    series_every: int = 0,
+    buffer: _Size,
+    store: str | None = None,
+    series_every: int | None = None,
+    flush_at_end: bool | None = None,
     progress: Callable[[int], object] | None = None,
 ) -> SimResult: ...
+def size_pages(size: _Size, distinct: int) -> int: ...
+def canonical(kind: _Kind, text: str) -> str: ...
+def canonical_list(kind: _Kind, list: str) -> list[str]: ...
+def table(kind: _Kind) -> list[tuple[str, str, list[tuple[str, str, str, str]]]]: ...
+def short_spec(kind: _Kind, text: str) -> str: ...
 def convert(
     input: _Path,
     output: _Path,
@@ -59,9 +56,6 @@ def concat(
 ) -> int: ...
 def gen_zipf(output: _Path, requests: int, pages: int, alpha: float, write_ratio: float, seed: int) -> int: ...
 def device(spec: str) -> DeviceInfo: ...
-def policy_name(name: str) -> str: ...
-def policy_list(specs: str) -> list[str]: ...
-def policies() -> list[tuple[str, str, list[tuple[str, str, str, str]]]]: ...
 def formats() -> list[tuple[str, str]]: ...
 def presets() -> list[Preset]: ...
 def gen_workload(
@@ -175,19 +169,6 @@ def workload_on_flash(
 
 def chip_bench(blocks: int = 256, rounds: int = 4) -> tuple[int, float]: ...
 
-def run_hybrid(
-    trace: Trace,
-    policy: str,
-    buffer_pages: int,
-    placement: str,
-    flash: str | None = None,
-    magnetic: str | None = None,
-    flash_capacity: int | None = None,
-    defer: int = 0,
-    series_every: int = 0,
-    progress: Callable[[int], object] | None = None,
-    flush_at_end: bool = False,
-) -> SimResult: ...
 def lru_curve(
     trace: Trace,
     sample: float | None = None,
@@ -204,19 +185,6 @@ def bound(
     search: bool = True,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, Any]: ...
-def tier_schemes() -> list[tuple[str, str]]: ...
-def tier_scheme(spec: str) -> str: ...
-def run_tier(
-    trace: Trace,
-    scheme: str,
-    policy: str,
-    dram_pages: int,
-    ssd_pages: int,
-    ssd: str | None = None,
-    hdd: str | None = None,
-    series_every: int = 0,
-    progress: Callable[[int], object] | None = None,
-) -> SimResult: ...
 def hybrid_sequence(
     sets: list[dict[str, Any]],
     sequence: list[int],
@@ -232,12 +200,3 @@ def hybrid_sequence(
     progress: Callable[[int, int], object] | None = None,
 ) -> dict[str, Any]: ...
 def flash_method(spec: str) -> str: ...
-def run_on_flash(
-    trace: Trace,
-    policy: str,
-    buffer_pages: int,
-    method: str,
-    obsolete_in_memory: bool = False,
-    series_every: int = 0,
-    progress: Callable[[int], object] | None = None,
-) -> dict[str, Any]: ...

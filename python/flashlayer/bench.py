@@ -21,7 +21,7 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer._native import Trace
-from flashlayer.sweep import resolve_buffer
+from flashlayer.replay import resolve_buffer
 
 #: Requests/s each policy must reach on the default workload (the design's
 #: speed targets), by policy name.
@@ -144,17 +144,17 @@ def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]
 
     def policy_row(policy: str) -> _Row:
         def replay(t: Trace) -> float:
-            return float(_native.run(t, policy, buffer_pages)["miss_ratio"])
+            return float(_native.replay(t, policy, buffer_pages)["miss_ratio"])
 
         # The absolute targets are for the default workload only.
         return _Row(policy, replay, TARGETS.get(policy.split(":")[0]) if generated else None)
 
     def hybrid(t: Trace) -> float:
-        return float(_native.run_hybrid(t, "lru", buffer_pages, "hybrid")["miss_ratio"])
+        return float(_native.replay(t, "lru", buffer_pages, "hybrid")["miss_ratio"])
 
     def tier_row_of(scheme: str) -> _Row:
         def replay(t: Trace) -> float:
-            return float(_native.run_tier(t, scheme, "lru", buffer_pages, TIER_SSD_FACTOR * buffer_pages)["miss_ratio"])
+            return float(_native.replay(t, "lru", buffer_pages, f"tier:ssd={TIER_SSD_FACTOR * buffer_pages},scheme={scheme}")["miss_ratio"])
 
         return _Row(tier_row(scheme), replay)
 

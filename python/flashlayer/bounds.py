@@ -17,10 +17,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.sweep import BufferSpec, TraceLike, open_trace, resolve_buffer
+from flashlayer.replay import BufferSpec, TraceLike, open_trace, resolve_buffer
 
-#: Planner iterations by default (the Rust ``DEFAULT_ITERATIONS``).
-DEFAULT_ITERATIONS = 100
+#: Planner iterations by default: the engine's, from its table of policies
+#: (``costopt-ub``'s ``iterations``).
+DEFAULT_ITERATIONS = int(next(default for name, _, params in _native.table("policy") if name == "costopt-ub"
+                              for key, default, _, _ in params if key == "iterations"))
 
 
 def above(cost: float, lower: float) -> float:
@@ -57,7 +59,7 @@ def cost_bounds(
             b["gap"] = above(b["upper"], b["lower"])
             b["policies"] = {}
             for p in policies:
-                r = _native.run(t, p, pages, device, 0, None, flush_at_end)
+                r = _native.replay(t, p, pages, None if device is None else f"cost:device={device}", None, flush_at_end)
                 b["policies"][r["policy"]] = {"virtual_time": r["virtual_time"],
                                               "above_bound": above(r["virtual_time"], b["lower"])}
             rows.append(b)

@@ -155,7 +155,7 @@ def run(
             our_miss = 0.0
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                our_miss = _native.run(trace, p, cache_objects)["miss_ratio"]
+                our_miss = _native.replay(trace, p, cache_objects)["miss_ratio"]
                 ours.append(time.perf_counter() - t0)
                 bar.advance()
             a, b = statistics.median(theirs), statistics.median(ours)

@@ -16,7 +16,7 @@ from typing import Any
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError
-from flashlayer.sweep import BufferSpec, TraceLike, open_trace, resolve_buffer
+from flashlayer.replay import BufferSpec, TraceLike, open_trace, resolve_buffer
 
 #: Sizes drawn by default: log-spaced from 1 page to the distinct pages.
 DEFAULT_POINTS = 50

@@ -1,7 +1,7 @@
 """Sweeps past one machine: a grid of traces × policies × buffer sizes ×
-devices (or hybrid placements, or tier schemes × SSD sizes), run on this
-machine's cores or as Ray tasks, one row per cell, written to Parquet as
-the cells finish (``flashlayer sweep``, `sweep_grid`).
+stores (any store spec: cost models, hybrid placements, tiers, files),
+run on this machine's cores or as Ray tasks, one row per cell, written to
+Parquet as the cells finish (``flashlayer sweep``, `sweep_grid`).
 
 A grid file is TOML (``flashlayer sweep --example`` prints one). Every
 cell's row holds the grid values, every field of ``sim --json``, the
@@ -44,11 +44,9 @@ KEYS = {
     "page_size": "page size in bytes for block traces given as a plain path",
     "policies": "policy specs with parameters, as in 'sim --policy'",
     "buffers": "buffer sizes: pages, or 'P%' of each trace's distinct pages",
-    "devices": "device cost models (default: ['ratio:1:1']); not with placements or tiers",
-    "flush_at_end": "write the pages still dirty at the end (default: false)",
-    "placements": "hybrid placements (flash + magnetic disk, 'sim --hybrid'); replace devices",
-    "tiers": "DRAM / SSD / disk schemes ('sim --tier'); replace devices",
-    "ssd": "SSD sizes for tiers: pages or 'P%' (required with tiers)",
+    "stores": "store specs, as in 'sim --store' ('flashlayer list stores'; default: ['cost'])",
+    "devices": "device cost models: the shorthand of cost stores ('cost:device=D'); not with stores",
+    "flush_at_end": "write the pages still dirty at the end (default: each store's own)",
 }
 TRACE_KEYS = {"path", "format", "page_size"}
 
@@ -62,22 +60,21 @@ EXAMPLE = """\
 traces = ["data/traces/pg15-tpcc-sysbench-w2.csv.gz", "data/traces/pg15-tpcb-*.csv.gz"]
 
 # Policies with parameters, as in 'flashlayer sim --policy' ('flashlayer list policies').
-policies = ["lru", "arc", "cflru:w=0.25", "casa", "fdbuffer", "wblandlord", "belady"]
+# Offline policies (belady, costopt-ub) replay on cost and hybrid stores only.
+policies = ["lru", "arc", "cflru:w=0.25", "casa", "fdbuffer", "cfdc", "wblandlord"]
 
 # Buffer sizes: pages, or a share of each trace's distinct pages.
 buffers = ["1%", "3%", "10%", 2000]
 
-# Device cost models ('flashlayer list devices'); default ["ratio:1:1"].
-devices = ["ratio:1:1", "ratio:1:8", "fdbuffer-intel"]
+# Stores ('flashlayer list stores'): cost models, a flash + magnetic disk,
+# a DRAM / SSD / disk hierarchy, ... Default ["cost"] (a cost model of ratio:1:1).
+stores = ["cost:device=ratio:1:8", "cost:device=fdbuffer-intel", "hybrid:placement=optimal",
+          "tier:scheme=hypro,ssd=5%", "tier:scheme=lc,ssd=20%"]
+# or, for cost models only, their shorthand:
+# devices = ["ratio:1:1", "ratio:1:8", "fdbuffer-intel"]
 
-# Write the dirty pages left at the end (default false, as in 'sim').
-flush_at_end = false
-
-# Instead of devices, a flash + magnetic disk ('sim --hybrid'):
-# placements = ["conservative", "hybrid", "optimal"]
-# or a DRAM / SSD / disk hierarchy ('sim --tier'), with SSD sizes:
-# tiers = ["hypro", "lc"]
-# ssd = ["5%", "20%"]
+# Write the dirty pages left at the end (default: each store's own, as in 'sim').
+# flush_at_end = true
 """
 
 
@@ -98,23 +95,12 @@ class Grid:
     traces: list[TraceSpec]
     policies: list[str]
     buffers: list[int | str]
-    devices: list[str] = field(default_factory=list)
-    placements: list[str] = field(default_factory=list)
-    tiers: list[str] = field(default_factory=list)
-    ssd: list[int | str] = field(default_factory=list)
-    flush_at_end: bool = False
-
-    def targets(self) -> list[tuple[str, str | None]]:
-        """What each (trace, policy, buffer) runs against: ``(kind, value)``."""
-        if self.placements:
-            return [("placement", p) for p in self.placements]
-        if self.tiers:
-            return [("tier", f"{t}@{s}") for t in self.tiers for s in self.ssd]
-        return [("device", d) for d in self.devices]
+    stores: list[str] = field(default_factory=list)
+    flush_at_end: bool | None = None
 
     def cells(self) -> list[Cell]:
-        return [Cell(t, p, str(b), kind, value) for t in self.traces for p in self.policies
-                for b in self.buffers for kind, value in self.targets()]
+        return [Cell(t, p, str(b), s) for t in self.traces for p in self.policies
+                for b in self.buffers for s in self.stores]
 
 
 @dataclass(frozen=True)
@@ -124,13 +110,12 @@ class Cell:
     trace: TraceSpec
     policy: str
     buffer: str
-    kind: str
-    target: str | None
+    store: str
 
     @property
     def key(self) -> str:
         """The cell's identity in a results file (for ``--resume``)."""
-        return f"{self.trace.path}|{self.policy}|{self.buffer}|{self.kind}={self.target}"
+        return f"{self.trace.path}|{self.policy}|{self.buffer}|{self.store}"
 
 
 def _fail(source: str, key: str, problem: str) -> FlashlayerError:
@@ -153,16 +138,13 @@ def _list(source: str, raw: dict[str, Any], key: str, kinds: tuple[type, ...], d
 
 
 def _buffer(source: str, key: str, v: int | str) -> int | str:
-    from flashlayer.cli.common import UsageError, buffer_specs
+    from flashlayer.replay import resolve_buffer
 
-    if isinstance(v, int):
-        if v < 1:
-            raise _fail(source, key, f"a buffer must hold at least 1 page, got {v}")
-        return v
     try:
-        return buffer_specs(v)[0]
-    except (UsageError, FlashlayerError) as e:
+        resolve_buffer(v, 1)
+    except FlashlayerError as e:
         raise _fail(source, key, str(e)) from None
+    return v
 
 
 def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> Grid:
@@ -202,43 +184,24 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
     policies = []
     for p in _list(source, raw, "policies", (str,)):
         try:
-            policies.append(_native.policy_name(p))
+            policies.append(_native.canonical("policy", p))
         except FlashlayerError as e:
             raise _fail(source, "policies", str(e)) from None
     buffers = [_buffer(source, "buffers", b) for b in _list(source, raw, "buffers", (int, str))]
-    placements = _list(source, raw, "placements", (str,), [])
-    tiers = _list(source, raw, "tiers", (str,), [])
-    if placements and tiers:
-        raise _fail(source, "tiers", "give placements or tiers, not both")
-    if (placements or tiers) and "devices" in raw:
-        raise _fail(source, "devices", "placements and tiers price their own devices; drop devices")
-    devices = _list(source, raw, "devices", (str,), [] if placements or tiers else ["ratio:1:1"])
-    for d in devices:
-        try:
-            _native.device(d)
-        except FlashlayerError as e:
-            raise _fail(source, "devices", str(e)) from None
-    valid_placements = {"conservative", "optimistic", "hybrid", "optimal", "m-only", "f-only"}
-    for p in placements:
-        if p not in valid_placements:
-            raise _fail(source, "placements", f"unknown placement '{p}' (one of {', '.join(sorted(valid_placements))})")
-    canonical_tiers = []
-    for t in tiers:
-        try:
-            canonical_tiers.append(_native.tier_scheme(t))
-        except FlashlayerError as e:
-            raise _fail(source, "tiers", str(e)) from None
-    ssd = [_buffer(source, "ssd", s) for s in _list(source, raw, "ssd", (int, str), [])]
-    if tiers and not ssd:
-        raise _fail(source, "ssd", "missing (tiers need SSD sizes)")
-    if ssd and not tiers:
-        raise _fail(source, "ssd", "applies with tiers only")
-    flush = raw.get("flush_at_end", False)
-    if not isinstance(flush, bool):
+    from flashlayer.replay import stores_of
+
+    if "stores" in raw and "devices" in raw:
+        raise _fail(source, "devices", "devices are the shorthand of cost stores; give stores or devices")
+    key = "devices" if "devices" in raw else "stores"
+    given = _list(source, raw, key, (str,), ["cost"])
+    try:
+        stores = stores_of(None, given) if key == "devices" else stores_of(given, None)
+    except FlashlayerError as e:
+        raise _fail(source, key, str(e)) from None
+    flush = raw.get("flush_at_end")
+    if flush is not None and not isinstance(flush, bool):
         raise _fail(source, "flush_at_end", f"expected true or false, got {flush!r}")
-    if flush and (placements or tiers):
-        raise _fail(source, "flush_at_end", "applies to device runs only")
-    return Grid(source, traces, policies, buffers, devices, placements, canonical_tiers, ssd, flush)
+    return Grid(source, traces, policies, buffers, stores, flush)
 
 
 def load_grid(path: Path) -> Grid:
@@ -255,22 +218,16 @@ def content_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict[str, Any]:
+def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool | None) -> dict[str, Any]:
     """Runs one cell on `flt` (the trace converted) and returns its row; a
     failure is a row with ``error``."""
-    from flashlayer.sweep import simulate
+    from flashlayer.replay import simulate
 
     row = _head(cell, trace_hash)
     start = time.perf_counter()
     try:
         t = _native.Trace.open(flt)
-        if cell.kind == "device":
-            r = simulate(t, cell.policy, _spec(cell.buffer), cell.target, flush_at_end=flush_at_end)
-        elif cell.kind == "placement":
-            r = simulate(t, cell.policy, _spec(cell.buffer), hybrid=cell.target)
-        else:
-            scheme, ssd = (cell.target or "").rsplit("@", 1)
-            r = simulate(t, cell.policy, _spec(cell.buffer), tier=scheme, ssd_pages=_spec(ssd))
+        r = simulate(t, cell.policy, _spec(cell.buffer), cell.store, flush_at_end=flush_at_end)
         for k, v in r.items():
             # Time series are lists of points per run: not a row's fields.
             if k not in ("series", "tier_series"):
@@ -284,7 +241,7 @@ def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool) -> dict
 def _head(cell: Cell, trace_hash: str, error: str | None = None) -> dict[str, Any]:
     """The grid values of a cell's row."""
     return {"cell": cell.key, "trace": str(cell.trace.path), "trace_hash": trace_hash, "grid_policy": cell.policy,
-            "grid_buffer": cell.buffer, "target_kind": cell.kind, "target": cell.target,
+            "grid_buffer": cell.buffer, "grid_store": cell.store,
             "flashlayer_version": __version__, "error": error}
 
 
@@ -374,7 +331,7 @@ def prepare(grid: Grid, folder: Path, progress: Callable[[str], None] | None = N
     return Prepared(flt, hashes)
 
 
-def _local(cells: list[Cell], prep: Prepared, flush: bool, jobs: int) -> Iterator[dict[str, Any]]:
+def _local(cells: list[Cell], prep: Prepared, flush: bool | None, jobs: int) -> Iterator[dict[str, Any]]:
     with ThreadPoolExecutor(jobs) as pool:
         pending: set[Future[dict[str, Any]]] = {
             pool.submit(run_cell, c, prep.flt[c.trace], prep.hashes[c.trace], flush) for c in cells}
@@ -384,7 +341,7 @@ def _local(cells: list[Cell], prep: Prepared, flush: bool, jobs: int) -> Iterato
                 yield f.result()
 
 
-def _ray(cells: list[Cell], prep: Prepared, flush: bool, address: str | None, jobs: int
+def _ray(cells: list[Cell], prep: Prepared, flush: bool | None, address: str | None, jobs: int
          ) -> Iterator[dict[str, Any]]:
     try:
         import ray
@@ -419,7 +376,7 @@ def _ray(cells: list[Cell], prep: Prepared, flush: bool, address: str | None, jo
             ray.shutdown()
 
 
-def _ray_cell(cell: Cell, trace_hash: str, data: bytes, flush: bool) -> dict[str, Any]:
+def _ray_cell(cell: Cell, trace_hash: str, data: bytes, flush: bool | None) -> dict[str, Any]:
     """A Ray task: the trace's bytes arrive through the object store; the
     node keeps them in a file named by the hash, written once."""
     folder = Path(tempfile.gettempdir()) / "flashlayer-ray-traces"

@@ -19,12 +19,13 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
 from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
 
-from flashlayer import __version__, plots
+from flashlayer import __version__, _native, plots
 from flashlayer._native import FlashlayerError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -224,8 +225,7 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
 
 
 def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str, Any]:
-    """``flashlayer report``: for each trace and device (or placement, or
-    tier scheme) of a sweep's rows, virtual time and miss ratio against
+    """``flashlayer report``: for each trace and store of a sweep's rows, virtual time and miss ratio against
     buffer size, one series per policy, as PNGs and an HTML page; written
     into a temporary folder and moved into place when complete. Returns
     the figures."""
@@ -233,7 +233,7 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str
     failed = len(rows) - len(ok)
     groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
     for r in ok:
-        key = (Path(r["trace"]).name, f"{r['target_kind']} {r['target']}")
+        key = (Path(r["trace"]).name, _native.short_spec("store", r["grid_store"]))
         groups.setdefault(key, {}).setdefault(r["policy"], {})[int(r["buffer_pages"])] = r
     # Legends name a policy without its parameters where that is unique.
     specs = sorted({r["policy"] for r in ok})

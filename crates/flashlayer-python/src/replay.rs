@@ -160,7 +160,15 @@ fn row<'py>(
     Ok(d)
 }
 
+/// Pages of a size (pages, or `"P%"` of `distinct` pages), by the
+/// engine's rule.
+#[pyfunction]
+pub fn size_pages(size: &Bound<'_, PyAny>, distinct: usize) -> PyResult<usize> {
+    Ok(self::size(size)?.pages(distinct))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(size_pages, m)?)?;
     Ok(())
 }

@@ -210,6 +210,9 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
         if g.pairs.iter().any(|(p, _)| p.key == param.key) {
             return Err(g.error(format!("parameter '{k}' given twice")));
         }
+        if v.trim().is_empty() {
+            return Err(g.error(format!("'{k}=' needs a value: {}", param.allowed())));
+        }
         if matches!(param.ty, Ty::Spec(_) | Ty::Keyed(..)) {
             open = Some(g.pairs.len());
         }

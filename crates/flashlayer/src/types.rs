@@ -211,7 +211,7 @@ pub struct Metrics {
     /// Each device's I/O as its store counted it (migrations included), in
     /// [`DeviceId`] order. `physical_reads` and `physical_writes` count the
     /// page I/O the buffer asked for; these count what each device did.
-    pub devices: Vec<crate::store::DeviceStats>,
+    pub devices: Vec<DeviceStats>,
     /// Virtual time: Σ physical operations × their device costs.
     pub virtual_time: f64,
     /// Optional time series.
@@ -244,4 +244,64 @@ pub(crate) fn prefetch<T>(value: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
+}
+
+/// Physical I/O a store performed, and its price.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IoStats {
+    /// Page reads (random and sequential).
+    pub reads: u64,
+    /// Page writes (random and sequential).
+    pub writes: u64,
+    /// Of `reads`, those priced as sequential.
+    pub seq_reads: u64,
+    /// Of `writes`, those priced as sequential.
+    pub seq_writes: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Pages moved onto this device from another device of the same
+    /// store (the hybrid store's migrations; their writes are also in
+    /// `writes`, their reads in the other device's `reads`).
+    pub migrations: u64,
+    /// Σ operations × their costs, in the device model's unit.
+    pub virtual_time: f64,
+}
+
+impl IoStats {
+    /// What happened since `earlier` (counts taken from the same store).
+    pub fn minus(self, earlier: IoStats) -> IoStats {
+        IoStats {
+            reads: self.reads - earlier.reads,
+            writes: self.writes - earlier.writes,
+            seq_reads: self.seq_reads - earlier.seq_reads,
+            seq_writes: self.seq_writes - earlier.seq_writes,
+            erases: self.erases - earlier.erases,
+            migrations: self.migrations - earlier.migrations,
+            virtual_time: self.virtual_time - earlier.virtual_time,
+        }
+    }
+
+    /// The sum of two devices' counts.
+    pub fn plus(self, o: IoStats) -> IoStats {
+        IoStats {
+            reads: self.reads + o.reads,
+            writes: self.writes + o.writes,
+            seq_reads: self.seq_reads + o.seq_reads,
+            seq_writes: self.seq_writes + o.seq_writes,
+            erases: self.erases + o.erases,
+            migrations: self.migrations + o.migrations,
+            virtual_time: self.virtual_time + o.virtual_time,
+        }
+    }
+}
+
+/// One device's I/O, as the store that drives it counted it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceStats {
+    /// The device model's name (a preset, or the spec it was parsed from).
+    pub name: String,
+    /// Its I/O, including any the store did on its own (migrations).
+    pub io: IoStats,
+    /// Pages it holds, where the store keeps count (the hybrid store).
+    pub pages: Option<u64>,
 }

@@ -6,7 +6,7 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{
-    optimal, Costs, Counters, Event, HybridStore, HybridStoreBuilder, Placement, Schedule,
+    optimal, Costs, Counters, Event, HybridStore, HybridStoreBuilder, Placement, PlacementSchedule,
 };
 use flashlayer::policy::{Cflru, Lru, Policy};
 use flashlayer::sim::Simulator;
@@ -209,7 +209,7 @@ fn the_optimal_replay_costs_what_the_dynamic_program_says() {
         (m, store)
     };
     let (m_only, mut rec) = run(Placement::Fixed(DeviceId::MAGNETIC), true);
-    let schedule = Schedule::solve(&rec.take_recording().unwrap(), &K);
+    let schedule = PlacementSchedule::solve(&rec.take_recording().unwrap(), &K);
     let (opt, _) = run(
         Placement::Optimal(std::sync::Arc::new(schedule.clone())),
         false,

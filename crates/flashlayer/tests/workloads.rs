@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use std::ops::Bound;
 use std::path::Path;
 
-fn gen(driver: &mut dyn Driver, seed: u64, bytes: bool, out: &Path) -> GenReport {
+fn gen(driver: &mut dyn Workload, seed: u64, bytes: bool, out: &Path) -> GenReport {
     generate(
         driver,
         &GenOptions {
@@ -228,7 +228,7 @@ fn pdl_updates_write_groups_of_the_configured_size() {
 #[test]
 fn every_workload_generates_a_valid_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let drivers: Vec<Box<dyn Driver>> = vec![
+    let drivers: Vec<Box<dyn Workload>> = vec![
         Box::new(
             TpcB::new(TpcBParams {
                 branches: 1,

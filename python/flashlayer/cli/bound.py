@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import progress
+from flashlayer.bounds import DEFAULT_ITERATIONS
 from flashlayer.cli.common import (
     add_read_opts,
     buffer_specs,
@@ -79,8 +80,8 @@ def add(sub: Any) -> None:
                    help="device cost model; repeat for several (default: ratio:1:1)")
     c.add_argument("--policy", metavar="P[,P...]",
                    help="also replay these policies and show each one's cost above the bound")
-    c.add_argument("--iterations", type=int_arg(0, "--iterations"), default=100, metavar="N",
-                   help="planner iterations (default: 100; more: a tighter bound, slower)")
+    c.add_argument("--iterations", type=int_arg(0, "--iterations"), default=DEFAULT_ITERATIONS, metavar="N",
+                   help=f"planner iterations (default: {DEFAULT_ITERATIONS}; more: a tighter bound, slower)")
     c.add_argument("--flush-at-end", action="store_true",
                    help="charge the pages still dirty at the end (default: off, as in sim)")
     c.add_argument("--json", action="store_true",

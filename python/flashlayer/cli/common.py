@@ -45,13 +45,13 @@ def split(value: str, what: str) -> list[str]:
 def policy_specs(value: str) -> list[str]:
     """``--policy lru,cflru:w=0.25,casa``: canonical specs, every parameter
     written out. A ``key=value`` piece continues the policy before it."""
-    return _native.policy_list(value)
+    return _native.canonical_list("policy", value)
 
 
 def policy_help() -> str:
     """Every policy with its parameters and defaults, for ``--help``."""
     parts = []
-    for name, _, params in _native.policies():
+    for name, _, params in _native.table("policy"):
         if params:
             parts.append(name + ":" + ",".join(f"{k}={d}" for k, d, _, _ in params))
         else:
@@ -62,13 +62,16 @@ def policy_help() -> str:
 def buffer_specs(value: str) -> list[int | str]:
     """``--buffer 1%,5%,2000``: page counts (>= 1) or shares of the trace's
     distinct pages (``P%`` with 0 < P <= 100), checked now, resolved per
-    trace by `flashlayer.sweep.resolve_buffer`."""
-    from flashlayer.sweep import resolve_buffer
+    trace by `flashlayer.replay.resolve_buffer`."""
+    from flashlayer.replay import resolve_buffer
 
     out: list[int | str] = []
     for item in split(value, "buffer sizes"):
         spec: int | str = item if item.endswith("%") else _int_or_text(item)
-        resolve_buffer(spec, 1)
+        try:
+            resolve_buffer(spec, 1)
+        except FlashlayerError as e:
+            raise UsageError(f"--buffer: {e}") from None
         out.append(spec)
     return out
 
@@ -225,7 +228,7 @@ def add_read_opts(p: argparse.ArgumentParser, fmt_flag: str = "--format") -> Non
 def open_with_progress(path: str, format: str | None, page_size: int | None, quiet: bool) -> _native.Trace:
     """Opens a trace; converting a large text trace takes a while, so a
     pulsing bar shows that something happens."""
-    from flashlayer.sweep import open_trace
+    from flashlayer.replay import open_trace
 
     with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
         return open_trace(path, format, page_size)
@@ -233,8 +236,10 @@ def open_with_progress(path: str, format: str | None, page_size: int | None, qui
 
 def table_cells(r: dict[str, Any], unit: str) -> None:
     """Adds the printed cells every replay table shares to result row `r`:
-    ``buffer`` (pages and share of the trace), ``vt`` (virtual time in
-    `unit`) and ``rps`` (requests/s)."""
+    ``policy`` as short as it can be said (its defaults left out; JSON keeps
+    the canonical spec), ``buffer`` (pages and share of the trace), ``vt``
+    (virtual time in `unit`) and ``rps`` (requests/s)."""
+    r["policy"] = _native.short_spec("policy", r["policy"])
     share = r.get("buffer_share")
     r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
     r["vt"] = duration(r["virtual_time"], unit)

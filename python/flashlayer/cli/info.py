@@ -1,24 +1,24 @@
-"""``flashlayer list``: policies, hierarchy schemes, device presets and trace
-formats."""
+"""``flashlayer list``: policies, stores, hierarchy schemes, device presets
+and trace formats, printed from the engine's tables."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Literal
 
 from flashlayer import _native
 from flashlayer.cli.common import emit_json, print_table
 
 
 def run(a: argparse.Namespace) -> None:
-    if a.what == "policies":
+    kinds: dict[str, Literal["policy", "store", "scheme"]] = {
+        "policies": "policy", "stores": "store", "schemes": "scheme"}
+    if a.what in kinds:
         rows: list[dict[str, Any]] = [
             {"name": n, "description": d,
              "params": [{"key": k, "default": v, "allowed": al, "help": h} for k, v, al, h in ps]}
-            for n, d, ps in _native.policies()
+            for n, d, ps in _native.table(kinds[a.what])
         ]
-    elif a.what == "schemes":
-        rows = [{"name": n, "description": d} for n, d in _native.tier_schemes()]
     elif a.what == "formats":
         rows = [{"name": n, "description": d} for n, d in _native.formats()]
     else:
@@ -40,14 +40,16 @@ def run(a: argparse.Namespace) -> None:
     for r in rows:
         print(f"{r['name'].ljust(width)}  {r['description']}")
         for p in r.get("params", []):
-            print(f"{''.ljust(width)}    {p['key']}={p['default']}  {p['help']} ({p['allowed']}; default {p['default']})")
+            key = f"{p['key']}={p['default']}" if p["default"] else p["key"]
+            print(f"{''.ljust(width)}    {key}  {p['help']} ({p['allowed']})")
 
 
 def add(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list policies, hierarchy schemes, device presets or trace formats",
-                        description="policies: buffer policies with their parameters; schemes: the DRAM / SSD / "
-                        "disk schemes of sim --tier with their parameters and defaults; devices: the presets with "
-                        "their sources; formats: the trace formats.")
-    ls.add_argument("what", choices=["policies", "schemes", "devices", "formats"])
+    ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, device presets or trace formats",
+                        description="policies: buffer policies with their parameters; stores: what sim --store "
+                        "replays onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier "
+                        "store; devices: the presets with their sources; formats: the trace formats. Every spec is "
+                        "NAME[:KEY=VALUE,...]; a KEY left out takes the default shown.")
+    ls.add_argument("what", choices=["policies", "stores", "schemes", "devices", "formats"])
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=run)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, progress
+from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     EPILOG_DEVICES,
     UsageError,
@@ -71,51 +72,16 @@ FLASH_COLUMNS = [
 ]
 
 
-def _flash_stores(a: argparse.Namespace) -> list[str]:
-    """The methods of ``--store flash:METHOD`` flags; empty for the model."""
-    stores: list[str] = a.store or ["model"]
-    if stores == ["model"]:
-        return []
-    methods = []
-    for st in stores:
-        if not st.startswith("flash:"):
-            raise UsageError(f"--store {st}: expected 'model' or 'flash:METHOD', METHOD one of "
-                             "ipu, opu, ipl:SIZE, pdl:SIZE (e.g. flash:pdl:256)")
-        methods.append(_native.flash_method(st[len("flash:"):]))
-    if a.device:
-        raise UsageError("--device prices the model store; on a flash store the time is the chip's (drop --device)")
-    if a.series_every:
-        raise UsageError("--series-every is not available with a flash store")
-    return methods
-
-
-def _run_flash(a: argparse.Namespace, methods: list[str], policies: list[str], buffers: list[int | str]) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from flashlayer.sweep import resolve_buffer
-
-    trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
-    names = [_native.policy_name(p) for p in policies]
-    sizes = [resolve_buffer(b, trace.pages) for b in buffers]
-    grid = [(m, p, b) for m in methods for p in names for b in sizes]
-    with progress.bar(len(grid), f"replaying {Path(a.trace).name} on flash ({len(grid)} runs)", quiet=a.json) as bar, \
-            ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futures = [pool.submit(_native.run_on_flash, trace, p, b, m) for m, p, b in grid]
-        out: list[dict[str, Any]] = []
-        for f in futures:
-            out.append(f.result())
-            bar.advance()
-    for r in out:
-        r["buffer_share"] = r["buffer_pages"] / trace.pages
-    if a.json:
-        emit_json(out)
-        return
-    for i, m in enumerate(methods):
-        group = [r for r in out if r["flash"]["method"] == m]
+def print_flash(rows: list[dict[str, Any]]) -> None:
+    """One table per flash method."""
+    methods: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        methods.setdefault(r["flash"]["method"], []).append(r)
+    for i, (m, group) in enumerate(methods.items()):
         if i:
             print()
-        print(f"store flash:{m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice the "
-              "trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
+        print(f"store flash:method={m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice "
+              "the trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
         for r in group:
             table_cells(r, "us")
             r["chip_reads"] = r["flash"]["reads"]
@@ -124,49 +90,58 @@ def _run_flash(a: argparse.Namespace, methods: list[str], policies: list[str], b
         print_table(group, FLASH_COLUMNS)
 
 
-def run(a: argparse.Namespace) -> None:
-    from flashlayer.sweep import sweep
-
+def stores(a: argparse.Namespace) -> list[str]:
+    """The stores of the command line, as canonical specs: ``--store SPEC``
+    (repeatable), or one of its spellings — ``--device SPEC`` (cost
+    stores), ``--hybrid PLACEMENTS`` (hybrid stores), ``--tier SCHEMES
+    --ssd SIZES`` (tier stores) — or the default store, ``cost``."""
     from flashlayer.cli import sim_hybrid, sim_tier
+    from flashlayer.replay import stores_of
 
+    given = [flag for flag, v in (("--store", a.store), ("--device", a.device), ("--hybrid", a.hybrid),
+                                  ("--tier", a.tier)) if v]
+    if len(given) > 1:
+        raise UsageError(f"{given[0]} and {given[1]} both name the store; give one (each is a spelling of --store)")
+    sim_hybrid.check(a)
+    sim_tier.check(a)
+    try:
+        if a.hybrid is not None:
+            return stores_of(sim_hybrid.stores(a), None)
+        if a.tier is not None:
+            return stores_of(sim_tier.stores(a), None)
+        return stores_of(a.store, a.device)
+    except FlashlayerError as e:
+        raise UsageError(f"{given[0] if given else '--store'}: {e}") from None
+
+
+def run(a: argparse.Namespace) -> None:
+    from flashlayer.cli import sim_hybrid, sim_tier
+    from flashlayer.replay import sweep
+
+    specs = stores(a)
+    kinds = {s.split(":", 1)[0] for s in specs}
     if a.policy is None:
-        if a.tier is None:
+        if kinds != {"tier"}:
             raise UsageError("--policy is required (e.g. --policy lru,cflru,casa)")
         a.policy = "lru"
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
-    sim_tier.check(a)
-    if a.tier is not None:
-        return sim_tier.run(a, policies, buffers)
-    sim_hybrid.check(a)
-    if a.hybrid is not None:
-        return sim_hybrid.run(a, policies, buffers)
-    methods = _flash_stores(a)
-    if methods:
-        if a.plot is not None:
-            raise UsageError("--plot draws model-store runs; use --json with a flash store")
-        return _run_flash(a, methods, policies, buffers)
-    devices: list[str] = a.device or ["ratio:1:1"]
-    for d in devices:
-        _native.device(d)
-    for d in devices:
-        if devices.count(d) > 1:
-            raise UsageError(f"--device {d} is given twice")
     if a.plot is not None:
+        if kinds != {"cost"}:
+            raise UsageError("--plot draws runs on cost stores (--device); use --json with other stores")
         from flashlayer.plots import check_png_path
 
         check_png_path(Path(a.plot))
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
-    runs = len(policies) * len(buffers) * len(devices)
-    total = runs * len(trace)
-    with progress.bar(total, f"simulating {Path(a.trace).name} ({runs} runs)", quiet=a.json) as bar:
+    runs = len(policies) * len(buffers) * len(specs)
+    with progress.bar(runs * len(trace), f"replaying {Path(a.trace).name} ({runs} runs)", quiet=a.json) as bar:
         rows = sweep(
             trace,
             policies,
             buffers,
-            devices,
-            series_every=a.series_every,
-            flush_at_end=a.flush_at_end,
+            specs,
+            series_every=a.series_every or None,
+            flush_at_end=True if a.flush_at_end else None,
             workers=a.jobs,
             on_progress=bar.advance,
         )
@@ -181,54 +156,66 @@ def run(a: argparse.Namespace) -> None:
         atomic_output(Path(a.plot), draw)
     if a.json:
         emit_json(out)
-    else:
-        print_results(out)
-        if a.plot is not None:
-            print(f"\nwrote {a.plot}")
+        return
+    printers = {"cost": print_results, "file": print_results, "flash": print_flash,
+                "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
+    for i, kind in enumerate(k for k in printers if k in kinds):
+        if i:
+            print()
+        printers[kind]([r for r in out if r["store_name"] == kind])
+    if a.plot is not None:
+        print(f"\nwrote {a.plot}")
 
 
 def add(sub: Any) -> None:
     s = sub.add_parser(
-        "sim", help="replay a trace through policies, buffer sizes and devices",
-        description="Replay TRACE through every device x policy x buffer size and report hits, misses, "
-        "physical I/O and virtual time (the sum of physical I/Os x the device's costs). Runs go in parallel. "
-        "A miss costs a physical read (also for a write request: the page is read before it is modified); "
-        "a dirty victim costs a physical write. Dirty pages left in the buffer at the end are counted in "
+        "sim", help="replay a trace through policies, buffer sizes and stores",
+        description="Replay TRACE through every store x policy x buffer size and report hits, misses, "
+        "physical I/O and virtual time (the sum of physical I/Os x the devices' costs). Runs go in parallel. "
+        "Every policy runs on every store through one protocol, or the combination is refused with one line. "
+        "On a cost store a miss costs a physical read (also for a write request: the page is read before it is "
+        "modified) and a dirty victim a physical write; dirty pages left at the end are counted in "
         "'dirty at end' and not written, unless --flush-at-end.",
         epilog=EPILOG_DEVICES + "\n\nExample:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz "
         "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png"
         "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,koltsidas:lambda=0.5 --buffer 2% "
-        "--hybrid conservative,optimistic,hybrid,optimal"
-        "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --tier hypro,tac,face,lc --buffer 1% "
-        "--ssd 1.25%,5%,20%",
+        "--store hybrid:placement=optimistic --store hybrid:placement=optimal"
+        "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,cfdc --buffer 1% "
+        "--store tier:scheme=hypro,p_sink=0.15,ssd=5% --store tier:scheme=lc,ssd=20%"
+        "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy casa:cost=measured --buffer 1% "
+        "--store file:direct=on",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
     s.add_argument("--policy", metavar="P[,P...]",
                    help=f"policies, each NAME or NAME:KEY=VALUE[,KEY=VALUE...]; a KEY=VALUE piece continues "
                    f"the policy before it, e.g. lru,cflru:w=0.25,casa. With defaults: {policy_help()} "
-                   "(see 'flashlayer list policies'). Required, except with --tier (DRAM's policy, default lru)"),
+                   "(see 'flashlayer list policies'). Required, except on tier stores only (DRAM's policy, "
+                   "default lru)"),
     s.add_argument("--buffer", required=True, metavar="N[,N...]",
                    help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
                    "page), e.g. 1%%,5%%,2000")
     s.add_argument("--device", action="append", metavar="SPEC",
-                   help="device cost model; repeat the flag for several devices (specs contain commas) "
-                   "(default: ratio:1:1)")
+                   help="device cost model: the shorthand of --store cost:device=SPEC; repeat the flag for several "
+                   "devices (specs contain commas) (default: ratio:1:1)")
     add_read_opts(s)
     s.add_argument("--flush-at-end", action="store_true",
                    help="write the dirty pages left in the buffer at the end and count them in the physical "
-                   "writes and virtual time (default: left unwritten, counted in dirty_at_end)")
-    s.add_argument("--store", action="append", metavar="STORE",
-                   help="where pages live: 'model' (the default: a device cost model, --device) or "
-                   "'flash:METHOD' (a buffer pool over a NAND flash store, METHOD ipu, opu, ipl:SIZE or pdl:SIZE, "
-                   "e.g. flash:pdl:256; a write changes the bytes the trace's byte ranges say, and the time is the "
-                   "chip's). Repeat for several stores")
+                   "writes and virtual time (default: each store's own; cost, hybrid and tier leave them unwritten, "
+                   "counted in dirty_at_end; file and flash always end with a flush)")
+    s.add_argument("--store", action="append", metavar="SPEC",
+                   help="where pages live, a store spec NAME[:KEY=VALUE,...]: cost (a device cost model, the default), "
+                   "file (a buffer pool over a real file, timed), flash (a buffer pool over a NAND flash store), "
+                   "hybrid (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk). "
+                   "Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device, --hybrid and "
+                   "--tier are spellings of it")
     from flashlayer.cli import sim_hybrid, sim_tier
 
     sim_hybrid.add_args(s)
     sim_tier.add_args(s)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
-                   help="record a time series point every N requests (JSON output only; default: 0, off)")
+                   help="record a time series point every N requests, with the policy's and the store's state "
+                   "(JSON output only; default: 0, off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",
                    help="parallel runs (default: number of CPUs)")
     s.add_argument("--plot", metavar="PNG",

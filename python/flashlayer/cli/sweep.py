@@ -45,9 +45,9 @@ def run(a: argparse.Namespace) -> None:
 
 def add(sub: Any) -> None:
     c = sub.add_parser(
-        "sweep", help="a grid of traces x policies x buffers x devices, locally or on Ray, to Parquet",
-        description="Runs every cell of a TOML grid (traces x policies x buffer sizes x devices, or hybrid "
-        "placements, or tier schemes x SSD sizes) and writes one row per cell to a Parquet file as cells finish: "
+        "sweep", help="a grid of traces x policies x buffers x stores, locally or on Ray, to Parquet",
+        description="Runs every cell of a TOML grid (traces x policies x buffer sizes x stores: cost models, "
+        "hybrid placements, tiers, ...) and writes one row per cell to a Parquet file as cells finish: "
         "the grid values, every field of 'sim --json', the trace's SHA-256, the flashlayer version, the cell's "
         "wall time and its error, if any (a failed cell does not stop the sweep; the exit code is 1 if any "
         "failed). Each trace is converted to flt once (beside the output). --engine local uses this machine's "

@@ -51,7 +51,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
             results: dict[str, list[SimResult]] = {p: [] for p in policies}
             for p in policies:
                 for b in buffers:
-                    r = _native.run(trace, p, b, DEVICE)
+                    r = _native.replay(trace, p, b, f"cost:device={DEVICE}")
                     r["buffer_share"] = b / stats["distinct_pages"]
                     results[p].append(r)
                     runs.append({"trace": label, **r})

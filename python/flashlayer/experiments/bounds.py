@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from flashlayer import _native, progress
 from flashlayer.bounds import above
 from flashlayer.curves import log_sizes, lru_curve
-from flashlayer.sweep import sweep
+from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Claim, Figure, Section, Table
@@ -120,10 +120,10 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
 
             with ThreadPoolExecutor(WORKERS) as pool:
                 found = dict(zip(jobs, pool.map(one, jobs), strict=True))
-            sims = sweep(t, list(POLICIES.values()), buffers, devices)
+            sims = sweep(t, list(POLICIES.values()), buffers, device=devices)
         runs.extend({"trace": file, **r} for r in sims)
         cost = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in sims}
-        canon = {name: _native.policy_name(spec) for name, spec in POLICIES.items()}
+        canon = {name: _native.canonical("policy", spec) for name, spec in POLICIES.items()}
         for d, ratio in zip(devices, RATIOS, strict=True):
             x = curve["sizes"]
             at = {b: x.index(b) for b in buffers}

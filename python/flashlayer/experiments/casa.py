@@ -30,7 +30,7 @@ from flashlayer import _native, progress
 from flashlayer.experiments import baselines
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
-from flashlayer.sweep import sweep
+from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Check, Claim, Figure, Section, Table
@@ -142,7 +142,7 @@ def _concat_check(concat: Path, oltp: Path, dss: Path) -> tuple[Check, int]:
 def _relative(rows: list[SimResult], specs: dict[str, str], buffers: list[int], device: str) -> dict[str, list[float]]:
     """Virtual time of each named policy relative to LRU's, per buffer."""
     vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in rows}
-    canon = {name: _native.policy_name(spec) for name, spec in specs.items()}
+    canon = {name: _native.canonical("policy", spec) for name, spec in specs.items()}
     return {name: [vt[(canon[name], b, device)] / vt[(LRU, b, device)] for b in buffers] for name in specs}
 
 
@@ -153,7 +153,7 @@ def _fig2(mode: str, concat: Path, figures: dict[str, Figure], claims: list[Clai
     specs = [LRU, *POLICIES.values()]
     total = len(specs) * len(buffers) * len(devices)
     with progress.bar(total, "casa: CONCAT (Fig. 2)", quiet=quiet) as bar:
-        rows = sweep(str(concat), specs, buffers, devices, on_done=lambda _: bar.advance())
+        rows = sweep(str(concat), specs, buffers, device=devices, on_done=lambda _: bar.advance())
     runs.extend({"trace": "CONCAT", **r} for r in rows)
     rel = {d: _relative(rows, POLICIES, buffers, d) for d in devices}
     lbs = lower_bounds(concat, buffers, devices, mode, quiet, "casa: CONCAT")
@@ -167,7 +167,7 @@ def _fig2(mode: str, concat: Path, figures: dict[str, Figure], claims: list[Clai
             "x": [float(b) for b in buffers],
             "series": {**rel[d], "bound": [lb / vt[(LRU, b, d)] for lb, b in zip(bound, buffers, strict=True)]},
         }
-        costs = {name: [vt[(_native.policy_name(spec), b, d)] for b in buffers]
+        costs = {name: [vt[(_native.canonical("policy", spec), b, d)] for b in buffers]
                  for name, spec in {"LRU": LRU, **POLICIES}.items()}
         claims.append(bound_claim("casa", fid, f"CONCAT at {d.removeprefix('ratio:')}", costs, bound, mode))
     one = rel[devices[0]]
@@ -204,7 +204,7 @@ def _fig2(mode: str, concat: Path, figures: dict[str, Figure], claims: list[Clai
     })
     last = buffers[-1]
     raw = {(r["policy"], r["buffer_pages"], r["device"]): r for r in rows}
-    lru_big, casa_big = raw[(LRU, last, devices[1])], raw[(_native.policy_name("casa"), last, devices[1])]
+    lru_big, casa_big = raw[(LRU, last, devices[1])], raw[(_native.canonical("policy", "casa"), last, devices[1])]
     notes.append(
         f"Fig. 2b at {last:,} pages: the DSS phase's pages nearly fit the buffer, so LRU reads only "
         f"{lru_big['physical_reads']:,} pages; a clean-first policy keeps dirty OLTP pages (CASA "
@@ -224,7 +224,7 @@ def _fig3(concat: Path, oltp_len: int, figures: dict[str, Figure], claims: list[
     n = len(trace)
     every = max(1, n // POINTS)
     with progress.bar(None, "casa: |C| and tau over time (Fig. 3)", quiet=quiet):
-        r = _native.run(trace, "casa", 1000, _device(64), series_every=every)
+        r = _native.replay(trace, "casa", 1000, f"cost:device={_device(64)}", series_every=every)
     s = r["series"]
     xs = [float(x) for x in s["requests"]]
     clean, tau = state_series(r, "clean"), state_series(r, "tau")
@@ -276,13 +276,13 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
     specs = [LRU, *POLICIES.values()]
     total = len(specs) * len(buffers) * len(devices)
     with progress.bar(total, "casa: generated TPC-C (Table 2, Fig. 4)", quiet=quiet) as bar:
-        rows = sweep(str(tpcc), specs, buffers, devices, on_done=lambda _: bar.advance())
+        rows = sweep(str(tpcc), specs, buffers, device=devices, on_done=lambda _: bar.advance())
     runs.extend({"trace": "TPC-C (generated)", **r} for r in rows)
     stats = _native.Trace.open(tpcc).stats()
     notes.append(f"Generated TPC-C: {stats['requests']:,} requests, {stats['distinct_pages']:,} distinct pages, "
                  f"{stats['write_share']:.1%} writes (the paper's bank trace: 607,390 requests, 51,880 pages, 23%).")
     by = {(r["policy"], r["buffer_pages"], r["device"]): r for r in rows}
-    canon = {name: _native.policy_name(spec) for name, spec in {"LRU": LRU, **POLICIES}.items()}
+    canon = {name: _native.canonical("policy", spec) for name, spec in {"LRU": LRU, **POLICIES}.items()}
     table_rows: list[list[Any]] = []
     for name in ["CCFLRU", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRU", "LRUWSR"]:
         cells = [by[(canon[name], b, devices[0])] for b in buffers]
@@ -355,11 +355,11 @@ def _fig5(trace_path: Path, work: Path, figures: dict[str, Figure], notes: list[
     how = "O_DIRECT"
     with progress.bar(None, "casa: costs measured on this machine (Fig. 5)", quiet=quiet):
         try:
-            r = _native.run_on_file(trace, spec, 1000, work / "db", 8192, direct=True, series_every=every)
+            r = _native.replay(trace, spec, 1000, f"file:path={work / 'db'},page_size=8192,direct=on", series_every=every)
         except _native.FlashlayerError:
             # File systems without O_DIRECT (tmpfs): through the page cache.
             how = "the page cache (the temporary folder's file system refuses O_DIRECT)"
-            r = _native.run_on_file(trace, spec, 1000, work / "db", 8192, direct=False, series_every=every)
+            r = _native.replay(trace, spec, 1000, f"file:path={work / 'db'},page_size=8192", series_every=every)
     s = r["series"]
     read, write = state_series(r, "read_cost"), state_series(r, "write_cost")
     figures["casa/fig5"] = {

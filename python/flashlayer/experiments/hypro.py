@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
 from flashlayer.results import SimResult
-from flashlayer.tiers import sweep_tier
+from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Check, Claim, Figure, Section
@@ -137,6 +137,14 @@ def _traces(mode: str, traces_dir: Path, work: Path, checks: list[Check], quiet:
     return out
 
 
+def _tiers(trace: Any, schemes: list[str], ssd_sizes: list[str], ssd: str = HIGH_END, hdd: str = HDD,
+           series_every: int | None = None) -> list[SimResult]:
+    """LRU in DRAM over each scheme x SSD size (schemes outermost)."""
+    stores = [f"tier:ssd={size},ssd_device={ssd},hdd_device={hdd},scheme={scheme}"
+              for scheme in schemes for size in ssd_sizes]
+    return sweep(trace, ["lru"], [DRAM], stores, series_every=series_every)
+
+
 def _label(rows: list[SimResult], trace: str) -> list[dict[str, Any]]:
     return [{"trace": trace, **r} for r in rows]
 
@@ -144,8 +152,8 @@ def _label(rows: list[SimResult], trace: str) -> list[dict[str, Any]]:
 def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
           notes: list[str], quiet: bool) -> tuple[float, float]:
     with progress.bar(None, "hypro: Fig. 5, p_sink and p_elevate", quiet=quiet):
-        sink_rows = sweep_tier(trace, [f"hypro:p_sink={p},p_elevate=0.02" for p in P_SINKS], [DRAM], [FIG5_SSD])
-        elev_rows = sweep_tier(trace, [f"hypro:p_sink=0.2,p_elevate={p}" for p in P_ELEVATES], [DRAM], [FIG5_SSD])
+        sink_rows = _tiers(trace, [f"hypro:p_sink={p},p_elevate=0.02" for p in P_SINKS], [FIG5_SSD])
+        elev_rows = _tiers(trace, [f"hypro:p_sink=0.2,p_elevate={p}" for p in P_ELEVATES], [FIG5_SSD])
     runs.extend(_label(sink_rows + elev_rows, "TPC-B"))
     sec = 1e-6
     figures["hypro/fig5a"] = {
@@ -185,10 +193,10 @@ def _tuning(trace: Any, best: tuple[float, float], figures: dict[str, Figure], c
             runs: list[dict[str, Any]], notes: list[str], quiet: bool) -> None:
     every = max(1, len(trace) // POINTS)
     with progress.bar(None, "hypro: auto against the best fixed pair", quiet=quiet):
-        auto = sweep_tier(trace, ["hypro"], [DRAM], [FIG5_SSD], series_every=every)[0]
-        pair = sweep_tier(trace, [f"hypro:p_sink={best[0]},p_elevate={best[1]}"], [DRAM], [FIG5_SSD])[0]
+        auto = _tiers(trace, ["hypro"], [FIG5_SSD], series_every=every)[0]
+        pair = _tiers(trace, [f"hypro:p_sink={best[0]},p_elevate={best[1]}"], [FIG5_SSD])[0]
     runs.extend(_label([auto, pair], "TPC-B"))
-    ts = auto["tier_series"]
+    ts = auto["series"]
     n = len(ts["requests"])
     figures["hypro/tuning"] = {
         "title": f"auto's p_sink and p_elevate over time (TPC-B, SSD {FIG5_SSD})",
@@ -213,7 +221,7 @@ def _tuning(trace: Any, best: tuple[float, float], figures: dict[str, Figure], c
 def _fig6(fid: str, name: str, trace: Any, ssd: str, figures: dict[str, Figure], runs: list[dict[str, Any]],
           quiet: bool) -> dict[str, list[SimResult]]:
     with progress.bar(None, f"hypro: {name}, four schemes x {len(SSD_SIZES)} SSD sizes", quiet=quiet):
-        rows = sweep_tier(trace, list(SCHEMES.values()), [DRAM], SSD_SIZES, ssd=ssd, hdd=HDD)
+        rows = _tiers(trace, list(SCHEMES.values()), SSD_SIZES, ssd=ssd)
     runs.extend(_label(rows, name))
     by: dict[str, list[SimResult]] = {}
     for label, spec in SCHEMES.items():

@@ -1,4 +1,4 @@
-//! The crash test: random workloads on a [`FlashStore`] against a model,
+//! The crash test: random workloads on a [`super::FlashStore`] against a model,
 //! power cuts at random chip operations (torn programs, part-erased
 //! blocks), recovery that is itself cut at random, and a check of every
 //! logical page after each recovery.

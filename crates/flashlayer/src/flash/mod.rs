@@ -18,7 +18,7 @@
 //! the method's page update. `flush()` makes every write so far durable;
 //! after a power cut, [`FlashStoreBuilder::recover`] rebuilds the in-memory
 //! tables by one scan of the chip. Every page the methods program carries
-//! a header in its spare area ([`spare`]) with a checksum, so a page torn
+//! a header in its spare area (`spare.rs`) with a checksum, so a page torn
 //! by a cut is recognised and ignored.
 
 pub mod crash;

@@ -54,13 +54,15 @@
 //! persisted in the journal at `flush`, so a reopened store knows where
 //! every page is and what it has counted as of its last flush.
 
+mod costs;
 mod journal;
 pub mod optimal;
 mod placement;
 
+pub use costs::{other, Costs};
 pub use journal::{BoxDisk, Record, RECORD};
-pub use optimal::{Event, Recording, Schedule};
-pub use placement::{other, Costs, Counters, Placement, PLACEMENTS};
+pub use optimal::{Event, PlacementSchedule, Recording};
+pub use placement::{Counters, Placement, PLACEMENTS};
 
 use crate::error::{Error, Result};
 use crate::store::index::PageIndex;
@@ -212,7 +214,7 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
         self
     }
 
-    /// Records every page's physical events for [`Schedule::solve`]
+    /// Records every page's physical events for [`PlacementSchedule::solve`]
     /// ([`HybridStore::take_recording`]). Default: off.
     pub fn record(mut self, on: bool) -> Self {
         self.record = on;

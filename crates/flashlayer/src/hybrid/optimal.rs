@@ -17,14 +17,14 @@
 //!
 //! Pages start on the magnetic disk, where new pages go. The DP keeps the
 //! cheapest cost of ending each event on each disk, O(events) per page.
-//! [`Schedule`] holds the devices the optimum puts each page on after each
+//! [`PlacementSchedule`] holds the devices the optimum puts each page on after each
 //! of its evictions; a second run with `Placement::Optimal` follows it, so
 //! the reported cost is a real replay's. For a buffer policy that ignores
 //! costs (LRU) both runs see the same events and the replay's cost is the
 //! DP's; a cost-aware buffer policy may evict differently once pages move,
 //! and the replay then follows the schedule by eviction count.
 
-use super::placement::{other, Costs};
+use super::costs::{other, Costs};
 use crate::types::{DeviceId, PageId};
 use rustc_hash::FxHashMap;
 
@@ -122,15 +122,15 @@ impl Recording {
 
 /// Where the optimum puts every page after each of its evictions.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Schedule {
+pub struct PlacementSchedule {
     after: FxHashMap<PageId, Vec<DeviceId>>,
     cost: f64,
 }
 
-impl Schedule {
+impl PlacementSchedule {
     /// Solves every page of `rec` for costs `k` (pages start on the
     /// magnetic disk).
-    pub fn solve(rec: &Recording, k: &Costs) -> Schedule {
+    pub fn solve(rec: &Recording, k: &Costs) -> PlacementSchedule {
         let mut after = FxHashMap::default();
         let mut cost = 0.0;
         for (&page, events) in &rec.events {
@@ -140,7 +140,7 @@ impl Schedule {
                 after.insert(page, path);
             }
         }
-        Schedule { after, cost }
+        PlacementSchedule { after, cost }
     }
 
     /// The optimum's total cost over the recorded events.

@@ -31,6 +31,7 @@
 //! its later workload. Conservative, which counts only physical
 //! operations, has no such rule (Figure 3).
 
+use super::costs::{other, Costs};
 use crate::types::{DeviceId, Op};
 
 /// Which placement algorithm a hybrid store runs.
@@ -45,7 +46,7 @@ pub enum Placement {
     /// The offline optimum for a recorded sequence of physical operations
     /// ([`super::optimal`]): the device each page must be on after each of
     /// its evictions.
-    Optimal(std::sync::Arc<super::optimal::Schedule>),
+    Optimal(std::sync::Arc<super::optimal::PlacementSchedule>),
     /// Every page stays on one device (`M-only`, `F-only` in §6), or, with
     /// `record`, stays where it is while its physical operations are
     /// recorded for [`Placement::Optimal`].
@@ -55,7 +56,7 @@ pub enum Placement {
 impl Placement {
     /// Parses `conservative`, `optimistic`, `hybrid`, `m-only`, `f-only`.
     /// (`optimal` needs a first pass; callers build it with
-    /// [`super::optimal::Schedule`].)
+    /// [`super::optimal::PlacementSchedule`].)
     pub fn parse(name: &str) -> Option<Placement> {
         Some(match name {
             "conservative" => Placement::Conservative,
@@ -78,7 +79,7 @@ impl Placement {
         if name == "optimal" {
             let (rec, costs) = record()?;
             return Ok(Placement::Optimal(std::sync::Arc::new(
-                super::Schedule::solve(&rec, &costs),
+                super::PlacementSchedule::solve(&rec, &costs),
             )));
         }
         Placement::parse(name).ok_or_else(|| {
@@ -119,39 +120,6 @@ pub const PLACEMENTS: &[&str] = &[
     "m-only",
     "f-only",
 ];
-
-/// Random read and write costs of both disks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Costs {
-    /// Flash read.
-    pub r_f: f64,
-    /// Flash write.
-    pub w_f: f64,
-    /// Magnetic read.
-    pub r_m: f64,
-    /// Magnetic write.
-    pub w_m: f64,
-}
-
-impl Costs {
-    /// `(read, write)` on `device`.
-    pub fn of(&self, device: DeviceId) -> (f64, f64) {
-        if device == DeviceId::FLASH {
-            (self.r_f, self.w_f)
-        } else {
-            (self.r_m, self.w_m)
-        }
-    }
-}
-
-/// The other disk.
-pub fn other(device: DeviceId) -> DeviceId {
-    if device == DeviceId::FLASH {
-        DeviceId::MAGNETIC
-    } else {
-        DeviceId::FLASH
-    }
-}
 
 /// Whether a page on `on` whose estimated saving on flash is `saving`
 /// ([`Counters::flash_saving`]) should move to the other disk: conservative

@@ -141,83 +141,13 @@ impl std::fmt::Debug for BoxedPolicy {
     }
 }
 
-impl Policy for BoxedPolicy {
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn capacity(&self) -> usize {
-        self.0.capacity()
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        self.0.set_capacity(capacity)
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.0.contains(page)
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.0.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.0.dirty_count()
-    }
-    fn access(&mut self, page: DenseId, op: Op) -> bool {
-        self.0.access(page, op)
-    }
-    fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
-        self.0.insert(page, op, cost)
-    }
-    fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
-        self.0.adopt(page, dirty, cost)
-    }
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
-        self.0.evict(&mut evictable)
-    }
-    fn reinstate(&mut self, victim: Victim) {
-        self.0.reinstate(victim)
-    }
-    fn mark_dirty(&mut self, page: DenseId) {
-        self.0.mark_dirty(page)
-    }
-    fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
-        self.0.mark_clean(page, cost)
-    }
-    fn reprice(&mut self, page: DenseId, cost: PageCost) {
-        self.0.reprice(page, cost)
-    }
-    fn remove(&mut self, page: DenseId) -> Option<bool> {
-        self.0.remove(page)
-    }
-    fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
-        self.0.cluster(victim, pages, out)
-    }
-    fn prefetch(&self, page: DenseId) {
-        self.0.prefetch(page)
-    }
-    fn victim_ahead(&self, k: usize) -> Option<DenseId> {
-        self.0.victim_ahead(k)
-    }
-    fn observe_io(&mut self, kind: IoKind, cost: f64) {
-        self.0.observe_io(kind, cost)
-    }
-    fn needs_measured_io(&self) -> bool {
-        self.0.needs_measured_io()
-    }
-    fn wants_number(&self, page: DenseId) -> bool {
-        self.0.wants_number(page)
-    }
-    fn learn_number(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        below: Option<DenseId>,
-        above: Option<DenseId>,
-    ) {
-        self.0.learn_number(page, number, below, above)
-    }
-    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        self.0.state(out)
-    }
+/// Binds the boxed policy to `$p`.
+macro_rules! with_boxed {
+    ($s:expr, $p:ident => $body:expr) => {
+        match $s {
+            BoxedPolicy($p) => $body,
+        }
+    };
 }
+
+forward_policy!(BoxedPolicy, with_boxed);

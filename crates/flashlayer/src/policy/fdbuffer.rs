@@ -171,70 +171,7 @@ impl Base {
     }
 }
 
-impl Policy for Base {
-    fn name(&self) -> String {
-        with_base!(self, p => p.name())
-    }
-    fn capacity(&self) -> usize {
-        with_base!(self, p => p.capacity())
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        with_base!(self, p => p.set_capacity(capacity))
-    }
-    fn len(&self) -> usize {
-        with_base!(self, p => p.len())
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        with_base!(self, p => p.contains(page))
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        with_base!(self, p => p.is_dirty(page))
-    }
-    fn dirty_count(&self) -> usize {
-        with_base!(self, p => p.dirty_count())
-    }
-    #[inline]
-    fn access(&mut self, page: DenseId, op: Op) -> bool {
-        with_base!(self, p => p.access(page, op))
-    }
-    #[inline]
-    fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
-        with_base!(self, p => p.insert(page, op, cost))
-    }
-    fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
-        with_base!(self, p => p.adopt(page, dirty, cost))
-    }
-    #[inline]
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
-        with_base!(self, p => p.evict(evictable))
-    }
-    fn reinstate(&mut self, victim: Victim) {
-        with_base!(self, p => p.reinstate(victim))
-    }
-    fn mark_dirty(&mut self, page: DenseId) {
-        with_base!(self, p => p.mark_dirty(page))
-    }
-    fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
-        with_base!(self, p => p.mark_clean(page, cost))
-    }
-    fn reprice(&mut self, page: DenseId, cost: PageCost) {
-        with_base!(self, p => p.reprice(page, cost))
-    }
-    fn remove(&mut self, page: DenseId) -> Option<bool> {
-        with_base!(self, p => p.remove(page))
-    }
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        with_base!(self, p => p.prefetch(page))
-    }
-    #[inline]
-    fn victim_ahead(&self, k: usize) -> Option<DenseId> {
-        with_base!(self, p => p.victim_ahead(k))
-    }
-    fn observe_io(&mut self, kind: IoKind, cost: f64) {
-        with_base!(self, p => p.observe_io(kind, cost))
-    }
-}
+forward_policy!(Base, with_base);
 
 /// Which pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

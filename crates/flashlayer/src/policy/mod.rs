@@ -38,6 +38,8 @@
 //! FD-Buffer) and the caller agree on it. `mark_dirty` records a modification
 //! that came without a new access (the buffer pool's update flag, CASA §4.3).
 
+#[macro_use]
+mod forward;
 mod arc;
 mod belady;
 mod boxed;

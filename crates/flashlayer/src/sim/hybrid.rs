@@ -6,7 +6,7 @@
 //!
 //! `optimal` takes two passes: the first records each page's physical
 //! events with every page left on the magnetic disk, the offline optimum is
-//! solved per page ([`crate::hybrid::Schedule`]), and the second replays
+//! solved per page ([`crate::hybrid::PlacementSchedule`]), and the second replays
 //! the trace following it, so its cost is a real run's.
 //!
 //! A trace refers to a database that already exists: pages are on the

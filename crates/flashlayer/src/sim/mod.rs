@@ -3,9 +3,10 @@
 //!
 //! [`Simulator`] is generic over the policy and the store, so each
 //! combination is monomorphised: the per-request path has no dynamic dispatch,
-//! no hashing (pages are dense ids) and no allocation. [`run`] builds a
-//! policy by name and replays an `flt` trace; its store sees the trace's
-//! original page numbers.
+//! no hashing (pages are dense ids) and no allocation. [`replay`] is the
+//! one entry: any policy spec over any store spec ([`StoreSpec`]: a cost
+//! model, a file, a flash store, a hybrid or a tier store) on an `flt`
+//! trace, its store seeing the trace's original page numbers.
 
 mod hybrid;
 mod store;
@@ -34,7 +35,7 @@ const STORE_STEP: usize = 8;
 
 /// Replays requests against a policy over a store, through the calling
 /// protocol of [`crate::drive`]. Stores see page numbers from `N` (the
-/// trace's original numbers in [`run`]; dense ids by default).
+/// trace's original numbers in [`replay`]; dense ids by default).
 #[derive(Debug)]
 pub struct Simulator<P: Policy, S: PageStore, N: PageNumbers = DenseNumbers> {
     d: Driver<P, S>,
@@ -407,22 +408,42 @@ impl WithPolicy for PoolReplay<'_, '_> {
             .device(opts.device.clone())
             .open()?;
         let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
-        for (i, (d, op)) in trace.requests().enumerate() {
-            let page = trace.original(d);
-            if op.is_write() {
-                let mut g = pool.fix_write(page)?;
+        on_pool(&pool, trace, |d| trace.original(d), progress, |_, page| {
+            if let Some(g) = page {
                 g[0] = g[0].wrapping_add(1);
-            } else {
-                drop(pool.fix_read(page)?);
             }
-            if (i + 1) % CHUNK == 0 {
-                progress(i as u64 + 1)?;
-            }
-        }
-        progress(trace.len() as u64)?;
-        pool.flush()?;
+            Ok(())
+        })?;
         Ok(pool.metrics())
     }
+}
+
+/// Replays `trace` on `pool`, page numbers from `number`: each `R` is a
+/// `fix_read`, each `W` a `fix_write` whose page `modify` changes
+/// (`modify(i, Some(page))`; for a read, `modify(i, None)`, so it sees
+/// every request in order). `progress` as in [`run`]. Ends with a flush.
+fn on_pool<P: Policy, S: crate::store::PageStore>(
+    pool: &crate::buffer::BufferPool<P, S>,
+    trace: &Flt,
+    number: impl Fn(DenseId) -> crate::types::PageId,
+    progress: &mut dyn FnMut(u64) -> Result<()>,
+    mut modify: impl FnMut(usize, Option<&mut [u8]>) -> Result<()>,
+) -> Result<()> {
+    for (i, (d, op)) in trace.requests().enumerate() {
+        let page = number(d);
+        if op.is_write() {
+            let mut g = pool.fix_write(page)?;
+            modify(i, Some(&mut g[..]))?;
+        } else {
+            drop(pool.fix_read(page)?);
+            modify(i, None)?;
+        }
+        if (i + 1) % CHUNK == 0 {
+            progress(i as u64 + 1)?;
+        }
+    }
+    progress(trace.len() as u64)?;
+    pool.flush()
 }
 
 /// Options of a [`run_on_flash`].
@@ -449,7 +470,8 @@ pub(crate) struct FlashRun {
     pub flash: crate::flash::FlashStats,
 }
 
-/// Bytes per page of the chip a [`run_on_flash`] builds (PDL Table 1).
+/// Bytes per page of the chip a flash store of [`replay`] is built on (PDL
+/// Table 1).
 pub const FLASH_PAGE: usize = 2048;
 
 /// Replays `trace` through a real [`crate::buffer::BufferPool`] over a
@@ -510,40 +532,31 @@ impl WithPolicy for FlashReplay<'_, '_> {
         let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
         let section = trace.byte_section();
         let (mut pos, mut ranges) = (0usize, Vec::new());
-        for (i, (d, op)) in trace.requests().enumerate() {
+        on_pool(&pool, trace, u64::from, progress, |i, page| {
             if let Some(sec) = section {
                 pos = crate::trace::flt::decode_ranges(sec, pos, &mut ranges)
                     .expect("validated when opened");
             }
-            let page = u64::from(d);
-            if op.is_write() {
-                let mut g = pool.fix_write(page)?;
-                let stamp = (i as u64).to_le_bytes();
-                if section.is_none() {
-                    g[..8].copy_from_slice(&stamp);
-                }
-                for r in &ranges {
-                    let (at, len) = (usize::from(r.offset), usize::from(r.len));
-                    if at + len > FLASH_PAGE {
-                        return Err(Error::invalid(format!(
-                            "request {}: byte range {at}+{len} is beyond the flash chip's \
-                             {FLASH_PAGE}-byte pages",
-                            i + 1
-                        )));
-                    }
-                    for (k, b) in g[at..at + len].iter_mut().enumerate() {
-                        *b = stamp[k % 8] ^ (k as u8);
-                    }
-                }
-            } else {
-                drop(pool.fix_read(page)?);
+            let Some(g) = page else { return Ok(()) };
+            let stamp = (i as u64).to_le_bytes();
+            if section.is_none() {
+                g[..8].copy_from_slice(&stamp);
             }
-            if (i + 1) % CHUNK == 0 {
-                progress(i as u64 + 1)?;
+            for r in &ranges {
+                let (at, len) = (usize::from(r.offset), usize::from(r.len));
+                if at + len > FLASH_PAGE {
+                    return Err(Error::invalid(format!(
+                        "request {}: byte range {at}+{len} is beyond the flash chip's \
+                         {FLASH_PAGE}-byte pages",
+                        i + 1
+                    )));
+                }
+                for (k, b) in g[at..at + len].iter_mut().enumerate() {
+                    *b = stamp[k % 8] ^ (k as u8);
+                }
             }
-        }
-        progress(trace.len() as u64)?;
-        pool.flush()?;
+            Ok(())
+        })?;
         let metrics = pool.metrics();
         let mut store = pool.close()?;
         let chip = store.chip().stats();

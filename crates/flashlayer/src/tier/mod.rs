@@ -4,13 +4,15 @@
 //!
 //! # One mechanism, four sets of decisions
 //!
-//! [`Tier`] is the mechanism. It sees every request (HyPro serves a flash
-//! hit from flash without bringing the page into DRAM, Algorithm 1 line 9,
-//! so the hierarchy is not a store under a buffer), drives the DRAM level's
-//! [`Policy`] through the same protocol as the simulator (announce, evict,
-//! admit), moves pages between the levels through an [`Io`], and counts.
-//! A [`Scheme`] owns the SSD level and makes every decision the papers
-//! disagree on; the mechanism asks it at three points only:
+//! DRAM is the buffer, driven by any [`crate::policy::Policy`] through the one calling
+//! protocol ([`crate::drive::Driver`]) as over every store. The levels
+//! below it are one page store, [`SsdTier`], the mechanism: it hears every
+//! request (HyPro serves a flash hit from flash without bringing the page
+//! into DRAM, Algorithm 1 line 9, which the store answers as
+//! [`crate::store::Loaded::Served`]), moves pages between the SSD and the
+//! disk through an [`Io`], and counts. A [`Scheme`] owns the SSD level and
+//! makes every decision the papers disagree on; the mechanism asks it at
+//! three points only:
 //!
 //! 1. **A DRAM miss on a page the SSD holds** ([`Scheme::ssd_hit`]): serve
 //!    the request on the SSD (HyPro without elevation) or bring the page
@@ -24,8 +26,8 @@
 //!    appends a version to its log, LC writes it back to the SSD and runs
 //!    its cleaner (the SSD's dirty count rises only here).
 //!
-//! The SSD level of HyPro and LC drives a [`Policy`] ([`PolicyLevel`], any
-//! of `lru`, `fifo`, `clock`, `2q`, `arc`); TAC's is ordered by extent
+//! The SSD level of HyPro and LC drives a [`crate::policy::Policy`] ([`PolicyLevel`], any
+//! online policy: the scheme's `level` key); TAC's is ordered by extent
 //! temperature and FaCE's is its multi-version FIFO log, since those orders
 //! are what the two papers propose. Every SSD copy has a slot, so the same
 //! decisions drive real devices (the slot is where the bytes go).

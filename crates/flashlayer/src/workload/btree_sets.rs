@@ -27,7 +27,7 @@
 //! in-place update of the payload. The query set is drawn once and run
 //! `repeat` times, as the paper re-executes its query sets.
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{check_min, check_share, fill_text, WRng};
 use crate::btree::{BTree, Space};
 use crate::error::{Error, Result};
@@ -288,7 +288,7 @@ pub(crate) fn execute<P: Policy, S: PageStore>(
     })
 }
 
-impl Driver for BTreeSets {
+impl Workload for BTreeSets {
     fn name(&self) -> &'static str {
         "btree"
     }

@@ -92,7 +92,7 @@ impl Db {
 
 /// A workload: builds its tables, then runs numbered steps (transactions or
 /// queries).
-pub trait Driver {
+pub trait Workload {
     /// Short name (`tpcc`, `tatp`, ...).
     fn name(&self) -> &'static str;
     /// Page size the workload's tables use.
@@ -143,7 +143,7 @@ pub struct GenReport {
 /// called every 1,000 steps and at the end; an error from it (e.g.
 /// [`Error::Cancelled`]) stops the run and is returned.
 pub fn generate(
-    driver: &mut dyn Driver,
+    driver: &mut dyn Workload,
     opts: &GenOptions,
     out: &Path,
     progress: &mut dyn FnMut(u64, u64) -> Result<()>,
@@ -212,7 +212,7 @@ pub struct StoreRun {
 /// buffer pool of `frames` (the DBMS buffer), and returns the store's I/O
 /// in each phase. `progress(done, total)` as in [`generate`].
 pub fn run_on(
-    driver: &mut dyn Driver,
+    driver: &mut dyn Workload,
     store: DynStore,
     frames: usize,
     seed: u64,

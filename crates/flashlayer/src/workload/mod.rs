@@ -5,7 +5,7 @@
 //! give the same requests on every machine (PCG-64 from `rand_pcg`, whose
 //! stream is fixed by its specification).
 //!
-//! Database workloads ([`Driver`]) build their tables on a [`Db`] without
+//! Database workloads ([`Workload`]) build their tables on a [`Db`] without
 //! recording (the load phase), then run transactions while the buffer pool
 //! records every page fix as one request: `W` if the page was modified during
 //! the fix, else `R`, optionally with the byte ranges the write changed.
@@ -22,7 +22,7 @@ mod util;
 mod zipf;
 
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
-pub use db::{generate, run_on, Db, Driver, GenOptions, GenReport, StoreRun};
+pub use db::{generate, run_on, Db, GenOptions, GenReport, StoreRun, Workload};
 pub use koltsidas::{hybrid_sequence, SequenceParams, SequenceResult, SequenceRun};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
 pub use tatp::{Tatp, TatpParams};

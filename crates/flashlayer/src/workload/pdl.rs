@@ -12,7 +12,7 @@
 //! the paper's experiments do. These are page references, not transactions
 //! on tables, so no access method is involved.
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{check_min, check_share, uniform, WRng};
 use crate::error::Result;
 use crate::types::{ByteRange, Op};
@@ -77,7 +77,7 @@ impl PdlUpdates {
     }
 }
 
-impl Driver for PdlUpdates {
+impl Workload for PdlUpdates {
     fn name(&self) -> &'static str {
         "pdl-updates"
     }

@@ -13,7 +13,7 @@
 //! subscriber ids are non-uniform, `NURand(A, 1, N)` with A = 65,535 for
 //! N ≤ 1,000,000 and 1,048,575 above (spec §4.1).
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{check_min, fill_text, key, nurand, pick, put_u32, uniform, WRng};
 use crate::btree::BTree;
 use crate::error::{Error, Result};
@@ -111,7 +111,7 @@ impl Tatp {
     }
 }
 
-impl Driver for Tatp {
+impl Workload for Tatp {
     fn name(&self) -> &'static str {
         "tatp"
     }

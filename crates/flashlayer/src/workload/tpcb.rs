@@ -5,7 +5,7 @@
 //! it, update a teller and a branch, insert a history row; account, teller
 //! and branch are uniform random, as in pgbench.
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{check_min, fill_text, get_i64, key, put_i64, put_u32, uniform, WRng};
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
@@ -59,7 +59,7 @@ impl TpcB {
     }
 }
 
-impl Driver for TpcB {
+impl Workload for TpcB {
     fn name(&self) -> &'static str {
         "tpcb"
     }

@@ -24,7 +24,7 @@
 //! back); one terminal runs every transaction, so there is no think time or
 //! contention; Delivery runs inline, not deferred.
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{
     check_min, fill_text, get_i64, get_u32, key, nurand, pick, put_i64, put_u32, uniform, WRng,
 };
@@ -442,7 +442,7 @@ impl TpcC {
     }
 }
 
-impl Driver for TpcC {
+impl Workload for TpcC {
     fn name(&self) -> &'static str {
         "tpcc"
     }

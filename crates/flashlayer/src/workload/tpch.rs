@@ -18,7 +18,7 @@
 //! (large sequential scans mixed with index probes) on flashlayer's access
 //! methods, as the DSS half of CASA's CONCAT needs.
 
-use super::db::{Db, Driver};
+use super::db::{Db, Workload};
 use super::util::{check_min, check_share, fill_text, key, put_i64, put_u32, uniform, WRng};
 use crate::btree::{BTree, HeapFile, Rid};
 use crate::error::{Error, Result};
@@ -115,7 +115,7 @@ impl TpcH {
     }
 }
 
-impl Driver for TpcH {
+impl Workload for TpcH {
     fn name(&self) -> &'static str {
         "tpch"
     }

@@ -1,0 +1,128 @@
+//! The engine's tables for Python: specs of the one grammar (policies,
+//! hierarchy schemes, stores) in canonical and short form, and devices.
+
+use crate::err;
+use flashlayer::device::{DeviceModel, PRESETS};
+use flashlayer::policy::{PolicySpec, POLICIES};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// Validates a device spec and returns its costs.
+#[pyfunction]
+fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
+    let m = DeviceModel::parse(spec).map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("name", &m.name)?;
+    d.set_item("read", m.read)?;
+    d.set_item("write", m.write)?;
+    d.set_item("seq_read", m.seq_read)?;
+    d.set_item("seq_write", m.seq_write)?;
+    d.set_item("erase", m.erase)?;
+    d.set_item("unit", m.unit.as_str())?;
+    Ok(d)
+}
+
+/// The canonical form of one spec of `kind` (`policy`, `scheme`, `store`),
+/// every parameter written out; an error naming what is wrong.
+#[pyfunction]
+fn canonical(kind: &str, text: &str) -> PyResult<String> {
+    spec_table(kind)?;
+    canonical_of(kind, text).map_err(err)
+}
+
+fn canonical_of(kind: &str, text: &str) -> flashlayer::Result<String> {
+    Ok(match kind {
+        "policy" => PolicySpec::parse(text)?.to_string(),
+        "scheme" => flashlayer::tier::SchemeSpec::parse(text)?.to_string(),
+        _ => flashlayer::sim::StoreSpec::parse(text)?.to_string(),
+    })
+}
+
+/// Splits and validates a comma-separated list of specs of `kind` by the
+/// one continuation rule (a `key=value` piece continues the spec before
+/// it); returns canonical specs.
+#[pyfunction]
+fn canonical_list(kind: &str, list: &str) -> PyResult<Vec<String>> {
+    let table = spec_table(kind)?;
+    let specs =
+        flashlayer::spec::split_list(table, list, |s| canonical_of(kind, s)).map_err(err)?;
+    for (i, s) in specs.iter().enumerate() {
+        if specs[..i].contains(s) {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "{} '{s}' is given twice",
+                table.what
+            ))));
+        }
+    }
+    Ok(specs)
+}
+
+/// A parameter: (key, default, allowed values, help).
+type ParamRow = (&'static str, &'static str, String, &'static str);
+
+/// The table of one kind of spec (`policy`, `scheme`, `store`).
+fn spec_table(kind: &str) -> PyResult<&'static flashlayer::spec::Table> {
+    Ok(match kind {
+        "policy" => &POLICIES,
+        "scheme" => &flashlayer::tier::SCHEMES,
+        "store" => &flashlayer::sim::STORES,
+        other => {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "unknown kind of spec '{other}': expected policy, scheme or store"
+            ))))
+        }
+    })
+}
+
+/// `[(name, description, [(key, default, allowed, help)])]` of every spec
+/// of one kind (`policy`, `scheme`, `store`): the engine's table.
+#[pyfunction]
+fn table(kind: &str) -> PyResult<Vec<(&'static str, &'static str, Vec<ParamRow>)>> {
+    Ok(spec_table(kind)?
+        .entries
+        .iter()
+        .map(|e| {
+            let params = e
+                .params
+                .iter()
+                .map(|q| (q.key, q.default, q.allowed(), q.help))
+                .collect();
+            (e.name, e.description, params)
+        })
+        .collect())
+}
+
+/// `text` with the keys at their defaults left out, for tables people read.
+#[pyfunction]
+fn short_spec(kind: &str, text: &str) -> PyResult<String> {
+    Ok(flashlayer::spec::short(spec_table(kind)?, text))
+}
+
+/// Every device preset with its costs and source.
+#[pyfunction]
+fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for p in PRESETS {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("read", p.read)?;
+        d.set_item("write", p.write)?;
+        d.set_item("seq_read", p.seq_read)?;
+        d.set_item("seq_write", p.seq_write)?;
+        d.set_item("erase", p.erase)?;
+        d.set_item("unit", p.unit.as_str())?;
+        d.set_item("source", p.source)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(device, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_list, m)?)?;
+    m.add_function(wrap_pyfunction!(table, m)?)?;
+    m.add_function(wrap_pyfunction!(short_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Traces: opening one for replay ([`Trace`], iterable), converting
+//! between formats, concatenating, and the formats' table.
+
+use crate::err;
+use flashlayer::trace::{Flt, Format, ReadOptions, FORMATS};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+fn read_options(format: Option<&str>, page_size: Option<u64>) -> PyResult<ReadOptions> {
+    Ok(ReadOptions {
+        format: format.map(Format::parse).transpose().map_err(err)?,
+        page_size,
+    })
+}
+
+/// A trace opened for replay (an `flt` file mapped, or another format
+/// converted once to a temporary `flt`).
+#[pyclass(module = "flashlayer._native", frozen)]
+pub(crate) struct Trace {
+    pub(crate) flt: Flt,
+    source: PathBuf,
+}
+
+#[pymethods]
+impl Trace {
+    /// Opens `path`; `format` is detected when omitted; `page_size` applies to
+    /// block traces only (default 4096).
+    #[staticmethod]
+    #[pyo3(signature = (path, format=None, page_size=None))]
+    fn open(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<&str>,
+        page_size: Option<u64>,
+    ) -> PyResult<Self> {
+        let opts = read_options(format, page_size)?;
+        let flt = py
+            .detach(|| flashlayer::trace::load(&path, opts))
+            .map_err(err)?;
+        Ok(Trace { flt, source: path })
+    }
+
+    /// The path the trace was opened from.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.source.clone()
+    }
+
+    /// Number of distinct pages.
+    #[getter]
+    fn pages(&self) -> usize {
+        self.flt.pages()
+    }
+
+    fn __len__(&self) -> usize {
+        self.flt.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Trace({:?}, requests={}, pages={})",
+            self.source.display().to_string(),
+            self.flt.len(),
+            self.flt.pages()
+        )
+    }
+
+    /// Summary statistics: requests, reads, writes, distinct_pages,
+    /// pages_written, write_share, hot20_share.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = py.detach(|| flashlayer::trace::stats(&self.flt));
+        let d = PyDict::new(py);
+        d.set_item("requests", s.requests)?;
+        d.set_item("reads", s.reads)?;
+        d.set_item("writes", s.writes)?;
+        d.set_item("distinct_pages", s.distinct_pages)?;
+        d.set_item("pages_written", s.pages_written)?;
+        d.set_item("write_share", s.write_share)?;
+        d.set_item("hot20_share", s.hot20_share)?;
+        Ok(d)
+    }
+
+    fn __iter__(slf: Py<Self>) -> TraceIter {
+        TraceIter { trace: slf, pos: 0 }
+    }
+}
+
+/// Iterates `(page_id, "R" | "W")` with original page ids.
+#[pyclass(module = "flashlayer._native")]
+struct TraceIter {
+    trace: Py<Trace>,
+    pos: usize,
+}
+
+#[pymethods]
+impl TraceIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+    fn __next__(&mut self, py: Python<'_>) -> Option<(u64, &'static str)> {
+        let t = self.trace.bind(py).get();
+        let b = t.flt.request_bytes();
+        let o = 4 * self.pos;
+        if o >= b.len() {
+            return None;
+        }
+        self.pos += 1;
+        let w = u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let (d, op) = flashlayer::types::unpack(w);
+        Some((t.flt.original(d), if op.is_write() { "W" } else { "R" }))
+    }
+}
+
+/// Converts a trace; returns the number of requests written.
+#[pyfunction]
+#[pyo3(signature = (input, output, from_format=None, to_format=None, page_size=None))]
+fn convert(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    from_format: Option<&str>,
+    to_format: Option<&str>,
+    page_size: Option<u64>,
+) -> PyResult<u64> {
+    let opts = read_options(from_format, page_size)?;
+    let to = to_format.map(Format::parse).transpose().map_err(err)?;
+    py.detach(|| flashlayer::trace::convert(&input, opts, &output, to))
+        .map_err(err)
+}
+
+/// Joins traces into `output` (CASA's CONCAT); see the engine's `concat`.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, disjoint=false, format=None, page_size=None))]
+fn concat(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    disjoint: bool,
+    format: Option<&str>,
+    page_size: Option<u64>,
+) -> PyResult<u64> {
+    let opts = read_options(format, page_size)?;
+    py.detach(|| {
+        let list: Vec<(&std::path::Path, ReadOptions)> =
+            inputs.iter().map(|p| (p.as_path(), opts)).collect();
+        flashlayer::trace::concat(&list, disjoint, &output)
+    })
+    .map_err(err)
+}
+
+/// `[(name, description)]` of every trace format.
+#[pyfunction]
+fn formats() -> Vec<(&'static str, &'static str)> {
+    FORMATS.iter().map(|f| (f.0, f.2)).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Trace>()?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(concat, m)?)?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! The one forwarding of the [`super::Policy`] protocol: a policy that
+//! wraps another (FD-Buffer's pools, a policy behind a pointer) implements
+//! `Policy` with [`forward_policy!`], which passes every method on, those
+//! with defaults included, so a wrapper cannot drop one (CFDC's numbers,
+//! clustering, measured costs, state) by leaving it out. A method added to
+//! the protocol is added here, once, for every wrapper.
+
+/// `forward_policy!(Type, with)` implements [`super::Policy`] for `Type` by
+/// calling each method on the policy that `with!(self, p => body)` binds
+/// to `p`.
+macro_rules! forward_policy {
+    ($ty:ty, $with:ident) => {
+        impl $crate::policy::Policy for $ty {
+            fn name(&self) -> String {
+                $with!(self, p => p.name())
+            }
+            fn capacity(&self) -> usize {
+                $with!(self, p => p.capacity())
+            }
+            fn set_capacity(&mut self, capacity: usize) {
+                $with!(self, p => p.set_capacity(capacity))
+            }
+            fn len(&self) -> usize {
+                $with!(self, p => p.len())
+            }
+            fn contains(&self, page: DenseId) -> bool {
+                $with!(self, p => p.contains(page))
+            }
+            fn is_dirty(&self, page: DenseId) -> bool {
+                $with!(self, p => p.is_dirty(page))
+            }
+            fn dirty_count(&self) -> usize {
+                $with!(self, p => p.dirty_count())
+            }
+            #[inline]
+            fn access(&mut self, page: DenseId, op: Op) -> bool {
+                $with!(self, p => p.access(page, op))
+            }
+            #[inline]
+            fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
+                $with!(self, p => p.insert(page, op, cost))
+            }
+            fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
+                $with!(self, p => p.adopt(page, dirty, cost))
+            }
+            #[inline]
+            fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+                $with!(self, p => p.evict(&mut evictable))
+            }
+            fn reinstate(&mut self, victim: Victim) {
+                $with!(self, p => p.reinstate(victim))
+            }
+            fn mark_dirty(&mut self, page: DenseId) {
+                $with!(self, p => p.mark_dirty(page))
+            }
+            fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
+                $with!(self, p => p.mark_clean(page, cost))
+            }
+            fn reprice(&mut self, page: DenseId, cost: PageCost) {
+                $with!(self, p => p.reprice(page, cost))
+            }
+            fn remove(&mut self, page: DenseId) -> Option<bool> {
+                $with!(self, p => p.remove(page))
+            }
+            fn cluster(
+                &mut self,
+                victim: DenseId,
+                pages: &mut dyn $crate::policy::Neighbours,
+                out: &mut Vec<DenseId>,
+            ) {
+                $with!(self, p => p.cluster(victim, pages, out))
+            }
+            #[inline]
+            fn prefetch(&self, page: DenseId) {
+                $with!(self, p => p.prefetch(page))
+            }
+            #[inline]
+            fn victim_ahead(&self, k: usize) -> Option<DenseId> {
+                $with!(self, p => p.victim_ahead(k))
+            }
+            fn observe_io(&mut self, kind: IoKind, cost: f64) {
+                $with!(self, p => p.observe_io(kind, cost))
+            }
+            fn needs_measured_io(&self) -> bool {
+                $with!(self, p => p.needs_measured_io())
+            }
+            #[inline]
+            fn wants_number(&self, page: DenseId) -> bool {
+                $with!(self, p => p.wants_number(page))
+            }
+            fn learn_number(
+                &mut self,
+                page: DenseId,
+                number: $crate::types::PageId,
+                below: Option<DenseId>,
+                above: Option<DenseId>,
+            ) {
+                $with!(self, p => p.learn_number(page, number, below, above))
+            }
+            fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+                $with!(self, p => p.state(out))
+            }
+        }
+    };
+}
