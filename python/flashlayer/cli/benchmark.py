@@ -12,6 +12,7 @@ from flashlayer import _native
 from flashlayer.cli.common import (
     UsageError,
     add_read_opts,
+    atomic_output,
     buffer_specs,
     emit_json,
     float_arg,
@@ -94,23 +95,93 @@ def run(a: argparse.Namespace) -> None:
         page_size=a.page_size,
         quiet=a.json,
     )
+    if a.markdown is not None:
+        page = _markdown(result, _command(a))
+
+        def write(tmp: Path) -> int:
+            tmp.write_text(page, encoding="utf-8")
+            return 0
+
+        atomic_output(Path(a.markdown), write)
     if a.json:
         emit_json(result)
         return
+    print(_heading(result))
+    print_table(_cells(result), BENCH_COLUMNS)
+    if a.markdown is not None:
+        print(f"\nwrote {a.markdown}")
+
+
+BENCH_COLUMNS = [("policy", "policy"), ("rps", "req/s"), ("x", "vs LRU"), ("seconds", "seconds"),
+                 ("miss_ratio", "miss ratio"), ("goal", "target req/s"), ("meets_target", "meets")]
+
+
+def _heading(result: dict[str, Any]) -> str:
     t = result["trace"]
     origin = f"Zipf alpha {t['alpha']}, seed {t['seed']}" if t["alpha"] is not None else t["path"]
-    print(
-        f"trace: {t['requests']:,} requests, {t['distinct_pages']:,} distinct pages, "
-        f"{t['write_share']:.1%} writes ({origin}); buffer {result['buffer_pages']:,} pages; "
-        f"best of {result['repeat']} interleaved rounds"
-    )
-    rows = [{**r, "rps": rate(r["requests_per_second"]), "goal": rate(r["target"]) if r["target"] else None,
+    return (f"trace: {t['requests']:,} requests, {t['distinct_pages']:,} distinct pages, "
+            f"{t['write_share']:.1%} writes ({origin}); buffer {result['buffer_pages']:,} pages; "
+            f"best of {result['repeat']} interleaved rounds")
+
+
+def _cells(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**r, "rps": rate(r["requests_per_second"]), "goal": rate(r["target"]) if r["target"] else None,
              "x": f"{r['vs_lru']:.2f}" if r["vs_lru"] is not None else None} for r in result["policies"]]
-    print_table(
-        rows,
-        [("policy", "policy"), ("rps", "req/s"), ("x", "vs LRU"), ("seconds", "seconds"),
-         ("miss_ratio", "miss ratio"), ("goal", "target req/s"), ("meets_target", "meets")],
-    )
+
+
+def _command(a: argparse.Namespace) -> str:
+    """The bench command line that reproduces this run."""
+    parts = ["flashlayer bench"]
+    if a.trace:
+        parts.append(f"--trace {a.trace}")
+    else:
+        parts.append(f"--requests {a.requests} --pages {a.pages} --alpha {a.alpha} --write-ratio {a.write_ratio} "
+                     f"--seed {a.seed}")
+    parts.append(f"--buffer {a.buffer} --repeat {a.repeat}")
+    if a.policies:
+        parts.append(f"--policies {a.policies}")
+    parts.append(f"--markdown {a.markdown}")
+    return " ".join(parts)
+
+
+def _markdown(result: dict[str, Any], command: str) -> str:
+    """The run as a page of the repository's docs, with the command that
+    regenerates it and the machine it ran on."""
+    import datetime
+    import os
+    import platform
+
+    from flashlayer import __version__
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    cells = _cells(result)
+    lines = [
+        "# Performance",
+        "",
+        "Simulator throughput per policy, end to end (open an `flt` trace, replay it), single-threaded; "
+        "`vs LRU` is the ratio to plain LRU timed in the same rounds (each round times every row once), "
+        "which is what the goals are stated in. Regenerate this page with",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        f"Measured {datetime.date.today().isoformat()} on {cpu} ({os.cpu_count()} CPUs), "
+        f"flashlayer {__version__}. {_heading(result)[0].upper()}{_heading(result)[1:]}.",
+        "",
+        "| " + " | ".join(h for _, h in BENCH_COLUMNS) + " |",
+        "|" + "|".join("---" if k == "policy" else "---:" for k, _ in BENCH_COLUMNS) + "|",
+    ]
+    for c in cells:
+        lines.append("| " + " | ".join("" if c.get(k) is None else f"`{c[k]}`" if k == "policy" else
+                                       f"{c[k]:.4f}" if k == "miss_ratio" else f"{c[k]:.2f}" if k == "seconds"
+                                       else str(c[k]) for k, _ in BENCH_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _compare(a: argparse.Namespace, policies: list[str]) -> None:
@@ -172,4 +243,7 @@ def add(sub: Any) -> None:
     b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
     add_read_opts(b)
     b.add_argument("--json", action="store_true", help="print the results as JSON")
+    b.add_argument("--markdown", metavar="MD",
+                   help="also write the table as a Markdown page with the command that regenerates it and the "
+                   "machine it ran on (the repository's docs/PERFORMANCE.md is written this way)")
     b.set_defaults(func=run)

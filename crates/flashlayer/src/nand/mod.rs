@@ -33,6 +33,9 @@
 //! generator, so a cut is reproducible. Every later operation fails with
 //! [`Error::PowerCut`] until [`Chip::power_on`].
 
+mod bench;
+pub use bench::bench;
+
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use memmap2::MmapMut;
@@ -754,31 +757,6 @@ impl Chip {
             *d = if programmed { (*d).max(1) } else { 0 };
         }
     }
-}
-
-/// Programs, reads and erases every block of an in-memory chip of
-/// `blocks` blocks `rounds` times (PDL Table 1's geometry); returns the page
-/// operations done and the wall-clock seconds they took (`flashlayer bench
-/// --flash`).
-pub fn bench(blocks: u32, rounds: u32) -> Result<(u64, f64)> {
-    let mut chip = Chip::builder(blocks).build()?;
-    let g = chip.geometry();
-    let data: Vec<u8> = (0..g.page_size).map(|i| (i * 7) as u8).collect();
-    let spare = vec![0xA5u8; g.spare_size];
-    let (mut rd, mut rs) = (vec![0u8; g.page_size], vec![0u8; g.spare_size]);
-    let started = std::time::Instant::now();
-    for _ in 0..rounds {
-        for b in 0..g.blocks {
-            for p in g.first_page(b)..g.first_page(b) + g.pages_per_block {
-                chip.program(p, &data, &spare)?;
-            }
-            for p in g.first_page(b)..g.first_page(b) + g.pages_per_block {
-                chip.read(p, &mut rd, &mut rs)?;
-            }
-            chip.erase(b)?;
-        }
-    }
-    Ok((chip.stats().operations(), started.elapsed().as_secs_f64()))
 }
 
 #[cfg(test)]

@@ -408,12 +408,18 @@ impl WithPolicy for PoolReplay<'_, '_> {
             .device(opts.device.clone())
             .open()?;
         let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
-        on_pool(&pool, trace, |d| trace.original(d), progress, |_, page| {
-            if let Some(g) = page {
-                g[0] = g[0].wrapping_add(1);
-            }
-            Ok(())
-        })?;
+        on_pool(
+            &pool,
+            trace,
+            |d| trace.original(d),
+            progress,
+            |_, page| {
+                if let Some(g) = page {
+                    g[0] = g[0].wrapping_add(1);
+                }
+                Ok(())
+            },
+        )?;
         Ok(pool.metrics())
     }
 }

@@ -1,0 +1,152 @@
+//! The builder of a [`HybridStore`], each default stated on its setter.
+
+use super::*;
+
+/// Options of a [`HybridStore`]; each default is stated on its setter.
+pub struct HybridStoreBuilder<F, M> {
+    pub(super) flash: F,
+    pub(super) magnetic: M,
+    pub(super) placement: Placement,
+    pub(super) buffer_pages: u64,
+    pub(super) file_pages: Option<u64>,
+    pub(super) flash_capacity: Option<u64>,
+    pub(super) defer: usize,
+    pub(super) preloaded: bool,
+    pub(super) record: bool,
+    pub(super) journal: Option<(BoxDisk, BoxDisk)>,
+}
+
+impl<F, M> std::fmt::Debug for HybridStoreBuilder<F, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HybridStoreBuilder")
+            .field("placement", &self.placement.label())
+            .field("buffer_pages", &self.buffer_pages)
+            .field("flash_capacity", &self.flash_capacity)
+            .field("defer", &self.defer)
+            .finish()
+    }
+}
+
+impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
+    /// The placement algorithm. Default: [`Placement::Hybrid`].
+    pub fn placement(mut self, p: Placement) -> Self {
+        self.placement = p;
+        self
+    }
+
+    /// `b`, the buffer pages dedicated to the file, for hybrid's
+    /// `q = 1 − b/n`. Default: 0 (every logical operation weighs fully).
+    pub fn buffer_pages(mut self, b: u64) -> Self {
+        self.buffer_pages = b;
+        self
+    }
+
+    /// `n`, the file's pages, for `q`; the store also sizes its per-page
+    /// state for `n` pages at once (one table, allocated before it is
+    /// touched, rather than one grown by copies). Default: the pages the
+    /// store has seen so far (never fewer than `b`).
+    pub fn file_pages(mut self, n: u64) -> Self {
+        self.file_pages = Some(n);
+        self
+    }
+
+    /// At most `pages` pages on flash (≥ 1). Default: no limit.
+    pub fn flash_capacity(mut self, pages: u64) -> Self {
+        self.flash_capacity = Some(pages);
+        self
+    }
+
+    /// Deferred migrations in batches of `pages` (0, the default: move at
+    /// eviction).
+    pub fn defer(mut self, pages: usize) -> Self {
+        self.defer = pages;
+        self
+    }
+
+    /// Whether a page the store has never seen already exists on the
+    /// magnetic disk with its accounting started (a trace replayed against
+    /// a loaded database), rather than being new (accounting starts at its
+    /// first physical write). Default: `false`.
+    pub fn preloaded(mut self, on: bool) -> Self {
+        self.preloaded = on;
+        self
+    }
+
+    /// Records every page's physical events for [`PlacementSchedule::solve`]
+    /// ([`HybridStore::take_recording`]). Default: off.
+    pub fn record(mut self, on: bool) -> Self {
+        self.record = on;
+        self
+    }
+
+    /// Persists placement state in a journal on two disks (created empty,
+    /// or replayed if they hold one). Default: none; the state lives only
+    /// as long as the store.
+    pub fn journal(mut self, a: BoxDisk, b: BoxDisk) -> Self {
+        self.journal = Some((a, b));
+        self
+    }
+
+    /// Builds the store, replaying the journal if there is one.
+    pub fn open(self) -> Result<HybridStore<F, M>> {
+        let page_size = self.flash.page_size();
+        if page_size != self.magnetic.page_size() {
+            return Err(Error::invalid(format!(
+                "the flash store has {page_size}-byte pages and the magnetic store {}-byte pages",
+                self.magnetic.page_size()
+            )));
+        }
+        if self.flash_capacity == Some(0) {
+            return Err(Error::invalid(
+                "flash capacity must be at least 1 page (leave it unset for no limit)",
+            ));
+        }
+        if self.flash_capacity.is_some() && matches!(self.placement, Placement::Optimal(_)) {
+            return Err(Error::invalid(
+                "a flash capacity applies to the online placements, not to optimal",
+            ));
+        }
+        let (fc, mc) = (self.flash.cost_of(0), self.magnetic.cost_of(0));
+        let costs = Costs {
+            r_f: fc.read,
+            w_f: fc.write,
+            r_m: mc.read,
+            w_m: mc.write,
+        };
+        let mut s = HybridStore {
+            flash: self.flash,
+            magnetic: self.magnetic,
+            placement: self.placement,
+            costs,
+            pages: sized_for(self.file_pages),
+            index: PageIndex::new(),
+            free: [Vec::new(), Vec::new()],
+            high: [0, 0],
+            pending_free: [Vec::new(), Vec::new()],
+            journal: None,
+            changed: Vec::new(),
+            buffer_pages: self.buffer_pages,
+            file_pages: self.file_pages,
+            flash_capacity: self.flash_capacity,
+            ranking: BTreeSet::new(),
+            on_flash: 0,
+            defer: self.defer,
+            marked: Vec::new(),
+            moved: Vec::new(),
+            preloaded: self.preloaded,
+            recording: self.record.then(Recording::default),
+            migrations: [0, 0],
+            scratch: vec![0; page_size],
+        };
+        if let Some((a, b)) = self.journal {
+            let mut recs: Vec<Record> = Vec::new();
+            let j = Journal::open(a, b, |r| recs.push(r))?;
+            for r in recs {
+                s.restore(r);
+            }
+            s.rebuild_free();
+            s.journal = Some(j);
+        }
+        Ok(s)
+    }
+}
