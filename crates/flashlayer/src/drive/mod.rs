@@ -16,7 +16,7 @@
 
 use crate::error::{Error, Result};
 use crate::policy::{Neighbours, Policy};
-use crate::store::{Loaded, PageStore};
+use crate::store::{Loaded, Naming, PageStore};
 use crate::trace::Flt;
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
@@ -323,7 +323,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         let hit = self.policy.access(page, op);
         self.m.hits += u64::from(hit);
         if self.accesses {
-            self.store.accessed(number(), op, at_victim);
+            let number = match self.store.naming() {
+                Naming::Dense => PageId::from(page),
+                _ => number(),
+            };
+            self.store.accessed(number, op, at_victim);
         }
         hit
     }
@@ -342,6 +346,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.placing
     }
 
+    /// How the store names pages ([`PageStore::naming`]).
+    #[inline]
+    pub fn naming(&self) -> Naming {
+        self.store.naming()
+    }
+
     /// The page the `k`-th eviction from now would take, if the policy
     /// knows ([`Policy::victim_ahead`]).
     #[inline]
@@ -350,9 +360,10 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     }
 
     /// Hints the store, a step of two ([`PageStore::prefetch_index`], then
-    /// [`PageStore::prefetch_state`]), that page `number` comes soon.
+    /// [`PageStore::prefetch_state`]), that `page` comes soon.
     #[inline]
-    pub fn prefetch_store(&self, number: PageId, second: bool) {
+    pub fn prefetch_store<F: Frames>(&self, frames: &F, page: DenseId, second: bool) {
+        let number = self.number(frames, page);
         if second {
             self.store.prefetch_state(number);
         } else {
@@ -401,7 +412,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             // A store that places pages may move a clean victim: the write
             // carries it to its new device.
             let write = if self.placing {
-                match self.store.evicting(frames.number(v.page), v.dirty) {
+                match self.store.evicting(self.number(frames, v.page), v.dirty) {
                     Ok(w) => w,
                     Err(e) => {
                         self.policy.reinstate(v);
@@ -465,7 +476,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.store.take_moved(&mut self.moved);
         for i in 0..self.moved.len() {
             let number = self.moved[i];
-            if let Some(d) = frames.dense_of(number) {
+            let dense = match self.store.naming() {
+                Naming::Dense => DenseId::try_from(number).ok(),
+                _ => frames.dense_of(number),
+            };
+            if let Some(d) = dense {
                 if self.policy.contains(d) {
                     self.policy.reprice(d, self.store.cost_of(number));
                 }
@@ -495,16 +510,16 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             let number = self.number(frames, victim);
             self.batch.push((number, victim));
         } else {
-            self.batch.push((frames.number(victim), victim));
+            self.batch.push((self.batch_number(frames, victim), victim));
             for &p in &self.cluster {
-                self.batch.push((frames.number(p), p));
+                self.batch.push((self.batch_number(frames, p), p));
             }
             self.batch.sort_unstable();
         }
         self.write_batch(frames)?;
         for i in 0..self.cluster.len() {
             let p = self.cluster[i];
-            let cost = self.store.cost_of(frames.number(p));
+            let cost = self.store.cost_of(self.number(frames, p));
             self.policy.mark_clean(p, cost);
         }
         Ok(())
@@ -525,14 +540,22 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(())
     }
 
-    /// The page number of `page` for a single-page I/O, looked up only if
-    /// the store cares ([`PageStore::page_sensitive`]).
+    /// The name of `page` in a single-page call to the store: its number,
+    /// looked up only if the store wants it ([`PageStore::naming`]).
     #[inline]
     fn number<F: Frames>(&self, frames: &F, page: DenseId) -> PageId {
-        if self.store.page_sensitive() {
-            frames.number(page)
-        } else {
-            PageId::from(page)
+        match self.store.naming() {
+            Naming::Numbers => frames.number(page),
+            Naming::Batches | Naming::Dense => PageId::from(page),
+        }
+    }
+
+    /// The name of `page` in a batch to the store.
+    #[inline]
+    fn batch_number<F: Frames>(&self, frames: &F, page: DenseId) -> PageId {
+        match self.store.naming() {
+            Naming::Numbers | Naming::Batches => frames.number(page),
+            Naming::Dense => PageId::from(page),
         }
     }
 
@@ -552,12 +575,14 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             return Ok(());
         }
         self.batch.clear();
-        self.batch
-            .extend(pages.iter().map(|&d| (frames.number(d), d)));
+        for &d in pages {
+            let number = self.batch_number(frames, d);
+            self.batch.push((number, d));
+        }
         self.batch.sort_unstable();
         self.write_batch(frames)?;
         for &d in pages {
-            let cost = self.store.cost_of(frames.number(d));
+            let cost = self.store.cost_of(self.number(frames, d));
             self.policy.mark_clean(d, cost);
         }
         if self.placing {
@@ -576,7 +601,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 continue;
             }
             let dirty = self.policy.is_dirty(page);
-            let number = frames.number(page);
+            let number = self.number(frames, page);
             let write = if self.placing {
                 self.store.evicting(number, dirty)?
             } else {

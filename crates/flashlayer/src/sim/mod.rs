@@ -22,7 +22,7 @@ use crate::drive::{DenseNumbers, Driver, NoFrames, PageNumbers};
 use crate::error::{Error, Result};
 pub use crate::policy::{with_online_policy, WithPolicy};
 use crate::policy::{Belady, CostOpt, Future, Policy, PolicyKind, PolicySpec, ScheduleCosts};
-use crate::store::{CostStore, PageStore};
+use crate::store::{CostStore, Naming, PageStore};
 use crate::trace::Flt;
 use crate::types::{unpack, DenseId, Metrics, Op};
 
@@ -116,11 +116,22 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
             u32::from_le_bytes([b[0], b[1], b[2], b[3]])
         };
         let placing = self.d.placing();
+        let dense = self.d.naming() == Naming::Dense;
         for i in 0..words {
             if i + PREFETCH_DISTANCE < words {
                 self.d.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
             }
-            if placing {
+            if placing && dense {
+                // A store named by dense ids finds a page's state in one
+                // step: hint it with the policy, and the next victim.
+                if i + PREFETCH_DISTANCE < words {
+                    let d = unpack(word(i + PREFETCH_DISTANCE)).0;
+                    self.d.prefetch_store(&self.frames, d, true);
+                }
+                if let Some(v) = self.d.victim_ahead(1) {
+                    self.d.prefetch_store(&self.frames, v, true);
+                }
+            } else if placing {
                 // A store that places pages looks each one up in three
                 // dependent steps (its number, where the store keeps it,
                 // its state): start each a few requests before the next.
@@ -133,8 +144,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                 for (k, second) in [(2, false), (1, true)] {
                     if i + k * STORE_STEP < words {
                         let d = unpack(word(i + k * STORE_STEP)).0;
-                        self.d
-                            .prefetch_store(crate::drive::Frames::number(&self.frames, d), second);
+                        self.d.prefetch_store(&self.frames, d, second);
                     }
                 }
                 // The coming victims too, the same three steps, one
@@ -144,8 +154,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                 }
                 for (k, second) in [(1, false), (0, true)] {
                     if let Some(v) = self.d.victim_ahead(k) {
-                        self.d
-                            .prefetch_store(crate::drive::Frames::number(&self.frames, v), second);
+                        self.d.prefetch_store(&self.frames, v, second);
                     }
                 }
             }

@@ -77,7 +77,7 @@ impl WithPolicy for Replay<'_, '_> {
             progress,
         } = self;
         let store = SsdTier::new(scheme, Counting::default(), &opts.ssd, &opts.hdd)
-            .numbered((0..trace.pages() as DenseId).map(|d| trace.original(d)));
+            .dense_ids(trace.pages() as DenseId);
         let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(opts.series_every);
         sim.run_flt(trace, progress)?;
         let m = if opts.flush_at_end {

@@ -48,8 +48,8 @@ impl PageStore for CostStore {
         Ok(())
     }
     #[inline]
-    fn page_sensitive(&self) -> bool {
-        false
+    fn naming(&self) -> crate::store::Naming {
+        crate::store::Naming::Batches
     }
     #[inline]
     fn cost_of(&self, _page: PageId) -> PageCost {

@@ -26,6 +26,25 @@ use crate::error::Result;
 pub use crate::types::{DeviceStats, IoStats};
 use crate::types::{Op, PageCost, PageId};
 
+/// How a store wants the pages of its calls named
+/// ([`PageStore::naming`]). A caller that names pages by dense ids looks a
+/// page's number up only where the store needs it, which on a simulated
+/// miss is a random memory access saved, and the store its own lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// By page number in every call: a store that keeps data or places
+    /// pages by number.
+    Numbers,
+    /// By page number in batches (adjacent numbers are priced as sequential
+    /// writes); single-page calls may carry any id: a store that answers
+    /// them alike for every page (a cost model of one device).
+    Batches,
+    /// By the caller's dense id in every call: a store that keeps its
+    /// per-page state by the caller's dense ids and needs no numbers (a
+    /// simulated SSD tier under a trace replay).
+    Dense,
+}
+
 /// What a store asks its caller to tell it ([`PageStore::listens`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Listens {
@@ -188,15 +207,10 @@ pub trait PageStore {
         let _ = out;
     }
 
-    /// Whether single-page `read`, `write` and `cost_of` depend on which
-    /// page they are given. A store that answers alike for every page (a
-    /// cost-only store over one device) says `false`, and callers may then
-    /// pass any id instead of looking the page number up, which on a
-    /// simulated miss is one random memory access saved. Batches always
-    /// carry real page numbers (adjacent numbers are priced sequentially).
-    /// Default: `true`.
-    fn page_sensitive(&self) -> bool {
-        true
+    /// How the store wants pages named in the calls it receives
+    /// ([`Naming`]). Default: [`Naming::Numbers`].
+    fn naming(&self) -> Naming {
+        Naming::Numbers
     }
 
     /// Whether the store uses the byte ranges of
@@ -392,8 +406,8 @@ impl PageStore for DynStore {
     fn prefetch_state(&self, page: PageId) {
         (**self).prefetch_state(page);
     }
-    fn page_sensitive(&self) -> bool {
-        (**self).page_sensitive()
+    fn naming(&self) -> Naming {
+        (**self).naming()
     }
     fn wants_changes(&self) -> bool {
         (**self).wants_changes()

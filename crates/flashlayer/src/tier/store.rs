@@ -33,7 +33,7 @@ use super::{Counting, Io, Reason, Scheme, Serve, NIL};
 use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::store::index::PageIndex;
-use crate::store::{DeviceStats, IoStats, Listens, Loaded, PageStore};
+use crate::store::{DeviceStats, IoStats, Listens, Loaded, Naming, PageStore};
 use crate::types::{DenseId, Op, PageCost, PageId};
 
 /// What an [`SsdTier`] counted, beyond its devices' operations.
@@ -57,6 +57,8 @@ pub struct SsdTier<S: Scheme, I: Io = Counting> {
     io: I,
     index: PageIndex,
     pages: DenseId,
+    /// Pages are named by the caller's dense ids ([`SsdTier::dense_ids`]).
+    dense_ids: bool,
     ssd: DeviceModel,
     hdd: DeviceModel,
     cost: PageCost,
@@ -91,6 +93,7 @@ impl<S: Scheme, I: Io> SsdTier<S, I> {
             io,
             index: PageIndex::new(),
             pages: 0,
+            dense_ids: false,
             ssd: ssd.clone(),
             hdd: hdd.clone(),
             cost: PageCost::new(hdd.read, hdd.write),
@@ -110,8 +113,22 @@ impl<S: Scheme, I: Io> SsdTier<S, I> {
         self
     }
 
+    /// Pages are named by the caller's dense ids `0..pages` (a trace
+    /// replay's, for which the scheme was sized), not by numbers: the
+    /// store asks its caller for no numbers ([`Naming::Dense`]) and looks
+    /// none up.
+    pub fn dense_ids(mut self, pages: DenseId) -> Self {
+        self.dense_ids = true;
+        self.pages = pages;
+        self
+    }
+
     /// The dense id of page `number`, given the next one if new.
+    #[inline]
     pub fn dense(&mut self, number: PageId) -> DenseId {
+        if self.dense_ids {
+            return number as DenseId;
+        }
         if let Some(d) = self.index.get(number) {
             return d;
         }
@@ -158,6 +175,7 @@ impl<S: Scheme, I: Io> SsdTier<S, I> {
     }
 
     /// A page leaves DRAM (`dirty`: newer than every copy below).
+    #[inline]
     fn leave(&mut self, page: DenseId, dirty: bool, why: Reason) -> Result<()> {
         let sunk = self.scheme.dram_evicted(page, dirty, why, &mut self.io)?;
         self.counts.sinks += u64::from(sunk);
@@ -169,6 +187,7 @@ impl<S: Scheme, I: Io> SsdTier<S, I> {
 
     /// A dirty page written down: the victim leaves, any other page of the
     /// batch stays in DRAM, clean.
+    #[inline]
     fn written(&mut self, number: PageId) -> Result<()> {
         let d = self.dense(number);
         if d == self.leaving {
@@ -191,6 +210,7 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
         self.load(page, Op::Read, buf).map(|_| ())
     }
 
+    #[inline]
     fn load(&mut self, page: PageId, op: Op, _buf: &mut [u8]) -> Result<Loaded> {
         let d = self.dense(page);
         if self.scheme.on_ssd(d) {
@@ -217,6 +237,7 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
         self.scheme.serves_on_ssd()
     }
 
+    #[inline]
     fn admitted(&mut self, _page: PageId, op: Op) -> Result<()> {
         let d = std::mem::replace(&mut self.loading, NIL);
         if d != NIL {
@@ -225,6 +246,7 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
         Ok(())
     }
 
+    #[inline]
     fn write(&mut self, page: PageId, _buf: &[u8]) -> Result<()> {
         self.written(page)
     }
@@ -299,6 +321,7 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
         self.scheme.dram_request(at_victim, op);
     }
 
+    #[inline]
     fn evicting(&mut self, page: PageId, dirty: bool) -> Result<bool> {
         let d = self.dense(page);
         if dirty {
@@ -312,13 +335,29 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
 
     #[inline]
     fn prefetch_index(&self, page: PageId) {
-        self.index.prefetch(page);
+        if !self.dense_ids {
+            self.index.prefetch(page);
+        }
     }
 
     #[inline]
     fn prefetch_state(&self, page: PageId) {
-        if let Some(d) = self.index.peek(page) {
+        let d = if self.dense_ids {
+            Some(page as DenseId)
+        } else {
+            self.index.peek(page)
+        };
+        if let Some(d) = d {
             self.scheme.prefetch(d);
+        }
+    }
+
+    #[inline]
+    fn naming(&self) -> Naming {
+        if self.dense_ids {
+            Naming::Dense
+        } else {
+            Naming::Numbers
         }
     }
 
