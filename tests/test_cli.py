@@ -146,6 +146,22 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
 
+def test_bench_writes_a_markdown_page_that_names_its_command(small_csv: Path, tmp_path: Path) -> None:
+    page = tmp_path / "PERFORMANCE.md"
+    p = run_cli("bench", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru,arc",
+                "--markdown", str(page), check=True)
+    assert f"wrote {page}" in p.stdout
+    text = page.read_text()
+    assert f"flashlayer bench --trace {small_csv} --buffer 2 --repeat 1 --policies lru,arc --markdown {page}" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    names = [r.split("|")[1].strip() for r in rows]
+    assert names[:2] == ["`lru`", "`arc`"] and "`lru on a hybrid store (placement hybrid)`" in names
+    assert rows[0].split("|")[3].strip() == "1.00", "LRU is the reference of the ratios"
+    bad = run_cli("bench", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru",
+                  "--markdown", str(tmp_path / "nosuch" / "p.md"))
+    assert bad.returncode == 2 and "no such directory" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:
     r = json.loads(run_cli("bench", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru,arc", "--json", check=True).stdout)
     assert r["trace"]["requests"] == 8

@@ -10,7 +10,11 @@ use pyo3::types::{PyDict, PyList};
 /// Validates a device spec and returns its costs.
 #[pyfunction]
 fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
-    let m = DeviceModel::parse(spec).map_err(err)?;
+    device_dict(py, &DeviceModel::parse(spec).map_err(err)?)
+}
+
+/// A device's costs as the dict of `device()` and `presets()`.
+fn device_dict<'py>(py: Python<'py>, m: &DeviceModel) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", &m.name)?;
     d.set_item("read", m.read)?;
@@ -103,14 +107,8 @@ fn short_spec(kind: &str, text: &str) -> PyResult<String> {
 fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty(py);
     for p in PRESETS {
-        let d = PyDict::new(py);
-        d.set_item("name", p.name)?;
-        d.set_item("read", p.read)?;
-        d.set_item("write", p.write)?;
-        d.set_item("seq_read", p.seq_read)?;
-        d.set_item("seq_write", p.seq_write)?;
-        d.set_item("erase", p.erase)?;
-        d.set_item("unit", p.unit.as_str())?;
+        let model = DeviceModel::preset(p.name).expect("every preset is a device");
+        let d = device_dict(py, &model)?;
         d.set_item("source", p.source)?;
         out.append(d)?;
     }

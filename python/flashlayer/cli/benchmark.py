@@ -81,6 +81,8 @@ def run(a: argparse.Namespace) -> None:
     buffers = buffer_specs(a.buffer)
     if len(buffers) != 1:
         raise UsageError("bench takes one buffer size")
+    if a.markdown is not None and not Path(a.markdown).resolve().parent.is_dir():
+        raise UsageError(f"--markdown: {Path(a.markdown).resolve().parent}: no such directory")
     result = bench.run(
         requests=a.requests,
         pages=a.pages,
@@ -125,7 +127,8 @@ def _heading(result: dict[str, Any]) -> str:
 
 
 def _cells(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{**r, "rps": rate(r["requests_per_second"]), "goal": rate(r["target"]) if r["target"] else None,
+    return [{**r, "policy": _native.short_spec("policy", r["policy"]), "rps": rate(r["requests_per_second"]),
+             "goal": rate(r["target"]) if r["target"] else None,
              "x": f"{r['vs_lru']:.2f}" if r["vs_lru"] is not None else None} for r in result["policies"]]
 
 

@@ -314,30 +314,48 @@ pub(crate) fn run(
     opts: &RunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
-    let cap = capacity(opts.buffer_pages, trace)?;
-    with_policy(
-        spec,
-        cap,
-        trace,
-        Some(ScheduleCosts::of(&opts.device, opts.flush_at_end)),
-        Replay {
-            trace,
-            opts,
-            progress,
-        },
-    )
+    let costs = ScheduleCosts::of(&opts.device, opts.flush_at_end);
+    Job::new(trace, opts, progress).run(spec, opts.buffer_pages, Some(costs))
 }
 
-struct Replay<'a, 'b> {
+/// A replay of `trace` with options `O`, waiting for its policy: each kind
+/// of options implements [`WithPolicy`] for it.
+struct Job<'a, 'b, O> {
     trace: &'a Flt,
-    opts: &'a RunOptions,
+    opts: &'a O,
     progress: &'b mut dyn FnMut(u64) -> Result<()>,
 }
 
-impl WithPolicy for Replay<'_, '_> {
+impl<'a, 'b, O> Job<'a, 'b, O> {
+    fn new(trace: &'a Flt, opts: &'a O, progress: &'b mut dyn FnMut(u64) -> Result<()>) -> Self {
+        Job {
+            trace,
+            opts,
+            progress,
+        }
+    }
+
+    /// Builds the policy of `spec` for a buffer of `buffer_pages` (offline
+    /// ones planned for `costs`) and runs the job with it.
+    fn run(
+        self,
+        spec: &PolicySpec,
+        buffer_pages: usize,
+        costs: Option<ScheduleCosts>,
+    ) -> Result<<Self as WithPolicy>::Out>
+    where
+        Self: WithPolicy,
+    {
+        let cap = capacity(buffer_pages, self.trace)?;
+        let trace = self.trace;
+        with_policy(spec, cap, trace, costs, self)
+    }
+}
+
+impl WithPolicy for Job<'_, '_, RunOptions> {
     type Out = Metrics;
     fn visit<P: Policy>(self, policy: P) -> Result<Metrics> {
-        let Replay {
+        let Job {
             trace,
             opts,
             progress,
@@ -383,30 +401,13 @@ pub(crate) fn run_on_file(
     opts: &FileRunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<Metrics> {
-    let cap = capacity(opts.buffer_pages, trace)?;
-    with_policy(
-        spec,
-        cap,
-        trace,
-        None,
-        PoolReplay {
-            trace,
-            opts,
-            progress,
-        },
-    )
+    Job::new(trace, opts, progress).run(spec, opts.buffer_pages, None)
 }
 
-struct PoolReplay<'a, 'b> {
-    trace: &'a Flt,
-    opts: &'a FileRunOptions,
-    progress: &'b mut dyn FnMut(u64) -> Result<()>,
-}
-
-impl WithPolicy for PoolReplay<'_, '_> {
+impl WithPolicy for Job<'_, '_, FileRunOptions> {
     type Out = Metrics;
     fn visit<P: Policy>(self, policy: P) -> Result<Metrics> {
-        let PoolReplay {
+        let Job {
             trace,
             opts,
             progress,
@@ -504,30 +505,13 @@ pub(crate) fn run_on_flash(
     opts: &FlashRunOptions,
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<FlashRun> {
-    let cap = capacity(opts.buffer_pages, trace)?;
-    with_policy(
-        spec,
-        cap,
-        trace,
-        None,
-        FlashReplay {
-            trace,
-            opts,
-            progress,
-        },
-    )
+    Job::new(trace, opts, progress).run(spec, opts.buffer_pages, None)
 }
 
-struct FlashReplay<'a, 'b> {
-    trace: &'a Flt,
-    opts: &'a FlashRunOptions,
-    progress: &'b mut dyn FnMut(u64) -> Result<()>,
-}
-
-impl WithPolicy for FlashReplay<'_, '_> {
+impl WithPolicy for Job<'_, '_, FlashRunOptions> {
     type Out = FlashRun;
     fn visit<P: Policy>(self, policy: P) -> Result<FlashRun> {
-        let FlashReplay {
+        let Job {
             trace,
             opts,
             progress,
