@@ -171,11 +171,15 @@ def chip_bench(blocks: int = 256, rounds: int = 4) -> tuple[int, float]: ...
 
 def lru_curve(
     trace: Trace,
+    sizes: list[int | str] | None = None,
+    points: int | None = None,
+    devices: list[str] | None = None,
     sample: float | None = None,
     sample_size: int | None = None,
     bins: int | None = None,
     progress: Callable[[int], object] | None = None,
 ) -> dict[str, Any]: ...
+def log_sizes(pages: int, points: int) -> list[int]: ...
 def bound(
     trace: Trace,
     buffer_pages: int,

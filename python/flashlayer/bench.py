@@ -160,9 +160,7 @@ def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]
 
     def curve_row(name: str, rate: float | None, goal: float) -> _Row:
         def replay(t: Trace) -> float:
-            c = _native.lru_curve(t, rate, None, None, None)
-            at = min(buffer_pages // c["width"], len(c["misses"]) - 1)
-            return float(c["misses"][at] / c["requests"])
+            return float(_native.lru_curve(t, [buffer_pages], sample=rate)["miss_ratio"][0])
 
         return _Row(name, replay, goal if generated else None)
 

@@ -23,7 +23,7 @@ from flashlayer.cli.common import (
 
 
 def run(a: argparse.Namespace) -> None:
-    from flashlayer.curves import DEFAULT_POINTS, lru_curve
+    from flashlayer.curves import lru_curve
 
     devices: list[str] = a.device or ["ratio:1:1"]
     check_devices([("--device", d) for d in devices])
@@ -45,7 +45,7 @@ def run(a: argparse.Namespace) -> None:
             bar.advance(n - last)
             last = n
 
-        r = lru_curve(trace, devices, sizes=sizes, points=a.points or DEFAULT_POINTS, sample=a.sample,
+        r = lru_curve(trace, devices, sizes=sizes, points=a.points, sample=a.sample,
                       sample_size=a.sample_size, progress=tick)
     if a.plot is not None:
         from flashlayer.plots import render_curve

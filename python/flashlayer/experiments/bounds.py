@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
 from flashlayer.bounds import above
-from flashlayer.curves import log_sizes, lru_curve
+from flashlayer.curves import lru_curve
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
         path = traces_dir / file
         t = _native.Trace.open(path)
         buffers = sorted({max(1, round(s * t.pages)) for s in SHARES})
-        curve = lru_curve(t, devices, sizes=sorted({*log_sizes(t.pages, 24), *buffers}))
+        curve = lru_curve(t, devices, sizes=sorted({*_native.log_sizes(t.pages, 24), *buffers}))
         jobs = [(b, d) for b in buffers for d in devices]
         with progress.bar(len(jobs), f"bounds: {short}", quiet=quiet) as bar:
             def one(job: tuple[int, str]) -> dict[str, Any]:

@@ -91,6 +91,33 @@ impl Curve {
     pub fn writebacks_at(&self, size: u64) -> f64 {
         self.entry(size).map_or(0.0, |i| self.writebacks[i])
     }
+
+    /// LRU's virtual time at `size` pages on `device`, priced as the
+    /// simulator prices a cost store: a miss is a random read, a write-back
+    /// a random write (dirty pages left at the end are not written).
+    pub fn virtual_time_at(&self, size: u64, device: &crate::device::DeviceModel) -> f64 {
+        self.misses_at(size) * device.read + self.writebacks_at(size) * device.write
+    }
+}
+
+/// Sizes a curve is drawn at by default.
+pub const DEFAULT_POINTS: usize = 50;
+
+/// About `points` sizes (at least 2) log-spaced from 1 page to `pages`,
+/// whole and ascending.
+pub fn log_sizes(pages: u64, points: usize) -> crate::error::Result<Vec<u64>> {
+    if points < 2 {
+        return Err(crate::error::Error::invalid(format!(
+            "a curve needs at least 2 points, got {points}"
+        )));
+    }
+    let top = pages.max(1) as f64;
+    let mut out: Vec<u64> = (0..points)
+        .map(|i| ((top.ln() * i as f64 / (points - 1) as f64).exp().round() as u64).max(1))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// 0/1 markers over a window of request times: one bit per time, and a
