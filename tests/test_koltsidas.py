@@ -86,7 +86,7 @@ def test_hybrid_sequence_empties_the_pool_and_places_the_read_pages() -> None:
     assert runs[-1]["virtual_time"] < 0.2 * runs[0]["virtual_time"]
     with pytest.raises(flashlayer.FlashlayerError, match="names query set 3"):
         _native.hybrid_sequence([{"queries": 10}], [3], records=1000, buffer_pages=10)
-    with pytest.raises(flashlayer.FlashlayerError, match="unknown parameter 'nosuch'"):
+    with pytest.raises(flashlayer.FlashlayerError, match="workload 'btree' has no parameter 'nosuch'"):
         _native.hybrid_sequence([{"nosuch": 1}], [0], records=1000, buffer_pages=10)
 
 

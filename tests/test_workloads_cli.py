@@ -9,6 +9,8 @@ import pytest
 
 from conftest import run_cli
 
+from flashlayer import _native
+
 
 @pytest.mark.parametrize(
     ("workload", "flags"),
@@ -51,13 +53,13 @@ def test_with_bytes_csv_has_the_changed_column(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["tpcc", "--warehouses", "0"], "--warehouses must be at least 1, found 0"),
+        (["tpcc", "--warehouses", "0"], "workload 'tpcc': bad value '0' for 'warehouses'; expected a whole number of at least 1"),
         (["tpcc", "--mix", "50,50,4,4,4"], "summing to 100"),
         (["tpch", "--mix", "0.5,0.5,0.5"], "summing to 1"),
-        (["btree", "--read-prob", "-0.2"], "--read-prob must be in [0.0, 1.0]"),
+        (["btree", "--read-prob", "-0.2"], "workload 'btree': bad value '-0.2' for 'read_prob'; expected a fraction from 0 to 1"),
         (["btree", "--read-only", "0.7", "--update-only", "0.7", "--records", "10"], "exceed 1"),
-        (["pdl-updates", "--changed-share", "1.5"], "--changed-share must be in (0.0, 1.0]"),
-        (["tatp", "--page-size", "100"], "--page-size must be at least 512"),
+        (["pdl-updates", "--changed-share", "1.5"], "bad value '1.5' for 'changed_share'; expected a fraction above 0, at most 1"),
+        (["tatp", "--page-size", "100"], "bad value '100' for 'page_size'; expected a whole number of at least 512"),
         (["tpcc", "--page-size", "70000"], "page size must be between 512 and 32768"),
     ],
 )
@@ -68,3 +70,16 @@ def test_nonsense_workload_parameters_are_one_line_errors(tmp_path: Path, args: 
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("flashlayer: error: ") and needle in lines[0], p.stderr
     assert not out.exists()
+
+
+def test_workload_specs_and_flags_are_one_grammar_with_the_engines_defaults(tmp_path: Path) -> None:
+    rows = {r["name"]: r for r in json.loads(run_cli("list", "workloads", "--json", check=True).stdout)}
+    assert set(rows) == {"tpcc", "tpcb", "tatp", "tpch", "btree", "pdl-updates"}
+    assert {p["key"]: p["default"] for p in rows["tpcc"]["params"]} == {
+        "warehouses": "1", "transactions": "100000", "mix": "45/43/4/4/4", "page_size": "8192"}
+    a, b = tmp_path / "a.flt", tmp_path / "b.flt"
+    flags = json.loads(run_cli("trace", "gen", "tpcb", "--transactions", "300", "--branches", "2", "--seed", "3",
+                               "--out", str(a), "--json", check=True).stdout)
+    assert flags["spec"] == "tpcb:branches=2,transactions=300,page_size=8192"
+    spec = _native.gen_workload("tpcb:transactions=300,branches=2", b, 3)
+    assert spec["spec"] == flags["spec"] and a.read_bytes() == b.read_bytes(), "a spec and its flags are the same run"

@@ -23,7 +23,7 @@ class Trace:
     def __iter__(self) -> Iterator[tuple[int, Literal["R", "W"]]]: ...
     def stats(self) -> TraceStats: ...
 
-_Kind = Literal["policy", "scheme", "store"]
+_Kind = Literal["policy", "scheme", "store", "workload"]
 _Size = int | str
 
 def replay(
@@ -62,7 +62,7 @@ def gen_workload(
     kind: str,
     output: _Path,
     seed: int,
-    params: dict[str, Any],
+    params: dict[str, Any] | None = None,
     with_bytes: bool = False,
     frames: int = 16384,
     progress: Callable[[int, int], object] | None = None,

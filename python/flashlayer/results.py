@@ -5,7 +5,7 @@ workload generation reports."""
 from __future__ import annotations
 
 import math
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = ["DeviceInfo", "GenReport", "Preset", "Series", "SimResult", "TraceStats", "state_series"]
 
@@ -24,20 +24,14 @@ class Series(TypedDict):
     state: dict[str, list[float | None]]
 
 
-class TierSeries(TypedDict):
-    """A hierarchy run's time series: requests served, total I/O time so
-    far, and the scheme's state variables (HyPro: ``p_sink``,
-    ``p_elevate``)."""
-
-    requests: list[int]
-    io_time: list[float]
-    state: dict[str, list[float]]
-
-
 class SimResult(TypedDict):
-    """One run: a row of ``flashlayer sim --json``."""
+    """One run: a row of ``flashlayer sim --json``. ``policy`` and
+    ``store`` are canonical specs; the fields after ``buffer_share`` are
+    those of the store's kind."""
 
     policy: str
+    store: str
+    store_name: Literal["cost", "file", "flash", "hybrid", "tier"]
     buffer_pages: int
     device: str
     cost_unit: Literal["us", "units"]
@@ -60,7 +54,10 @@ class SimResult(TypedDict):
     #: for ("5%" or "2000") and the share of the trace's distinct pages.
     buffer_spec: NotRequired[str]
     buffer_share: NotRequired[float]
-    #: Over a hybrid flash + magnetic store (``sim --hybrid``): the
+    #: On a flash store: the method, the chip's operations and time, the
+    #: method's own counters.
+    flash: NotRequired[dict[str, Any]]
+    #: Over a hybrid flash + magnetic store (``hybrid:...``): the
     #: placement, each disk's reads and writes (migrations included), the
     #: pages moved, the pages on flash at the end, the flash capacity
     #: (None: no limit), the deferred-migration batch (0: off) and, for
@@ -75,9 +72,9 @@ class SimResult(TypedDict):
     flash_capacity: NotRequired[int | None]
     defer: NotRequired[int]
     optimum: NotRequired[float | None]
-    #: Through a DRAM / SSD / disk hierarchy (``sim --tier``): the scheme
+    #: Through a DRAM / SSD / disk hierarchy (``tier:...``): the scheme
     #: (canonical spec, short name, label with parameters), the SSD's pages
-    #: (and the size asked for, and its share of the distinct pages), the
+    #: (and their share of the distinct pages), the
     #: devices, requests per level (``hits`` are DRAM hits), each device's
     #: I/O, cleanings (dirty SSD pages copied to the disk), elevations (SSD
     #: to DRAM), sinks (DRAM to SSD), each device's time and their sum
@@ -88,7 +85,6 @@ class SimResult(TypedDict):
     scheme_name: NotRequired[str]
     scheme_label: NotRequired[str]
     ssd_pages: NotRequired[int]
-    ssd_spec: NotRequired[str]
     ssd_share: NotRequired[float]
     ssd_device: NotRequired[str]
     hdd_device: NotRequired[str]
@@ -111,7 +107,6 @@ class SimResult(TypedDict):
     p_elevate: NotRequired[float | None]
     c_sinkf: NotRequired[float | None]
     c_sinkd: NotRequired[float | None]
-    tier_series: NotRequired[TierSeries]
 
 
 class TraceStats(TypedDict):
@@ -140,6 +135,8 @@ class Preset(DeviceInfo):
 
 class GenReport(TypedDict):
     workload: str
+    #: The canonical workload spec of the run.
+    spec: str
     requests: int
     steps: int
     db_pages: int

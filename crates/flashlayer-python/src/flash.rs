@@ -5,7 +5,7 @@
 //! script can arm a power cut on the chip and watch a store's operation
 //! fail with `PowerCut`, then recover a new store from the same chip.
 
-use crate::{driver, err, with_progress, Params};
+use crate::{err, with_progress, workload_spec};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
 use flashlayer::flash::{FlashStats, FlashStore as Store, FlashStoreBuilder, Method};
@@ -467,9 +467,7 @@ pub fn workload_on_flash<'py>(
     obsolete_in_memory: bool,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = Params::new(params);
-    let mut drv = driver(kind, &mut p)?;
-    p.finish(kind)?;
+    let mut drv = workload_spec(kind, Some(&params))?.build().map_err(err)?;
     let chip = shaped(
         blocks,
         pages_per_block,

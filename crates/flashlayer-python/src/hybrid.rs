@@ -2,7 +2,7 @@
 //! hybrid store (`run_hybrid`) and Koltsidas & Viglas' §6 sequences of
 //! query sets on a B+-tree (`hybrid_sequence`).
 
-use crate::{btree_params, err, with_progress, Params};
+use crate::{err, with_progress, workload_spec};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::PolicySpec;
 use flashlayer::store::IoStats;
@@ -72,9 +72,10 @@ pub fn hybrid_sequence<'py>(
     let (flash, magnetic) = devices(flash, magnetic)?;
     let mut parsed = Vec::with_capacity(sets.len());
     for s in sets {
-        let mut p = Params::new(s);
-        parsed.push(btree_params(&mut p)?);
-        p.finish("a query set")?;
+        match workload_spec("btree", Some(&s))? {
+            flashlayer::workload::WorkloadSpec::BTree(p) => parsed.push(p),
+            _ => unreachable!("a btree spec"),
+        }
     }
     let params = SequenceParams {
         records,

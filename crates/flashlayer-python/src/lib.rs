@@ -23,7 +23,7 @@ mod spec;
 mod trace;
 mod workload;
 
-pub(crate) use workload::{btree_params, driver, Params};
+pub(crate) use workload::workload_spec;
 
 pub(crate) use trace::Trace;
 

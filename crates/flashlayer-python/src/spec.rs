@@ -38,6 +38,7 @@ fn canonical_of(kind: &str, text: &str) -> flashlayer::Result<String> {
     Ok(match kind {
         "policy" => PolicySpec::parse(text)?.to_string(),
         "scheme" => flashlayer::tier::SchemeSpec::parse(text)?.to_string(),
+        "workload" => flashlayer::workload::WorkloadSpec::parse(text)?.to_string(),
         _ => flashlayer::sim::StoreSpec::parse(text)?.to_string(),
     })
 }
@@ -70,9 +71,10 @@ fn spec_table(kind: &str) -> PyResult<&'static flashlayer::spec::Table> {
         "policy" => &POLICIES,
         "scheme" => &flashlayer::tier::SCHEMES,
         "store" => &flashlayer::sim::STORES,
+        "workload" => &flashlayer::workload::WORKLOADS,
         other => {
             return Err(err(flashlayer::Error::invalid(format!(
-                "unknown kind of spec '{other}': expected policy, scheme or store"
+                "unknown kind of spec '{other}': expected policy, scheme, store or workload"
             ))))
         }
     })

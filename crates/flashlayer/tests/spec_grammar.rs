@@ -8,6 +8,7 @@ use flashlayer::policy::{PolicySpec, POLICIES};
 use flashlayer::sim::{StoreSpec, STORES};
 use flashlayer::spec::{self, Size, Table};
 use flashlayer::tier::{SchemeSpec, SCHEMES};
+use flashlayer::workload::{WorkloadSpec, WORKLOADS};
 use proptest::prelude::*;
 
 /// Pieces specs are made of: every name and key of the tables, values of
@@ -40,7 +41,7 @@ fn pieces() -> Vec<String> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    for table in [&POLICIES, &SCHEMES, &STORES] {
+    for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS] {
         for e in table.entries {
             out.push(e.name.to_owned());
             for p in e.params {
@@ -110,6 +111,7 @@ fn text() -> impl Strategy<Value = String> {
         structured(&POLICIES),
         structured(&SCHEMES),
         structured(&STORES),
+        structured(&WORKLOADS),
         prop::collection::vec(prop::sample::select(pieces), 0..12).prop_map(|v| v.concat()),
         "[a-z0-9:,=%._-]{0,40}",
         any::<String>(),
@@ -123,6 +125,8 @@ fn canonical(table: &'static Table, text: &str) -> Option<String> {
         PolicySpec::parse(text).map(|s| s.to_string())
     } else if std::ptr::eq(table, &SCHEMES) {
         SchemeSpec::parse(text).map(|s| s.to_string())
+    } else if std::ptr::eq(table, &WORKLOADS) {
+        WorkloadSpec::parse(text).map(|s| s.to_string())
     } else {
         StoreSpec::parse(text).map(|s| s.to_string())
     };
@@ -140,7 +144,7 @@ proptest! {
 
     #[test]
     fn any_text_is_a_spec_or_an_error_never_a_panic(text in text()) {
-        for table in [&POLICIES, &SCHEMES, &STORES] {
+        for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS] {
             if let Some(c) = canonical(table, &text) {
                 prop_assert_eq!(canonical(table, &c), Some(c.clone()), "canonical is a fixed point");
                 let short = spec::short(table, &c);
@@ -150,5 +154,34 @@ proptest! {
         }
         let _ = DeviceModel::parse(&text);
         let _ = Size::parse(&text);
+    }
+}
+
+#[test]
+fn workload_defaults_live_in_the_table_and_print_canonically() {
+    let tpcc = flashlayer::workload::TpcCParams::default();
+    assert_eq!(
+        (tpcc.warehouses, tpcc.transactions, tpcc.mix, tpcc.page_size),
+        (1, 100_000, [45, 43, 4, 4, 4], 8192)
+    );
+    let b = flashlayer::workload::BTreeSetsParams::default();
+    assert_eq!(
+        (b.records, b.range_len, b.insert_share, b.page_size),
+        (1_000_000, 100, 0.3, 4096)
+    );
+    let p = WorkloadSpec::parse("tpcc:warehouses=2,mix=50/40/4/3/3").unwrap();
+    assert_eq!(
+        p.to_string(),
+        "tpcc:warehouses=2,transactions=100000,mix=50/40/4/3/3,page_size=8192"
+    );
+    for bad in [
+        "tpcc:mix=45/43/4/4",
+        "tpcc:mix=50/50/1/0/0",
+        "tpch:mix=0.5/0.5/0.5",
+        "tpch:scale_factor=0",
+        "nosuch",
+    ] {
+        let e = WorkloadSpec::parse(bad).unwrap_err().to_string();
+        assert!(e.contains("workload"), "{bad}: {e}");
     }
 }

@@ -11,8 +11,8 @@ from flashlayer.cli.common import emit_json, print_table
 
 
 def run(a: argparse.Namespace) -> None:
-    kinds: dict[str, Literal["policy", "store", "scheme"]] = {
-        "policies": "policy", "stores": "store", "schemes": "scheme"}
+    kinds: dict[str, Literal["policy", "store", "scheme", "workload"]] = {
+        "policies": "policy", "stores": "store", "schemes": "scheme", "workloads": "workload"}
     if a.what in kinds:
         rows: list[dict[str, Any]] = [
             {"name": n, "description": d,
@@ -45,11 +45,13 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, device presets or trace formats",
+    ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, workloads, device presets or trace "
+                        "formats",
                         description="policies: buffer policies with their parameters; stores: what sim --store "
                         "replays onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier "
-                        "store; devices: the presets with their sources; formats: the trace formats. Every spec is "
+                        "store; workloads: the generators of 'trace gen' with their parameters; devices: the "
+                        "presets with their sources; formats: the trace formats. Every spec is "
                         "NAME[:KEY=VALUE,...]; a KEY left out takes the default shown.")
-    ls.add_argument("what", choices=["policies", "stores", "schemes", "devices", "formats"])
+    ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "devices", "formats"])
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=run)

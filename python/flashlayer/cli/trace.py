@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, progress
+from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     Parser,
     UsageError,
@@ -60,118 +60,35 @@ def cmd_gen_concat(a: argparse.Namespace) -> None:
     report_written(a, n, a.out)
 
 
-# Workload flags: (flag, parameter name, parse, default, help). Defaults are
-# the engine's; they are repeated here so that --help can state them.
-def _mix_ints(s: str) -> list[int]:
-    parts = s.split(",")
+def workload_spec(a: argparse.Namespace) -> str:
+    """``trace gen tpcc --warehouses 2 --mix 50,40,4,3,3``: the flags of a
+    workload are the keys of its spec (``flashlayer list workloads``),
+    spelled with dashes; a mix is given with commas or slashes. Returns the
+    canonical spec, checked by the engine."""
+    (params,) = [ps for name, _, ps in _native.table("workload") if name == a.generator]
+    spec = a.generator
+    for key, _default, _allowed, _help in params:
+        value = getattr(a, key)
+        if value is not None:
+            spec += ("," if ":" in spec else ":") + f"{key}={value.replace(',', '/')}"
     try:
-        vals = [int(p) for p in parts]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 5 whole percentages like 45,43,4,4,4, found '{s}'") from None
-    if len(vals) != 5 or any(v < 0 for v in vals) or sum(vals) != 100:
-        raise argparse.ArgumentTypeError(f"expected 5 percentages >= 0 summing to 100, found '{s}'")
-    return vals
+        return _native.canonical("workload", spec)
+    except FlashlayerError as e:
+        raise UsageError(str(e)) from None
 
 
-def _mix_shares(s: str) -> list[float]:
-    try:
-        vals = [float(p) for p in s.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 3 shares like 0.2,0.4,0.4, found '{s}'") from None
-    if len(vals) != 3 or any(not 0 <= v <= 1 for v in vals) or abs(sum(vals) - 1) > 1e-9:
-        raise argparse.ArgumentTypeError(f"expected 3 shares in [0, 1] summing to 1, found '{s}'")
-    return vals
-
-
-def _share(name: str) -> Callable[[str], float]:
-    return float_arg(0.0, 1.0, name)
-
-
-PAGE = ("--page-size", "page_size", int_arg(512, "--page-size"), None, "page size in bytes, 512-32768")
-WORKLOADS: dict[str, tuple[str, list[tuple[str, str, Callable[[str], Any], Any, str]]]] = {
-    "tpcc": (
-        "TPC-C: nine tables on B+-trees and a heap, five transactions, NURand (TPC-C 5.11)",
-        [
-            ("--warehouses", "warehouses", int_arg(1, "--warehouses"), 1, "scale in warehouses"),
-            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
-            ("--mix", "mix", _mix_ints, "45,43,4,4,4",
-             "percent New-Order,Payment,Order-Status,Delivery,Stock-Level (sum 100)"),
-            (*PAGE[:3], 8192, PAGE[4]),
-        ],
-    ),
-    "tpcb": (
-        "TPC-B as pgbench runs it: accounts, tellers, branches, history",
-        [
-            ("--branches", "branches", int_arg(1, "--branches"), 1, "scale in branches (pgbench -s)"),
-            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
-            (*PAGE[:3], 8192, PAGE[4]),
-        ],
-    ),
-    "tatp": (
-        "TATP (TM1): four tables, seven transactions in the standard mix, NURand subscriber ids",
-        [
-            ("--scale", "scale", int_arg(1, "--scale"), 1, "subscribers in units of 100,000"),
-            ("--transactions", "transactions", int_arg(1, "--transactions"), 100_000, "transactions to run"),
-            (*PAGE[:3], 8192, PAGE[4]),
-        ],
-    ),
-    "tpch": (
-        "TPC-H-like DSS: lineitem scans, order ranges and order lookups through an index (read-only)",
-        [
-            ("--scale-factor", "scale_factor", float_arg(0.0, 100.0, "--scale-factor", lo_open=True), 0.01,
-             "TPC-H scale factor (1.0 = 1.5M orders, ~6M lineitems)"),
-            ("--queries", "queries", int_arg(1, "--queries"), 100, "queries to run"),
-            ("--mix", "mix", _mix_shares, "0.2,0.4,0.4", "shares of scan,range,lookup queries (sum 1)"),
-            (*PAGE[:3], 8192, PAGE[4]),
-        ],
-    ),
-    "btree": (
-        "Koltsidas & Viglas 2008 section 6: B+-tree of 16-byte keys and 80-byte payloads, query sets by page class",
-        [
-            ("--records", "records", int_arg(1, "--records"), 1_000_000, "records in the tree"),
-            ("--queries", "queries", int_arg(1, "--queries"), 100_000, "queries in the query set"),
-            ("--repeat", "repeat", int_arg(1, "--repeat"), 1, "times the query set runs"),
-            ("--read-only", "read_only", _share("--read-only"), 0.0, "share of keys only read (first in key order)"),
-            ("--update-only", "update_only", _share("--update-only"), 0.0, "share of keys only written (next)"),
-            ("--interesting", "interesting", _share("--interesting"), 0.0, "share of keys in the interesting set (next)"),
-            ("--interesting-read-prob", "interesting_read_prob", _share("--interesting-read-prob"), 0.5,
-             "read probability of interesting keys"),
-            ("--read-prob", "read_prob", _share("--read-prob"), 0.5, "read probability of the remaining keys"),
-            ("--range-share", "range_share", _share("--range-share"), 0.2, "share of reads that are range queries"),
-            ("--range-len", "range_len", int_arg(1, "--range-len"), 100, "records per range query"),
-            ("--insert-share", "insert_share", _share("--insert-share"), 0.3, "share of writes that are inserts"),
-            ("--hot-keys", "hot_keys", _share("--hot-keys"), 0.0, "share of keys, from the first, that are hot"),
-            ("--hot-queries", "hot_queries", _share("--hot-queries"), 0.0,
-             "share of queries that pick a hot key (0: every key equally likely)"),
-            (*PAGE[:3], 4096, PAGE[4]),
-        ],
-    ),
-    "pdl-updates": (
-        "Kim, Whang & Song 2010 section 5.1: synthetic update operations on a relation",
-        [
-            ("--pages", "pages", int_arg(1, "--pages"), 51_200, "pages in the relation"),
-            ("--operations", "operations", int_arg(1, "--operations"), 100_000, "operations"),
-            ("--update-share", "update_share", _share("--update-share"), 1.0, "%UpdateOps as a fraction"),
-            ("--updates-till-write", "updates_till_write", int_arg(1, "--updates-till-write"), 1,
-             "N_updates_till_write: updates applied in memory per operation"),
-            ("--changed-share", "changed_share", float_arg(0.0, 1.0, "--changed-share", lo_open=True), 0.02,
-             "%ChangedByOneU_Op as a fraction of the page"),
-            (*PAGE[:3], 2048, PAGE[4]),
-        ],
-    ),
-}
+def _number(text: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def cmd_gen_workload(a: argparse.Namespace) -> None:
     out_format(a.out)
-    _, flags = WORKLOADS[a.generator]
-    params: dict[str, Any] = {}
-    for _flag, name, parse, default, _help in flags:
-        value = getattr(a, name)
-        if value is None:
-            # Defaults given as text ("45,43,4,4,4") go through the parser.
-            value = parse(default) if isinstance(default, str) else default
-        params[name] = value
+    spec = workload_spec(a)
     report: dict[str, Any] = {}
     with progress.bar(None, f"{a.generator}: loading", quiet=a.json) as bar:
         last = 0
@@ -183,13 +100,13 @@ def cmd_gen_workload(a: argparse.Namespace) -> None:
             last = done
 
         def write(tmp: Path) -> int:
-            report.update(_native.gen_workload(a.generator, tmp, a.seed, params, a.with_bytes, a.frames, tick))
+            report.update(_native.gen_workload(spec, tmp, a.seed, None, a.with_bytes, a.frames, tick))
             return int(report["requests"])
 
         atomic_output(Path(a.out), write)
     report["output"] = a.out
     report["seed"] = a.seed
-    report["params"] = params
+    report["params"] = {k: _number(v) for k, v in (kv.split("=", 1) for kv in spec.split(":", 1)[1].split(","))}
     if a.json:
         emit_json(report)
         return
@@ -290,14 +207,15 @@ def add(sub: Any) -> None:
     z.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     z.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     z.set_defaults(func=cmd_gen_zipf)
-    for name, (about, flags) in WORKLOADS.items():
+    for name, about, params in _native.table("workload"):
         w = gsub.add_parser(name, help=about, description=about + ". The load phase is not recorded; every page fix "
                             "of the run is one request (W if the page was modified). Deterministic for a seed. "
-                            "Output: .flt, .csv or .csv.gz.")
-        for flag, dest, parse, default, help_text in flags:
+                            "Output: .flt, .csv or .csv.gz. Each flag is a key of the workload's spec "
+                            f"('flashlayer list workloads'); the run's spec is reported as 'params'.")
+        for key, default, allowed, help_text in params:
             # argparse expands % in help texts; these are written for people.
-            text = f"{help_text} (default: {default})".replace("%", "%%")
-            w.add_argument(flag, dest=dest, type=parse, default=None, help=text)
+            text = f"{help_text}: {allowed} (default: {default})".replace("%", "%%")
+            w.add_argument("--" + key.replace("_", "-"), dest=key, default=None, metavar="V", help=text)
         w.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
         w.add_argument("--with-bytes", action="store_true",
                        help="also record the byte ranges each write changed (for PDL and IPL)")

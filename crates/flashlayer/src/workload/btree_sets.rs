@@ -73,23 +73,12 @@ pub struct BTreeSetsParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for BTreeSetsParams {
     fn default() -> Self {
-        BTreeSetsParams {
-            records: 1_000_000,
-            queries: 100_000,
-            repeat: 1,
-            read_only: 0.0,
-            update_only: 0.0,
-            interesting: 0.0,
-            interesting_read_prob: 0.5,
-            read_prob: 0.5,
-            range_share: 0.2,
-            range_len: 100,
-            insert_share: 0.3,
-            hot_keys: 0.0,
-            hot_queries: 0.0,
-            page_size: 4096,
+        match super::spec::defaults("btree") {
+            super::WorkloadSpec::BTree(p) => p,
+            _ => unreachable!("the btree entry builds BTreeSetsParams"),
         }
     }
 }

@@ -35,15 +35,12 @@ pub struct PdlUpdatesParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for PdlUpdatesParams {
     fn default() -> Self {
-        PdlUpdatesParams {
-            pages: 51_200,
-            operations: 100_000,
-            update_share: 1.0,
-            updates_till_write: 1,
-            changed_share: 0.02,
-            page_size: 2048,
+        match super::spec::defaults("pdl-updates") {
+            super::WorkloadSpec::PdlUpdates(p) => p,
+            _ => unreachable!("the pdl-updates entry builds PdlUpdatesParams"),
         }
     }
 }

@@ -31,12 +31,12 @@ pub struct TatpParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for TatpParams {
     fn default() -> Self {
-        TatpParams {
-            scale: 1,
-            transactions: 100_000,
-            page_size: 8192,
+        match super::spec::defaults("tatp") {
+            super::WorkloadSpec::Tatp(p) => p,
+            _ => unreachable!("the tatp entry builds TatpParams"),
         }
     }
 }

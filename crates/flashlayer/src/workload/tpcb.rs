@@ -24,12 +24,12 @@ pub struct TpcBParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for TpcBParams {
     fn default() -> Self {
-        TpcBParams {
-            branches: 1,
-            transactions: 100_000,
-            page_size: 8192,
+        match super::spec::defaults("tpcb") {
+            super::WorkloadSpec::TpcB(p) => p,
+            _ => unreachable!("the tpcb entry builds TpcBParams"),
         }
     }
 }

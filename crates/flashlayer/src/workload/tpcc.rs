@@ -85,13 +85,12 @@ pub struct TpcCParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for TpcCParams {
     fn default() -> Self {
-        TpcCParams {
-            warehouses: 1,
-            transactions: 100_000,
-            mix: [45, 43, 4, 4, 4],
-            page_size: 8192,
+        match super::spec::defaults("tpcc") {
+            super::WorkloadSpec::TpcC(p) => p,
+            _ => unreachable!("the tpcc entry builds TpcCParams"),
         }
     }
 }

@@ -38,13 +38,12 @@ pub struct TpcHParams {
     pub page_size: usize,
 }
 
+/// The defaults of the workloads' table ([`super::WORKLOADS`]).
 impl Default for TpcHParams {
     fn default() -> Self {
-        TpcHParams {
-            scale_factor: 0.01,
-            queries: 100,
-            mix: [0.2, 0.4, 0.4],
-            page_size: 8192,
+        match super::spec::defaults("tpch") {
+            super::WorkloadSpec::TpcH(p) => p,
+            _ => unreachable!("the tpch entry builds TpcHParams"),
         }
     }
 }

@@ -1,0 +1,368 @@
+//! Workload specs (`tpcc:warehouses=2,transactions=50000`): the workloads'
+//! table of the one grammar ([`crate::spec`]), where every workload's
+//! parameters and defaults are written once, and the driver built from a
+//! spec. A mix is written with `/` between its shares
+//! (`tpcc:mix=45/43/4/4/4`), since `,` separates keys.
+
+use super::{
+    BTreeSets, BTreeSetsParams, PdlUpdates, PdlUpdatesParams, Tatp, TatpParams, TpcB, TpcBParams,
+    TpcC, TpcCParams, TpcH, TpcHParams, Workload,
+};
+use crate::error::Result;
+use crate::spec::{self, Entry, Given, Param, Table, Ty};
+
+const PAGE_SIZE: &str = "page size in bytes, 512-32768";
+const TRANSACTIONS: Param = Param {
+    key: "transactions",
+    ty: Ty::Int(1),
+    default: "100000",
+    help: "transactions to run",
+};
+const SHARE: Ty = Ty::Fraction;
+const PAGE_8192: Param = Param {
+    key: "page_size",
+    ty: Ty::Int(512),
+    default: "8192",
+    help: PAGE_SIZE,
+};
+
+/// Every workload generator: the workloads' table of the one grammar.
+pub static WORKLOADS: Table = Table {
+    what: "workload",
+    entries: &[
+        Entry {
+            name: "tpcc",
+            description: "TPC-C: nine tables on B+-trees and a heap, five transactions, NURand (TPC-C 5.11)",
+            params: &[
+                Param {
+                    key: "warehouses",
+                    ty: Ty::Int(1),
+                    default: "1",
+                    help: "scale in warehouses",
+                },
+                TRANSACTIONS,
+                Param {
+                    key: "mix",
+                    ty: Ty::Other("five whole percentages a/b/c/d/e summing to 100"),
+                    default: "45/43/4/4/4",
+                    help: "percent New-Order/Payment/Order-Status/Delivery/Stock-Level",
+                },
+                PAGE_8192,
+            ],
+        },
+        Entry {
+            name: "tpcb",
+            description: "TPC-B as pgbench runs it: accounts, tellers, branches, history",
+            params: &[
+                Param {
+                    key: "branches",
+                    ty: Ty::Int(1),
+                    default: "1",
+                    help: "scale in branches (pgbench -s)",
+                },
+                TRANSACTIONS,
+                PAGE_8192,
+            ],
+        },
+        Entry {
+            name: "tatp",
+            description: "TATP (TM1): four tables, seven transactions in the standard mix, NURand subscriber ids",
+            params: &[
+                Param {
+                    key: "scale",
+                    ty: Ty::Int(1),
+                    default: "1",
+                    help: "subscribers in units of 100,000",
+                },
+                TRANSACTIONS,
+                PAGE_8192,
+            ],
+        },
+        Entry {
+            name: "tpch",
+            description: "TPC-H-like DSS: lineitem scans, order ranges and order lookups through an index (read-only)",
+            params: &[
+                Param {
+                    key: "scale_factor",
+                    ty: Ty::Other("a number above 0, at most 100"),
+                    default: "0.01",
+                    help: "TPC-H scale factor (1.0 = 1.5M orders, ~6M lineitems)",
+                },
+                Param {
+                    key: "queries",
+                    ty: Ty::Int(1),
+                    default: "100",
+                    help: "queries to run",
+                },
+                Param {
+                    key: "mix",
+                    ty: Ty::Other("three shares a/b/c summing to 1"),
+                    default: "0.2/0.4/0.4",
+                    help: "shares of scan/range/lookup queries",
+                },
+                PAGE_8192,
+            ],
+        },
+        Entry {
+            name: "btree",
+            description: "Koltsidas & Viglas 2008 section 6: B+-tree of 16-byte keys and 80-byte payloads, query sets by page class",
+            params: &[
+                Param { key: "records", ty: Ty::Int(1), default: "1000000", help: "records in the tree" },
+                Param { key: "queries", ty: Ty::Int(1), default: "100000", help: "queries in the query set" },
+                Param { key: "repeat", ty: Ty::Int(1), default: "1", help: "times the query set runs" },
+                Param { key: "read_only", ty: SHARE, default: "0", help: "share of keys only read (first in key order)" },
+                Param { key: "update_only", ty: SHARE, default: "0", help: "share of keys only written (next)" },
+                Param { key: "interesting", ty: SHARE, default: "0", help: "share of keys in the interesting set (next)" },
+                Param { key: "interesting_read_prob", ty: SHARE, default: "0.5", help: "read probability of interesting keys" },
+                Param { key: "read_prob", ty: SHARE, default: "0.5", help: "read probability of the remaining keys" },
+                Param { key: "range_share", ty: SHARE, default: "0.2", help: "share of reads that are range queries" },
+                Param { key: "range_len", ty: Ty::Int(1), default: "100", help: "records per range query" },
+                Param { key: "insert_share", ty: SHARE, default: "0.3", help: "share of writes that are inserts" },
+                Param { key: "hot_keys", ty: SHARE, default: "0", help: "share of keys, from the first, that are hot" },
+                Param { key: "hot_queries", ty: SHARE, default: "0", help: "share of queries that pick a hot key (0: every key equally likely)" },
+                Param { key: "page_size", ty: Ty::Int(512), default: "4096", help: PAGE_SIZE },
+            ],
+        },
+        Entry {
+            name: "pdl-updates",
+            description: "Kim, Whang & Song 2010 section 5.1: synthetic update operations on a relation",
+            params: &[
+                Param { key: "pages", ty: Ty::Int(1), default: "51200", help: "pages in the relation" },
+                Param { key: "operations", ty: Ty::Int(1), default: "100000", help: "operations" },
+                Param { key: "update_share", ty: SHARE, default: "1", help: "%UpdateOps as a fraction" },
+                Param {
+                    key: "updates_till_write",
+                    ty: Ty::Int(1),
+                    default: "1",
+                    help: "N_updates_till_write: updates applied in memory per operation",
+                },
+                Param {
+                    key: "changed_share",
+                    ty: Ty::Other("a fraction above 0, at most 1"),
+                    default: "0.02",
+                    help: "%ChangedByOneU_Op as a fraction of the page",
+                },
+                Param { key: "page_size", ty: Ty::Int(512), default: "2048", help: PAGE_SIZE },
+            ],
+        },
+    ],
+};
+
+/// A workload with its parameters, parsed from a spec.
+#[derive(Clone, Debug)]
+pub enum WorkloadSpec {
+    /// TPC-C.
+    TpcC(TpcCParams),
+    /// TPC-B.
+    TpcB(TpcBParams),
+    /// TATP.
+    Tatp(TatpParams),
+    /// TPC-H-like.
+    TpcH(TpcHParams),
+    /// Koltsidas's B+-tree query sets.
+    BTree(BTreeSetsParams),
+    /// PDL's synthetic updates.
+    PdlUpdates(PdlUpdatesParams),
+}
+
+/// `a/b/c...` as `N` values of `T`.
+fn parts<T: std::str::FromStr + Copy + Default, const N: usize>(
+    g: &Given,
+    key: &str,
+) -> Result<[T; N]> {
+    let v = g.value(key);
+    let mut out = [T::default(); N];
+    let mut n = 0;
+    for p in v.split('/') {
+        if n == N {
+            return Err(g.bad(key, &v));
+        }
+        out[n] = p.trim().parse().map_err(|_| g.bad(key, &v))?;
+        n += 1;
+    }
+    if n != N {
+        return Err(g.bad(key, &v));
+    }
+    Ok(out)
+}
+
+/// A number in `(0, max]`.
+fn positive(g: &Given, key: &str, max: f64) -> Result<f64> {
+    let v = g.value(key);
+    match v.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= max => Ok(x),
+        _ => Err(g.bad(key, &v)),
+    }
+}
+
+fn page_size(g: &Given) -> usize {
+    g.int("page_size") as usize
+}
+
+impl WorkloadSpec {
+    /// Parses `name[:key=value,...]` by the one grammar; a key left out
+    /// takes the table's default.
+    pub fn parse(text: &str) -> Result<Self> {
+        let g = spec::parse(&WORKLOADS, text)?;
+        Ok(match g.name() {
+            "tpcc" => {
+                let mix: [u32; 5] = parts(&g, "mix")?;
+                if mix.iter().sum::<u32>() != 100 {
+                    return Err(g.bad("mix", &g.value("mix")));
+                }
+                WorkloadSpec::TpcC(TpcCParams {
+                    warehouses: g.int("warehouses") as u32,
+                    transactions: g.int("transactions"),
+                    mix,
+                    page_size: page_size(&g),
+                })
+            }
+            "tpcb" => WorkloadSpec::TpcB(TpcBParams {
+                branches: g.int("branches") as u32,
+                transactions: g.int("transactions"),
+                page_size: page_size(&g),
+            }),
+            "tatp" => WorkloadSpec::Tatp(TatpParams {
+                scale: g.int("scale") as u32,
+                transactions: g.int("transactions"),
+                page_size: page_size(&g),
+            }),
+            "tpch" => {
+                let mix: [f64; 3] = parts(&g, "mix")?;
+                if mix.iter().any(|s| !(0.0..=1.0).contains(s))
+                    || (mix.iter().sum::<f64>() - 1.0).abs() > 1e-9
+                {
+                    return Err(g.bad("mix", &g.value("mix")));
+                }
+                WorkloadSpec::TpcH(TpcHParams {
+                    scale_factor: positive(&g, "scale_factor", 100.0)?,
+                    queries: g.int("queries"),
+                    mix,
+                    page_size: page_size(&g),
+                })
+            }
+            "btree" => WorkloadSpec::BTree(BTreeSetsParams {
+                records: g.int("records"),
+                queries: g.int("queries"),
+                repeat: g.int("repeat"),
+                read_only: g.fraction("read_only"),
+                update_only: g.fraction("update_only"),
+                interesting: g.fraction("interesting"),
+                interesting_read_prob: g.fraction("interesting_read_prob"),
+                read_prob: g.fraction("read_prob"),
+                range_share: g.fraction("range_share"),
+                range_len: g.int("range_len"),
+                insert_share: g.fraction("insert_share"),
+                hot_keys: g.fraction("hot_keys"),
+                hot_queries: g.fraction("hot_queries"),
+                page_size: page_size(&g),
+            }),
+            _ => WorkloadSpec::PdlUpdates(PdlUpdatesParams {
+                pages: g.int("pages"),
+                operations: g.int("operations"),
+                update_share: g.fraction("update_share"),
+                updates_till_write: g.int("updates_till_write"),
+                changed_share: positive(&g, "changed_share", 1.0)?,
+                page_size: page_size(&g),
+            }),
+        })
+    }
+
+    /// The workload's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WorkloadSpec::TpcC(_) => "tpcc",
+            WorkloadSpec::TpcB(_) => "tpcb",
+            WorkloadSpec::Tatp(_) => "tatp",
+            WorkloadSpec::TpcH(_) => "tpch",
+            WorkloadSpec::BTree(_) => "btree",
+            WorkloadSpec::PdlUpdates(_) => "pdl-updates",
+        }
+    }
+
+    /// The driver, its parameters validated.
+    pub fn build(&self) -> Result<Box<dyn Workload + Send>> {
+        Ok(match self.clone() {
+            WorkloadSpec::TpcC(p) => Box::new(TpcC::new(p)?),
+            WorkloadSpec::TpcB(p) => Box::new(TpcB::new(p)?),
+            WorkloadSpec::Tatp(p) => Box::new(Tatp::new(p)?),
+            WorkloadSpec::TpcH(p) => Box::new(TpcH::new(p)?),
+            WorkloadSpec::BTree(p) => Box::new(BTreeSets::new(p)?),
+            WorkloadSpec::PdlUpdates(p) => Box::new(PdlUpdates::new(p)?),
+        })
+    }
+}
+
+/// The parameters of the table's defaults for workload `name`.
+pub(super) fn defaults(name: &str) -> WorkloadSpec {
+    WorkloadSpec::parse(name).expect("the table's defaults parse")
+}
+
+fn join<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter().map(T::to_string).collect::<Vec<_>>().join("/")
+}
+
+impl std::fmt::Display for WorkloadSpec {
+    /// The canonical spec, every parameter written out.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkloadSpec::TpcC(p) => write!(
+                f,
+                "tpcc:warehouses={},transactions={},mix={},page_size={}",
+                p.warehouses,
+                p.transactions,
+                join(&p.mix),
+                p.page_size
+            ),
+            WorkloadSpec::TpcB(p) => write!(
+                f,
+                "tpcb:branches={},transactions={},page_size={}",
+                p.branches, p.transactions, p.page_size
+            ),
+            WorkloadSpec::Tatp(p) => write!(
+                f,
+                "tatp:scale={},transactions={},page_size={}",
+                p.scale, p.transactions, p.page_size
+            ),
+            WorkloadSpec::TpcH(p) => write!(
+                f,
+                "tpch:scale_factor={},queries={},mix={},page_size={}",
+                p.scale_factor,
+                p.queries,
+                join(&p.mix),
+                p.page_size
+            ),
+            WorkloadSpec::BTree(p) => write!(
+                f,
+                "btree:records={},queries={},repeat={},read_only={},update_only={},interesting={},\
+                 interesting_read_prob={},read_prob={},range_share={},range_len={},insert_share={},\
+                 hot_keys={},hot_queries={},page_size={}",
+                p.records,
+                p.queries,
+                p.repeat,
+                p.read_only,
+                p.update_only,
+                p.interesting,
+                p.interesting_read_prob,
+                p.read_prob,
+                p.range_share,
+                p.range_len,
+                p.insert_share,
+                p.hot_keys,
+                p.hot_queries,
+                p.page_size
+            ),
+            WorkloadSpec::PdlUpdates(p) => write!(
+                f,
+                "pdl-updates:pages={},operations={},update_share={},updates_till_write={},\
+                 changed_share={},page_size={}",
+                p.pages,
+                p.operations,
+                p.update_share,
+                p.updates_till_write,
+                p.changed_share,
+                p.page_size
+            ),
+        }
+    }
+}
