@@ -33,7 +33,7 @@ def above(cost: float, lower: float) -> float:
 def cost_bounds(
     trace: TraceLike,
     buffers: Sequence[BufferSpec],
-    devices: Sequence[str] = ("ratio:1:1",),
+    devices: Sequence[str | None] = (None,),
     *,
     policies: Sequence[str] = (),
     flush_at_end: bool = False,
@@ -48,7 +48,8 @@ def cost_bounds(
     ``seconds``, and ``policies``: for each of `policies` (replayed in the
     simulator with the same buffer, device and `flush_at_end`) its
     ``virtual_time`` and ``above_bound`` (%). `progress` is called once per
-    planner iteration."""
+    planner iteration. A device of `devices` is a device spec, or None for
+    the engine's default (``ratio:1:1``)."""
     t = open_trace(trace, format, page_size)
     rows: list[dict[str, Any]] = []
     for spec in buffers:

@@ -20,7 +20,7 @@ from flashlayer.replay import BufferSpec, TraceLike, open_trace
 
 def lru_curve(
     trace: TraceLike,
-    devices: Sequence[str] = ("ratio:1:1",),
+    devices: Sequence[str] | None = None,
     *,
     sizes: Sequence[BufferSpec] | None = None,
     points: int | None = None,
@@ -36,9 +36,10 @@ def lru_curve(
     engine's one pass. Returns ``{"sizes", "misses", "writebacks",
     "miss_ratio", "virtual_time": {device: [...]}, "cost_unit", "requests",
     "pages", "sampled", "exact", "seconds"}``; sampled counts are estimates
-    (floats)."""
-    if not devices:
+    (floats). `devices` are device specs (default: the engine's,
+    ``ratio:1:1``)."""
+    if devices is not None and not devices:
         raise FlashlayerError("expected at least one device")
     t = open_trace(trace, format, page_size)
     return _native.lru_curve(t, None if sizes is None else [s if isinstance(s, int) else str(s) for s in sizes],
-                             points, list(devices), sample, sample_size, None, progress)
+                             points, None if devices is None else list(devices), sample, sample_size, None, progress)

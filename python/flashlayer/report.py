@@ -56,7 +56,7 @@ def _write_folder(out: Path, fill: Callable[[Path], None]) -> None:
     """Writes the folder `out` in full or not at all: `fill` writes into a
     temporary folder beside it, which then replaces `out`, every file and
     folder with the modes a plain ``open()`` and ``mkdir`` give."""
-    from flashlayer.cli.common import dir_mode, file_mode
+    from flashlayer.files import dir_mode, file_mode
 
     out = out.resolve()
     if out.exists() and not out.is_dir():

@@ -56,7 +56,7 @@ pub fn lru_curve<'py>(
             "a curve needs at least 2 bins, got {bins}"
         )));
     }
-    let specs = devices.unwrap_or_else(|| vec!["ratio:1:1".to_owned()]);
+    let specs = devices.unwrap_or_else(|| vec![DeviceModel::unit().name]);
     let models = specs
         .iter()
         .map(|d| DeviceModel::parse(d))

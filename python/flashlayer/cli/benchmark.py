@@ -12,7 +12,6 @@ from flashlayer import _native
 from flashlayer.cli.common import (
     UsageError,
     add_read_opts,
-    atomic_output,
     buffer_specs,
     emit_json,
     float_arg,
@@ -22,6 +21,7 @@ from flashlayer.cli.common import (
     print_table,
     rate,
 )
+from flashlayer.files import atomic_output
 
 
 DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"

@@ -24,8 +24,8 @@ from flashlayer.cli.common import (
 def run(a: argparse.Namespace) -> None:
     from flashlayer.bounds import cost_bounds
 
-    devices: list[str] = a.device or ["ratio:1:1"]
-    check_devices([("--device", d) for d in devices])
+    devices: list[str | None] = a.device or [None]
+    check_devices([("--device", d) for d in devices if d is not None])
     buffers = buffer_specs(a.buffer)
     policies = policy_specs(a.policy) if a.policy else []
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)

@@ -12,7 +12,6 @@ from flashlayer.cli.common import (
     check_devices,
     UsageError,
     add_read_opts,
-    atomic_output,
     buffer_specs,
     emit_json,
     float_arg,
@@ -20,13 +19,14 @@ from flashlayer.cli.common import (
     open_with_progress,
     print_table,
 )
+from flashlayer.files import atomic_output
 
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer.curves import lru_curve
 
-    devices: list[str] = a.device or ["ratio:1:1"]
-    check_devices([("--device", d) for d in devices])
+    devices: list[str] | None = a.device
+    check_devices([("--device", d) for d in devices or []])
     if a.sizes is not None and a.points is not None:
         raise UsageError("give --sizes or --points, not both")
     if a.sample is not None and a.sample_size is not None:
@@ -64,11 +64,11 @@ def run(a: argparse.Namespace) -> None:
     for i, s in enumerate(r["sizes"]):
         row: dict[str, Any] = {"size": f"{s:,}", "ratio": f"{r['miss_ratio'][i]:.4f}",
                                "misses": f"{r['misses'][i]:,.0f}", "wb": f"{r['writebacks'][i]:,.0f}"}
-        for d in devices:
+        for d in r["virtual_time"]:
             row[d] = f"{r['virtual_time'][d][i]:,.4g}"
         rows.append(row)
     print_table(rows, [("size", "pages"), ("ratio", "miss ratio"), ("misses", "misses"), ("wb", "write-backs"),
-                       *((d, f"time {d}") for d in devices)])
+                       *((d, f"time {d}") for d in r["virtual_time"])])
     if a.plot is not None:
         print(f"\nwrote {a.plot}")
 

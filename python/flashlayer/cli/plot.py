@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer._native import FlashlayerError
-from flashlayer.cli.common import atomic_output
+from flashlayer.files import atomic_output
 
 
 def run(a: argparse.Namespace) -> None:

@@ -12,7 +12,6 @@ from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     EPILOG_DEVICES,
     UsageError,
-    atomic_output,
     add_read_opts,
     buffer_specs,
     emit_json,
@@ -23,6 +22,7 @@ from flashlayer.cli.common import (
     print_table,
     table_cells,
 )
+from flashlayer.files import atomic_output
 
 COLUMNS = [
     ("policy", "policy"),

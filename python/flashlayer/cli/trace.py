@@ -14,7 +14,6 @@ from flashlayer.cli.common import (
     Parser,
     UsageError,
     add_read_opts,
-    atomic_output,
     emit_json,
     float_arg,
     int_arg,
@@ -22,6 +21,7 @@ from flashlayer.cli.common import (
     out_format,
     report_written,
 )
+from flashlayer.files import atomic_output
 
 
 def cmd_trace_stats(a: argparse.Namespace) -> None:
