@@ -8,10 +8,13 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from flashlayer._native import FlashlayerError
 
 __all__ = ["atomic_output", "dir_mode", "file_mode"]
+
+T = TypeVar("T")
 
 
 def _umask() -> int:
@@ -30,10 +33,11 @@ def dir_mode() -> int:
     return 0o777 & ~_umask()
 
 
-def atomic_output(out: Path, write: Callable[[Path], int]) -> int:
+def atomic_output(out: Path, write: Callable[[Path], T]) -> T:
     """Writes through a temporary file in the same folder, renamed only on
     success, so a failed run never leaves a partial file under `out`. The
-    file gets the mode a plain ``open()`` would give it."""
+    file gets the mode a plain ``open()`` would give it. Returns what
+    `write` returns."""
     out = out.resolve()
     if not out.parent.is_dir():
         raise FlashlayerError(f"{out.parent}: no such directory")

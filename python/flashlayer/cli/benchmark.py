@@ -100,11 +100,7 @@ def run(a: argparse.Namespace) -> None:
     if a.markdown is not None:
         page = _markdown(result, _command(a))
 
-        def write(tmp: Path) -> int:
-            tmp.write_text(page, encoding="utf-8")
-            return 0
-
-        atomic_output(Path(a.markdown), write)
+        atomic_output(Path(a.markdown), lambda tmp: tmp.write_text(page, encoding="utf-8"))
     if a.json:
         emit_json(result)
         return

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -215,3 +215,15 @@ def check_devices(flags: Sequence[tuple[str, str | None]]) -> None:
                 _native.device(spec)
             except _native.FlashlayerError as e:
                 raise UsageError(f"{flag}: {e}") from None
+
+
+def groups(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], str]) -> Iterator[list[dict[str, Any]]]:
+    """`rows` grouped by `key`, in the order the keys first appear, for one
+    table each; a blank line is printed between groups."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(key(r), []).append(r)
+    for i, group in enumerate(by.values()):
+        if i:
+            print()
+        yield group

@@ -50,11 +50,7 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import render_curve
 
-        def draw(tmp: Path) -> int:
-            render_curve(r, tmp, title=Path(a.trace).name)
-            return 0
-
-        atomic_output(Path(a.plot), draw)
+        atomic_output(Path(a.plot), lambda tmp: render_curve(r, tmp, title=Path(a.trace).name))
     if a.json:
         emit_json(r)
         return

@@ -13,6 +13,7 @@ from flashlayer.cli.common import (
     EPILOG_DEVICES,
     UsageError,
     add_read_opts,
+    groups,
     buffer_specs,
     emit_json,
     int_arg,
@@ -41,15 +42,11 @@ COLUMNS = [
 
 def print_results(rows: list[dict[str, Any]]) -> None:
     """One table per device, its costs and unit above it."""
-    devices: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        devices.setdefault(r["device"], []).append(r)
-    for i, (name, group) in enumerate(devices.items()):
+    for group in groups(rows, lambda r: str(r["device"])):
+        name = group[0]["device"]
         d = _native.device(name)
         unit = "us" if d["unit"] == "us" else "cost units"
         flushed = " dirty pages written at the end;" if group[0].get("flush_at_end") else ""
-        if i:
-            print()
         print(f"device {name}: read {d['read']:g}, write {d['write']:g} {unit};{flushed} "
               f"virtual time = physical I/O x costs")
         for r in group:
@@ -74,12 +71,8 @@ FLASH_COLUMNS = [
 
 def print_flash(rows: list[dict[str, Any]]) -> None:
     """One table per flash method."""
-    methods: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        methods.setdefault(r["flash"]["method"], []).append(r)
-    for i, (m, group) in enumerate(methods.items()):
-        if i:
-            print()
+    for group in groups(rows, lambda r: str(r["flash"]["method"])):
+        m = group[0]["flash"]["method"]
         print(f"store flash:method={m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice "
               "the trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
         for r in group:
@@ -149,11 +142,7 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import render_results
 
-        def draw(tmp: Path) -> int:
-            render_results(out, tmp, title=Path(a.trace).name)
-            return 0
-
-        atomic_output(Path(a.plot), draw)
+        atomic_output(Path(a.plot), lambda tmp: render_results(out, tmp, title=Path(a.trace).name))
     if a.json:
         emit_json(out)
         return

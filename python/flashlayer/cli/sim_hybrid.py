@@ -9,6 +9,7 @@ from typing import Any
 
 from flashlayer import _native
 from flashlayer.cli.common import (
+    groups,
     check_devices,
     UsageError,
     int_arg,
@@ -56,12 +57,7 @@ def check(a: argparse.Namespace) -> None:
 
 def print_rows(out: list[dict[str, Any]]) -> None:
     """One table per pair of disks, their costs above it."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in out:
-        groups.setdefault(f"{r['device']}|{r['flash_capacity']}|{r['defer']}", []).append(r)
-    for i, group in enumerate(groups.values()):
-        if i:
-            print()
+    for group in groups(out, lambda r: f"{r['device']}|{r['flash_capacity']}|{r['defer']}"):
         first = group[0]
         f, m = (_native.device(d) for d in first["device"].split("+", 1))
         cap = (f"at most {first['flash_capacity']:,} pages on flash" if first["flash_capacity"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from flashlayer import _native
 from flashlayer.cli.common import (
+    groups,
     check_devices,
     UsageError,
     duration,
@@ -63,12 +64,7 @@ def check(a: argparse.Namespace) -> None:
 
 def print_rows(out: list[dict[str, Any]]) -> None:
     """One table per pair of devices, their costs above it."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in out:
-        groups.setdefault(r["device"], []).append(r)
-    for i, group in enumerate(groups.values()):
-        if i:
-            print()
+    for group in groups(out, lambda r: str(r["device"])):
         s, h = _native.device(group[0]["ssd_device"]), _native.device(group[0]["hdd_device"])
         unit = "us" if s["unit"] == "us" else "cost units"
         print(f"SSD {s['name']}: read {s['read']:g}, write {s['write']:g}; disk {h['name']}: read {h['read']:g}, "

@@ -87,8 +87,7 @@ use crate::error::Result;
 use crate::policy::{CostOpt, Future, Policy, Schedule, ScheduleCosts};
 use crate::types::{DeviceId, PageCost};
 
-/// Default subgradient iterations.
-pub const DEFAULT_ITERATIONS: usize = 100;
+pub use crate::policy::DEFAULT_ITERATIONS;
 /// Default: replay the schedule of every this many iterations.
 pub const DEFAULT_REPLAY_EVERY: usize = 5;
 

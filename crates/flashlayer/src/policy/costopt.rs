@@ -32,6 +32,10 @@ use super::heap::KeyHeap;
 use super::{Policy, Victim};
 use crate::types::{unpack, DenseId, Op, PageCost};
 
+/// Subgradient iterations of the planner by default (`costopt-ub`'s
+/// `iterations`, the bound's).
+pub const DEFAULT_ITERATIONS: usize = 100;
+
 const NEVER: u32 = u32::MAX;
 
 /// What the offline policies know of a trace's future: each request's next

@@ -72,7 +72,7 @@ pub use ccflru::CcfLru;
 pub use cfdc::Cfdc;
 pub use cflru::Cflru;
 pub use clock::Clock;
-pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts};
+pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
 pub use fdbuffer::{Base, BasePolicy, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};

@@ -518,7 +518,7 @@ mod tests {
         assert_eq!(
             c.kind,
             PolicyKind::CostOptUb {
-                iterations: crate::bound::DEFAULT_ITERATIONS
+                iterations: super::super::DEFAULT_ITERATIONS
             }
         );
     }

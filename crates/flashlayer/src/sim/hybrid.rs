@@ -66,36 +66,22 @@ pub(crate) fn run_hybrid(
     progress: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<HybridRun> {
     let cap = capacity(opts.buffer_pages, trace)?;
-    let placement = Placement::by_name(&opts.placement, || {
-        let first = with_policy(
-            spec,
-            cap,
-            trace,
-            None,
-            HybridReplay {
-                trace,
-                opts,
-                placement: Placement::Fixed(DeviceId::MAGNETIC),
-                record: true,
-                progress: &mut *progress,
-            },
-        )?;
-        Ok(first.recording.expect("the first pass records"))
-    })?;
-    let optimum = placement.optimum();
-    let out = with_policy(
-        spec,
-        cap,
-        trace,
-        None,
-        HybridReplay {
+    let mut pass = |placement: Placement, record: bool| {
+        let replay = HybridReplay {
             trace,
             opts,
             placement,
-            record: false,
-            progress,
-        },
-    )?;
+            record,
+            progress: &mut *progress,
+        };
+        with_policy(spec, cap, trace, None, replay)
+    };
+    let placement = Placement::by_name(&opts.placement, || {
+        let first = pass(Placement::Fixed(DeviceId::MAGNETIC), true)?;
+        Ok(first.recording.expect("the first pass records"))
+    })?;
+    let optimum = placement.optimum();
+    let out = pass(placement, false)?;
     Ok(HybridRun {
         metrics: out.metrics,
         pages_on_flash: out.pages_on_flash,
