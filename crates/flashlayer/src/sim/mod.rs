@@ -320,14 +320,18 @@ pub(crate) fn run(
 
 /// A replay of `trace` with options `O`, waiting for its policy: each kind
 /// of options implements [`WithPolicy`] for it.
-struct Job<'a, 'b, O> {
+pub(crate) struct Job<'a, 'b, O> {
     trace: &'a Flt,
     opts: &'a O,
     progress: &'b mut dyn FnMut(u64) -> Result<()>,
 }
 
 impl<'a, 'b, O> Job<'a, 'b, O> {
-    fn new(trace: &'a Flt, opts: &'a O, progress: &'b mut dyn FnMut(u64) -> Result<()>) -> Self {
+    pub(crate) fn new(
+        trace: &'a Flt,
+        opts: &'a O,
+        progress: &'b mut dyn FnMut(u64) -> Result<()>,
+    ) -> Self {
         Job {
             trace,
             opts,
@@ -337,7 +341,7 @@ impl<'a, 'b, O> Job<'a, 'b, O> {
 
     /// Builds the policy of `spec` for a buffer of `buffer_pages` (offline
     /// ones planned for `costs`) and runs the job with it.
-    fn run(
+    pub(crate) fn run(
         self,
         spec: &PolicySpec,
         buffer_pages: usize,
@@ -371,11 +375,9 @@ impl WithPolicy for Job<'_, '_, RunOptions> {
     }
 }
 
-/// Options of a [`run_on_file`].
+/// Options of a replay through a buffer pool over a file.
 #[derive(Clone, Debug)]
 pub(crate) struct FileRunOptions {
-    /// Buffer size in pages (≥ 1).
-    pub buffer_pages: usize,
     /// The database file (created if missing; its contents are overwritten
     /// page by page).
     pub path: std::path::PathBuf,
@@ -395,15 +397,6 @@ pub(crate) struct FileRunOptions {
 /// `fix_write` that changes the page. Physical I/O hits the file and is
 /// timed, so policies with `cost=measured` learn this machine's costs
 /// (CASA §5.3). Ends with a flush. `progress` as in [`run`].
-pub(crate) fn run_on_file(
-    trace: &Flt,
-    spec: &PolicySpec,
-    opts: &FileRunOptions,
-    progress: &mut dyn FnMut(u64) -> Result<()>,
-) -> Result<Metrics> {
-    Job::new(trace, opts, progress).run(spec, opts.buffer_pages, None)
-}
-
 impl WithPolicy for Job<'_, '_, FileRunOptions> {
     type Out = Metrics;
     fn visit<P: Policy>(self, policy: P) -> Result<Metrics> {
@@ -462,11 +455,9 @@ fn on_pool<P: Policy, S: crate::store::PageStore>(
     pool.flush()
 }
 
-/// Options of a [`run_on_flash`].
+/// Options of a replay through a buffer pool over a flash store.
 #[derive(Clone, Debug)]
 pub(crate) struct FlashRunOptions {
-    /// Buffer size in pages (≥ 1).
-    pub buffer_pages: usize,
     /// The page update method (`flash::Method::parse("pdl:256")`).
     pub method: crate::flash::Method,
     /// Obsolete marks in memory (OPU, PDL). Default: off.
@@ -475,7 +466,7 @@ pub(crate) struct FlashRunOptions {
     pub series_every: u64,
 }
 
-/// What a [`run_on_flash`] did: the pool's metrics and the chip's.
+/// What a replay over a flash store did: the pool's metrics and the chip's.
 #[derive(Clone, Debug)]
 pub(crate) struct FlashRun {
     /// Hits, misses and the pool's physical I/O.
@@ -499,15 +490,6 @@ pub const FLASH_PAGE: usize = 2048;
 /// (a trace without one changes the page's first 8 bytes), so the pool
 /// hands those ranges to the store at write-back and a differential or a
 /// log holds just them. Ends with a flush.
-pub(crate) fn run_on_flash(
-    trace: &Flt,
-    spec: &PolicySpec,
-    opts: &FlashRunOptions,
-    progress: &mut dyn FnMut(u64) -> Result<()>,
-) -> Result<FlashRun> {
-    Job::new(trace, opts, progress).run(spec, opts.buffer_pages, None)
-}
-
 impl WithPolicy for Job<'_, '_, FlashRunOptions> {
     type Out = FlashRun;
     fn visit<P: Policy>(self, policy: P) -> Result<FlashRun> {

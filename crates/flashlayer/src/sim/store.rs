@@ -9,7 +9,7 @@
 
 use super::hybrid::{run_hybrid, HybridRunOptions};
 use super::tier::{run_tier, TierRunOptions};
-use super::{run, run_on_file, run_on_flash, FileRunOptions, FlashRunOptions, RunOptions};
+use super::{run, FileRunOptions, FlashRunOptions, Job, RunOptions};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::flash::{FlashStats, Method};
@@ -488,26 +488,24 @@ pub fn replay(
                 }
             };
             let o = FileRunOptions {
-                buffer_pages,
                 path,
                 page_size: *page_size,
                 direct: *direct,
                 device: device.clone(),
                 series_every: opts.series_every,
             };
-            out.metrics = run_on_file(trace, policy, &o, progress)?;
+            out.metrics = Job::new(trace, &o, progress).run(policy, buffer_pages, None)?;
         }
         StoreKind::Flash {
             method,
             obsolete_in_memory,
         } => {
             let o = FlashRunOptions {
-                buffer_pages,
                 method: *method,
                 obsolete_in_memory: *obsolete_in_memory,
                 series_every: opts.series_every,
             };
-            let r = run_on_flash(trace, policy, &o, progress)?;
+            let r = Job::new(trace, &o, progress).run(policy, buffer_pages, None)?;
             out.metrics = r.metrics;
             out.flash = Some(FlashOut {
                 chip: r.chip,
