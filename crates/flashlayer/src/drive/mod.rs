@@ -361,7 +361,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
 
     /// Hints the store, a step of two ([`PageStore::prefetch_index`], then
     /// [`PageStore::prefetch_state`]), that `page` comes soon.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_store<F: Frames>(&self, frames: &F, page: DenseId, second: bool) {
         let number = self.number(frames, page);
         if second {

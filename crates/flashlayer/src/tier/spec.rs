@@ -382,7 +382,7 @@ impl Scheme for AnyScheme {
     fn serves_on_ssd(&self) -> bool {
         with_scheme!(self, s => s.serves_on_ssd())
     }
-    #[inline]
+    #[inline(always)]
     fn prefetch(&self, page: DenseId) {
         with_scheme!(self, s => s.prefetch(page))
     }

@@ -340,7 +340,7 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn prefetch_state(&self, page: PageId) {
         let d = if self.dense_ids {
             Some(page as DenseId)
