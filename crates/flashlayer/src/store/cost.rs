@@ -1,9 +1,9 @@
 //! A store that prices I/O and keeps no data: the trace simulator's store.
 
-use super::{IoStats, Meter, PageStore};
+use super::{Meter, PageStore};
 use crate::device::DeviceModel;
 use crate::error::Result;
-use crate::types::{PageCost, PageId};
+use crate::types::PageId;
 
 /// Prices every read and write with a device model; holds no bytes.
 #[derive(Clone, Debug)]
@@ -51,14 +51,5 @@ impl PageStore for CostStore {
     fn naming(&self) -> crate::store::Naming {
         crate::store::Naming::Batches
     }
-    #[inline]
-    fn cost_of(&self, _page: PageId) -> PageCost {
-        self.meter.page_cost()
-    }
-    fn stats(&self) -> IoStats {
-        self.meter.stats()
-    }
-    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
-        out.push(self.meter.device_stats());
-    }
+    metered!();
 }

@@ -7,10 +7,10 @@
 //! learn the device's read/write asymmetry from real latencies (CASA §5.3)
 //! can be told them ([`PageStore::measured_latency`]).
 
-use super::{check_len, IoStats, Meter, PageStore};
+use super::{check_len, Meter, PageStore};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::types::{PageCost, PageId};
+use crate::types::PageId;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -224,15 +224,7 @@ impl PageStore for FileStore {
     fn flush(&mut self) -> Result<()> {
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))
     }
-    fn cost_of(&self, _page: PageId) -> PageCost {
-        self.meter.page_cost()
-    }
-    fn stats(&self) -> IoStats {
-        self.meter.stats()
-    }
-    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
-        out.push(self.meter.device_stats());
-    }
+    metered!();
 }
 
 fn micros(start: Instant) -> f64 {

@@ -1,9 +1,9 @@
 //! A store that keeps pages in memory.
 
-use super::{check_len, IoStats, Meter, PageStore};
+use super::{check_len, Meter, PageStore};
 use crate::device::DeviceModel;
 use crate::error::Result;
-use crate::types::{PageCost, PageId};
+use crate::types::PageId;
 use rustc_hash::FxHashMap;
 
 /// Pages in a hash map, priced by a device model. Nothing survives the
@@ -75,13 +75,5 @@ impl PageStore for MemStore {
     fn flush(&mut self) -> Result<()> {
         Ok(())
     }
-    fn cost_of(&self, _page: PageId) -> PageCost {
-        self.meter.page_cost()
-    }
-    fn stats(&self) -> IoStats {
-        self.meter.stats()
-    }
-    fn device_stats(&self, out: &mut Vec<super::DeviceStats>) {
-        out.push(self.meter.device_stats());
-    }
+    metered!();
 }

@@ -10,6 +10,23 @@
 //! Later layers add the hybrid flash+HDD store, the SSD cache tier and the
 //! NAND flash stores behind the same trait.
 
+/// The `cost_of`, `stats` and `device_stats` of a [`PageStore`] priced by
+/// one [`Meter`] in its field `meter` (one device, every page alike).
+macro_rules! metered {
+    () => {
+        #[inline]
+        fn cost_of(&self, _page: $crate::types::PageId) -> $crate::types::PageCost {
+            self.meter.page_cost()
+        }
+        fn stats(&self) -> $crate::types::IoStats {
+            self.meter.stats()
+        }
+        fn device_stats(&self, out: &mut Vec<$crate::types::DeviceStats>) {
+            out.push(self.meter.device_stats());
+        }
+    };
+}
+
 mod cost;
 mod disk;
 mod file;
