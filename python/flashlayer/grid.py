@@ -60,7 +60,8 @@ EXAMPLE = """\
 traces = ["data/traces/pg15-tpcc-sysbench-w2.csv.gz", "data/traces/pg15-tpcb-*.csv.gz"]
 
 # Policies with parameters, as in 'flashlayer sim --policy' ('flashlayer list policies').
-# Offline policies (belady, costopt-ub) replay on cost and hybrid stores only.
+# Offline policies: belady on every store but a HyPro tier (whose SSD serves
+# requests DRAM never sees), costopt-ub on cost stores only.
 policies = ["lru", "arc", "cflru:w=0.25", "casa", "fdbuffer", "cfdc", "wblandlord"]
 
 # Buffer sizes: pages, or a share of each trace's distinct pages.

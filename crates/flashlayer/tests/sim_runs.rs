@@ -445,13 +445,15 @@ proptest::proptest! {
 }
 
 /// The refusal a combination of a policy and a store meets, if any: the
-/// offline schedule of costopt-ub is planned for one device's costs; a tier
-/// decides which requests reach DRAM, so no future can be read from the
-/// trace; a policy that learns from measured latencies needs a store that
-/// measures them (the file store).
+/// offline schedule of costopt-ub is planned for one device's costs; HyPro
+/// serves requests on the SSD that never reach DRAM, so DRAM's future is
+/// not the trace's (the other schemes serve every request from DRAM); a
+/// policy that learns from measured latencies needs a store that measures
+/// them (the file store).
 fn refusal(policy: &str, store: &str) -> Option<&'static str> {
     let measured = policy.contains("cost=measured");
-    if store.starts_with("tier") && (policy.starts_with("belady") || policy.starts_with("costopt"))
+    if store.starts_with("tier:scheme=hypro")
+        && (policy.starts_with("belady") || policy.starts_with("costopt"))
     {
         Some("is offline")
     } else if policy.starts_with("costopt-ub") && !store.starts_with("cost") {

@@ -542,13 +542,6 @@ pub fn replay(
             ssd_device,
             hdd_device,
         } => {
-            if policy.is_offline() {
-                return Err(Error::invalid(format!(
-                    "{} is offline; a tier's DRAM level runs an online policy (its SSD level changes \
-                     which requests reach DRAM, so no future can be read from the trace)",
-                    policy.name()
-                )));
-            }
             let o = TierRunOptions {
                 dram_pages: buffer_pages,
                 ssd_pages: ssd.pages(trace.pages()),

@@ -6,8 +6,8 @@
 use super::store::TierOut;
 use super::{capacity, Simulator, WithPolicy};
 use crate::device::DeviceModel;
-use crate::error::Result;
-use crate::policy::{with_online_policy, Policy, PolicySpec};
+use crate::error::{Error, Result};
+use crate::policy::{Policy, PolicySpec};
 use crate::tier::{AnyScheme, Counting, Io, Scheme, SchemeSpec, SsdTier, TierStats};
 use crate::trace::Flt;
 use crate::types::{DenseId, Metrics};
@@ -47,17 +47,24 @@ pub(crate) fn run_tier(
         &opts.ssd,
         &opts.hdd,
     )?;
-    with_online_policy(
-        dram,
-        cap,
-        trace.pages(),
-        Replay {
-            trace,
-            scheme: built,
-            opts,
-            progress,
-        },
-    )
+    // An offline policy reads DRAM's future from the trace: true unless the
+    // scheme serves requests on the SSD, which then never reach DRAM.
+    if dram.is_offline() && built.serves_on_ssd() {
+        return Err(Error::invalid(format!(
+            "{} is offline, and {} serves requests on the SSD that then never reach DRAM, so DRAM's \
+             future is not the trace's; use an online policy, or a scheme that serves every request \
+             from DRAM (hypro:p_elevate=1, tac, face, lc)",
+            dram.name(),
+            built.name()
+        )));
+    }
+    let replay = Replay {
+        trace,
+        scheme: built,
+        opts,
+        progress,
+    };
+    super::with_policy(dram, cap, trace, None, replay)
 }
 
 struct Replay<'a, 'b> {

@@ -259,7 +259,7 @@ impl Scheme for Hypro {
             }
         };
         format!(
-            "HyPro(p_sink={}, p_elevate={}, seed={}, ssd={})",
+            "HyPro(p_sink={}, p_elevate={}, seed={}, level={})",
             p(self.auto_sink, self.p_sink),
             p(self.auto_elevate, self.p_elevate),
             self.seed,

@@ -67,7 +67,11 @@ impl Lc {
 
 impl Scheme for Lc {
     fn name(&self) -> String {
-        format!("LC(dirty={}, ssd={})", self.dirty, self.ssd.policy().name())
+        format!(
+            "LC(dirty={}, level={})",
+            self.dirty,
+            self.ssd.policy().name()
+        )
     }
 
     #[inline]
