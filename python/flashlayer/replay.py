@@ -61,7 +61,7 @@ def stores_of(store: str | Sequence[str] | None, device: str | Sequence[str] | N
         devices = [device] if isinstance(device, str) else list(device)
         if not devices:
             raise FlashlayerError("expected at least one device")
-        store = [f"cost:device={_native.device(d)['name']}" for d in devices]
+        store = [f"cost:device={d}" for d in devices]
     if store is None:
         store = ["cost"]
     specs = [store] if isinstance(store, str) else list(store)

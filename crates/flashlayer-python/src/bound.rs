@@ -1,7 +1,8 @@
 //! The cost-optimal bound for Python (`bound`).
 
-use crate::{replay_args, timed, Trace};
+use crate::{err, timed, Trace};
 use flashlayer::bound::{plan, BoundOptions, DEFAULT_ITERATIONS};
+use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Future, ScheduleCosts};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -27,7 +28,16 @@ pub fn bound<'py>(
     search: bool,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (_, pages, device) = replay_args("lru", buffer_pages, device)?;
+    if buffer_pages < 1 {
+        return Err(crate::FlashlayerError::new_err(format!(
+            "buffer size must be at least 1 page, got {buffer_pages}"
+        )));
+    }
+    let pages = usize::try_from(buffer_pages).unwrap_or(usize::MAX);
+    let device = match device {
+        Some(s) => DeviceModel::parse(s).map_err(err)?,
+        None => DeviceModel::unit(),
+    };
     let costs = ScheduleCosts::of(&device, flush_at_end);
     let opts = BoundOptions {
         iterations: iterations.unwrap_or(DEFAULT_ITERATIONS),

@@ -6,7 +6,6 @@
 //! CLI prints as one line with exit code 2.
 
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::PolicySpec;
 use flashlayer::types::Metrics;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -139,30 +138,6 @@ pub(crate) fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyR
         (Err(_), Some(e)) => Err(e),
         (r, _) => r.map_err(err),
     }
-}
-
-/// What every replay takes: the policy spec, the buffer size (≥ 1 page)
-/// and the device (default `ratio:1:1`).
-pub(crate) fn replay_args(
-    policy: &str,
-    buffer_pages: i64,
-    device: Option<&str>,
-) -> PyResult<(PolicySpec, usize, DeviceModel)> {
-    let spec = PolicySpec::parse(policy).map_err(err)?;
-    if buffer_pages < 1 {
-        return Err(FlashlayerError::new_err(format!(
-            "buffer size must be at least 1 page, got {buffer_pages}"
-        )));
-    }
-    let device = match device {
-        Some(s) => DeviceModel::parse(s).map_err(err)?,
-        None => DeviceModel::unit(),
-    };
-    Ok((
-        spec,
-        usize::try_from(buffer_pages).unwrap_or(usize::MAX),
-        device,
-    ))
 }
 
 /// Runs `replay` with the GIL released, handing it a progress callback that

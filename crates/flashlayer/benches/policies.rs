@@ -155,7 +155,7 @@ fn tier(bencher: divan::Bencher<'_, '_>, scheme: &str) {
                 .build(5 * BUFFER, *pages, u64::from, &ssd, &hdd)
                 .expect("valid scheme");
             let store =
-                SsdTier::new(built, Counting::default(), &ssd, &hdd).numbered(0..*pages as u64);
+                SsdTier::new(built, Counting::default(), &ssd, &hdd).dense_ids(*pages as u32);
             let mut sim = Simulator::new(Lru::new(BUFFER).with_pages(*pages), store)
                 .expect("a counting tier");
             sim.run_bytes(bytes()).expect("counting never fails");
