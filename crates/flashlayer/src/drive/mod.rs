@@ -505,23 +505,38 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if v.dirty {
             self.policy.cluster(victim, &mut scope, &mut self.cluster);
         }
-        self.batch.clear();
         if self.cluster.is_empty() {
+            // The common case, one page: no batch to build.
             let number = self.number(frames, victim);
-            self.batch.push((number, victim));
-        } else {
-            self.batch.push((self.batch_number(frames, victim), victim));
-            for &p in &self.cluster {
-                self.batch.push((self.batch_number(frames, p), p));
-            }
-            self.batch.sort_unstable();
+            return self.write_one(frames, number, victim);
         }
+        self.batch.clear();
+        self.batch.push((self.batch_number(frames, victim), victim));
+        for &p in &self.cluster {
+            self.batch.push((self.batch_number(frames, p), p));
+        }
+        self.batch.sort_unstable();
         self.write_batch(frames)?;
         for i in 0..self.cluster.len() {
             let p = self.cluster[i];
             let cost = self.store.cost_of(self.number(frames, p));
             self.policy.mark_clean(p, cost);
         }
+        Ok(())
+    }
+
+    /// Writes one page and tells the policy the write's cost.
+    #[inline]
+    fn write_one<F: Frames>(
+        &mut self,
+        frames: &mut F,
+        number: PageId,
+        page: DenseId,
+    ) -> Result<()> {
+        frames.write(&mut self.store, number, page)?;
+        self.m.physical_writes += 1;
+        let model = self.store.cost_of(number).write;
+        self.observe(IoKind::Write, model);
         Ok(())
     }
 
@@ -608,10 +623,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 dirty
             };
             if write {
-                frames.write(&mut self.store, number, page)?;
-                self.m.physical_writes += 1;
-                let model = self.store.cost_of(number).write;
-                self.observe(IoKind::Write, model);
+                self.write_one(frames, number, page)?;
             }
             self.policy.remove(page);
             self.m.dirty_evictions += u64::from(dirty);
