@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,17 @@ def _legend(ax: Any, n: int) -> None:
         ax.legend(fontsize=9, framealpha=0.85)
 
 
+def fit_title(f: Any, ax: Any, title: str, fontsize: float = 11) -> None:
+    """Sets `title` on `ax`, wrapped onto more lines until it fits the width
+    of the figure `f`."""
+    renderer = f.canvas.get_renderer()
+    for width in (None, 72, 60, 50, 40, 30):
+        ax.set_title(title if width is None else textwrap.fill(title, width), fontsize=fontsize)
+        box = ax.title.get_window_extent(renderer=renderer)
+        if box.x0 >= 0 and box.x1 <= f.bbox.width:
+            return
+
+
 def render(fig: dict[str, Any], path: Path) -> None:
     """Line plot of every series against ``x``, or grouped bars when the
     figure names its x positions (``categories``); x is log-scaled if the
@@ -73,7 +85,7 @@ def render(fig: dict[str, Any], path: Path) -> None:
             ax.set_xscale("log")
     if fig.get("log_y"):
         ax.set_yscale("log")
-    ax.set_title(fig["title"], fontsize=11)
+    fit_title(f, ax, fig["title"])
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)

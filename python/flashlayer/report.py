@@ -14,6 +14,7 @@ import html
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -76,6 +77,15 @@ def _write_folder(out: Path, fill: Callable[[Path], None]) -> None:
             shutil.rmtree(tmp)
 
 
+def _trace_meta(path: Path) -> dict[str, Any]:
+    """What the report records of a trace file: its size, shape and hash."""
+    from flashlayer.grid import content_hash
+
+    st = _native.Trace.open(path).stats()
+    return {"sha256": content_hash(path), "bytes": path.stat().st_size, "requests": int(st["requests"]),
+            "distinct_pages": int(st["distinct_pages"]), "writes": int(st["writes"])}
+
+
 def _git_commit() -> str | None:
     """The commit of the repository this package runs from, with '+dirty'
     when it has uncommitted changes; None outside a git checkout."""
@@ -91,8 +101,6 @@ def _git_commit() -> str | None:
 
 def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool) -> dict[str, Any]:
     from flashlayer.experiments import EXPERIMENTS, TRACE_FILES
-    from flashlayer.grid import content_hash
-
     traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
     if out.exists() and not out.is_dir():
         raise FlashlayerError(f"{out.resolve()}: exists and is not a directory")
@@ -114,7 +122,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
             "git_commit": _git_commit(),
             "mode": mode,
             "sections": sections,
-            "traces": {p.name: {"sha256": content_hash(p), "bytes": p.stat().st_size} for p in used},
+            "traces": {p.name: _trace_meta(p) for p in used},
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
             "seconds": {name: secs for name, _, secs in done},
             "python": platform.python_version(),
@@ -152,6 +160,35 @@ th { background: #f3f3f3; } .yes { color: #176b2c; font-weight: bold; } .no { co
 """
 
 
+#: The why of a failing claim whose section gives none.
+UNEXPLAINED = "no experiment of this report shows the cause yet"
+
+
+def _anchor(kind: str, ident: str) -> str:
+    """The HTML id of a figure or table of the report."""
+    return f"{kind}-{ident.replace('/', '-')}"
+
+
+_REF = re.compile(r"\b(figure|table) ([a-z0-9][\w.-]*/[\w.-]*[\w])")
+
+
+def _link_ids(text: str) -> str:
+    """`text` escaped, with each "figure ID" and "table ID" a link to it."""
+    out, last = [], 0
+    for m in _REF.finditer(text):
+        out.append(_e(text[last:m.start()]))
+        out.append(f"<a href='#{_e(_anchor(m[1], m[2]))}'>{_e(m[0])}</a>")
+        last = m.end()
+    out.append(_e(text[last:]))
+    return "".join(out)
+
+
+def _trace_line(t: dict[str, Any] | None, name: str) -> str:
+    if t is None:
+        return name
+    return f"{name} ({t['requests']:,}, {t['distinct_pages']:,}, {t['writes']:,})"
+
+
 def _verdict(holds: bool) -> str:
     return "<td class='yes'>yes</td>" if holds else "<td class='no'>no</td>"
 
@@ -171,33 +208,49 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
     held = sum(1 for c in results["claims"] if c["holds"])
     passed = sum(1 for c in results["checks"] if c["holds"])
     parts.append(f"<p><b>{held} of {len(results['claims'])} claims hold</b>; {passed} of {len(results['checks'])} "
-                 "provenance checks pass.</p>")
+                 "provenance checks pass. Every claim that fails names its cause (<i>why</i>), pointing at the "
+                 "figure or table that shows it.</p>")
+    parts.append("<h2 id='summary'>Summary</h2><table><tr><th>section</th><th>claims held</th><th>traces (requests, "
+                 "distinct pages, writes)</th><th>figures</th><th>seconds</th></tr>")
     for name, s, secs in done:
-        parts.append(f"<h2>{_e(s['title'])} <span class='meta'>({_e(name)}, {secs:.1f} s)</span></h2>")
+        ok = sum(1 for c in s["claims"] if c["holds"])
+        failing = [c for c in s["claims"] if not c["holds"]]
+        used = "; ".join(_trace_line(meta["traces"].get(p.name), p.name) for p in s["traces"]) or "generated only"
+        parts.append(
+            f"<tr><td><a href='#{_e(name)}'>{_e(s['title'])}</a></td><td>{ok} / {len(s['claims'])}"
+            + (" (failing: " + ", ".join(f"<a href='#claim-{_e(c['id'])}'>{_e(c['id'])}</a>" for c in failing) + ")"
+               if failing else "")
+            + f"</td><td>{_e(used)}</td><td>{len(s['figures'])}</td><td>{secs:.1f}</td></tr>")
+    parts.append("</table>")
+    for name, s, secs in done:
+        parts.append(f"<h2 id='{_e(name)}'>{_e(s['title'])} <span class='meta'>({_e(name)}, {secs:.1f} s; "
+                     f"<a href='#{_e(name)}-claims'>claims</a>, <a href='#summary'>summary</a>)</span></h2>")
         parts.append(f"<p>{_e(s['intro'])}</p>")
         if s["notes"]:
             parts.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in s["notes"]) + "</ul>")
         parts.append("<div class='figs'>")
         for fid, fig in s["figures"].items():
             parts.append(
-                f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
-                f"<figcaption class='meta'>{_e(fid)}</figcaption></figure>"
+                f"<figure id='{_e(_anchor('figure', fid))}'><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
+                f"<figcaption class='meta'><a href='#{_e(_anchor('figure', fid))}'>{_e(fid)}</a></figcaption></figure>"
             )
         parts.append("</div>")
         for tid, t in s.get("tables", {}).items():
-            parts.append(f"<h3>{_e(t['title'])} <span class='meta'>({_e(tid)})</span></h3><table><tr>"
+            parts.append(f"<h3 id='{_e(_anchor('table', tid))}'>{_e(t['title'])} <span class='meta'>({_e(tid)})</span>"
+                         "</h3><table><tr>"
                          + "".join(f"<th>{_e(c)}</th>" for c in t["columns"]) + "</tr>")
             for row in t["rows"]:
                 parts.append("<tr>" + "".join(
                     f"<td>{_e(f'{v:,}' if isinstance(v, int) else v)}</td>" for v in row) + "</tr>")
             parts.append("</table>")
-        parts.append("<h3>Claims</h3><table><tr><th>id</th><th>claim</th><th>source</th><th>expected</th>"
-                     "<th>ours</th><th>holds</th><th>gap</th></tr>")
+        parts.append(f"<h3 id='{_e(name)}-claims'>Claims</h3><table><tr><th>id</th><th>claim</th><th>source</th>"
+                     "<th>expected</th><th>ours</th><th>holds</th><th>gap</th><th>why</th></tr>")
         for c in s["claims"]:
+            why = "" if c["holds"] else (c.get("why") or UNEXPLAINED)
             parts.append(
-                f"<tr><td>{_e(c['id'])}</td><td>{_e(c['text'])}</td><td>{_e(c['source'])}</td>"
-                f"<td>{_e(c['paper_value'])}</td><td>{_e(c['ours'])}</td>{_verdict(c['holds'])}"
-                f"<td>{_e(c['gap'] or '')}</td></tr>"
+                f"<tr id='claim-{_e(c['id'])}'><td>{_e(c['id'])}</td><td>{_e(c['text'])}</td>"
+                f"<td>{_e(c['source'])}</td><td>{_e(c['paper_value'])}</td><td>{_e(c['ours'])}</td>"
+                f"{_verdict(c['holds'])}<td>{_e(c['gap'] or '')}</td><td>{_link_ids(why)}</td></tr>"
             )
         parts.append("</table>")
         if s["checks"]:
@@ -210,9 +263,11 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
                     f"<td>{_e(c['expected'])}</td><td>{_e(c['ours'])}</td>{_verdict(c['holds'])}</tr>"
                 )
             parts.append("</table>")
-    parts.append("<h2>Trace files</h2><table><tr><th>file</th><th>bytes</th><th>SHA-256</th></tr>")
+    parts.append("<h2 id='traces'>Trace files</h2><table><tr><th>file</th><th>requests</th><th>distinct pages</th>"
+                 "<th>writes</th><th>bytes</th><th>SHA-256</th></tr>")
     for name, t in meta["traces"].items():
-        parts.append(f"<tr><td>{_e(name)}</td><td>{t['bytes']:,}</td><td><code>{_e(t['sha256'])}</code></td></tr>")
+        parts.append(f"<tr><td>{_e(name)}</td><td>{t['requests']:,}</td><td>{t['distinct_pages']:,}</td>"
+                     f"<td>{t['writes']:,}</td><td>{t['bytes']:,}</td><td><code>{_e(t['sha256'])}</code></td></tr>")
     parts.append("</table>")
     readme = traces / "README.md"
     if readme.is_file():

@@ -37,7 +37,8 @@ class Claim(TypedDict):
 
     ``source`` says where the expected value comes from (a paper's figure or
     table, or a theorem); ``gap`` says by how much a claim that does not
-    hold misses (None when it holds)."""
+    hold misses, and ``why`` names the cause, pointing at the figure or
+    table of the report that shows it (both None when it holds)."""
 
     paper: str
     id: str
@@ -47,6 +48,7 @@ class Claim(TypedDict):
     ours: str
     holds: bool
     gap: str | None
+    why: NotRequired[str | None]
 
 
 class Check(TypedDict):
