@@ -169,7 +169,7 @@ def _anchor(kind: str, ident: str) -> str:
     return f"{kind}-{ident.replace('/', '-')}"
 
 
-_REF = re.compile(r"\b(figure|table) ([a-z0-9][\w.-]*/[\w.-]*[\w])")
+_REF = re.compile(r"\b(figure|table) ([a-z0-9][\w.-]*/[\w.-]*[\w])", re.IGNORECASE)
 
 
 def _link_ids(text: str) -> str:
@@ -177,7 +177,7 @@ def _link_ids(text: str) -> str:
     out, last = [], 0
     for m in _REF.finditer(text):
         out.append(_e(text[last:m.start()]))
-        out.append(f"<a href='#{_e(_anchor(m[1], m[2]))}'>{_e(m[0])}</a>")
+        out.append(f"<a href='#{_e(_anchor(m[1].lower(), m[2]))}'>{_e(m[0])}</a>")
         last = m.end()
     out.append(_e(text[last:]))
     return "".join(out)
