@@ -52,6 +52,48 @@ SERIES_ITERATIONS = {"quick": 8, "full": 60}
 WORKERS = 2
 
 
+#: Write/read ratios of the WB-Landlord experiment, beyond the section's.
+LANDLORD_RATIOS = [1, 8, 64, 256, 1024]
+
+
+def _landlord_against_ratio(traces_dir: Path, figures: dict[str, Figure]) -> str:
+    """WB-Landlord's cost above the cheapest other online policy as writes
+    grow dearer, on each trace at 3% of its pages: where, if anywhere, it
+    becomes the cheapest."""
+    series: dict[str, list[float]] = {}
+    winners: dict[str, set[str]] = {}
+    others = {n: p for n, p in POLICIES.items() if n != "WB-Landlord"}
+    for short, file in TRACES.items():
+        t = _native.Trace.open(traces_dir / file)
+        b = max(1, round(0.03 * t.pages))
+        series[short] = []
+        for ratio in LANDLORD_RATIOS:
+            device = f"cost:device=ratio:1:{ratio}"
+            cost = {n: _native.replay(t, p, b, device)["virtual_time"] for n, p in others.items()}
+            best = min(cost, key=lambda n: cost[n])
+            mine = _native.replay(t, "wblandlord", b, device)["virtual_time"]
+            series[short].append((mine / cost[best] - 1) * 100)
+            if mine > cost[best]:
+                winners.setdefault(short, set()).add(best)
+    figures["bounds/wblandlord-against-ratio"] = {
+        "title": "WB-Landlord's cost above the cheapest other online policy, 3% of each trace's pages",
+        "x_label": "write / read cost",
+        "y_label": "% above the cheapest other policy (below 0: WB-Landlord cheapest)",
+        "x": [float(r) for r in LANDLORD_RATIOS],
+        "series": series,
+        "log_x": True,
+    }
+    at64 = {k: v[LANDLORD_RATIOS.index(64)] for k, v in series.items()}
+    top = {k: v[-1] for k, v in series.items()}
+    beaten_by = sorted({w for ws in winners.values() for w in ws})
+    return ("WB-Landlord's credits buy it no clear lead over the other online policies on these traces: at 3% of "
+            "the pages and 1:64 it costs " + ", ".join(f"{v:+.1f}% on {k}" for k, v in at64.items()) + " against the "
+            "cheapest of the others, and at 1:1,024 " + ", ".join(f"{v:+.1f}%" for v in top.values()) + " (figure "
+            "bounds/wblandlord-against-ratio): dearer writes narrow its gaps but give it no margin, so which "
+            "policy is cheapest at a setting turns on differences of a few percent, won by "
+            + ", ".join(beaten_by) + " where WB-Landlord is not.")
+
+
 def lower_bounds(trace: Path | str, buffers: Sequence[int], devices: Sequence[str], mode: str,
                  quiet: bool, label: str) -> dict[tuple[int, str], float]:
     """The lower bound at each buffer and device (the figures' ``bound``
@@ -195,6 +237,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
             k for k, _, g in belady_beaten if g <= 0),
     })
     at64 = [w for _, _, r, w in landlord_best if r == 64]
+    landlord_holds = sum(at64) * 2 > len(at64)
     claims.append({
         "paper": "bounds",
         "id": "bounds-wblandlord-best-when-writes-costly",
@@ -203,8 +246,9 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
         "writebacks are costly)",
         "paper_value": "best online policy",
         "ours": f"best at {sum(at64)}/{len(at64)} settings at 1:64",
-        "holds": sum(at64) * 2 > len(at64),
-        "gap": None if sum(at64) * 2 > len(at64) else "not the cheapest online policy at most settings",
+        "holds": landlord_holds,
+        "gap": None if landlord_holds else "not the cheapest online policy at most settings",
+        "why": None if landlord_holds else _landlord_against_ratio(traces_dir, figures),
     })
     notes.append(
         "How to read the bound: the optimum lies between costopt-lb and costopt-ub; here they are "

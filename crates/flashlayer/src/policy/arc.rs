@@ -120,6 +120,13 @@ impl Policy for Arc {
     fn len(&self) -> usize {
         self.l.len(T1) + self.l.len(T2)
     }
+
+    /// The target size of T1 (`p`), and T1's size: how ARC splits the
+    /// buffer between pages seen once and pages seen again.
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("p", self.p));
+        out.push(("t1", self.l.len(T1) as f64));
+    }
     fn contains(&self, page: DenseId) -> bool {
         self.resident(page)
     }
