@@ -28,3 +28,16 @@ def small_csv(tmp_path: Path) -> Path:
     p = tmp_path / "small.csv"
     p.write_text("page,op\n1,R\n2,W\n1,R\n3,R\n2,R\n4,W\n1,W\n5,R\n")
     return p
+
+
+def assert_claim_complete(c: dict[str, object]) -> None:
+    """A report claim carries what the report promises: the paper's value
+    beside ours, a gap exactly when it fails, and then a why that names the
+    cause (not the gap again)."""
+    assert {"paper", "id", "text", "source", "paper_value", "ours", "holds", "gap"} <= c.keys(), c
+    assert c["source"] and c["paper_value"] and c["ours"], c["id"]
+    assert (c["gap"] is None) == c["holds"], c["id"]
+    if not c["holds"]:
+        why = c.get("why")
+        assert isinstance(why, str) and len(why) > 40 and why != c["gap"], f"{c['id']} fails without a why"
+        assert "figure " in why.lower() or "table " in why.lower(), f"{c['id']}: its why points at no evidence"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flashlayer.bounds import cost_bounds
-from tests.conftest import run_cli
+from tests.conftest import assert_claim_complete, run_cli
 
 PG = "data/traces/pg15-tpcb-s5.csv.gz"
 
@@ -61,6 +61,8 @@ def test_reproduce_bounds_draws_a_figure_per_trace_and_ratio(tmp_path: Path) -> 
     assert (out / "figures" / "bounds" / "tpcc-1-64.png").stat().st_size > 10_000
     sound = next(c for c in results["claims"] if c["id"] == "bounds-sound")
     assert sound["holds"], sound["gap"]
+    for c in results["claims"]:
+        assert_claim_complete(c)
     fig = results["figures"]["bounds/tpcb-1-8"]
     bound = [v for v in fig["series"]["bound"] if v is not None]
     upper = [v for v in fig["series"]["costopt-ub"] if v is not None]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TRACES, run_cli
+from conftest import TRACES, assert_claim_complete, run_cli
 
 SIM_FIELDS = {
     "policy", "buffer_pages", "requests", "reads", "writes", "hits", "misses", "miss_ratio",
@@ -186,7 +186,7 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
     assert {"lru", "clock", "2q", "arc", "belady"} <= set(saved["figures"]["baselines-tpcc-miss-ratio"]["series"])
     for c in saved["claims"]:
         assert {"paper", "id", "text", "source", "paper_value", "ours", "holds", "gap"} <= c.keys()
-        assert c["source"] and (c["gap"] is None) == c["holds"]
+        assert_claim_complete(c)
     checks = {c["id"]: c for c in saved["checks"]}
     assert checks["tpcc-trace-shape"]["holds"] and checks["tpch-trace-shape"]["holds"]
     assert checks["tpcc-trace-shape"]["source"].startswith("data/traces/README.md")
@@ -205,6 +205,23 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
     assert "| file |" not in html
     assert str(TRACES) not in html and "/tmp" not in html
     assert "Where the traces come from" in html
+    # The trace table records each trace's shape beside its hash.
+    assert meta["traces"][tpcc.name]["requests"] == 604_127
+    assert meta["traces"][tpcc.name]["distinct_pages"] == 14_722
+    # A reader finds their way: a summary linking to each section and each failing claim, an anchor per
+    # section, figure and claim, and a why that links to the figure it cites.
+    summary = html.split("<h2 id='summary'>")[1].split("</table>")[0]
+    assert "<a href='#baselines'>" in summary and "pg15-tpcc-sysbench-w2.csv.gz (604,127, 14,722, 94,569)" in summary
+    assert "<h2 id='baselines'>" in html
+    for fid in saved["figures"]:
+        assert f"<figure id='figure-{fid.replace('/', '-')}'>" in html
+    for c in saved["claims"]:
+        assert f"<tr id='claim-{c['id']}'>" in html
+        if not c["holds"]:
+            assert f"<a href='#claim-{c['id']}'>" in summary
+    arc = by_id["tpcc-arc-vs-lru"]
+    if not arc["holds"]:
+        assert "<a href='#figure-baselines-tpcc-arc-repeats'>figure baselines/tpcc-arc-repeats</a>" in html
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 import flashlayer
 from flashlayer import _native
-from tests.conftest import run_cli
+from tests.conftest import assert_claim_complete, run_cli
 
 PS = 2048
 
@@ -164,3 +164,16 @@ def test_sim_flash_store_bad_input_is_one_line_and_exit_2(small_csv: Path, args:
     p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)
     assert p.returncode == 2
     assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_reproduce_pdl_draws_its_figures_and_explains_every_failing_claim(tmp_path: Path) -> None:
+    out = tmp_path / "pdl"
+    run_cli("reproduce", "pdl", "--quick", "--out", str(out), check=True)
+    results = json.loads((out / "results.json").read_text())
+    assert {"pdl/fig8", "pdl/fig13", "pdl/fig14", "pdl/erases-vs-changed"} <= set(results["figures"])
+    for c in results["claims"]:
+        assert_claim_complete(c)
+    # The erase experiment: one series per method of the paper's order, one point per share changed.
+    fig = results["figures"]["pdl/erases-vs-changed"]
+    assert set(fig["series"]) == {"OPU", "PDL(2KB)", "IPL(18KB)", "PDL(256B)", "IPL(64KB)"}
+    assert all(len(v) == len(fig["x"]) for v in fig["series"].values())

@@ -297,3 +297,23 @@ def test_sweep_values_match_single_runs_and_runs_overlap(small_csv: Path) -> Non
 def test_trace_path_is_a_path(small_csv: Path) -> None:
     assert Trace.open(small_csv).path == small_csv
     assert isinstance(Trace.open(str(small_csv)).path, Path)
+
+
+def test_a_long_figure_title_wraps_to_fit_the_figure(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from flashlayer import plots
+
+    title = ("Fig. 11: sequence 1 (r×10, u×10, r×20), 5,000 queries a set: cost per execution of every placement "
+             "on the flash and the magnetic disk")
+    f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    plots.fit_title(f, ax, title)
+    box = ax.title.get_window_extent(renderer=f.canvas.get_renderer())
+    assert 0 <= box.x0 and box.x1 <= f.bbox.width
+    assert "\n" in ax.get_title() and ax.get_title().replace("\n", " ") == title
+    plt.close(f)
+    # A title that fits stays on one line.
+    f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    plots.fit_title(f, ax, "TPC-C: miss ratio")
+    assert ax.get_title() == "TPC-C: miss ratio"
+    plt.close(f)

@@ -75,3 +75,15 @@ def test_the_python_example_runs(workdir: Path) -> None:
         p = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", body], cwd=workdir, capture_output=True,
                            text=True, timeout=600)
         assert p.returncode == 0, p.stderr
+
+
+def test_the_device_table_is_the_engines_presets() -> None:
+    from flashlayer import _native
+
+    section = README.split("## Device presets")[1].split("\n\n")[1]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()[2:]]
+    presets = {p["name"]: p for p in _native.presets()}
+    assert sorted(r[0] for r in rows) == sorted(presets)
+    for name, read, write, seq_write, *_ in rows:
+        p = presets[name]
+        assert (float(read), float(write), float(seq_write)) == (p["read"], p["write"], p["seq_write"]), name

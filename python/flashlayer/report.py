@@ -26,7 +26,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from flashlayer import __version__, _native, plots
+from flashlayer import __version__, _native, plots, progress
 from flashlayer._native import FlashlayerError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,10 +106,14 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         raise FlashlayerError(f"{out.resolve()}: exists and is not a directory")
     started = time.time()
     done: list[tuple[str, dict[str, Any], float]] = []
-    for name in sections:
+    for i, name in enumerate(sections, 1):
+        progress.note(f"section {i}/{len(sections)}: {name} ({mode})", quiet)
         t0 = time.perf_counter()
         section = EXPERIMENTS[name](mode, traces, quiet)
         done.append((name, dict(section), time.perf_counter() - t0))
+        held = sum(1 for c in section["claims"] if c["holds"])
+        progress.note(f"section {i}/{len(sections)}: {name} done in {done[-1][2]:.1f} s, "
+                      f"{held}/{len(section['claims'])} claims hold", quiet)
     used = sorted({p for _, s, _ in done for p in s["traces"]})
     results: dict[str, Any] = {
         "figures": {fid: f for _, s, _ in done for fid, f in s["figures"].items()},

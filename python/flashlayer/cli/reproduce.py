@@ -11,7 +11,7 @@ from flashlayer.cli.common import UsageError, emit_json
 
 
 def run(a: argparse.Namespace) -> None:
-    from flashlayer import experiments, report
+    from flashlayer import experiments, progress, report
 
     papers = a.papers or list(experiments.EXPERIMENTS)
     for p in papers:
@@ -19,6 +19,8 @@ def run(a: argparse.Namespace) -> None:
             raise UsageError(f"unknown section '{p}'; sections: {', '.join(experiments.EXPERIMENTS)}")
     mode = "full" if a.full else "quick"
     out = Path(a.out)
+    # A long run says what it does even where no bar can be drawn (a log, CI).
+    progress.log_lines()
     results = report.reproduce(papers, mode, out, traces_dir=Path(a.traces) if a.traces else None, quiet=a.json)
     if a.json:
         emit_json(results)
@@ -27,6 +29,9 @@ def run(a: argparse.Namespace) -> None:
         checks = sum(1 for c in results["checks"] if c["holds"])
         print(f"wrote {out / 'index.html'} and {out / 'results.json'}: {len(results['figures'])} figures, "
               f"{held}/{len(results['claims'])} claims hold, {checks}/{len(results['checks'])} provenance checks pass")
+        unexplained = [c["id"] for c in results["claims"] if not c["holds"] and not c.get("why")]
+        if unexplained:
+            print(f"{len(unexplained)} failing claims name no cause: {', '.join(unexplained)}")
 
 
 def add(sub: Any) -> None:

@@ -256,7 +256,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
         def counts(m: str) -> tuple[float, float, float]:
             r = get(m)
             n = max(1, r["operations"])
-            return tuple((r["read"][k] + r["write"][k]) / n for k in ("reads", "programs", "erases"))  # type: ignore[return-value]
+            return tuple((r["read"][k] + r["write"][k]) / n for k in ("reads", "programs", "erases"))
 
         pdl = counts("PDL(256B)")
         why = ("Where reads are dear and writes cheap, reads decide: per operation PDL(256B) reads "
