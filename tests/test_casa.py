@@ -63,7 +63,11 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
         # Relative to LRU, no policy goes below the lower bound.
         series = figs[fid]["series"]
         assert all(y >= b - 1e-9 for name, ys in series.items() for y, b in zip(ys, series["bound"]))
-    assert figs["casa/fig2a"]["x"] == [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]
+    # Fig. 2's buffers are the paper's at the same share of each CONCAT's distinct pages.
+    buffers = saved["tables"]["casa/buffers"]["rows"]
+    assert [r[0] for r in buffers] == [1000, 2000, 4000, 8000, 16000]
+    assert figs["casa/fig2a"]["x"] == [float(r[2]) for r in buffers]
+    assert all(r[1] == r[3] for r in buffers), "the same share of the paper's pages and of ours"
     assert figs["casa/fig4a"]["x"] == [1.0, 4.0, 16.0, 64.0, 128.0]
     assert set(figs["casa/fig3"]["series"]) == {"|C|", "tau"}
     assert set(figs["casa/fig5"]["series"]) == {"read", "write"}

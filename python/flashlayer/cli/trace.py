@@ -270,7 +270,7 @@ def add(sub: Any) -> None:
         "page requests: one R (read) or W (write) per page of the bytes it moved, page id (file number << 32) | "
         "(offset / page size), files numbered in order of first use. Pages a process maps with mmap are not "
         "seen. HyPro's MLK trace (a Linux kernel build) was recorded this way; scripts/capture-mlk records "
-        "flashlayer's stand-in, a build of the zstd C library.",
+        "flashlayer's stand-in, a Linux 6.1 tinyconfig build.",
     )
     sx.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     sx.add_argument("--page-size", type=int_arg(512, "--page-size"), default=4096,

@@ -27,8 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer import _native, progress
-from flashlayer.experiments.scale import PaperTrace
+from flashlayer import _native, papers, progress
 from flashlayer.experiments.scale import table as scale_table
 from flashlayer.results import SimResult
 from flashlayer.replay import sweep
@@ -38,13 +37,8 @@ if TYPE_CHECKING:
 
 TPCB, TATP, MLK = "pg15-tpcb-s5.csv.gz", "pg15-tatp-100k.csv.gz", "linux61-tinyconfig-make.csv.gz"
 FILES = [TPCB, TATP, MLK]
-#: Table 3 of the paper (its figures are rounded to 0.1k pages and 0.1M
-#: references).
-PAPER_TABLE3 = {
-    "TPC-B": PaperTrace("TPC-B", 10_700_000, 35_100, 0.1946, "HyPro Table 3"),
-    "TATP": PaperTrace("TATP", 2_500_000, 135_100, 0.0459, "HyPro Table 3"),
-    "MLK": PaperTrace("MLK", 27_200_000, 97_200, 0.0043, "HyPro Table 3"),
-}
+#: Table 3 of the paper.
+PAPER_TABLE3 = {"TPC-B": papers.HYPRO_TPCB, "TATP": papers.HYPRO_TATP, "MLK": papers.HYPRO_MLK}
 DRAM = "1%"
 SSD_SIZES = ["1.25%", "2.5%", "5%", "10%", "20%"]
 SSD_X = [1.25, 2.5, 5.0, 10.0, 20.0]
@@ -283,7 +277,7 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
             f"{small[0]} spends {win0['ssd_time'] / 1e6:.1f} s on the SSD"
             + (f" (its tuner ends at p_sink {win0['p_sink']:g})" if win0.get("p_sink") is not None else "")
             + "; both read and write the disk about as often (table hypro/fig6c-io). At the paper's scale (table "
-            f"hypro/table3) an SSD of 1.25% holds {PAPER_TABLE3['TPC-B'].distinct_pages * 0.0125:.0f} pages against "
+            f"hypro/table3) an SSD of 1.25% holds {(papers.HYPRO_TPCB.distinct_pages or 0) * 0.0125:.0f} pages against "
             f"our {tac0['ssd_pages']:,}, and TAC's extent temperatures see "
             f"{PAPER_TABLE3['TPC-B'].requests / tac0['requests']:.0f}x more references to warm up.")))
     large = min(tpcb, key=lambda k: tpcb[k][-1]["io_time"])

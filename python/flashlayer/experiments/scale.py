@@ -5,27 +5,14 @@ are smaller by design of this machine, and the table says by how much."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flashlayer import _native
+from flashlayer.papers import PaperTrace
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Table
-
-
-@dataclass(frozen=True)
-class PaperTrace:
-    """A trace as the paper describes it."""
-
-    name: str
-    requests: int
-    distinct_pages: int
-    #: Share of requests that write.
-    write_share: float
-    #: Where the paper gives these figures.
-    source: str
 
 
 def table(title: str, pairs: list[tuple[PaperTrace, Path]], buffers: list[int]) -> Table:
@@ -43,9 +30,10 @@ def table(title: str, pairs: list[tuple[PaperTrace, Path]], buffers: list[int]) 
             paper.name,
             paper.source,
             f"{paper.requests:,} / {int(s['requests']):,}",
-            f"{paper.distinct_pages:,} / {ours_pages:,}",
+            f"{paper.distinct_pages:,} / {ours_pages:,}" if paper.distinct_pages else f"not given / {ours_pages:,}",
             f"{paper.write_share:.2%} / {float(s['write_share']):.2%}",
         ]
-        row += [f"{b / paper.distinct_pages:.1%} / {b / ours_pages:.1%}" for b in buffers]
+        row += [f"{b / paper.distinct_pages:.1%} / {b / ours_pages:.1%}" if paper.distinct_pages else "-"
+                for b in buffers]
         rows.append(row)
     return {"title": title, "columns": columns, "rows": rows}

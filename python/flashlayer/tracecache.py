@@ -1,0 +1,216 @@
+"""Paper-scale traces, captured on this machine and kept in a cache.
+
+The traces shipped in ``data/traces`` are small enough to commit; the papers
+ran larger databases. A :class:`Capture` names how to record one of the
+papers' workloads at its published scale with ``flashlayer trace capture``
+(PostgreSQL under bpftrace), and :func:`ensure` records what the cache
+lacks:
+
+- **Content-hashed.** A capture's file is named by the hash of what
+  produces it (its kind, options and this format's version), so changing a
+  preset records anew and an unchanged one is reused. Beside each trace a
+  ``.json`` records the command, the seconds it took, the trace's shape and
+  the SHA-256 of its bytes, checked on every reuse.
+- **Resumable.** A trace appears under its final name only once its
+  capture has finished and its record is written; an interrupted capture
+  leaves at most a ``.partial`` file, removed and recorded again by the
+  next run. Finished captures are never repeated.
+- **Told before it starts.** :func:`plan` says which captures are missing
+  and about how long they take, from each preset's estimate on a 2-core
+  machine.
+
+The cache folder is ``$FLASHLAYER_CACHE/traces``, else
+``~/.cache/flashlayer/traces``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashlayer import _native, progress
+from flashlayer._native import FlashlayerError
+from flashlayer.papers import FDBUFFER_TM1, FDBUFFER_TPCB, HYPRO_TATP, HYPRO_TPCB, PaperTrace
+
+#: Bumped when the capture of a preset would record something else from the
+#: same options; part of every cache key.
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Capture:
+    """How to record one workload with ``flashlayer trace capture postgres``.
+
+    ``options`` are :class:`flashlayer.capture.CaptureOptions` fields.
+    ``stands_for`` names the papers' traces it reproduces; ``scale_note``
+    says where it falls short of them and why."""
+
+    name: str
+    options: dict[str, Any]
+    stands_for: tuple[PaperTrace, ...]
+    #: Minutes this capture takes on a 2-core machine (load and trace).
+    estimate_minutes: float
+    scale_note: str = ""
+    kind: str = "postgres"
+
+    def key(self) -> str:
+        """The hash of what produces this capture's file."""
+        text = json.dumps({"format": FORMAT, "kind": self.kind, "options": self.options}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def file_name(self) -> str:
+        return f"{self.name}-{self.key()}.csv.gz"
+
+    def command(self) -> str:
+        """The command line that records this capture by hand."""
+        o = self.options
+        parts = ["flashlayer trace capture postgres", f"--workload {o['workload']}"]
+        if o["workload"] == "tpcb":
+            parts.append(f"--scale {o['scale']}")
+        else:
+            parts.append(f"--subscribers {o['subscribers']}")
+        parts += [f"--seconds {o['seconds']}", f"--clients {o['clients']}", f"--shared-buffers {o['shared_buffers']}",
+                  f"--out {self.file_name()}"]
+        return " ".join(parts)
+
+
+#: The paper-scale captures, by name.
+CAPTURES: dict[str, Capture] = {
+    c.name: c
+    for c in (
+        Capture(
+            "pg15-tpcb-s150",
+            {"workload": "tpcb", "scale": 150, "subscribers": 0, "seconds": 300, "clients": 4,
+             "shared_buffers": "16MB"},
+            (FDBUFFER_TPCB, HYPRO_TPCB),
+            estimate_minutes=12.0,
+            scale_note="pgbench scale 150 is FD-Buffer's 150 branches (2.2 GB) and about HyPro's 2 GB; traced for "
+            "300 s with 4 clients (the papers ran 20 clients for hours; more clients lose bpftrace events on 2 "
+            "cores), so it has fewer references than the papers' traces.",
+        ),
+        Capture(
+            "pg15-tatp-1m",
+            {"workload": "tatp", "scale": 1, "subscribers": 1_000_000, "seconds": 300, "clients": 4,
+             "shared_buffers": "16MB"},
+            (FDBUFFER_TM1, HYPRO_TATP),
+            estimate_minutes=15.0,
+            scale_note="1 million subscribers is FD-Buffer's TM1 (2.4 GB) and about HyPro's 2 GB TATP; traced for "
+            "300 s with 4 clients.",
+        ),
+    )
+}
+
+
+def cache_dir() -> Path:
+    """Where captures are kept: ``$FLASHLAYER_CACHE/traces``, else
+    ``~/.cache/flashlayer/traces``."""
+    root = os.environ.get("FLASHLAYER_CACHE")
+    return (Path(root) if root else Path.home() / ".cache" / "flashlayer") / "traces"
+
+
+@dataclass
+class Cached:
+    """A capture in the cache: its trace and what its record says."""
+
+    capture: Capture
+    path: Path
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def _record_path(trace: Path) -> Path:
+    return trace.with_name(trace.name.removesuffix(".csv.gz") + ".json")
+
+
+def lookup(capture: Capture, folder: Path) -> Cached | None:
+    """The capture if the cache holds it whole (its record written and its
+    bytes' hash as recorded); None if it must be recorded. A trace whose
+    bytes no longer match its record is an error: the cache was changed
+    by hand."""
+    from flashlayer.grid import content_hash
+
+    trace = folder / capture.file_name()
+    record = _record_path(trace)
+    if not (trace.is_file() and record.is_file()):
+        return None
+    saved = json.loads(record.read_text())
+    if content_hash(trace) != saved.get("sha256"):
+        raise FlashlayerError(f"{trace}: its bytes do not match the SHA-256 its record {record.name} gives; delete "
+                              "both to record it again")
+    return Cached(capture, trace, saved)
+
+
+def plan(names: list[str], folder: Path) -> tuple[list[Capture], float]:
+    """The captures of `names` the cache lacks, and about how many minutes
+    they take."""
+    missing = [CAPTURES[n] for n in names if lookup(CAPTURES[n], folder) is None]
+    return missing, sum(c.estimate_minutes for c in missing)
+
+
+def record(capture: Capture, folder: Path, quiet: bool, runner: Any = None) -> Cached:
+    """Records `capture` into `folder`: into a ``.partial`` file first, then
+    its record, then its final name. `runner` is the capture function
+    (default :func:`flashlayer.capture.capture`; a test passes a smaller
+    workload's)."""
+    from flashlayer import capture as pg
+    from flashlayer.grid import content_hash
+
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / capture.file_name()
+    partial = final.with_name(final.name + ".partial.csv.gz")
+    partial.unlink(missing_ok=True)
+    started = time.monotonic()
+    try:
+        opts = pg.CaptureOptions(out=partial, **capture.options)
+        summary = (runner or pg.capture)(opts, quiet=quiet)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    stats = _native.Trace.open(partial).stats()
+    saved = {
+        "capture": capture.name,
+        "key": capture.key(),
+        "command": capture.command(),
+        "options": capture.options,
+        "seconds": round(time.monotonic() - started, 1),
+        "recorded": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "requests": int(stats["requests"]),
+        "distinct_pages": int(stats["distinct_pages"]),
+        "writes": int(stats["writes"]),
+        "relations": summary.get("relations", {}),
+        "sha256": content_hash(partial),
+    }
+    _record_path(final).write_text(json.dumps(saved, indent=2) + "\n")
+    os.replace(partial, final)
+    return Cached(capture, final, saved)
+
+
+def ensure(names: list[str], folder: Path | None = None, quiet: bool = False, runner: Any = None) -> dict[str, Cached]:
+    """Every capture of `names`, recording the ones the cache lacks (saying
+    first which and about how long), each reused from then on."""
+    folder = folder or cache_dir()
+    missing, minutes = plan(names, folder)
+    if missing:
+        progress.note(f"capturing {len(missing)} paper-scale trace(s) into {folder}, about {minutes:.0f} min on 2 "
+                      f"cores: {', '.join(c.name for c in missing)}", quiet)
+    out: dict[str, Cached] = {}
+    for i, name in enumerate(names, 1):
+        found = lookup(CAPTURES[name], folder)
+        if found is None:
+            progress.note(f"capture {i}/{len(names)}: {name} ({CAPTURES[name].command()})", quiet)
+            found = record(CAPTURES[name], folder, quiet, runner)
+            progress.note(f"capture {i}/{len(names)}: {name}: {found.record['requests']:,} requests, "
+                          f"{found.record['distinct_pages']:,} pages in {found.record['seconds']:.0f} s", quiet)
+        out[name] = found
+    return out
+
+
+def describe(cached: Cached) -> dict[str, Any]:
+    """What the report records of a capture."""
+    return {"capture": cached.capture.name, **{k: cached.record[k] for k in
+            ("command", "seconds", "recorded", "requests", "distinct_pages", "writes", "sha256")},
+            "stands_for": [asdict(p) for p in cached.capture.stands_for], "scale_note": cached.capture.scale_note}
