@@ -233,16 +233,17 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
     canon = {name: _native.canonical("policy", spec) for name, spec in POLICIES.items()}
     why = None
     if misses:
-        parts, keeps = [], False
-        for d, b in misses:
+        parts: list[str] = []
+        keeps = False
+        for excess, b in misses:
             best = min((k for k in POLICIES if k.startswith("CFLRU")), key=lambda k: r64[k][buffers.index(b)])
             mine, theirs = raw[(canon["CASA"], b, devices[1])], raw[(canon[best], b, devices[1])]
             reads = mine["physical_reads"] - theirs["physical_reads"]
             writes = mine["physical_writes"] - theirs["physical_writes"]
             keeps |= reads > 0
-            parts.append(f"at {b:,} pages ({d:+.3f}) CASA reads {reads:+,} pages and writes {writes:+,} against {best}"
+            parts.append(f"at {b:,} pages ({excess:+.3f}) CASA reads {reads:+,} pages and writes {writes:+,} against {best}"
                          + (" (a tie: 0.002 of LRU's time or less, which the paper's figure could not show)"
-                            if d <= 0.002 else ""))
+                            if excess <= 0.002 else ""))
         why = "; ".join(parts) + " (figure casa/fig2b)."
         if keeps:
             why += (" Where CASA reads more, its target for the clean list, tau, grows only on read hits in the clean "
