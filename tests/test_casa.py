@@ -92,6 +92,6 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
     vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in saved["runs"]
           if r["trace"] == "CONCAT"}
     assert figs["casa/fig2b"]["series"]["CASA"][0] == pytest.approx(
-        vt[("casa:cost=model", 1000, "ratio:1:64")] / vt[("lru", 1000, "ratio:1:64")])
+        vt[("casa:cost=model", buffers[0][2], "ratio:1:64")] / vt[("lru", buffers[0][2], "ratio:1:64")])
     html = (out / "index.html").read_text()
     assert "casa/table2-paper" in html and "389,350" in html

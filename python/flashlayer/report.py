@@ -99,17 +99,48 @@ def _git_commit() -> str | None:
     return commit + ("+dirty" if dirty else "")
 
 
-def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool) -> dict[str, Any]:
-    from flashlayer.experiments import EXPERIMENTS, TRACE_FILES
+def _captures(sections: list[str], cache: Path | None, quiet: bool) -> dict[str, Any]:
+    """The paper-scale captures `sections` run on in ``--full``, recorded
+    into the cache where missing (:mod:`flashlayer.tracecache`)."""
+    from flashlayer import capture, tracecache
+    from flashlayer.experiments import CAPTURES
+
+    names = sorted({n for s in sections for n in CAPTURES.get(s, [])})
+    if not names:
+        return {}
+    folder = cache or tracecache.cache_dir()
+    wanted = [tracecache.CAPTURES[n] for n in names]
+    missing, _ = tracecache.plan(wanted, folder)
+    if missing:
+        try:
+            capture.check_prerequisites(capture.CaptureOptions(out=folder / "check"))
+        except FlashlayerError as e:
+            raise FlashlayerError(f"reproduce --full records paper-scale traces ({', '.join(c.name for c in missing)}) "
+                                  f"and cannot here: {e}; run it as root where PostgreSQL and bpftrace are installed "
+                                  "(bash scripts/setup installs them), or pass --no-capture to run on the shipped "
+                                  "traces") from None
+    return tracecache.ensure(wanted, folder, quiet)
+
+
+def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool,
+              capture: bool = True, cache: Path | None = None) -> dict[str, Any]:
+    """Runs `sections` and writes the report into `out`. In ``full`` mode
+    with `capture`, the sections that ask for paper-scale traces run on
+    them, recorded into `cache` first where missing."""
+    from flashlayer import tracecache
+    from flashlayer.experiments import EXPERIMENTS, TRACE_FILES, Inputs
+
     traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
     if out.exists() and not out.is_dir():
         raise FlashlayerError(f"{out.resolve()}: exists and is not a directory")
     started = time.time()
+    captured = _captures(sections, cache, quiet) if mode == "full" and capture else {}
+    inputs = Inputs(traces, {name: c.path for name, c in captured.items()})
     done: list[tuple[str, dict[str, Any], float]] = []
     for i, name in enumerate(sections, 1):
         progress.note(f"section {i}/{len(sections)}: {name} ({mode})", quiet)
         t0 = time.perf_counter()
-        section = EXPERIMENTS[name](mode, traces, quiet)
+        section = EXPERIMENTS[name](mode, inputs, quiet)
         done.append((name, dict(section), time.perf_counter() - t0))
         held = sum(1 for c in section["claims"] if c["holds"])
         progress.note(f"section {i}/{len(sections)}: {name} done in {done[-1][2]:.1f} s, "
@@ -127,6 +158,8 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
             "mode": mode,
             "sections": sections,
             "traces": {p.name: _trace_meta(p) for p in used},
+            "captures": {name: tracecache.describe(c) for name, c in captured.items()},
+            "paper_scale": mode == "full" and capture,
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
             "seconds": {name: secs for name, _, secs in done},
             "python": platform.python_version(),
@@ -273,6 +306,23 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
         parts.append(f"<tr><td>{_e(name)}</td><td>{t['requests']:,}</td><td>{t['distinct_pages']:,}</td>"
                      f"<td>{t['writes']:,}</td><td>{t['bytes']:,}</td><td><code>{_e(t['sha256'])}</code></td></tr>")
     parts.append("</table>")
+    if meta["captures"]:
+        parts.append("<h2 id='captures'>Paper-scale captures</h2><p class='meta'>Recorded on this machine into the "
+                     "trace cache, reused while their inputs are unchanged.</p><table><tr><th>capture</th>"
+                     "<th>stands for</th><th>command</th><th>requests</th><th>distinct pages</th><th>writes</th>"
+                     "<th>recorded in</th><th>SHA-256</th><th>scale</th></tr>")
+        for name, c in meta["captures"].items():
+            stands = "; ".join(f"{p['name']}: {p['requests']:,} references"
+                               + (f", {p['distinct_pages']:,} pages" if p["distinct_pages"] else "")
+                               + f" ({p['source']})" for p in c["stands_for"])
+            parts.append(f"<tr><td>{_e(name)}</td><td>{_e(stands)}</td><td><code>{_e(c['command'])}</code></td>"
+                         f"<td>{c['requests']:,}</td><td>{c['distinct_pages']:,}</td><td>{c['writes']:,}</td>"
+                         f"<td>{c['seconds']:,.0f} s</td><td><code>{_e(c['sha256'])}</code></td>"
+                         f"<td>{_e(c['scale_note'])}</td></tr>")
+        parts.append("</table>")
+    elif meta["mode"] == "full":
+        parts.append("<p class='meta'>Run with --no-capture: every section ran on the shipped traces, not on "
+                     "paper-scale captures.</p>")
     readme = traces / "README.md"
     if readme.is_file():
         parts.append("<h2>Where the traces come from</h2>")

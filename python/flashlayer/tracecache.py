@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,11 @@ class Capture:
     estimate_minutes: float
     scale_note: str = ""
     kind: str = "postgres"
+
+    def scaled(self, **options: Any) -> Capture:
+        """This capture with some options changed (a smaller scale for a
+        quick check); its name says so and its key differs."""
+        return replace(self, name=f"{self.name}-scaled", options={**self.options, **options})
 
     def key(self) -> str:
         """The hash of what produces this capture's file."""
@@ -88,7 +93,7 @@ CAPTURES: dict[str, Capture] = {
             {"workload": "tpcb", "scale": 150, "subscribers": 0, "seconds": 300, "clients": 4,
              "shared_buffers": "16MB"},
             (FDBUFFER_TPCB, HYPRO_TPCB),
-            estimate_minutes=12.0,
+            estimate_minutes=7.0,
             scale_note="pgbench scale 150 is FD-Buffer's 150 branches (2.2 GB) and about HyPro's 2 GB; traced for "
             "300 s with 4 clients (the papers ran 20 clients for hours; more clients lose bpftrace events on 2 "
             "cores), so it has fewer references than the papers' traces.",
@@ -98,7 +103,7 @@ CAPTURES: dict[str, Capture] = {
             {"workload": "tatp", "scale": 1, "subscribers": 1_000_000, "seconds": 300, "clients": 4,
              "shared_buffers": "16MB"},
             (FDBUFFER_TM1, HYPRO_TATP),
-            estimate_minutes=15.0,
+            estimate_minutes=8.0,
             scale_note="1 million subscribers is FD-Buffer's TM1 (2.4 GB) and about HyPro's 2 GB TATP; traced for "
             "300 s with 4 clients.",
         ),
@@ -144,10 +149,9 @@ def lookup(capture: Capture, folder: Path) -> Cached | None:
     return Cached(capture, trace, saved)
 
 
-def plan(names: list[str], folder: Path) -> tuple[list[Capture], float]:
-    """The captures of `names` the cache lacks, and about how many minutes
-    they take."""
-    missing = [CAPTURES[n] for n in names if lookup(CAPTURES[n], folder) is None]
+def plan(captures: list[Capture], folder: Path) -> tuple[list[Capture], float]:
+    """The `captures` the cache lacks, and about how many minutes they take."""
+    missing = [c for c in captures if lookup(c, folder) is None]
     return missing, sum(c.estimate_minutes for c in missing)
 
 
@@ -189,23 +193,24 @@ def record(capture: Capture, folder: Path, quiet: bool, runner: Any = None) -> C
     return Cached(capture, final, saved)
 
 
-def ensure(names: list[str], folder: Path | None = None, quiet: bool = False, runner: Any = None) -> dict[str, Cached]:
-    """Every capture of `names`, recording the ones the cache lacks (saying
-    first which and about how long), each reused from then on."""
+def ensure(captures: list[Capture], folder: Path | None = None, quiet: bool = False,
+           runner: Any = None) -> dict[str, Cached]:
+    """Every one of `captures` by name, recording the ones the cache lacks
+    (saying first which and about how long), each reused from then on."""
     folder = folder or cache_dir()
-    missing, minutes = plan(names, folder)
+    missing, minutes = plan(captures, folder)
     if missing:
         progress.note(f"capturing {len(missing)} paper-scale trace(s) into {folder}, about {minutes:.0f} min on 2 "
                       f"cores: {', '.join(c.name for c in missing)}", quiet)
     out: dict[str, Cached] = {}
-    for i, name in enumerate(names, 1):
-        found = lookup(CAPTURES[name], folder)
+    for i, c in enumerate(captures, 1):
+        found = lookup(c, folder)
         if found is None:
-            progress.note(f"capture {i}/{len(names)}: {name} ({CAPTURES[name].command()})", quiet)
-            found = record(CAPTURES[name], folder, quiet, runner)
-            progress.note(f"capture {i}/{len(names)}: {name}: {found.record['requests']:,} requests, "
+            progress.note(f"capture {i}/{len(captures)}: {c.name} ({c.command()})", quiet)
+            found = record(c, folder, quiet, runner)
+            progress.note(f"capture {i}/{len(captures)}: {c.name}: {found.record['requests']:,} requests, "
                           f"{found.record['distinct_pages']:,} pages in {found.record['seconds']:.0f} s", quiet)
-        out[name] = found
+        out[c.name] = found
     return out
 
 

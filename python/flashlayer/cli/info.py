@@ -1,5 +1,6 @@
-"""``flashlayer list``: policies, stores, hierarchy schemes, device presets
-and trace formats, printed from the engine's tables."""
+"""``flashlayer list``: policies, stores, hierarchy schemes, device presets,
+trace formats and paper-scale captures, printed from the tables that define
+them."""
 
 from __future__ import annotations
 
@@ -21,10 +22,20 @@ def run(a: argparse.Namespace) -> None:
         ]
     elif a.what == "formats":
         rows = [{"name": n, "description": d} for n, d in _native.formats()]
+    elif a.what == "captures":
+        rows = _captures()
     else:
         rows = [dict(p) for p in _native.presets()]
     if a.json:
         emit_json(rows)
+        return
+    if a.what == "captures":
+        for r in rows:
+            state = f"cached: {r['cached']}" if r["cached"] else "not cached"
+            print(f"{r['name']}  (about {r['estimate_minutes']:.0f} min; {state})\n    {r['command']}")
+            for p in r["stands_for"]:
+                print(f"    stands for {p['name']}, {p['requests']:,} references ({p['source']})")
+            print(f"    {r['scale_note']}")
         return
     if a.what == "devices":
         print_table(
@@ -44,14 +55,31 @@ def run(a: argparse.Namespace) -> None:
             print(f"{''.ljust(width)}    {key}  {p['help']} ({p['allowed']})")
 
 
+def _captures() -> list[dict[str, Any]]:
+    """The paper-scale capture presets, and whether the cache holds each."""
+    from dataclasses import asdict
+
+    from flashlayer import tracecache
+
+    folder = tracecache.cache_dir()
+    rows = []
+    for c in tracecache.CAPTURES.values():
+        found = tracecache.lookup(c, folder)
+        rows.append({"name": c.name, "command": c.command(), "estimate_minutes": c.estimate_minutes,
+                     "stands_for": [asdict(p) for p in c.stands_for], "scale_note": c.scale_note,
+                     "cached": str(found.path) if found else None})
+    return rows
+
+
 def add(sub: Any) -> None:
     ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, workloads, device presets or trace "
                         "formats",
                         description="policies: buffer policies with their parameters; stores: what sim --store "
                         "replays onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier "
                         "store; workloads: the generators of 'trace gen' with their parameters; devices: the "
-                        "presets with their sources; formats: the trace formats. Every spec is "
+                        "presets with their sources; formats: the trace formats; captures: the paper-scale traces "
+                        "'reproduce --full' records (and whether the trace cache holds each). Every spec is "
                         "NAME[:KEY=VALUE,...]; a KEY left out takes the default shown.")
-    ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "devices", "formats"])
+    ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "devices", "formats", "captures"])
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=run)

@@ -21,7 +21,10 @@ def run(a: argparse.Namespace) -> None:
     out = Path(a.out)
     # A long run says what it does even where no bar can be drawn (a log, CI).
     progress.log_lines()
-    results = report.reproduce(papers, mode, out, traces_dir=Path(a.traces) if a.traces else None, quiet=a.json)
+    if a.no_capture and not a.full:
+        raise UsageError("--no-capture is for --full (--quick never captures)")
+    results = report.reproduce(papers, mode, out, traces_dir=Path(a.traces) if a.traces else None, quiet=a.json,
+                               capture=not a.no_capture, cache=Path(a.cache) if a.cache else None)
     if a.json:
         emit_json(results)
     else:
@@ -46,7 +49,15 @@ def add(sub: Any) -> None:
     r.add_argument("papers", nargs="*", metavar="SECTION", help=f"sections to run (default: all): {sections}")
     mode = r.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="fewer buffer sizes (the default)")
-    mode.add_argument("--full", action="store_true", help="more buffer sizes and policies")
+    mode.add_argument("--full", action="store_true",
+                      help="more buffer sizes and policies, and the sections that ask for them (fdbuffer, hypro) on "
+                      "paper-scale traces recorded from PostgreSQL into the trace cache where missing (needs root, "
+                      "PostgreSQL and bpftrace; says which and about how long before it starts; see 'flashlayer list "
+                      "captures')")
+    r.add_argument("--no-capture", action="store_true",
+                   help="with --full: run every section on the shipped traces, recording nothing")
+    r.add_argument("--cache", metavar="DIR",
+                   help="the trace cache (default: $FLASHLAYER_CACHE/traces, else ~/.cache/flashlayer/traces)")
     r.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing, replaced whole)")
     r.add_argument("--traces", metavar="DIR",
                    help="folder with the PostgreSQL traces (default: $FLASHLAYER_TRACES, else the repository's "

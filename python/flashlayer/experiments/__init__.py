@@ -1,7 +1,9 @@
 """Experiment sections of ``flashlayer reproduce``.
 
-Each section is a function ``run(mode, traces_dir, quiet) -> Section`` where
-``mode`` is ``"quick"`` or ``"full"``. A section returns figures (series to
+Each section is a function ``run(mode, inputs, quiet) -> Section`` where
+``mode`` is ``"quick"`` or ``"full"`` and ``inputs`` says where its traces
+are: the shipped ones, and in ``--full`` the paper-scale captures
+(:mod:`flashlayer.tracecache`) the section asks for in :data:`CAPTURES`. A section returns figures (series to
 plot), claims (a paper's statement beside our measured value and whether it
 holds), provenance checks of its inputs, the runs behind the figures, and
 notes for the report. Each paper's system adds its own section.
@@ -10,6 +12,7 @@ notes for the report. Each paper's system adds its own section.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
@@ -87,7 +90,18 @@ class Section(TypedDict):
     traces: list[Path]
 
 
-Runner = Callable[[str, Path, bool], Section]
+@dataclass(frozen=True)
+class Inputs:
+    """Where a section finds its traces."""
+
+    #: The folder of the shipped traces (``data/traces``).
+    traces: Path
+    #: Paper-scale captures by name (:data:`flashlayer.tracecache.CAPTURES`):
+    #: in ``--full``, the ones the section asks for; else none.
+    captured: dict[str, Path] = field(default_factory=dict)
+
+
+Runner = Callable[[str, Inputs, bool], Section]
 
 EXPERIMENTS: dict[str, Runner] = {
     "baselines": baselines.run,
@@ -110,4 +124,10 @@ TRACE_FILES: dict[str, list[str]] = {
     "bounds": bounds.FILES,
 }
 
-__all__ = ["EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]
+#: Paper-scale captures each section runs on in ``--full``.
+CAPTURES: dict[str, list[str]] = {
+    "fdbuffer": fdbuffer.CAPTURES,
+    "hypro": hypro.CAPTURES,
+}
+
+__all__ = ["CAPTURES", "Inputs", "EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]

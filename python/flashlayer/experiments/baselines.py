@@ -17,7 +17,7 @@ from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, TraceStats
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Check, Claim, Figure, Section
+    from flashlayer.experiments import Check, Claim, Figure, Inputs, Section
 
 TRACES = [
     # file, label, numbers stated in data/traces/README.md
@@ -33,7 +33,8 @@ FRACTIONS = {
 POLICIES = {"quick": ["lru", "clock", "2q", "arc", "belady"], "full": ["lru", "fifo", "clock", "2q", "arc", "belady"]}
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     figures: dict[str, Figure] = {}
     claims: list[Claim] = []
     checks: list[Check] = []

@@ -24,7 +24,7 @@ from flashlayer.curves import lru_curve
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Claim, Figure, Section, Table
+    from flashlayer.experiments import Claim, Figure, Inputs, Section, Table
 
 TRACES = {
     "tpcc": "pg15-tpcc-sysbench-w2.csv.gz",
@@ -135,7 +135,8 @@ def bound_claim(paper: str, fid: str, label: str, costs: dict[str, list[float]],
     }
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     figures: dict[str, Figure] = {}
     tables: dict[str, Table] = {}
     claims: list[Claim] = []

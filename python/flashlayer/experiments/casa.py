@@ -40,7 +40,7 @@ from flashlayer.results import SimResult, state_series
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Check, Claim, Figure, Section, Table
+    from flashlayer.experiments import Check, Claim, Figure, Inputs, Section, Table
 
 FILES = baselines.FILES
 OLTP, DSS = FILES
@@ -107,7 +107,8 @@ def _device(ratio: int) -> str:
     return f"ratio:1:{ratio}"
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     figures: dict[str, Figure] = {}
     tables: dict[str, Table] = {}
     claims: list[Claim] = []

@@ -22,10 +22,13 @@ from flashlayer.results import SimResult, state_series
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Claim, Figure, Section, Table
+    from flashlayer.experiments import Claim, Figure, Inputs, Section, Table
 
 PG_TPCC = "pg15-tpcc-sysbench-w2.csv.gz"
 FILES = [PG_TPCC]
+#: Paper-scale captures of ``--full``: Table 2's TPC-B (150 branches) and
+#: TM1 (1 million subscribers) recorded from PostgreSQL.
+CAPTURES = ["pg15-tpcb-s150", "pg15-tatp-1m"]
 DEVICES = {"fdbuffer-hdd": 1.1, "fdbuffer-intel": 5.8, "fdbuffer-mtron": 39.6, "fdbuffer-sdcard": 121.3}
 POLICIES = {
     "LRU": "lru",
@@ -51,7 +54,8 @@ WITHIN = 0.03
 PAPER_GAINS = {5.8: 0.09, 39.6: 0.13, 121.3: 0.26}
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     figures: dict[str, Figure] = {}
     tables: dict[str, Table] = {}
     claims: list[Claim] = []
@@ -68,6 +72,12 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
                 traces.append((f"fdbuffer/fig1-{kind}", f"{label} (generated)", path, int(rep["db_pages"])))
         pg = traces_dir / PG_TPCC
         traces.insert(0, ("fdbuffer/fig1", "TPC-C (PostgreSQL trace)", pg, _native.Trace.open(pg).pages))
+        # --full: Table 2's TPC-B and TM1 recorded from PostgreSQL at the paper's size.
+        for name, fid, label in ((CAPTURES[0], "fdbuffer/fig1-tpcb-pg", "TPC-B (PostgreSQL, 150 branches)"),
+                                 (CAPTURES[1], "fdbuffer/fig1-tatp-pg", "TATP (PostgreSQL, 1M subscribers)")):
+            if name in inputs.captured:
+                path = inputs.captured[name]
+                traces.append((fid, label, path, _native.Trace.open(path).pages))
         gains: dict[str, dict[float, float]] = {}
         shapes: dict[str, str] = {}
         for fid, label, path, db_pages in traces:
@@ -124,7 +134,7 @@ def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
         "checks": [],
         "notes": notes,
         "runs": runs,
-        "traces": [traces_dir / f for f in FILES],
+        "traces": [traces_dir / f for f in FILES] + [inputs.captured[n] for n in CAPTURES if n in inputs.captured],
     }
 
 

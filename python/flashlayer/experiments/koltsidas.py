@@ -24,7 +24,7 @@ from flashlayer import _native, progress
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from flashlayer.experiments import Check, Claim, Figure, Section, Table
+    from flashlayer.experiments import Check, Claim, Figure, Inputs, Section, Table
 
 FILES: list[str] = []
 
@@ -55,7 +55,8 @@ WITHIN = 0.03
 WARMUP = 3
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     s = SCALE[mode]
     ctx = _Ctx(records=int(s["records"]), buffer=int(s["buffer"]), scale=float(s["queries"]), quiet=quiet)
     figures: dict[str, Figure] = {}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from flashlayer import _native, progress
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Check, Claim, Figure, Section
+    from flashlayer.experiments import Check, Claim, Figure, Inputs, Section
 
 FILES: list[str] = []
 METHODS = {
@@ -94,7 +94,8 @@ def _halves_gap(r: dict[str, Any]) -> float:
     return abs(a - b) / max(1e-9, (a + b) / 2)
 
 
-def run(mode: str, traces_dir: Path, quiet: bool) -> Section:
+def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
+    traces_dir = inputs.traces
     scale, points = SCALE[mode], POINTS[mode]
     base = {"blocks": int(scale["blocks"]), "operations": int(scale["operations"]),
             "warmup_erases_per_block": scale["warmup"]}
