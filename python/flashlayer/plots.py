@@ -47,10 +47,13 @@ def fit_title(f: Any, ax: Any, title: str, fontsize: float = 11) -> None:
     """Sets `title` on `ax`, wrapped onto more lines until it fits the width
     of the figure `f`."""
     renderer = f.canvas.get_renderer()
-    for width in (None, 72, 60, 50, 40, 30):
+    margin = 0.02 * f.bbox.width
+    for width in (None, 72, 64, 56, 48, 40, 30):
         ax.set_title(title if width is None else textwrap.fill(title, width), fontsize=fontsize)
+        # Laid out as it will be saved: the title is centred on the axes, which the layout moves.
+        f.tight_layout()
         box = ax.title.get_window_extent(renderer=renderer)
-        if box.x0 >= 0 and box.x1 <= f.bbox.width:
+        if box.x0 >= margin and box.x1 <= f.bbox.width - margin:
             return
 
 
@@ -60,6 +63,13 @@ def render(fig: dict[str, Any], path: Path) -> None:
     figure says ``log_x``, or by default when the sizes span more than a
     factor of 20; y if it says ``log_y``. Long series (time series) are
     drawn without markers."""
+    f, _ = draw(fig)
+    f.savefig(path, format="png")
+    plt.close(f)
+
+
+def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
+    """The figure :func:`render` saves, laid out: (figure, axes)."""
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
     series = fig["series"]
     if "categories" in fig:
@@ -85,14 +95,12 @@ def render(fig: dict[str, Any], path: Path) -> None:
             ax.set_xscale("log")
     if fig.get("log_y"):
         ax.set_yscale("log")
-    fit_title(f, ax, fig["title"])
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
     _legend(ax, len(series))
-    f.tight_layout()
-    f.savefig(path, format="png")
-    plt.close(f)
+    fit_title(f, ax, fig["title"])
+    return f, ax
 
 
 def _rows_of(results: Any) -> list[dict[str, Any]]:
