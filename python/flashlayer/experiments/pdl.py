@@ -227,6 +227,18 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                   update_ops=u))["overall"] for n in (1, 5) for u in ups]
         rmin, rmax = min(ratios), max(ratios)
         ok = lo / 1.25 <= rmin and rmax <= hi * 1.25
+        settings = [(n, u) for n in (1, 5) for u in ups]
+        n_at, u_at = settings[ratios.index(rmax if rmax > hi * 1.25 else rmin)]
+
+        def ops(m: str, n: int = n_at, u: float = u_at) -> str:
+            r = get(m, n=n, update_ops=u)
+            k = max(1, r["operations"])
+            return ", ".join(f"{(r['read'][c] + r['write'][c]) / k:.3f} {c}" for c in ("reads", "programs", "erases"))
+
+        why = (f"The end of the range ({(rmax if rmax > hi * 1.25 else rmin):.2f}x) is at N={n_at}, {u_at:g}% updates "
+               f"(figure pdl/fig11): per operation PDL(256B) does {ops('PDL(256B)')} and {other} {ops(other)}; the "
+               "ratio follows from these counts at Table 1's prices, so it is set by how many of the operations write "
+               "and by how often the method collects.")
         claims.append({
             "paper": "pdl", "id": cid,
             "text": f"Across %UpdateOps (N = 1 and 5) PDL(256B) is {lo}-{hi}x as fast as {other} "
@@ -236,6 +248,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             "ours": f"{rmin:.2f}-{rmax:.2f}x",
             "holds": ok,
             "gap": None if ok else f"{rmin:.2f}-{rmax:.2f}x against {lo / 1.25:.2f}-{hi * 1.25:.2f}x",
+            "why": None if ok else why,
         })
 
     # Fig. 12: Fig. 8's runs priced at other read and write times.
