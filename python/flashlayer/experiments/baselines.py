@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flashlayer.experiments.parts import Parts
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, TraceStats
@@ -35,11 +36,7 @@ POLICIES = {"quick": ["lru", "clock", "2q", "arc", "belady"], "full": ["lru", "f
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures: dict[str, Figure] = {}
-    claims: list[Claim] = []
-    checks: list[Check] = []
-    notes: list[str] = []
-    runs: list[dict[str, Any]] = []
+    figures, _, claims, checks, notes, runs = Parts().unpack()
     policies = POLICIES[mode]
     total = len(TRACES) * len(policies) * len(FRACTIONS[mode])
     with progress.bar(total, "baselines", quiet=quiet) as bar:

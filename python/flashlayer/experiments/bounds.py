@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flashlayer.experiments.parts import Parts
 from flashlayer import _native, progress
 from flashlayer.bounds import above
 from flashlayer.curves import lru_curve
@@ -137,11 +138,7 @@ def bound_claim(paper: str, fid: str, label: str, costs: dict[str, list[float]],
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures: dict[str, Figure] = {}
-    tables: dict[str, Table] = {}
-    claims: list[Claim] = []
-    notes: list[str] = []
-    runs: list[dict[str, Any]] = []
+    figures, tables, claims, _, notes, runs = Parts().unpack()
     devices = [f"ratio:1:{r}" for r in RATIOS]
     rows: list[list[Any]] = []
     below: list[str] = []

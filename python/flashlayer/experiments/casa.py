@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flashlayer.experiments.parts import Parts
 from flashlayer import _native, papers, progress
 from flashlayer.experiments import baselines
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
@@ -109,12 +110,7 @@ def _device(ratio: int) -> str:
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures: dict[str, Figure] = {}
-    tables: dict[str, Table] = {}
-    claims: list[Claim] = []
-    checks: list[Check] = []
-    notes: list[str] = []
-    runs: list[dict[str, Any]] = []
+    figures, tables, claims, checks, notes, runs = Parts().unpack()
     with tempfile.TemporaryDirectory(prefix="flashlayer-casa-") as tmp:
         work = Path(tmp)
         with progress.bar(None, "casa: building CONCAT and a TPC-C trace", quiet=quiet):

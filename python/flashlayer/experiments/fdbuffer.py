@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flashlayer.experiments.parts import Parts
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
@@ -56,11 +57,7 @@ PAPER_GAINS = {5.8: 0.09, 39.6: 0.13, 121.3: 0.26}
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures: dict[str, Figure] = {}
-    tables: dict[str, Table] = {}
-    claims: list[Claim] = []
-    notes: list[str] = []
-    runs: list[dict[str, Any]] = []
+    figures, tables, claims, _, notes, runs = Parts().unpack()
     with tempfile.TemporaryDirectory(prefix="flashlayer-fdbuffer-") as tmp:
         work = Path(tmp)
         _table1(work, tables, claims)

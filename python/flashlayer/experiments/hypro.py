@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flashlayer.experiments.parts import Parts
 from flashlayer import _native, papers, progress
 from flashlayer.experiments.scale import table as scale_table
 from flashlayer.results import SimResult
@@ -72,12 +73,7 @@ POINTS = 200
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures: dict[str, Figure] = {}
-    tables: dict[str, Table] = {}
-    claims: list[Claim] = []
-    checks: list[Check] = []
-    notes: list[str] = []
-    runs: list[dict[str, Any]] = []
+    figures, tables, claims, checks, notes, runs = Parts().unpack()
     with tempfile.TemporaryDirectory(prefix="flashlayer-hypro-") as tmp:
         work = Path(tmp)
         paths = {name: inputs.captured.get(CAPTURED.get(name, ""), traces_dir / f)
