@@ -50,7 +50,7 @@ class _Lines:
         self._say(f"{description} ...")
 
     def _say(self, line: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+        _line(line)
 
     def advance(self, n: int = 1) -> None:
         self._done += n
@@ -84,7 +84,11 @@ def note(text: str, quiet: bool = False) -> None:
     """One line on stderr where lines are on (:func:`log_lines`) and stderr
     is not a terminal; nothing elsewhere."""
     if not quiet and _LINES and not sys.stderr.isatty():
-        print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+        _line(text)
+
+
+def _line(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
 def enabled(quiet: bool) -> bool:

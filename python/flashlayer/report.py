@@ -102,24 +102,16 @@ def _git_commit() -> str | None:
 def _captures(sections: list[str], cache: Path | None, quiet: bool) -> dict[str, Any]:
     """The paper-scale captures `sections` run on in ``--full``, recorded
     into the cache where missing (:mod:`flashlayer.tracecache`)."""
-    from flashlayer import capture, tracecache
+    from flashlayer import tracecache
     from flashlayer.experiments import CAPTURES
 
     names = sorted({n for s in sections for n in CAPTURES.get(s, [])})
-    if not names:
-        return {}
-    folder = cache or tracecache.cache_dir()
-    wanted = [tracecache.CAPTURES[n] for n in names]
-    missing, _ = tracecache.plan(wanted, folder)
-    if missing:
-        try:
-            capture.check_prerequisites(capture.CaptureOptions(out=folder / "check"))
-        except FlashlayerError as e:
-            raise FlashlayerError(f"reproduce --full records paper-scale traces ({', '.join(c.name for c in missing)}) "
-                                  f"and cannot here: {e}; run it as root where PostgreSQL and bpftrace are installed "
-                                  "(bash scripts/setup installs them), or pass --no-capture to run on the shipped "
-                                  "traces") from None
-    return tracecache.ensure(wanted, folder, quiet)
+    try:
+        return tracecache.ensure([tracecache.CAPTURES[n] for n in names], cache, quiet)
+    except tracecache.CannotRecord as e:
+        raise FlashlayerError(f"reproduce --full: {e}; run it as root where PostgreSQL and bpftrace are installed "
+                              "(bash scripts/setup installs them), or pass --no-capture to run on the shipped "
+                              "traces") from None
 
 
 def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool,
@@ -159,7 +151,6 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
             "sections": sections,
             "traces": {p.name: _trace_meta(p) for p in used},
             "captures": {name: tracecache.describe(c) for name, c in captured.items()},
-            "paper_scale": mode == "full" and capture,
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
             "seconds": {name: secs for name, _, secs in done},
             "python": platform.python_version(),

@@ -143,6 +143,10 @@ def lookup(capture: Capture, folder: Path) -> Cached | None:
     return Cached(capture, trace, saved)
 
 
+class CannotRecord(FlashlayerError):
+    """Captures are missing and this machine cannot record them."""
+
+
 def plan(captures: list[Capture], folder: Path) -> tuple[list[Capture], float]:
     """The `captures` the cache lacks, and about how many minutes they take."""
     missing = [c for c in captures if lookup(c, folder) is None]
@@ -190,21 +194,33 @@ def record(capture: Capture, folder: Path, quiet: bool, runner: Any = None) -> C
 def ensure(captures: list[Capture], folder: Path | None = None, quiet: bool = False,
            runner: Any = None) -> dict[str, Cached]:
     """Every one of `captures` by name, recording the ones the cache lacks
-    (saying first which and about how long), each reused from then on."""
+    (saying first which and about how long), each reused from then on.
+    Raises :class:`CannotRecord` before recording anything if the default
+    runner's prerequisites (root, bpftrace, PostgreSQL) are missing."""
+    from flashlayer import capture
+
     folder = folder or cache_dir()
-    missing, minutes = plan(captures, folder)
+    found = {c.name: lookup(c, folder) for c in captures}
+    missing = [c for c in captures if found[c.name] is None]
     if missing:
-        progress.note(f"capturing {len(missing)} paper-scale trace(s) into {folder}, about {minutes:.0f} min on 2 "
-                      f"cores: {', '.join(c.name for c in missing)}", quiet)
+        if runner is None:
+            try:
+                capture.check_prerequisites(capture.CaptureOptions(out=folder / "check"))
+            except FlashlayerError as e:
+                raise CannotRecord(f"recording {', '.join(c.name for c in missing)} needs what this machine lacks: "
+                                   f"{e}") from None
+        progress.note(f"capturing {len(missing)} paper-scale trace(s) into {folder}, about "
+                      f"{sum(c.estimate_minutes for c in missing):.0f} min on 2 cores: "
+                      f"{', '.join(c.name for c in missing)}", quiet)
     out: dict[str, Cached] = {}
     for i, c in enumerate(captures, 1):
-        found = lookup(c, folder)
-        if found is None:
+        cached = found[c.name]
+        if cached is None:
             progress.note(f"capture {i}/{len(captures)}: {c.name} ({c.command()})", quiet)
-            found = record(c, folder, quiet, runner)
-            progress.note(f"capture {i}/{len(captures)}: {c.name}: {found.record['requests']:,} requests, "
-                          f"{found.record['distinct_pages']:,} pages in {found.record['seconds']:.0f} s", quiet)
-        out[c.name] = found
+            cached = record(c, folder, quiet, runner)
+            progress.note(f"capture {i}/{len(captures)}: {c.name}: {cached.record['requests']:,} requests, "
+                          f"{cached.record['distinct_pages']:,} pages in {cached.record['seconds']:.0f} s", quiet)
+        out[c.name] = cached
     return out
 
 
