@@ -91,12 +91,27 @@ def test_capture_refuses_to_run_without_root(monkeypatch: pytest.MonkeyPatch, tm
         capture.check_prerequisites(capture.CaptureOptions(out=tmp_path / "x.flt"))
 
 
-def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
+def _needs_capture() -> None:
     missing = _prerequisites()
     if missing:
         if REQUIRED:
             pytest.fail(f"capture prerequisites missing in CI: {missing}")
         pytest.skip(f"capture prerequisites missing: {missing}")
+
+
+def _ops_by_relation(out: Path, tmp_path: Path) -> dict[int, set[str]]:
+    """The operations each relation (by filenode) saw in a captured trace."""
+    csv = tmp_path / "trace.csv"
+    run_cli("trace", "convert", str(out), str(csv), check=True)
+    ops: dict[int, set[str]] = {}
+    for line in csv.read_text().splitlines()[1:]:
+        page, op = line.split(",")
+        ops.setdefault(int(page) >> 34, set()).add(op)
+    return ops
+
+
+def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
+    _needs_capture()
     out = tmp_path / "tatp.flt"
     p = run_cli("trace", "capture", "postgres", "--workload", "tatp", "--subscribers", "3000", "--out", str(out),
                 "--seconds", "2", "--clients", "2", "--json", check=True)
@@ -105,17 +120,49 @@ def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
     assert any("get_subscriber_data.sql@35" in part for part in summary["workload"])
     tables = {"subscriber", "access_info", "special_facility", "call_forwarding"}
     assert tables <= summary["relations"].keys()
-    csv = tmp_path / "tatp.csv"
-    run_cli("trace", "convert", str(out), str(csv), check=True)
-    ops: dict[int, set[str]] = {}
-    for line in csv.read_text().splitlines()[1:]:
-        page, op = line.split(",")
-        ops.setdefault(int(page) >> 34, set()).add(op)
+    ops = _ops_by_relation(out, tmp_path)
     # Every TATP table is read; the subscriber table is also updated
     # (UPDATE_LOCATION, 14% of the mix).
     for t in tables:
         assert "R" in ops.get(summary["relations"][t], set()), t
     assert ops[summary["relations"]["subscriber"]] == {"R", "W"}
+
+
+def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: Path) -> None:
+    _needs_capture()
+    out = tmp_path / "tpcc.flt"
+    p = run_cli("trace", "capture", "postgres", "--workload", "tpcc", "--warehouses", "1", "--out", str(out),
+                "--seconds", "3", "--clients", "2", "--json", check=True)
+    summary = json.loads(p.stdout)
+    assert summary["workload_name"] == "tpcc"
+    assert any("new_order.sql@45" in part for part in summary["workload"])
+    assert "warehouses=1" in summary["workload"]
+    ops = _ops_by_relation(out, tmp_path)
+    rel = summary["relations"]
+    # New-Order, Payment and Delivery modify these; items are only read.
+    for t in ("warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "stock"):
+        assert ops.get(rel[t]) == {"R", "W"}, t
+    assert ops[rel["item"]] == {"R"}
+    # Order-Status and Payment find customers by last name through its index.
+    assert "R" in ops.get(rel["customer_by_name"], set())
+
+
+def test_capture_records_tpch_queries_reading_every_table(tmp_path: Path) -> None:
+    _needs_capture()
+    out = tmp_path / "tpch.flt"
+    p = run_cli("trace", "capture", "postgres", "--workload", "tpch", "--scale-factor", "0.01", "--out", str(out),
+                "--json", check=True)
+    summary = json.loads(p.stdout)
+    assert summary["workload_name"] == "tpch"
+    assert summary["workload"][-1].endswith("tpch/queries.sql")
+    ops = _ops_by_relation(out, tmp_path)
+    for t in ("region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"):
+        assert ops.get(summary["relations"][t]) == {"R"}, t
+
+
+def test_capture_refuses_a_scale_factor_below_its_floor() -> None:
+    p = run_cli("trace", "capture", "postgres", "--workload", "tpch", "--scale-factor", "0", "--out", "x.flt")
+    assert p.returncode == 2 and "--scale-factor" in p.stderr
 
 
 STRACE_REQUIRED = REQUIRED  # scripts/test installs strace with the capture tools

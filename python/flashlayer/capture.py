@@ -21,7 +21,14 @@ Workloads: ``tpcb`` (the default) initialises pgbench's TPC-B-like tables
 (not traced) and traces a timed ``pgbench`` run; ``tatp`` loads the TATP
 schema of ``flashlayer/workloads/tatp/load.sql`` with ``--subscribers``
 subscribers (not traced) and traces ``pgbench`` running the seven TATP
-transactions of that folder with TATP's mix (35/10/35/2/14/2/2%).
+transactions of that folder with TATP's mix (35/10/35/2/14/2/2%); ``tpcc``
+loads TPC-C's nine tables with ``--warehouses`` warehouses and the five
+transactions as PL/pgSQL functions (``flashlayer/workloads/tpcc/load.sql``,
+not traced) and traces ``pgbench`` running them with TPC-C's mix
+(45/43/4/4/4%); ``tpch`` generates TPC-H's tables at ``--scale-factor`` with
+tpchgen-cli and loads them (``flashlayer/workloads/tpch/load.sql``, not
+traced), then traces ``psql`` running the 22 queries once, in order
+(``queries.sql``).
 ``-- COMMAND ...`` traces any command instead, run with ``PGHOST``,
 ``PGPORT``, ``PGUSER`` and ``PGDATABASE`` set to the cluster.
 """
@@ -35,6 +42,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -79,6 +87,8 @@ class CaptureOptions:
     command: list[str] = field(default_factory=list)
     workload: str = "tpcb"
     subscribers: int = 100_000
+    warehouses: int = 1
+    scale_factor: float = 0.1
 
 
 #: pgbench scripts of the TATP transactions with TATP's mix (percent).
@@ -92,8 +102,11 @@ TATP_MIX = (
     ("delete_call_forwarding", 2),
 )
 
-TATP_DIR = Path(__file__).parent / "workloads" / "tatp"
-WORKLOADS = ("tpcb", "tatp")
+#: pgbench scripts of the TPC-C transactions with TPC-C's mix (percent).
+TPCC_MIX = (("new_order", 45), ("payment", 43), ("order_status", 4), ("delivery", 4), ("stock_level", 4))
+
+WORKLOAD_DIR = Path(__file__).parent / "workloads"
+WORKLOADS = ("tpcb", "tatp", "tpcc", "tpch")
 
 
 def _fail(msg: str) -> FlashlayerError:
@@ -130,8 +143,11 @@ def check_prerequisites(opts: CaptureOptions) -> tuple[Path, str]:
         raise _fail("needs the 'postgres' system user to run the throwaway cluster (Debian's postgresql creates it)") from None
     if opts.workload not in WORKLOADS:
         raise _fail(f"unknown workload '{opts.workload}'; expected one of {', '.join(WORKLOADS)}")
-    if not opts.command and shutil.which("pgbench") is None and not (pg_bin / "pgbench").is_file():
+    if not opts.command and opts.workload != "tpch" and shutil.which("pgbench") is None \
+            and not (pg_bin / "pgbench").is_file():
         raise _fail("pgbench not found; install postgresql-client or pass a command after --")
+    if not opts.command and opts.workload == "tpch" and _tpchgen() is None:
+        raise _fail("tpchgen-cli not found (it generates TPC-H's tables); pip install tpchgen-cli")
     probe = f"usdt:{pg_bin / 'postgres'}:postgresql:buffer__read__done"
     listed = subprocess.run([bpftrace, "-l", probe], capture_output=True, text=True, timeout=120)
     if "buffer__read__done" not in listed.stdout:
@@ -142,12 +158,46 @@ def check_prerequisites(opts: CaptureOptions) -> tuple[Path, str]:
     return pg_bin, bpftrace
 
 
-def _pgbench_run(pgbench: str, opts: CaptureOptions) -> list[str]:
+def _tpchgen() -> str | None:
+    """tpchgen-cli: on PATH or beside this Python (a virtual environment's)."""
+    beside = Path(sys.executable).parent / "tpchgen-cli"
+    return shutil.which("tpchgen-cli") or (str(beside) if beside.is_file() else None)
+
+
+def _psql(pg_bin: Path) -> str:
+    return str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
+
+
+def _load(opts: CaptureOptions, pg_bin: Path, pgbench: str, work: Path, env: dict[str, str]) -> None:
+    """Creates the workload's database (not traced)."""
+    if opts.workload == "tpcb":
+        _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
+        return
+    var = {"tatp": f"subscribers={opts.subscribers}", "tpcc": f"warehouses={opts.warehouses}"}.get(opts.workload)
+    if opts.workload == "tpch":
+        tables = work / "tpch"
+        _run([str(_tpchgen()), "csv", "-s", str(opts.scale_factor), "-o", str(tables)], "tpchgen-cli")
+        env = {**env, "TPCH_DIR": str(tables)}
+    _run([_psql(pg_bin), "-q", "-v", "ON_ERROR_STOP=1", *(["-v", var] if var else []), "-f",
+          str(WORKLOAD_DIR / opts.workload / "load.sql")], f"loading {opts.workload.upper()}", env=env,
+         timeout=4 * 3600)
+    if opts.workload == "tpch":
+        shutil.rmtree(tables)
+
+
+def _workload_run(pgbench: str, pg_bin: Path, opts: CaptureOptions) -> list[str]:
+    """The traced command."""
+    if opts.workload == "tpch":
+        return [_psql(pg_bin), "-q", "-v", "ON_ERROR_STOP=1", "-f", str(WORKLOAD_DIR / "tpch" / "queries.sql")]
     run = [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
     if opts.workload == "tpcb":
         return run
-    scripts = [f"{TATP_DIR / name}.sql@{weight}" for name, weight in TATP_MIX]
-    return [*run, "-n", "-D", f"subscribers={opts.subscribers}", *(x for s in scripts for x in ("-f", s))]
+    mix, var = (TATP_MIX, f"subscribers={opts.subscribers}") if opts.workload == "tatp" else \
+        (TPCC_MIX, f"warehouses={opts.warehouses}")
+    scripts = [f"{WORKLOAD_DIR / opts.workload / name}.sql@{weight}" for name, weight in mix]
+    # A deadlock between two transactions is retried, as a TPC-C terminal
+    # would; New-Order takes stock rows in item order so there are few.
+    return [*run, "-n", "--max-tries=10", "-D", var, *(x for s in scripts for x in ("-f", s))]
 
 
 def _free_port() -> int:
@@ -192,12 +242,9 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
             )
             started = True
             postmaster = int((data / "postmaster.pid").read_text().split()[0])
-            if not opts.command and opts.workload == "tpcb":
-                _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
-            elif not opts.command:
-                psql = str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
-                _run([psql, "-q", "-v", "ON_ERROR_STOP=1", "-v", f"subscribers={opts.subscribers}", "-f",
-                      str(TATP_DIR / "load.sql")], "loading TATP", env=env, timeout=3600)
+        if not opts.command:
+            with progress.bar(None, f"loading {opts.workload.upper()} (not traced)", quiet=quiet):
+                _load(opts, pg_bin, pgbench, work, env)
         script = work / "capture.bt"
         script.write_text(SCRIPT.format(bin=pg_bin / "postgres"))
         raw, errs = work / "events.txt", work / "bpftrace.err"
@@ -212,9 +259,10 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
                 if time.monotonic() > deadline:
                     raise _fail("bpftrace did not attach within 120 s")
                 time.sleep(0.1)
-        workload = opts.command or _pgbench_run(pgbench, opts)
+        workload = opts.command or _workload_run(pgbench, pg_bin, opts)
         with progress.bar(None, f"tracing: {' '.join(workload)[:60]}", quiet=quiet):
-            w = subprocess.run(workload, env=env, capture_output=True, text=True)
+            w = subprocess.run(workload, env={**env, "TPCH_SF": str(opts.scale_factor)}, capture_output=True,
+                               text=True)
         tracer.send_signal(signal.SIGINT)
         tracer.wait(timeout=300)
         tracer = None
@@ -243,9 +291,8 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
             f.write("page,op\n")
             f.writelines(f"{page},{op}\n" for _, op, page in events)
         n = _native.convert(csv, opts.out, "csv", None, None)
-        psql = str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
         relations = _run(
-            [psql, "-At", "-c",
+            [_psql(pg_bin), "-At", "-c",
              "select relname || ' ' || pg_relation_filenode(oid) from pg_class where pg_relation_filenode(oid) <> 0"],
             "listing relations",
             env=env,

@@ -35,7 +35,8 @@ CACHE = Path.home() / ".cache" / "flashlayer"
 INDEX = "https://pypi.org/simple/libcachesim/"
 
 #: flashlayer policy -> libCacheSim class name.
-POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "2q": "TwoQ", "arc": "ARC", "belady": "Belady"}
+POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "2q": "TwoQ", "arc": "ARC", "sieve": "Sieve",
+            "s3fifo": "S3FIFO", "lfu": "LFU", "slru": "SLRU", "lruk": "LRUK", "belady": "Belady"}
 
 
 def _need(module: str) -> Any:
@@ -47,35 +48,48 @@ def _need(module: str) -> Any:
         ) from None
 
 
+def _sdist(quiet: bool) -> Path:
+    """libCacheSim's source distribution, fetched once from the package
+    index (checked against the index's SHA-256)."""
+    sdist = CACHE / f"libcachesim-{LIBCACHESIM_VERSION}.tar.gz"
+    if sdist.is_file():
+        return sdist
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with progress.bar(None, f"fetching libcachesim {LIBCACHESIM_VERSION} source", quiet=quiet):
+        page = urllib.request.urlopen(INDEX, timeout=60).read().decode()
+        m = re.search(rf'href="([^"]+/libcachesim-{re.escape(LIBCACHESIM_VERSION)}\.tar\.gz)#sha256=([0-9a-f]+)"',
+                      page)
+        if m is None:
+            raise FlashlayerError(f"{INDEX} lists no libcachesim-{LIBCACHESIM_VERSION}.tar.gz")
+        data = urllib.request.urlopen(m.group(1), timeout=600).read()
+        if hashlib.sha256(data).hexdigest() != m.group(2):
+            raise FlashlayerError("the downloaded libcachesim source does not match the index's SHA-256")
+        tmp = sdist.with_suffix(".part")
+        tmp.write_bytes(data)
+        tmp.replace(sdist)
+    return sdist
+
+
+def data_file(name: str, quiet: bool = False) -> bytes:
+    """A file of libCacheSim's ``data/`` folder (its sample traces)."""
+    sdist = _sdist(quiet)
+    with tarfile.open(sdist) as tar:
+        member = next((m for m in tar.getmembers() if m.name.endswith("/data/" + name)), None)
+        if member is None:
+            raise FlashlayerError(f"{sdist} holds no data/{name}")
+        raw = tar.extractfile(member)
+        assert raw is not None
+        return raw.read()
+
+
 def fetch_twitter(quiet: bool = False) -> Path:
     """The Twitter trace as ``oracleGeneral``, fetched and converted once."""
     out = CACHE / f"libcachesim-{LIBCACHESIM_VERSION}-twitter_cluster52_10m.oracleGeneral.bin"
     if out.is_file():
         return out
-    CACHE.mkdir(parents=True, exist_ok=True)
-    sdist = CACHE / f"libcachesim-{LIBCACHESIM_VERSION}.tar.gz"
-    if not sdist.is_file():
-        with progress.bar(None, f"fetching libcachesim {LIBCACHESIM_VERSION} source", quiet=quiet):
-            page = urllib.request.urlopen(INDEX, timeout=60).read().decode()
-            m = re.search(rf'href="([^"]+/libcachesim-{re.escape(LIBCACHESIM_VERSION)}\.tar\.gz)#sha256=([0-9a-f]+)"',
-                          page)
-            if m is None:
-                raise FlashlayerError(f"{INDEX} lists no libcachesim-{LIBCACHESIM_VERSION}.tar.gz")
-            data = urllib.request.urlopen(m.group(1), timeout=600).read()
-            if hashlib.sha256(data).hexdigest() != m.group(2):
-                raise FlashlayerError("the downloaded libcachesim source does not match the index's SHA-256")
-            tmp = sdist.with_suffix(".part")
-            tmp.write_bytes(data)
-            tmp.replace(sdist)
-    with tarfile.open(sdist) as tar:
-        member = next((m for m in tar.getmembers() if m.name.endswith("/data/" + TWITTER)), None)
-        if member is None:
-            raise FlashlayerError(f"{sdist} holds no {TWITTER}")
-        raw = tar.extractfile(member)
-        assert raw is not None
-        with progress.bar(None, f"converting {TWITTER} to oracleGeneral", quiet=quiet):
-            ids = _twitter_ids(raw.read())
-            write_oracle(ids, out)
+    compressed = data_file(TWITTER, quiet)
+    with progress.bar(None, f"converting {TWITTER} to oracleGeneral", quiet=quiet):
+        write_oracle(_twitter_ids(compressed), out)
     return out
 
 
@@ -120,9 +134,13 @@ def run(
 ) -> dict[str, Any]:
     lcs = _need("libcachesim")
     np = _need("numpy")
+    # libCacheSim runs each policy with its defaults, which are ours: a
+    # spec compares only as its bare name.
+    policies = [_native.short_spec("policy", p) for p in policies]
     for p in policies:
         if p not in POLICIES:
-            raise FlashlayerError(f"libCacheSim has no counterpart here for '{p}'; compare: {', '.join(POLICIES)}")
+            raise FlashlayerError(f"libCacheSim has no counterpart here for '{p}' (it runs each policy with its "
+                                  f"defaults); compare: {', '.join(POLICIES)}")
     work = CACHE / "compare"
     work.mkdir(parents=True, exist_ok=True)
     if trace_path is None:

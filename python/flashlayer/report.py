@@ -160,11 +160,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
 
     def fill(tmp: Path) -> None:
         (tmp / "figures").mkdir()
-        for fid, fig in results["figures"].items():
-            # Ids are "section/name": one folder per section.
-            png = tmp / "figures" / f"{fid}.png"
-            png.parent.mkdir(parents=True, exist_ok=True)
-            plots.render(fig, png)
+        plots.render_all(results["figures"], tmp / "figures")
         (tmp / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         (tmp / "index.html").write_text(_html(done, results, traces))
 
@@ -358,10 +354,8 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str
                  f"<style>{CSS}</style></head><body><h1>flashlayer sweep: {_e(source)}</h1>",
                  f"<p class='meta'>{len(rows):,} cells, {failed:,} failed; flashlayer {_e(__version__)}. "
                  "One series per policy.</p><div class='figs'>"]
+        plots.render_all(figures, tmp / "figures")
         for fid, fig in figures.items():
-            png = tmp / "figures" / f"{fid}.png"
-            png.parent.mkdir(parents=True, exist_ok=True)
-            plots.render(fig, png)
             parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
                          f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
         parts.append("</div>")

@@ -35,7 +35,7 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
-from flashlayer.papers import FDBUFFER_TM1, FDBUFFER_TPCB, HYPRO_TATP, HYPRO_TPCB, PaperTrace
+from flashlayer.papers import CASA_DSS, CASA_OLTP, FDBUFFER_TM1, FDBUFFER_TPCB, HYPRO_TATP, HYPRO_TPCB, PaperTrace
 
 #: Bumped when the capture of a preset would record something else from the
 #: same options; part of every cache key.
@@ -75,14 +75,15 @@ class Capture:
         """The command line that records this capture by hand."""
         o = self.options
         parts = ["flashlayer trace capture postgres", f"--workload {o['workload']}"]
-        if o["workload"] == "tpcb":
-            parts.append(f"--scale {o['scale']}")
-        else:
-            parts.append(f"--subscribers {o['subscribers']}")
-        parts += [f"--seconds {o['seconds']}", f"--clients {o['clients']}", f"--shared-buffers {o['shared_buffers']}",
-                  f"--out {self.file_name()}"]
+        parts += [f"--{k.replace('_', '-')} {o[k]}" for k in SIZE[o["workload"]]]
+        if o["workload"] != "tpch":
+            parts += [f"--seconds {o['seconds']}", f"--clients {o['clients']}"]
+        parts += [f"--shared-buffers {o['shared_buffers']}", f"--out {self.file_name()}"]
         return " ".join(parts)
 
+
+#: The option that sets each workload's size.
+SIZE = {"tpcb": ("scale",), "tatp": ("subscribers",), "tpcc": ("warehouses",), "tpch": ("scale_factor",)}
 
 #: How every capture runs its workload: 300 s with 4 clients (the papers
 #: ran 20 clients for hours; 20 lose bpftrace events on 2 cores).
@@ -101,6 +102,16 @@ CAPTURES: dict[str, Capture] = {
                 (FDBUFFER_TM1, HYPRO_TATP), estimate_minutes=8.0,
                 scale_note="1 million subscribers is FD-Buffer's TM1 (2.4 GB) and about HyPro's 2 GB TATP; HyPro's "
                 "trace touched twice as many pages in fewer references."),
+        Capture("pg15-tpcc-w50", {"workload": "tpcc", "warehouses": 50, "seconds": 30, "clients": 4,
+                                  "shared_buffers": "16MB"},
+                (CASA_OLTP,), estimate_minutes=7.0,
+                scale_note="50 warehouses is CASA's TPC-C database; 30 s with 4 clients gives about the paper's "
+                "1.4M requests, over more distinct pages (95k against 60k: pgbench picks a warehouse per "
+                "transaction where CASA's terminals each kept one)."),
+        Capture("pg15-tpch-sf05", {"workload": "tpch", "scale_factor": 0.5, "shared_buffers": "16MB"},
+                (CASA_DSS,), estimate_minutes=3.0,
+                scale_note="the paper gives no scale factor; at 0.5 the 22 queries touch about its 104k pages "
+                "(0.1 touches 20.8k)."),
     )
 }
 

@@ -13,7 +13,8 @@ use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
     Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Future,
-    Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, ScheduleCosts, TwoQ, WbLandlord, DEFAULT_EPOCH,
+    Koltsidas, Lambda, Lfu, Lru, LruK, LruWsr, Mc, Policy, S3Fifo, ScheduleCosts, Sieve, Slru,
+    TwoQ, WbLandlord, DEFAULT_EPOCH,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -82,7 +83,8 @@ fn fdbuffer(pages: usize, cluster: usize) -> FdBuffer {
 }
 
 #[divan::bench(args = [
-    "lru", "fifo", "clock", "2q", "arc", "belady", "cflru", "lruwsr", "ccflru", "casa",
+    "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "belady", "cflru",
+    "lruwsr", "ccflru", "casa",
     "koltsidas", "koltsidas-auto", "wblandlord", "fdbuffer", "fdbuffer-cluster64", "cfdc",
 ])]
 fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
@@ -95,6 +97,11 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "clock" => replay(Clock::new(BUFFER).with_pages(*pages)),
             "2q" => replay(TwoQ::new(BUFFER).with_pages(*pages)),
             "arc" => replay(Arc::new(BUFFER).with_pages(*pages)),
+            "sieve" => replay(Sieve::new(BUFFER).with_pages(*pages)),
+            "s3fifo" => replay(S3Fifo::new(BUFFER).with_pages(*pages)),
+            "lfu" => replay(Lfu::new(BUFFER).with_pages(*pages)),
+            "slru" => replay(Slru::new(BUFFER).with_pages(*pages)),
+            "lruk" => replay(LruK::new(BUFFER).with_pages(*pages)),
             "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
             "cflru" => replay(Cflru::new(BUFFER, 0.5).with_pages(*pages)),
             "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),

@@ -173,6 +173,12 @@ impl Model for TwoQModel {
             e.1 |= w;
             return Event::Hit;
         }
+        // "if X is in A1out": decided before reclaimfor(X), X leaving A1out
+        // for Am, so the reclaim's push into A1out cannot forget it.
+        let ghost = self.a1out.iter().position(|&p| p == page);
+        if let Some(i) = ghost {
+            self.a1out.remove(i);
+        }
         let mut victim = None;
         if self.a1in.len() + self.am.len() == self.cap {
             let from_a1 = self.a1in.len() > self.kin || self.am.is_empty();
@@ -196,11 +202,13 @@ impl Model for TwoQModel {
                 take_am(self).or_else(|| take_a1(self))
             };
             if victim.is_none() {
+                if let Some(i) = ghost {
+                    self.a1out.insert(i, page);
+                }
                 return Event::Miss(None);
             }
         }
-        if let Some(i) = self.a1out.iter().position(|&p| p == page) {
-            self.a1out.remove(i);
+        if ghost.is_some() {
             self.am.push_front((page, w));
         } else {
             self.a1in.push_front((page, w));

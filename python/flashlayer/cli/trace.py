@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flashlayer import _native, progress
+from flashlayer import _native, capture, progress
 from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     Parser,
@@ -119,8 +119,6 @@ def cmd_gen_workload(a: argparse.Namespace) -> None:
 
 
 def cmd_capture_postgres(a: argparse.Namespace) -> None:
-    from flashlayer import capture
-
     command = list(a.command)
     if command and command[0] == "--":
         command = command[1:]
@@ -131,7 +129,7 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
         opts = capture.CaptureOptions(
             out=tmp, pg_bin=Path(a.pg_bin) if a.pg_bin else None, seconds=a.seconds, clients=a.clients,
             scale=a.scale, shared_buffers=a.shared_buffers, command=command, workload=a.workload,
-            subscribers=a.subscribers,
+            subscribers=a.subscribers, warehouses=a.warehouses, scale_factor=a.scale_factor,
         )
         summary.update(capture.capture(opts, quiet=a.json))
         return int(summary["requests"])
@@ -247,18 +245,30 @@ def add(sub: Any) -> None:
         "bpftrace and Debian's postgresql package (built with dtrace probes). --workload tpcb (the default) "
         "initialises pgbench (not traced) and traces a timed pgbench run; --workload tatp loads TATP's four "
         "tables with --subscribers subscribers (not traced) and traces pgbench running TATP's seven transactions "
-        "in TATP's mix; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
+        "in TATP's mix; --workload tpcc loads TPC-C's nine tables with --warehouses warehouses (not traced) and "
+        "traces pgbench running TPC-C's five transactions (PL/pgSQL functions) in TPC-C's mix; --workload tpch "
+        "generates TPC-H's tables at --scale-factor with tpchgen-cli and loads them (not traced) and traces psql "
+        "running TPC-H's 22 queries once, in order; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
         "PGDATABASE pointing at the cluster.",
     )
-    pg.add_argument("--workload", choices=("tpcb", "tatp"), default="tpcb",
-                    help="what pgbench runs: tpcb (its built-in TPC-B-like script) or tatp (default: tpcb)")
-    pg.add_argument("--subscribers", type=int_arg(1, "--subscribers"), default=100_000,
-                    help="with --workload tatp: subscribers loaded (default: 100,000)")
+    d = capture.CaptureOptions
+    pg.add_argument("--workload", choices=capture.WORKLOADS, default=d.workload,
+                    help="what runs: tpcb (pgbench's built-in TPC-B-like script), tatp, tpcc (pgbench scripts) or tpch "
+                    f"(psql) (default: {d.workload})")
+    pg.add_argument("--subscribers", type=int_arg(1, "--subscribers"), default=d.subscribers,
+                    help=f"with --workload tatp: subscribers loaded (default: {d.subscribers:,})")
+    pg.add_argument("--warehouses", type=int_arg(1, "--warehouses"), default=d.warehouses,
+                    help=f"with --workload tpcc: warehouses loaded, about 110 MB each (default: {d.warehouses})")
+    pg.add_argument("--scale-factor", type=float_arg(0.01, None, "--scale-factor"), default=d.scale_factor,
+                    help=f"with --workload tpch: TPC-H scale factor, about 1.6 GB a unit in PostgreSQL (default: "
+                    f"{d.scale_factor})")
     pg.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
-    pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=10, help="pgbench run time (default: 10)")
-    pg.add_argument("--clients", type=int_arg(1, "--clients"), default=4, help="pgbench clients (default: 4)")
-    pg.add_argument("--scale", type=int_arg(1, "--scale"), default=1, help="with --workload tpcb: pgbench scale factor (default: 1)")
-    pg.add_argument("--shared-buffers", default="16MB", help="the cluster's shared_buffers (default: 16MB)")
+    pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=d.seconds, help=f"pgbench run time (default: {d.seconds})")
+    pg.add_argument("--clients", type=int_arg(1, "--clients"), default=d.clients, help=f"pgbench clients (default: {d.clients})")
+    pg.add_argument("--scale", type=int_arg(1, "--scale"), default=d.scale,
+                    help=f"with --workload tpcb: pgbench scale factor (default: {d.scale})")
+    pg.add_argument("--shared-buffers", default=d.shared_buffers,
+                    help=f"the cluster's shared_buffers (default: {d.shared_buffers})")
     pg.add_argument("--pg-bin", metavar="DIR", help="server bin folder (default: newest /usr/lib/postgresql/*/bin)")
     pg.add_argument("--json", action="store_true", help="print a summary (requests, writes, relation filenodes)")
     pg.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: a workload to trace instead of pgbench")

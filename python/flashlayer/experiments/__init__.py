@@ -126,6 +126,7 @@ TRACE_FILES: dict[str, list[str]] = {
 
 #: Paper-scale captures each section runs on in ``--full``.
 CAPTURES: dict[str, list[str]] = {
+    "casa": casa.CAPTURES,
     "fdbuffer": fdbuffer.CAPTURES,
     "hypro": hypro.CAPTURES,
 }

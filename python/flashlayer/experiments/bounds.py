@@ -38,6 +38,8 @@ SHARES = [0.01, 0.03, 0.10]
 POLICIES = {
     "LRU": "lru",
     "ARC": "arc",
+    "SIEVE": "sieve",
+    "S3-FIFO": "s3fifo",
     "CFLRU": "cflru",
     "LRU-WSR": "lruwsr",
     "CCF-LRU": "ccflru",

@@ -5,8 +5,8 @@
 //! per combination.
 
 use super::{
-    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lru,
-    LruWsr, Policy, PolicyKind, PolicySpec, TwoQ, WbLandlord,
+    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lfu, Lru,
+    LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WbLandlord,
 };
 use crate::error::{Error, Result};
 
@@ -45,6 +45,30 @@ macro_rules! online_policy {
             }
             PolicyKind::Arc => {
                 let $p = Arc::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::Sieve => {
+                let $p = Sieve::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::S3Fifo {
+                small,
+                ghost,
+                threshold,
+            } => {
+                let $p = S3Fifo::with_params(cap, small, ghost, threshold).with_pages(pages);
+                $use
+            }
+            PolicyKind::Lfu => {
+                let $p = Lfu::new(cap).with_pages(pages);
+                $use
+            }
+            PolicyKind::LruK { k } => {
+                let $p = LruK::with_k(cap, k).with_pages(pages);
+                $use
+            }
+            PolicyKind::Slru { segments } => {
+                let $p = Slru::with_segments(cap, segments).with_pages(pages);
                 $use
             }
             PolicyKind::Belady | PolicyKind::CostOptUb { .. } => Err(Error::invalid(format!(

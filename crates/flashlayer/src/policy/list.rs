@@ -510,3 +510,22 @@ macro_rules! list_policy_basics {
     };
 }
 pub(crate) use list_policy_basics;
+
+/// [`super::Policy::mark_dirty`] and [`super::Policy::mark_clean`] for a
+/// list-based policy that keeps dirty bits only in its `l: Lists` and no
+/// cost per page: the flag of a resident page, nothing else.
+macro_rules! list_policy_marks {
+    () => {
+        fn mark_dirty(&mut self, page: DenseId) {
+            if self.contains(page) {
+                self.l.set_dirty(page, true);
+            }
+        }
+        fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+            if self.contains(page) {
+                self.l.set_dirty(page, false);
+            }
+        }
+    };
+}
+pub(crate) use list_policy_marks;

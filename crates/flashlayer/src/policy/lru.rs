@@ -122,16 +122,7 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         self.l.set_dirty(v.page, v.dirty);
     }
 
-    fn mark_dirty(&mut self, page: DenseId) {
-        if self.contains(page) {
-            self.l.set_dirty(page, true);
-        }
-    }
-    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.contains(page) {
-            self.l.set_dirty(page, false);
-        }
-    }
+    super::list::list_policy_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }

@@ -124,16 +124,7 @@ impl Policy for LruWsr {
         self.undo.undo(&mut self.l);
     }
 
-    fn mark_dirty(&mut self, page: DenseId) {
-        if self.contains(page) {
-            self.l.set_dirty(page, true);
-        }
-    }
-    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.contains(page) {
-            self.l.set_dirty(page, false);
-        }
-    }
+    super::list::list_policy_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }

@@ -55,10 +55,15 @@ mod fdbuffer;
 mod fifo;
 mod heap;
 mod koltsidas;
+mod lfu;
 mod list;
 mod lru;
+mod lruk;
 mod lruwsr;
 mod queue;
+mod s3fifo;
+mod sieve;
+mod slru;
 mod spec;
 mod twoq;
 mod wblandlord;
@@ -76,8 +81,13 @@ pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
 pub use fdbuffer::{Base, BasePolicy, FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
+pub use lfu::Lfu;
 pub use lru::Lru;
+pub use lruk::LruK;
 pub use lruwsr::LruWsr;
+pub use s3fifo::S3Fifo;
+pub use sieve::Sieve;
+pub use slru::Slru;
 pub use spec::{CostSource, PolicyKind, PolicySpec, BASE_POLICIES, POLICIES};
 pub use twoq::TwoQ;
 pub use wblandlord::WbLandlord;
@@ -267,5 +277,45 @@ pub trait Policy {
     /// series point, never on the per-request path. Default: none.
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         let _ = out;
+    }
+}
+
+/// What the policies' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Policy;
+    use crate::types::{DenseId, Op, PageCost};
+
+    /// Replays `steps` requests over pages `0..pages` (skewed towards low
+    /// ids, so that frequencies spread), drawn from `seed`, through `policy`
+    /// and `model` (which returns whether the request hits and, on a miss
+    /// of a full buffer, its victim), asserting they agree on every hit and
+    /// victim.
+    pub(crate) fn agrees_with_model(
+        policy: &mut impl Policy,
+        mut model: impl FnMut(DenseId) -> (bool, Option<DenseId>),
+        pages: u64,
+        steps: usize,
+        seed: u64,
+    ) {
+        let mut rng = seed | 1;
+        for step in 0..steps {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let page = ((rng % pages) * (rng % pages) / pages) as DenseId;
+            let (hit, victim) = model(page);
+            assert_eq!(
+                policy.access(page, Op::Read),
+                hit,
+                "step {step}, page {page}"
+            );
+            if !hit {
+                let full = policy.len() == policy.capacity();
+                let got = full.then(|| policy.evict(|_| true).expect("a victim").page);
+                assert_eq!(got, victim, "step {step}, page {page}");
+                policy.insert(page, Op::Read, PageCost::new(1.0, 1.0));
+            }
+        }
     }
 }

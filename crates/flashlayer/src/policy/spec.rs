@@ -24,6 +24,29 @@ pub enum PolicyKind {
     TwoQ,
     /// [`super::Arc`]
     Arc,
+    /// [`super::Sieve`]
+    Sieve,
+    /// [`super::S3Fifo`]
+    S3Fifo {
+        /// The small queue's share of the buffer.
+        small: f64,
+        /// The ghost queue's entries as a share of the buffer's pages.
+        ghost: f64,
+        /// Frequency at which a page leaving the small queue moves to main.
+        threshold: u8,
+    },
+    /// [`super::Lfu`]
+    Lfu,
+    /// [`super::LruK`]
+    LruK {
+        /// K: the reference whose age orders pages.
+        k: usize,
+    },
+    /// [`super::Slru`]
+    Slru {
+        /// Number of segments.
+        segments: usize,
+    },
     /// [`super::Belady`] (offline)
     Belady,
     /// [`super::CostOpt`] (offline): the schedule of the cost-optimal
@@ -75,9 +98,38 @@ pub enum PolicyKind {
     },
 }
 
-/// Policies that can manage a pool of FD-Buffer: online, one per pool.
-pub const BASE_POLICIES: &[&str] = &["lru", "fifo", "clock", "2q", "arc"];
+pub use super::fdbuffer::BASE_POLICIES;
 
+const S3_SMALL: Param = Param {
+    key: "small",
+    ty: Ty::Fraction,
+    default: "0.1",
+    help: "the small FIFO's share of the buffer, where new pages enter (libCacheSim's default)",
+};
+const S3_GHOST: Param = Param {
+    key: "ghost",
+    ty: Ty::Fraction,
+    default: "0.9",
+    help: "pages the ghost FIFO remembers after they leave the small FIFO, as a share of the buffer's pages",
+};
+const S3_THRESHOLD: Param = Param {
+    key: "threshold",
+    ty: Ty::Int(1),
+    default: "2",
+    help: "hits a page needs in the small FIFO to move to the main FIFO when it reaches the small FIFO's end",
+};
+const K: Param = Param {
+    key: "k",
+    ty: Ty::Int(1),
+    default: "2",
+    help: "K: pages are ordered by the time of their K-th most recent reference (1 to 8; 1 is LRU)",
+};
+const SEGMENTS: Param = Param {
+    key: "segments",
+    ty: Ty::Int(1),
+    default: "4",
+    help: "LRU segments, each a share of the buffer; a hit moves a page one segment up (libCacheSim's 4; the paper's 2)",
+};
 const ITERATIONS: Param = Param {
     key: "iterations",
     ty: Ty::Int(0),
@@ -194,6 +246,31 @@ pub static POLICIES: Table = Table {
             params: &[],
         },
         Entry {
+            name: "sieve",
+            description: "SIEVE, Zhang et al. 2024: a FIFO queue and a hand that spares visited pages once",
+            params: &[],
+        },
+        Entry {
+            name: "s3fifo",
+            description: "S3-FIFO, Yang et al. 2023: a small and a main FIFO with frequencies, and a ghost FIFO",
+            params: &[S3_SMALL, S3_GHOST, S3_THRESHOLD],
+        },
+        Entry {
+            name: "lfu",
+            description: "least frequently used since admission, ties to the least recently promoted",
+            params: &[],
+        },
+        Entry {
+            name: "slru",
+            description: "segmented LRU, Karedla et al. 1994: a hit moves a page one segment up, overflow moves down",
+            params: &[SEGMENTS],
+        },
+        Entry {
+            name: "lruk",
+            description: "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first",
+            params: &[K],
+        },
+        Entry {
             name: "belady",
             description: "offline MIN, miss-optimal; clean pages first among never-reused",
             params: &[],
@@ -280,6 +357,22 @@ impl PolicySpec {
             "clock" => PolicyKind::Clock,
             "2q" => PolicyKind::TwoQ,
             "arc" => PolicyKind::Arc,
+            "sieve" => PolicyKind::Sieve,
+            "s3fifo" => PolicyKind::S3Fifo {
+                small: g.fraction("small"),
+                ghost: g.fraction("ghost"),
+                threshold: u8::try_from(g.int("threshold"))
+                    .map_err(|_| g.bad("threshold", &g.value("threshold")))?,
+            },
+            "lfu" => PolicyKind::Lfu,
+            "lruk" => match g.int("k") as usize {
+                k @ 1..=super::lruk::MAX_K => PolicyKind::LruK { k },
+                _ => return Err(g.bad("k", &g.value("k"))),
+            },
+            "slru" => match g.int("segments") as usize {
+                n @ 1..=super::slru::MAX_SEGMENTS => PolicyKind::Slru { segments: n },
+                _ => return Err(g.bad("segments", &g.value("segments"))),
+            },
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {
                 iterations: g.int("iterations") as usize,
@@ -358,6 +451,11 @@ impl PolicySpec {
             PolicyKind::Clock => "clock",
             PolicyKind::TwoQ => "2q",
             PolicyKind::Arc => "arc",
+            PolicyKind::Sieve => "sieve",
+            PolicyKind::S3Fifo { .. } => "s3fifo",
+            PolicyKind::Lfu => "lfu",
+            PolicyKind::Slru { .. } => "slru",
+            PolicyKind::LruK { .. } => "lruk",
             PolicyKind::Belady => "belady",
             PolicyKind::CostOptUb { .. } => "costopt-ub",
             PolicyKind::WbLandlord => "wblandlord",
@@ -385,6 +483,13 @@ impl fmt::Display for PolicySpec {
             PolicyKind::Cflru { w } => write!(f, ":w={w}"),
             PolicyKind::CostOptUb { iterations } => write!(f, ":iterations={iterations}"),
             PolicyKind::Cfdc { w, cluster } => write!(f, ":w={w},cluster={cluster}"),
+            PolicyKind::S3Fifo {
+                small,
+                ghost,
+                threshold,
+            } => write!(f, ":small={small},ghost={ghost},threshold={threshold}"),
+            PolicyKind::Slru { segments } => write!(f, ":segments={segments}"),
+            PolicyKind::LruK { k } => write!(f, ":k={k}"),
             PolicyKind::Koltsidas {
                 lambda: super::Lambda::Fixed(x),
             } => write!(f, ":lambda={x}"),
@@ -471,6 +576,7 @@ mod tests {
         assert!(err("fdbuffer:cluster=-3").contains("bad value '-3' for 'cluster'"));
         assert!(err("cfdc:cluster=-3").contains("bad value '-3' for 'cluster'"));
         assert_eq!(canon("cfdc"), "cfdc:w=0.5,cluster=64");
+        assert_eq!(canon("s3fifo"), "s3fifo:small=0.1,ghost=0.9,threshold=2");
         for p in POLICIES.entries {
             let c = canon(p.name);
             assert_eq!(canon(&c), c, "canonical form parses to itself");
@@ -493,11 +599,15 @@ mod tests {
         assert!(err("casa:cost=measured,n=0").contains("bad value '0' for 'n'"));
         assert!(err("cflru:w").contains("expected key=value"));
         assert!(err("cflru:w=0.1,w=0.2").contains("given twice"));
-        assert!(err("lfu").contains("unknown policy 'lfu'"));
+        assert!(err("lfru").contains("unknown policy 'lfru'"));
+        assert!(err("lruk:k=9").contains("bad value '9' for 'k'"));
+        assert!(err("slru:segments=9").contains("bad value '9' for 'segments'"));
+        assert!(err("s3fifo:threshold=300").contains("bad value '300' for 'threshold'"));
         assert!(err("fdbuffer:mc=-1").contains("bad value '-1' for 'mc'"));
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
-        assert!(err("fdbuffer:clean=belady").contains("expected lru, fifo, clock, 2q or arc"));
+        assert!(err("fdbuffer:clean=belady")
+            .contains("expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru or lruk"));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }
 

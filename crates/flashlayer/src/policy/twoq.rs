@@ -5,6 +5,13 @@
 //! Defaults follow the 2Q paper's recommendation: `Kin` = 25% and `Kout` = 50%
 //! of the buffer (at least one page each). When the preferred queue has no
 //! evictable (unpinned) page, the victim comes from the other one.
+//!
+//! A miss on a page `A1out` remembers sends it to `Am`, decided when the
+//! miss is seen, before the eviction it causes: that eviction's push into
+//! `A1out` cannot forget it first (the paper's order, and libCacheSim's).
+//! Unlike libCacheSim 0.3.5, `Am` has no bound of its own (`B − Kin`
+//! there, which makes a ghost hit into a full `Am` evict a second page):
+//! the paper bounds only `A1in` and `A1out`.
 
 use super::list::{Lists, NIL};
 use super::{Policy, Victim};
@@ -25,8 +32,11 @@ pub struct TwoQ {
     l: Lists<3>,
     /// What the last eviction did, for [`Policy::reinstate`]: the list the
     /// victim came from, its neighbour towards that list's tail, and the
-    /// ghost it pushed out of `A1out`.
-    undo: (u8, u32, u32),
+    /// ghost it pushed out of `A1out` with that ghost's neighbour.
+    undo: (u8, u32, u32, u32),
+    /// The page of the last miss if `A1out` remembers it: already on its
+    /// way to `Am`, so no eviction forgets it.
+    pending: u32,
 }
 
 impl TwoQ {
@@ -45,7 +55,8 @@ impl TwoQ {
             kin: ((capacity as f64 * kin) as usize).max(1),
             kout: ((capacity as f64 * kout) as usize).max(1),
             l: Lists::new(),
-            undo: (0, NIL, NIL),
+            undo: (0, NIL, NIL, NIL),
+            pending: NIL,
         }
     }
 
@@ -62,14 +73,19 @@ impl TwoQ {
 
     fn take(&mut self, list: u8, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
         let page = self.l.find_from_back(list, &mut *evictable)?;
-        self.undo = (list, self.l.next_of(page), NIL);
+        self.undo = (list, self.l.next_of(page), NIL, NIL);
         let dirty = self.l.remove(page);
         if list == A1IN {
             self.l.push_front(A1OUT, page);
-            if self.l.len(A1OUT) > self.kout {
-                let old = self.l.back(A1OUT).expect("A1out is not empty");
-                self.l.unlink(old);
+            let pending = usize::from(self.pending != NIL && self.l.list_of(self.pending) == A1OUT);
+            if self.l.len(A1OUT) - pending > self.kout {
+                let mut old = self.l.back(A1OUT).expect("A1out is not empty");
+                if old == self.pending {
+                    old = self.l.prev_of(old);
+                }
                 self.undo.2 = old;
+                self.undo.3 = self.l.next_of(old);
+                self.l.unlink(old);
             }
         }
         Some(Victim { page, dirty })
@@ -117,8 +133,16 @@ impl Policy for TwoQ {
         match self.l.list_of(page) {
             AM => self.l.move_front(AM, page),
             A1IN => {}
-            _ => return false,
+            A1OUT => {
+                self.pending = page;
+                return false;
+            }
+            _ => {
+                self.pending = NIL;
+                return false;
+            }
         }
+        self.pending = NIL;
         if op.is_write() {
             self.l.set_dirty(page, true);
         }
@@ -128,6 +152,7 @@ impl Policy for TwoQ {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
+        self.pending = NIL;
         if self.l.list_of(page) == A1OUT {
             self.l.unlink(page);
             self.l.push_front(AM, page);
@@ -151,27 +176,18 @@ impl Policy for TwoQ {
     }
 
     fn reinstate(&mut self, v: Victim) {
-        let (list, next, dropped) = self.undo;
+        let (list, next, dropped, dropped_next) = self.undo;
         if list == A1IN {
             self.l.unlink(v.page);
             if dropped != NIL {
-                self.l.push_back(A1OUT, dropped);
+                self.l.insert_before(A1OUT, dropped, dropped_next);
             }
         }
         self.l.insert_before(list, v.page, next);
         self.l.set_dirty(v.page, v.dirty);
     }
 
-    fn mark_dirty(&mut self, page: DenseId) {
-        if self.resident(page) {
-            self.l.set_dirty(page, true);
-        }
-    }
-    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.resident(page) {
-            self.l.set_dirty(page, false);
-        }
-    }
+    super::list::list_policy_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.resident(page).then(|| self.l.remove(page))
     }

@@ -89,90 +89,88 @@ use super::costs::CostSource;
 use tuner::Tuner;
 
 use super::list::Bits;
-use super::{Arc, Clock, Fifo, Lru, Neighbours, Policy, TwoQ, Victim};
+use super::{
+    Arc, Clock, Fifo, Lfu, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru, TwoQ, Victim,
+};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
-/// The policy of one pool.
-#[derive(Clone, Debug)]
-pub enum Base {
-    /// [`Lru`]
-    Lru(Lru),
-    /// [`Fifo`]
-    Fifo(Fifo),
-    /// [`Clock`]
-    Clock(Clock),
-    /// [`TwoQ`]
-    TwoQ(TwoQ),
-    /// [`Arc`]
-    Arc(Arc),
-}
-
-/// A policy that manages a pool of FD-Buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BasePolicy {
-    /// LRU.
-    Lru,
-    /// FIFO.
-    Fifo,
-    /// CLOCK.
-    Clock,
-    /// 2Q.
-    TwoQ,
-    /// ARC.
-    Arc,
-}
-
-impl BasePolicy {
-    /// The base policy named `name`, one of [`super::BASE_POLICIES`].
-    pub fn of(name: &str) -> Self {
-        match name {
-            "lru" => BasePolicy::Lru,
-            "fifo" => BasePolicy::Fifo,
-            "clock" => BasePolicy::Clock,
-            "2q" => BasePolicy::TwoQ,
-            "arc" => BasePolicy::Arc,
-            other => unreachable!("'{other}' is not in BASE_POLICIES"),
+/// Declares the policies that can manage a pool, once: the [`Base`] that
+/// holds one, the [`BasePolicy`] that names it, their names as typed
+/// ([`BASE_POLICIES`]), and `with_base!`, which binds the pool's policy.
+macro_rules! base_policies {
+    ($(($variant:ident, $ty:ident, $name:literal)),* $(,)?) => {
+        /// The policy of one pool.
+        #[derive(Clone, Debug)]
+        pub enum Base {
+            $(
+                #[doc = concat!("[`", stringify!($ty), "`]")]
+                $variant($ty),
+            )*
         }
-    }
 
-    /// The name as typed.
-    pub fn name(self) -> &'static str {
-        match self {
-            BasePolicy::Lru => "lru",
-            BasePolicy::Fifo => "fifo",
-            BasePolicy::Clock => "clock",
-            BasePolicy::TwoQ => "2q",
-            BasePolicy::Arc => "arc",
+        /// A policy that manages a pool of FD-Buffer.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum BasePolicy {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $variant,
+            )*
         }
-    }
-}
 
-/// Calls `$body` with the pool's policy bound to `$p`.
-macro_rules! with_base {
-    ($base:expr, $p:ident => $body:expr) => {
-        match $base {
-            Base::Lru($p) => $body,
-            Base::Fifo($p) => $body,
-            Base::Clock($p) => $body,
-            Base::TwoQ($p) => $body,
-            Base::Arc($p) => $body,
+        /// Policies that can manage a pool of FD-Buffer (online, with their
+        /// default parameters), as typed.
+        pub const BASE_POLICIES: &[&str] = &[$($name),*];
+
+        impl BasePolicy {
+            /// The base policy named `name`, one of [`BASE_POLICIES`].
+            pub fn of(name: &str) -> Self {
+                match name {
+                    $($name => BasePolicy::$variant,)*
+                    other => unreachable!("'{other}' is not in BASE_POLICIES"),
+                }
+            }
+
+            /// The name as typed.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(BasePolicy::$variant => $name,)*
+                }
+            }
+        }
+
+        /// Calls `$body` with the pool's policy bound to `$p`.
+        macro_rules! with_base {
+            ($base:expr, $p:ident => $body:expr) => {
+                match $base {
+                    $(Base::$variant($p) => $body,)*
+                }
+            };
+        }
+
+        impl Base {
+            /// The base policy `kind` with `capacity` pages, pre-sized for
+            /// dense ids `0..pages`.
+            pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Self {
+                match kind {
+                    $(BasePolicy::$variant => Base::$variant($ty::new(capacity).with_pages(pages)),)*
+                }
+            }
         }
     };
 }
 
-impl Base {
-    /// The base policy `kind` with `capacity` pages, pre-sized for dense
-    /// ids `0..pages`.
-    pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Self {
-        match kind {
-            BasePolicy::Lru => Base::Lru(Lru::new(capacity).with_pages(pages)),
-            BasePolicy::Fifo => Base::Fifo(Fifo::new(capacity).with_pages(pages)),
-            BasePolicy::Clock => Base::Clock(Clock::new(capacity).with_pages(pages)),
-            BasePolicy::TwoQ => Base::TwoQ(TwoQ::new(capacity).with_pages(pages)),
-            BasePolicy::Arc => Base::Arc(Arc::new(capacity).with_pages(pages)),
-        }
-    }
-}
+base_policies!(
+    (Lru, Lru, "lru"),
+    (Fifo, Fifo, "fifo"),
+    (Clock, Clock, "clock"),
+    (TwoQ, TwoQ, "2q"),
+    (Arc, Arc, "arc"),
+    (Sieve, Sieve, "sieve"),
+    (S3Fifo, S3Fifo, "s3fifo"),
+    (Lfu, Lfu, "lfu"),
+    (Slru, Slru, "slru"),
+    (LruK, LruK, "lruk"),
+);
 
 forward_policy!(Base, with_base);
 
