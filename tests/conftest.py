@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,21 @@ def run_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]
     if check and p.returncode != 0:
         raise AssertionError(f"flashlayer {' '.join(args)} failed ({p.returncode}):\n{p.stderr}")
     return p
+
+
+#: The first report of each section's quick run in this test session.
+_QUICK_REPORTS: dict[str, Path] = {}
+
+
+def reproduce_quick(section: str, out: Path) -> None:
+    """``flashlayer reproduce SECTION --quick --out OUT``, run once per test
+    session: the section tests and the README's commands ask for the same
+    reports, so a later call gets a copy of the first run's folder."""
+    if section in _QUICK_REPORTS:
+        shutil.copytree(_QUICK_REPORTS[section], out)
+        return
+    run_cli("reproduce", section, "--quick", "--out", str(out), check=True)
+    _QUICK_REPORTS[section] = out
 
 
 @pytest.fixture

@@ -101,6 +101,7 @@ def test_list_commands_teach_names() -> None:
 
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     from flashlayer.bench import CURVE_ROWS, TIER_SCHEMES, tier_row
+    from flashlayer.cli.benchmark import DEFAULT_POLICIES
 
     p = run_cli("bench", "--requests", "20000", "--pages", "3000", "--buffer", "100", "--repeat", "1", "--json", check=True)
     r = json.loads(p.stdout)
@@ -119,8 +120,8 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     z = tmp_path / "z.flt"
     run_cli("trace", "gen", "zipf", "--requests", "20000", "--pages", "3000", "--alpha", "0.8", "--write-ratio", "0.2",
             "--seed", "42", "--out", str(z), check=True)
-    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", "lru,fifo,clock,2q,arc,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,koltsidas:lambda=0.5,koltsidas",
-                                                      "--buffer", "100", "--json", check=True).stdout)}
+    sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", DEFAULT_POLICIES, "--buffer", "100",
+                                                      "--json", check=True).stdout)}
     hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--hybrid", "hybrid", "--json",
                                 check=True).stdout)[0]
     sim["lru on a hybrid store (placement hybrid)"] = hybrid

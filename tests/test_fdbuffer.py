@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import flashlayer
-from tests.conftest import assert_claim_complete, run_cli
+from tests.conftest import assert_claim_complete, reproduce_quick
 
 
 @pytest.mark.parametrize("spec", ["fdbuffer:mc=-1", "fdbuffer:mc=1.5", "fdbuffer:clean=nosuch",
@@ -30,7 +30,7 @@ def test_fdbuffer_samples_its_split_over_time() -> None:
 
 def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -> None:
     out = tmp_path / "fd"
-    run_cli("reproduce", "fdbuffer", "--quick", "--out", str(out), check=True)
+    reproduce_quick("fdbuffer", out)
     saved = json.loads((out / "results.json").read_text())
     figs = saved["figures"]
     assert {"fdbuffer/fig1", "fdbuffer/mc"} <= set(figs)
