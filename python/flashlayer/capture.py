@@ -106,7 +106,9 @@ TATP_MIX = (
 TPCC_MIX = (("new_order", 45), ("payment", 43), ("order_status", 4), ("delivery", 4), ("stock_level", 4))
 
 WORKLOAD_DIR = Path(__file__).parent / "workloads"
-WORKLOADS = ("tpcb", "tatp", "tpcc", "tpch")
+#: Each workload, by the option that sets its size.
+SIZE_OPTION = {"tpcb": "scale", "tatp": "subscribers", "tpcc": "warehouses", "tpch": "scale_factor"}
+WORKLOADS = tuple(SIZE_OPTION)
 
 
 def _fail(msg: str) -> FlashlayerError:
@@ -168,18 +170,29 @@ def _psql(pg_bin: Path) -> str:
     return str(pg_bin / "psql") if (pg_bin / "psql").is_file() else (shutil.which("psql") or "psql")
 
 
+def _size(opts: CaptureOptions) -> str:
+    """The workload's size as a script variable: ``warehouses=50``."""
+    key = SIZE_OPTION[opts.workload]
+    return f"{key}={getattr(opts, key)}"
+
+
+def _psql_file(pg_bin: Path, workload: str, name: str, *variables: str) -> list[str]:
+    """psql running a script of the workload's folder with `variables`."""
+    return [_psql(pg_bin), "-q", "-v", "ON_ERROR_STOP=1", *(x for v in variables for x in ("-v", v)), "-f",
+            str(WORKLOAD_DIR / workload / name)]
+
+
 def _load(opts: CaptureOptions, pg_bin: Path, pgbench: str, work: Path, env: dict[str, str]) -> None:
     """Creates the workload's database (not traced)."""
     if opts.workload == "tpcb":
         _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
         return
-    var = {"tatp": f"subscribers={opts.subscribers}", "tpcc": f"warehouses={opts.warehouses}"}.get(opts.workload)
+    variables = [_size(opts)]
     if opts.workload == "tpch":
         tables = work / "tpch"
         _run([str(_tpchgen()), "csv", "-s", str(opts.scale_factor), "-o", str(tables)], "tpchgen-cli")
-        env = {**env, "TPCH_DIR": str(tables)}
-    _run([_psql(pg_bin), "-q", "-v", "ON_ERROR_STOP=1", *(["-v", var] if var else []), "-f",
-          str(WORKLOAD_DIR / opts.workload / "load.sql")], f"loading {opts.workload.upper()}", env=env,
+        variables = [f"dir={tables}"]
+    _run(_psql_file(pg_bin, opts.workload, "load.sql", *variables), f"loading {opts.workload.upper()}", env=env,
          timeout=4 * 3600)
     if opts.workload == "tpch":
         shutil.rmtree(tables)
@@ -188,16 +201,15 @@ def _load(opts: CaptureOptions, pg_bin: Path, pgbench: str, work: Path, env: dic
 def _workload_run(pgbench: str, pg_bin: Path, opts: CaptureOptions) -> list[str]:
     """The traced command."""
     if opts.workload == "tpch":
-        return [_psql(pg_bin), "-q", "-v", "ON_ERROR_STOP=1", "-f", str(WORKLOAD_DIR / "tpch" / "queries.sql")]
+        return _psql_file(pg_bin, "tpch", "queries.sql", f"sf={opts.scale_factor}")
     run = [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
     if opts.workload == "tpcb":
         return run
-    mix, var = (TATP_MIX, f"subscribers={opts.subscribers}") if opts.workload == "tatp" else \
-        (TPCC_MIX, f"warehouses={opts.warehouses}")
+    mix = TATP_MIX if opts.workload == "tatp" else TPCC_MIX
     scripts = [f"{WORKLOAD_DIR / opts.workload / name}.sql@{weight}" for name, weight in mix]
     # A deadlock between two transactions is retried, as a TPC-C terminal
     # would; New-Order takes stock rows in item order so there are few.
-    return [*run, "-n", "--max-tries=10", "-D", var, *(x for s in scripts for x in ("-f", s))]
+    return [*run, "-n", "--max-tries=10", "-D", _size(opts), *(x for s in scripts for x in ("-f", s))]
 
 
 def _free_port() -> int:
@@ -261,8 +273,7 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
                 time.sleep(0.1)
         workload = opts.command or _workload_run(pgbench, pg_bin, opts)
         with progress.bar(None, f"tracing: {' '.join(workload)[:60]}", quiet=quiet):
-            w = subprocess.run(workload, env={**env, "TPCH_SF": str(opts.scale_factor)}, capture_output=True,
-                               text=True)
+            w = subprocess.run(workload, env=env, capture_output=True, text=True)
         tracer.send_signal(signal.SIGINT)
         tracer.wait(timeout=300)
         tracer = None

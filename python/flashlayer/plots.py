@@ -71,26 +71,19 @@ def render(fig: dict[str, Any], path: Path) -> None:
     plt.close(f)
 
 
-def _render_one(job: tuple[dict[str, Any], Path]) -> None:
-    render(*job)
-
-
 def render_all(figures: dict[str, dict[str, Any]], folder: Path) -> None:
     """Renders every figure to ``folder/<id>.png`` (an id "section/name" is
     a file in the section's folder), one process per core: a report's
     figures are independent, and drawing them is most of its writing."""
-    jobs = []
-    for fid, fig in figures.items():
-        png = folder / f"{fid}.png"
+    pngs = [folder / f"{fid}.png" for fid in figures]
+    for png in pngs:
         png.parent.mkdir(parents=True, exist_ok=True)
-        jobs.append((fig, png))
-    workers = min(len(jobs), os.cpu_count() or 1)
+    workers = min(len(pngs), os.cpu_count() or 1)
     if workers <= 1:
-        for job in jobs:
-            _render_one(job)
+        list(map(render, figures.values(), pngs))
         return
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        list(pool.map(_render_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+        list(pool.map(render, figures.values(), pngs, chunksize=max(1, len(pngs) // (4 * workers))))
 
 
 def draw(fig: dict[str, Any]) -> tuple[Any, Any]:

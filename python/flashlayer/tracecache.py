@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, progress
+from flashlayer import capture as pg
 from flashlayer._native import FlashlayerError
 from flashlayer.papers import CASA_DSS, CASA_OLTP, FDBUFFER_TM1, FDBUFFER_TPCB, HYPRO_TATP, HYPRO_TPCB, PaperTrace
 
@@ -75,15 +76,13 @@ class Capture:
         """The command line that records this capture by hand."""
         o = self.options
         parts = ["flashlayer trace capture postgres", f"--workload {o['workload']}"]
-        parts += [f"--{k.replace('_', '-')} {o[k]}" for k in SIZE[o["workload"]]]
+        size = pg.SIZE_OPTION[o["workload"]]
+        parts.append(f"--{size.replace('_', '-')} {o[size]}")
         if o["workload"] != "tpch":
             parts += [f"--seconds {o['seconds']}", f"--clients {o['clients']}"]
         parts += [f"--shared-buffers {o['shared_buffers']}", f"--out {self.file_name()}"]
         return " ".join(parts)
 
-
-#: The option that sets each workload's size.
-SIZE = {"tpcb": ("scale",), "tatp": ("subscribers",), "tpcc": ("warehouses",), "tpch": ("scale_factor",)}
 
 #: How every capture runs its workload: 300 s with 4 clients (the papers
 #: ran 20 clients for hours; 20 lose bpftrace events on 2 cores).
@@ -169,7 +168,6 @@ def record(capture: Capture, folder: Path, quiet: bool, runner: Any = None) -> C
     its record, then its final name. `runner` is the capture function
     (default :func:`flashlayer.capture.capture`; a test passes a smaller
     workload's)."""
-    from flashlayer import capture as pg
     from flashlayer.grid import content_hash
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -208,15 +206,13 @@ def ensure(captures: list[Capture], folder: Path | None = None, quiet: bool = Fa
     (saying first which and about how long), each reused from then on.
     Raises :class:`CannotRecord` before recording anything if the default
     runner's prerequisites (root, bpftrace, PostgreSQL) are missing."""
-    from flashlayer import capture
-
     folder = folder or cache_dir()
     found = {c.name: lookup(c, folder) for c in captures}
     missing = [c for c in captures if found[c.name] is None]
     if missing:
         if runner is None:
             try:
-                capture.check_prerequisites(capture.CaptureOptions(out=folder / "check"))
+                pg.check_prerequisites(pg.CaptureOptions(out=folder / "check"))
             except FlashlayerError as e:
                 raise CannotRecord(f"recording {', '.join(c.name for c in missing)} needs what this machine lacks: "
                                    f"{e}") from None

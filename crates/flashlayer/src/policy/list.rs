@@ -392,6 +392,24 @@ impl<const K: usize, X: Extra> Lists<K, X> {
         self.set_mark(s.page, s.tag & MARK != 0);
     }
 
+    /// The pages of ghost list `list` that still count when `leaving` (a
+    /// page whose miss was just seen, `NIL` for none) is on its way out of
+    /// it: an eviction the miss causes must not forget it first.
+    #[inline]
+    pub(crate) fn ghosts_without(&self, list: u8, leaving: u32) -> usize {
+        self.len(list) - usize::from(leaving != NIL && self.list_of(leaving) == list)
+    }
+
+    /// The oldest page of `list` other than `leaving` (see
+    /// [`Lists::ghosts_without`]).
+    #[inline]
+    pub(crate) fn oldest_without(&self, list: u8, leaving: u32) -> u32 {
+        match self.tail(list) {
+            t if t == leaving => self.prev_of(t),
+            t => t,
+        }
+    }
+
     /// Walks `list` from its tail (LRU end) towards its head and returns the
     /// first page `ok` accepts.
     #[inline]
@@ -512,20 +530,25 @@ macro_rules! list_policy_basics {
 pub(crate) use list_policy_basics;
 
 /// [`super::Policy::mark_dirty`] and [`super::Policy::mark_clean`] for a
-/// list-based policy that keeps dirty bits only in its `l: Lists` and no
-/// cost per page: the flag of a resident page, nothing else.
-macro_rules! list_policy_marks {
+/// policy whose dirty state is a flag per page and which keeps no cost per
+/// page: they set the flag of a resident page, nothing else. The flag is set
+/// by `self.l.set_dirty(page, flag)` (a list policy), or by the method path
+/// given (`dirty_marks!(set_dirty)`).
+macro_rules! dirty_marks {
     () => {
+        $crate::policy::list::dirty_marks!(l.set_dirty);
+    };
+    ($($set:ident).+) => {
         fn mark_dirty(&mut self, page: DenseId) {
             if self.contains(page) {
-                self.l.set_dirty(page, true);
+                self.$($set).+(page, true);
             }
         }
         fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
             if self.contains(page) {
-                self.l.set_dirty(page, false);
+                self.$($set).+(page, false);
             }
         }
     };
 }
-pub(crate) use list_policy_marks;
+pub(crate) use dirty_marks;

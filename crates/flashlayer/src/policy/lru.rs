@@ -122,7 +122,7 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         self.l.set_dirty(v.page, v.dirty);
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }

@@ -244,16 +244,7 @@ impl Policy for LruK {
         self.set_dirty(v.page, v.dirty);
     }
 
-    fn mark_dirty(&mut self, page: DenseId) {
-        if self.contains(page) {
-            self.set_dirty(page, true);
-        }
-    }
-    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.contains(page) {
-            self.set_dirty(page, false);
-        }
-    }
+    super::list::dirty_marks!(set_dirty);
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         match self.where_is(page) {
             IN_FIFO => {

@@ -124,7 +124,7 @@ impl Policy for LruWsr {
         self.undo.undo(&mut self.l);
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }

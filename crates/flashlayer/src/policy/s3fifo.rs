@@ -122,22 +122,14 @@ impl S3Fifo {
         self.l.push_front(M, page);
     }
 
-    /// `G`'s entries that count: the pending page is already forgotten.
-    fn ghost_len(&self) -> usize {
-        self.l.len(G) - usize::from(self.pending != NIL && self.l.list_of(self.pending) == G)
-    }
-
     /// Remembers `page`, which left `S`, forgetting the oldest entries
     /// beyond `G`'s size.
     fn remember(&mut self, page: DenseId) {
         if self.ghost == 0 {
             return;
         }
-        while self.ghost_len() + 1 > self.ghost {
-            let mut old = self.l.tail(G);
-            if old == self.pending {
-                old = self.l.prev_of(old);
-            }
+        while self.l.ghosts_without(G, self.pending) + 1 > self.ghost {
+            let old = self.l.oldest_without(G, self.pending);
             self.journal.save(&self.l, old);
             self.l.unlink(old);
         }
@@ -290,7 +282,7 @@ impl Policy for S3Fifo {
         self.undo();
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.resident(page).then(|| self.l.remove(page))
     }

@@ -149,7 +149,7 @@ impl Policy for Sieve {
         self.hand = self.undo_hand;
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         if !self.contains(page) {
             return None;

@@ -31,6 +31,8 @@ pub struct Slru {
     /// Pages each segment holds at most; segment `s` is list `s + 1`.
     max: [usize; MAX_SEGMENTS],
     l: Lists<MAX_SEGMENTS>,
+    /// Resident pages: the segments' lengths summed, kept because every
+    /// miss asks.
     len: usize,
     /// The last victim's place, for [`Policy::reinstate`].
     undo: Option<Saved>,
@@ -159,7 +161,7 @@ impl Policy for Slru {
         self.len += 1;
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         let dirty = self.contains(page).then(|| self.l.remove(page))?;
         self.len -= 1;

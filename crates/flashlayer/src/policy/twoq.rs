@@ -77,12 +77,8 @@ impl TwoQ {
         let dirty = self.l.remove(page);
         if list == A1IN {
             self.l.push_front(A1OUT, page);
-            let pending = usize::from(self.pending != NIL && self.l.list_of(self.pending) == A1OUT);
-            if self.l.len(A1OUT) - pending > self.kout {
-                let mut old = self.l.back(A1OUT).expect("A1out is not empty");
-                if old == self.pending {
-                    old = self.l.prev_of(old);
-                }
+            if self.l.ghosts_without(A1OUT, self.pending) > self.kout {
+                let old = self.l.oldest_without(A1OUT, self.pending);
                 self.undo.2 = old;
                 self.undo.3 = self.l.next_of(old);
                 self.l.unlink(old);
@@ -187,7 +183,7 @@ impl Policy for TwoQ {
         self.l.set_dirty(v.page, v.dirty);
     }
 
-    super::list::list_policy_marks!();
+    super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.resident(page).then(|| self.l.remove(page))
     }

@@ -1,7 +1,8 @@
 -- TPC-H (revision 3) schema for PostgreSQL, loaded from the CSV files
--- tpchgen-cli writes (in the folder $TPCH_DIR names, read by the server),
--- with the primary keys and the two secondary indexes PostgreSQL needs to
--- run the correlated subqueries of Q17, Q20 and Q22 in reasonable time.
+-- tpchgen-cli writes (in the folder psql -v dir=FOLDER names, read by the
+-- server), with the primary keys and the two secondary indexes PostgreSQL
+-- needs to run the correlated subqueries of Q17, Q20 and Q22 in reasonable
+-- time.
 DROP TABLE IF EXISTS region, nation, part, supplier, partsupp, customer, orders, lineitem CASCADE;
 
 CREATE TABLE region (r_regionkey integer, r_name char(25), r_comment varchar(152));
@@ -34,23 +35,9 @@ CREATE TABLE lineitem (
 );
 
 \set ON_ERROR_STOP 1
-\getenv dir TPCH_DIR
-\set f :dir '/region.csv'
-COPY region FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/nation.csv'
-COPY nation FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/part.csv'
-COPY part FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/supplier.csv'
-COPY supplier FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/partsupp.csv'
-COPY partsupp FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/customer.csv'
-COPY customer FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/orders.csv'
-COPY orders FROM :'f' WITH (FORMAT csv, HEADER true);
-\set f :dir '/lineitem.csv'
-COPY lineitem FROM :'f' WITH (FORMAT csv, HEADER true);
+SELECT format('COPY %I FROM %L WITH (FORMAT csv, HEADER true)', t, :'dir' || '/' || t || '.csv')
+FROM unnest(ARRAY['region', 'nation', 'part', 'supplier', 'partsupp', 'customer', 'orders', 'lineitem']) t
+\gexec
 
 ALTER TABLE region ADD PRIMARY KEY (r_regionkey);
 ALTER TABLE nation ADD PRIMARY KEY (n_nationkey);

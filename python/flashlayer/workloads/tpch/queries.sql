@@ -3,7 +3,6 @@
 -- run stays read-only. Q11's fraction is the specification's 0.0001 divided
 -- by the scale factor (psql -v sf=SF).
 \set ON_ERROR_STOP 1
-\getenv sf TPCH_SF
 \o /dev/null
 
 -- Q1 pricing summary
