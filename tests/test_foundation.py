@@ -317,3 +317,30 @@ def test_a_long_figure_title_wraps_to_fit_the_figure() -> None:
     f, ax = plots.draw({**fig, "title": "TPC-C: miss ratio"})
     assert ax.get_title() == "TPC-C: miss ratio"
     plt.close(f)
+
+
+def test_bars_open_side_by_side_share_one_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sections of `reproduce` run at once, each with its own bars; a
+    # terminal holds one live display, so the bars must share it.
+    from flashlayer import progress
+
+    monkeypatch.setattr(progress, "enabled", lambda quiet: True)
+    both_open = threading.Barrier(2, timeout=30)
+    errors: list[BaseException] = []
+
+    def section(name: str) -> None:
+        try:
+            with progress.bar(3, name) as b:
+                both_open.wait()
+                b.advance(3)
+                both_open.wait()
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=section, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert progress._shown is None and progress._bars == 0

@@ -5,6 +5,7 @@ line per step for commands that run long enough to need one
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,6 +73,12 @@ class _Lines:
 
 _LINES = False
 
+# Bars open at once (sections run side by side) share one display: a
+# terminal has room for one live display, with a row per bar.
+_lock = threading.Lock()
+_shown: Progress | None = None
+_bars = 0
+
 
 def log_lines(on: bool = True) -> None:
     """Where stderr is not a terminal, print a line per step instead of
@@ -108,14 +115,27 @@ def bar(total: int | None, description: str, quiet: bool = False) -> Iterator[Ba
         yield lines
         lines.end()
         return
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    with progress:
+    global _shown, _bars
+    with _lock:
+        if _shown is None:
+            _shown = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            _shown.start()
+        progress = _shown
+        _bars += 1
         task = progress.add_task(description, total=total)
+    try:
         yield _Rich(progress, task)
+    finally:
+        with _lock:
+            progress.remove_task(task)
+            _bars -= 1
+            if _bars == 0:
+                progress.stop()
+                _shown = None

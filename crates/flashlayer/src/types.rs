@@ -54,14 +54,15 @@ pub fn diff_ranges(before: &[u8], after: &[u8], out: &mut Vec<ByteRange>) {
     let n = before.len().min(after.len());
     let mut i = 0;
     while i < n {
-        // Skip equal 8-byte words quickly; pages are mostly unchanged.
-        if i + 8 <= n && before[i..i + 8] == after[i..i + 8] {
-            i += 8;
+        // Pages are mostly unchanged: compare 64 bytes at a time, and look
+        // byte by byte only inside a block that differs.
+        let block = (i + 64).min(n);
+        if before[i..block] == after[i..block] {
+            i = block;
             continue;
         }
-        if before[i] == after[i] {
+        while before[i] == after[i] {
             i += 1;
-            continue;
         }
         let start = i;
         while i < n && before[i] != after[i] {
@@ -304,4 +305,49 @@ pub struct DeviceStats {
     pub io: IoStats,
     /// Pages it holds, where the store keeps count (the hybrid store).
     pub pages: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Byte by byte: the runs of differing bytes.
+    fn runs_by_byte(before: &[u8], after: &[u8]) -> Vec<ByteRange> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < before.len() {
+            if before[i] == after[i] {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < before.len() && before[i] != after[i] {
+                i += 1;
+            }
+            out.push(ByteRange {
+                offset: start as u16,
+                len: (i - start) as u16,
+            });
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn diff_ranges_finds_every_run_of_changed_bytes(
+            before in proptest::collection::vec(0u8..4, 0..300),
+            flips in proptest::collection::vec((0usize..300, 1u8..4), 0..20),
+        ) {
+            let mut after = before.clone();
+            for (at, by) in flips {
+                if let Some(b) = after.get_mut(at) {
+                    *b = b.wrapping_add(by);
+                }
+            }
+            let mut got = Vec::new();
+            diff_ranges(&before, &after, &mut got);
+            prop_assert_eq!(got, runs_by_byte(&before, &after));
+        }
+    }
 }

@@ -33,9 +33,9 @@
 //! Every schedule satisfies these constraints, and conversely any choices
 //! that satisfy them are a schedule (evict each page right after a request
 //! whose interval it does not keep) of the same cost: the integer problem
-//! *is* writeback-aware caching. (Leaving the tails out, as we first did,
-//! loses exactly that: a page would leave after its last request unpriced
-//! and unwritten, and the bound was 21% below the optimum on small traces.)
+//! *is* writeback-aware caching. (Leaving the tails out loses exactly
+//! that: a page would leave after its last request unpriced and unwritten,
+//! and the bound falls 21% below the optimum on small traces.)
 //!
 //! # The bound: Lagrangian duality
 //!
@@ -356,7 +356,10 @@ pub fn plan(
         ..costs
     };
     let mut dual = Dual::new(n, future.pages());
-    let compulsory = dual.evaluate(future, &vec![0.0; n], k, &lb_costs);
+    // One price vector serves first at 0 (the compulsory cost), then as
+    // the iterations' prices: a trace's worth of f64s allocated once.
+    let mut mu = vec![0.0; n];
+    let compulsory = dual.evaluate(future, &mu, k, &lb_costs);
 
     let belady_schedule = constant(2.0 * (costs.read + costs.write), n);
     let belady = replay(future, k, &belady_schedule, costs)?;
@@ -371,7 +374,7 @@ pub fn plan(
         }
     }
 
-    let mut mu = vec![mu0; n];
+    mu.fill(mu0);
     let mut lower = compulsory;
     let (mut factor, mut stall) = (2.0, 0);
     let mut iterations = 0;

@@ -80,7 +80,6 @@ pub struct Ipl {
     ranges: Vec<(u32, u32)>,
     runs: Vec<crate::types::ByteRange>,
     current: Vec<u8>,
-    pending: Vec<u8>,
 }
 
 impl Ipl {
@@ -144,7 +143,6 @@ impl Ipl {
             ranges: Vec::new(),
             runs: Vec::new(),
             current: vec![0; g.page_size],
-            pending: vec![0; g.page_size],
         };
         if recover {
             e.recover(chip)?;
@@ -281,22 +279,27 @@ impl Ipl {
 
     /// Applies `lpn`'s records in the loaded sectors to `out`, a write's
     /// records only if its last sector is there.
-    fn apply_logs(&mut self, lpn: u32, out: &mut [u8]) {
-        let mut open_ts = None;
-        self.pending.copy_from_slice(out);
-        for &(at, stamp) in &self.sealed {
-            let ts = stamp & !LAST;
-            if open_ts != Some(ts) {
-                // A new write begins; an unfinished one before it is void.
-                self.pending.copy_from_slice(out);
-                open_ts = Some(ts);
+    fn apply_logs(&self, lpn: u32, out: &mut [u8]) {
+        let mut first = 0;
+        while first < self.sealed.len() {
+            // A write is the run of sectors of one stamp up to the one marked
+            // last; a run cut short by another stamp or the end is void.
+            let ts = self.sealed[first].1 & !LAST;
+            let mut end = first;
+            let mut whole = false;
+            while end < self.sealed.len() && self.sealed[end].1 & !LAST == ts {
+                end += 1;
+                if self.sealed[end - 1].1 & LAST != 0 {
+                    whole = true;
+                    break;
+                }
             }
-            let body = &self.logs[at..at + self.sector - SECTOR_TAIL];
-            apply_records(body, lpn, &mut self.pending);
-            if stamp & LAST != 0 {
-                out.copy_from_slice(&self.pending);
-                open_ts = None;
+            if whole {
+                for &(at, _) in &self.sealed[first..end] {
+                    apply_records(&self.logs[at..at + self.sector - SECTOR_TAIL], lpn, out);
+                }
             }
+            first = end;
         }
     }
 

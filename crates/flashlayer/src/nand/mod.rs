@@ -271,8 +271,11 @@ impl ChipBuilder {
             off: false,
             rng: Pcg64::seed_from_u64(self.seed),
         };
-        for b in 0..g.blocks {
-            chip.rescan_block(b);
+        // A new image in memory is all 1s; a file's says what was programmed.
+        if matches!(chip.image, Image::File { .. }) {
+            for b in 0..g.blocks {
+                chip.rescan_block(b);
+            }
         }
         Ok(chip)
     }
@@ -724,10 +727,13 @@ impl Chip {
         let first = g.first_page(block) as usize;
         self.spare_count[first..first + g.pages_per_block as usize].fill(0);
         self.data_count[first..first + g.pages_per_block as usize].fill(0);
-        self.rescan_block(block);
         if cut {
+            // Only part of the block is back to 1s: its bytes say which
+            // pages still count as programmed.
+            self.rescan_block(block);
             return Err(Error::PowerCut);
         }
+        self.next[block as usize] = 0;
         Ok(())
     }
 
