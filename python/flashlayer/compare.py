@@ -36,7 +36,8 @@ INDEX = "https://pypi.org/simple/libcachesim/"
 
 #: flashlayer policy -> libCacheSim class name.
 POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "2q": "TwoQ", "arc": "ARC", "sieve": "Sieve",
-            "s3fifo": "S3FIFO", "lfu": "LFU", "slru": "SLRU", "lruk": "LRUK", "belady": "Belady"}
+            "s3fifo": "S3FIFO", "lfu": "LFU", "slru": "SLRU", "lruk": "LRUK", "lirs": "LIRS",
+            "belady": "Belady"}
 
 
 def _need(module: str) -> Any:

@@ -210,8 +210,16 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(Cflru::new(cap, 0.5), &t, true), victims(Cflru::new(cap, 0.5), &t, false));
         proptest::prop_assert_eq!(victims(LruWsr::new(cap), &t, true), victims(LruWsr::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(CcfLru::new(cap), &t, true), victims(CcfLru::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Sieve::new(cap), &t, true), victims(Sieve::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(S3Fifo::new(cap), &t, true), victims(S3Fifo::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Lfu::new(cap), &t, true), victims(Lfu::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Slru::new(cap), &t, true), victims(Slru::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(LruK::new(cap), &t, true), victims(LruK::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(Lirs::new(cap), &t, true), victims(Lirs::new(cap), &t, false));
         let fd = || FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::TwoQ(TwoQ::new(cap)));
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
+        let fd_lirs = || FdBuffer::new(cap, cap / 2, Base::Lirs(Lirs::new(cap)), Base::Lirs(Lirs::new(cap)));
+        proptest::prop_assert_eq!(victims(fd_lirs(), &t, true), victims(fd_lirs(), &t, false));
         let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap)));
         proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
         let cfdc = || {

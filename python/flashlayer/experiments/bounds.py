@@ -40,6 +40,7 @@ POLICIES = {
     "ARC": "arc",
     "SIEVE": "sieve",
     "S3-FIFO": "s3fifo",
+    "LIRS": "lirs",
     "CFLRU": "cflru",
     "LRU-WSR": "lruwsr",
     "CCF-LRU": "ccflru",

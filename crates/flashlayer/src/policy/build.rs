@@ -5,8 +5,8 @@
 //! per combination.
 
 use super::{
-    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lfu, Lru,
-    LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WbLandlord,
+    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lfu, Lirs,
+    Lru, LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WbLandlord,
 };
 use crate::error::{Error, Result};
 
@@ -69,6 +69,10 @@ macro_rules! online_policy {
             }
             PolicyKind::Slru { segments } => {
                 let $p = Slru::with_segments(cap, segments).with_pages(pages);
+                $use
+            }
+            PolicyKind::Lirs { hirs } => {
+                let $p = Lirs::with_hirs(cap, hirs).with_pages(pages);
                 $use
             }
             PolicyKind::Belady | PolicyKind::CostOptUb { .. } => Err(Error::invalid(format!(

@@ -47,6 +47,11 @@ pub enum PolicyKind {
         /// Number of segments.
         segments: usize,
     },
+    /// [`super::Lirs`]
+    Lirs {
+        /// Resident HIR pages' share of the buffer.
+        hirs: f64,
+    },
     /// [`super::Belady`] (offline)
     Belady,
     /// [`super::CostOpt`] (offline): the schedule of the cost-optimal
@@ -129,6 +134,12 @@ const SEGMENTS: Param = Param {
     ty: Ty::Int(1),
     default: "4",
     help: "LRU segments, each a share of the buffer; a hit moves a page one segment up (libCacheSim's 4; the paper's 2)",
+};
+const HIRS: Param = Param {
+    key: "hirs",
+    ty: Ty::Fraction,
+    default: "0.01",
+    help: "share of the buffer for resident HIR pages, at least one page (the paper's and libCacheSim's 1%)",
 };
 const ITERATIONS: Param = Param {
     key: "iterations",
@@ -232,7 +243,7 @@ pub static POLICIES: Table = Table {
         },
         Entry {
             name: "clock",
-            description: "second chance with a reference bit per frame",
+            description: "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)",
             params: &[],
         },
         Entry {
@@ -269,6 +280,12 @@ pub static POLICIES: Table = Table {
             name: "lruk",
             description: "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first",
             params: &[K],
+        },
+        Entry {
+            name: "lirs",
+            description: "LIRS, Jiang & Zhang 2002: pages of low inter-reference recency hold the buffer, the rest share hirs of it; \
+                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)",
+            params: &[HIRS],
         },
         Entry {
             name: "belady",
@@ -373,6 +390,9 @@ impl PolicySpec {
                 n @ 1..=super::slru::MAX_SEGMENTS => PolicyKind::Slru { segments: n },
                 _ => return Err(g.bad("segments", &g.value("segments"))),
             },
+            "lirs" => PolicyKind::Lirs {
+                hirs: g.fraction("hirs"),
+            },
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {
                 iterations: g.int("iterations") as usize,
@@ -456,6 +476,7 @@ impl PolicySpec {
             PolicyKind::Lfu => "lfu",
             PolicyKind::Slru { .. } => "slru",
             PolicyKind::LruK { .. } => "lruk",
+            PolicyKind::Lirs { .. } => "lirs",
             PolicyKind::Belady => "belady",
             PolicyKind::CostOptUb { .. } => "costopt-ub",
             PolicyKind::WbLandlord => "wblandlord",
@@ -490,6 +511,7 @@ impl fmt::Display for PolicySpec {
             } => write!(f, ":small={small},ghost={ghost},threshold={threshold}"),
             PolicyKind::Slru { segments } => write!(f, ":segments={segments}"),
             PolicyKind::LruK { k } => write!(f, ":k={k}"),
+            PolicyKind::Lirs { hirs } => write!(f, ":hirs={hirs}"),
             PolicyKind::Koltsidas {
                 lambda: super::Lambda::Fixed(x),
             } => write!(f, ":lambda={x}"),
@@ -606,8 +628,9 @@ mod tests {
         assert!(err("fdbuffer:mc=-1").contains("bad value '-1' for 'mc'"));
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
-        assert!(err("fdbuffer:clean=belady")
-            .contains("expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru or lruk"));
+        assert!(err("fdbuffer:clean=belady").contains(
+            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk or lirs"
+        ));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }
 

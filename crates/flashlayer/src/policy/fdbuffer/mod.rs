@@ -90,7 +90,7 @@ use tuner::Tuner;
 
 use super::list::Bits;
 use super::{
-    Arc, Clock, Fifo, Lfu, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru, TwoQ, Victim,
+    Arc, Clock, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru, TwoQ, Victim,
 };
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -170,6 +170,7 @@ base_policies!(
     (Lfu, Lfu, "lfu"),
     (Slru, Slru, "slru"),
     (LruK, LruK, "lruk"),
+    (Lirs, Lirs, "lirs"),
 );
 
 forward_policy!(Base, with_base);
