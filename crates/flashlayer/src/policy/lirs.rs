@@ -296,7 +296,9 @@ impl Policy for Lirs {
 
     #[inline]
     fn prefetch(&self, page: DenseId) {
-        self.l[S].prefetch(page);
+        for l in &self.l {
+            l.prefetch(page);
+        }
     }
 
     fn access(&mut self, page: DenseId, op: Op) -> bool {
