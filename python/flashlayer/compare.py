@@ -37,6 +37,7 @@ INDEX = "https://pypi.org/simple/libcachesim/"
 #: flashlayer policy -> libCacheSim class name.
 POLICIES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "2q": "TwoQ", "arc": "ARC", "sieve": "Sieve",
             "s3fifo": "S3FIFO", "lfu": "LFU", "slru": "SLRU", "lruk": "LRUK", "lirs": "LIRS",
+            "wtinylfu": "WTinyLFU",
             "belady": "Belady"}
 
 

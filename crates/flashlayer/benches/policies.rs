@@ -14,7 +14,7 @@ use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
     Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Future,
     Koltsidas, Lambda, Lfu, Lirs, Lru, LruK, LruWsr, Mc, Policy, S3Fifo, ScheduleCosts, Sieve,
-    Slru, TwoQ, WbLandlord, DEFAULT_EPOCH,
+    Slru, TwoQ, WTinyLfu, WbLandlord, DEFAULT_EPOCH,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -83,7 +83,7 @@ fn fdbuffer(pages: usize, cluster: usize) -> FdBuffer {
 }
 
 #[divan::bench(args = [
-    "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "belady", "cflru",
+    "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "wtinylfu", "belady", "cflru",
     "lruwsr", "ccflru", "casa",
     "koltsidas", "koltsidas-auto", "wblandlord", "fdbuffer", "fdbuffer-cluster64", "cfdc",
 ])]
@@ -103,6 +103,7 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "slru" => replay(Slru::new(BUFFER).with_pages(*pages)),
             "lruk" => replay(LruK::new(BUFFER).with_pages(*pages)),
             "lirs" => replay(Lirs::new(BUFFER).with_pages(*pages)),
+            "wtinylfu" => replay(WTinyLfu::new(BUFFER).with_pages(*pages)),
             "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
             "cflru" => replay(Cflru::new(BUFFER, 0.5).with_pages(*pages)),
             "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),

@@ -216,6 +216,7 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(Slru::new(cap), &t, true), victims(Slru::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(LruK::new(cap), &t, true), victims(LruK::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(Lirs::new(cap), &t, true), victims(Lirs::new(cap), &t, false));
+        proptest::prop_assert_eq!(victims(WTinyLfu::new(cap), &t, true), victims(WTinyLfu::new(cap), &t, false));
         let fd = || FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::TwoQ(TwoQ::new(cap)));
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
         let fd_lirs = || FdBuffer::new(cap, cap / 2, Base::Lirs(Lirs::new(cap)), Base::Lirs(Lirs::new(cap)));

@@ -41,6 +41,7 @@ POLICIES = {
     "SIEVE": "sieve",
     "S3-FIFO": "s3fifo",
     "LIRS": "lirs",
+    "W-TinyLFU": "wtinylfu",
     "CFLRU": "cflru",
     "LRU-WSR": "lruwsr",
     "CCF-LRU": "ccflru",

@@ -6,7 +6,8 @@
 
 use super::{
     Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lfu, Lirs,
-    Lru, LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WbLandlord,
+    Lru, LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WTinyLfu,
+    WbLandlord,
 };
 use crate::error::{Error, Result};
 
@@ -73,6 +74,10 @@ macro_rules! online_policy {
             }
             PolicyKind::Lirs { hirs } => {
                 let $p = Lirs::with_hirs(cap, hirs).with_pages(pages);
+                $use
+            }
+            PolicyKind::WTinyLfu { window } => {
+                let $p = WTinyLfu::with_window(cap, window).with_pages(pages);
                 $use
             }
             PolicyKind::Belady | PolicyKind::CostOptUb { .. } => Err(Error::invalid(format!(

@@ -68,6 +68,7 @@ mod slru;
 mod spec;
 mod twoq;
 mod wblandlord;
+mod wtinylfu;
 
 pub use arc::Arc;
 pub use belady::Belady;
@@ -93,6 +94,7 @@ pub use slru::Slru;
 pub use spec::{CostSource, PolicyKind, PolicySpec, BASE_POLICIES, POLICIES};
 pub use twoq::TwoQ;
 pub use wblandlord::WbLandlord;
+pub use wtinylfu::WTinyLfu;
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
 

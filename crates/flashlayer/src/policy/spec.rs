@@ -52,6 +52,11 @@ pub enum PolicyKind {
         /// Resident HIR pages' share of the buffer.
         hirs: f64,
     },
+    /// [`super::WTinyLfu`]
+    WTinyLfu {
+        /// The window's share of the buffer.
+        window: f64,
+    },
     /// [`super::Belady`] (offline)
     Belady,
     /// [`super::CostOpt`] (offline): the schedule of the cost-optimal
@@ -140,6 +145,12 @@ const HIRS: Param = Param {
     ty: Ty::Fraction,
     default: "0.01",
     help: "share of the buffer for resident HIR pages, at least one page (the paper's and libCacheSim's 1%)",
+};
+const WINDOW: Param = Param {
+    key: "window",
+    ty: Ty::Fraction,
+    default: "0.01",
+    help: "share of the buffer for the LRU window new pages enter (libCacheSim's 1%)",
 };
 const ITERATIONS: Param = Param {
     key: "iterations",
@@ -288,6 +299,12 @@ pub static POLICIES: Table = Table {
             params: &[HIRS],
         },
         Entry {
+            name: "wtinylfu",
+            description: "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
+                          that admits the window's oldest page only if it beats main's victim (our hashes: near libCacheSim's)",
+            params: &[WINDOW],
+        },
+        Entry {
             name: "belady",
             description: "offline MIN, miss-optimal; clean pages first among never-reused",
             params: &[],
@@ -393,6 +410,9 @@ impl PolicySpec {
             "lirs" => PolicyKind::Lirs {
                 hirs: g.fraction("hirs"),
             },
+            "wtinylfu" => PolicyKind::WTinyLfu {
+                window: g.fraction("window"),
+            },
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {
                 iterations: g.int("iterations") as usize,
@@ -477,6 +497,7 @@ impl PolicySpec {
             PolicyKind::Slru { .. } => "slru",
             PolicyKind::LruK { .. } => "lruk",
             PolicyKind::Lirs { .. } => "lirs",
+            PolicyKind::WTinyLfu { .. } => "wtinylfu",
             PolicyKind::Belady => "belady",
             PolicyKind::CostOptUb { .. } => "costopt-ub",
             PolicyKind::WbLandlord => "wblandlord",
@@ -512,6 +533,7 @@ impl fmt::Display for PolicySpec {
             PolicyKind::Slru { segments } => write!(f, ":segments={segments}"),
             PolicyKind::LruK { k } => write!(f, ":k={k}"),
             PolicyKind::Lirs { hirs } => write!(f, ":hirs={hirs}"),
+            PolicyKind::WTinyLfu { window } => write!(f, ":window={window}"),
             PolicyKind::Koltsidas {
                 lambda: super::Lambda::Fixed(x),
             } => write!(f, ":lambda={x}"),

@@ -1,0 +1,464 @@
+//! W-TinyLFU (Einziger, Friedman & Manes, "TinyLFU: A Highly Efficient
+//! Cache Admission Policy", ACM TOS 2017): new pages enter a small LRU
+//! window; the main cache is a segmented LRU (probation, protected); when
+//! the buffer is full, the window's oldest page is admitted to the main
+//! cache only if a frequency sketch counts it more often than the main
+//! cache's own victim, and the one that loses leaves.
+//!
+//! As libCacheSim 0.3.5 (`WTinyLFU.c`): the window is ⌊`window`·B⌋ pages
+//! (1%); the main cache a two-segment SLRU of 1:4 (probation, protected;
+//! the remaining page goes to probation, as [`super::Slru`] does); the
+//! sketch a counting Bloom filter sized for the main cache's M pages at a
+//! 0.001 false-positive rate (⌈14.38·M⌉ counters, 10 hashes), every
+//! counter of a page incremented on each add, an estimate the least of
+//! them; adds on admission, on hits in the main cache and on each window
+//! page an eviction considers; every counter halved after 32·main hits in
+//! the main cache. The window is drained lazily: an eviction moves the
+//! window's oldest pages into the main cache while it has room, and only
+//! then compares. The sketch hashes dense page ids with our own hashes,
+//! so its collisions (and some decisions) differ from libCacheSim's:
+//! `tests/test_libcachesim.py` states the bound.
+//!
+//! Pages the caller cannot evict (pinned) are passed over in both the
+//! window and the main cache; moving a page into the main cache is not an
+//! eviction, so a pinned page may move.
+
+use super::list::{Lists, Saved};
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const WINDOW: u8 = 1;
+const PROBATION: u8 = 2;
+const PROTECTED: u8 = 3;
+
+/// Counters a page, `-ln(0.001) / ln(2)²`, and hashes, `⌈ln 2 · that⌉`.
+const COUNTERS_PER_PAGE: f64 = 14.377_516_497_364_011;
+const HASHES: u32 = 10;
+/// Main-cache hits between two halvings, per page of the main cache.
+const SAMPLE: usize = 32;
+
+/// A counting Bloom filter.
+#[derive(Clone, Debug)]
+struct Sketch {
+    counters: Vec<u32>,
+}
+
+impl Sketch {
+    fn for_pages(pages: usize) -> Self {
+        let n = ((COUNTERS_PER_PAGE * pages as f64).ceil() as usize).max(2 * HASHES as usize);
+        Sketch {
+            counters: vec![0; n],
+        }
+    }
+
+    /// The counters of `page`: double hashing over two 32-bit hashes.
+    #[inline]
+    fn slots(&self, page: DenseId) -> impl Iterator<Item = usize> + '_ {
+        let mix = |seed: u64| {
+            let mut z = u64::from(page) ^ seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u32
+        };
+        let (a, b) = (mix(0x9e37_79b9_7f4a_7c15), mix(0x2545_f491_4f6c_dd1d));
+        let n = self.counters.len() as u64;
+        // Lemire's range reduction: a multiply where a modulo would divide.
+        (0..HASHES)
+            .map(move |i| ((u64::from(a.wrapping_add(i.wrapping_mul(b))) * n) >> 32) as usize)
+    }
+
+    fn estimate(&self, page: DenseId) -> u32 {
+        self.slots(page)
+            .map(|x| self.counters[x])
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Counts `page` once; the counters it changed, with their old values,
+    /// go to `undo` when given.
+    fn add(&mut self, page: DenseId, mut undo: Option<&mut Vec<(usize, u32)>>) {
+        let slots: [usize; HASHES as usize] = {
+            let mut s = [0; HASHES as usize];
+            for (d, x) in s.iter_mut().zip(self.slots(page)) {
+                *d = x;
+            }
+            s
+        };
+        for x in slots {
+            if let Some(u) = undo.as_mut() {
+                u.push((x, self.counters[x]));
+            }
+            self.counters[x] = self.counters[x].saturating_add(1);
+        }
+    }
+
+    /// Starts loading `page`'s counters into the cache.
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        for x in self.slots(page) {
+            crate::types::prefetch(&self.counters[x]);
+        }
+    }
+
+    fn halve(&mut self) {
+        for c in &mut self.counters {
+            *c >>= 1;
+        }
+    }
+}
+
+/// W-TinyLFU replacement.
+#[derive(Clone, Debug)]
+pub struct WTinyLfu {
+    cap: usize,
+    window: f64,
+    main_cap: usize,
+    max_probation: usize,
+    max_protected: usize,
+    l: Lists<3>,
+    sketch: Sketch,
+    /// Main-cache hits since the last halving.
+    hits: usize,
+    /// The last eviction's moves and counter changes, for
+    /// [`Policy::reinstate`].
+    undo: Vec<Saved>,
+    undo_counters: Vec<(usize, u32)>,
+}
+
+impl WTinyLfu {
+    /// W-TinyLFU with libCacheSim's 1% window.
+    pub fn new(capacity: usize) -> Self {
+        Self::with_window(capacity, 0.01)
+    }
+
+    /// W-TinyLFU whose window is ⌊`window`·`capacity`⌋ pages.
+    pub fn with_window(capacity: usize, window: f64) -> Self {
+        let mut w = WTinyLfu {
+            cap: capacity,
+            window,
+            main_cap: 0,
+            max_probation: 0,
+            max_protected: 0,
+            l: Lists::new(),
+            sketch: Sketch::for_pages(0),
+            hits: 0,
+            undo: Vec::new(),
+            undo_counters: Vec::new(),
+        };
+        w.size();
+        w.sketch = Sketch::for_pages(w.main_cap);
+        w
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self
+    }
+
+    fn size(&mut self) {
+        let window = (self.window * self.cap as f64) as usize;
+        self.main_cap = self.cap - window.min(self.cap);
+        self.max_protected = self.main_cap * 4 / 5;
+        self.max_probation = self.main_cap - self.max_protected;
+    }
+
+    fn main_len(&self) -> usize {
+        self.l.len(PROBATION) + self.l.len(PROTECTED)
+    }
+
+    /// Admits `page` to the main cache: the lowest segment with room.
+    fn admit(&mut self, page: DenseId) {
+        let list = if self.l.len(PROBATION) < self.max_probation {
+            PROBATION
+        } else if self.l.len(PROTECTED) < self.max_protected {
+            PROTECTED
+        } else {
+            PROBATION
+        };
+        self.l.push_front(list, page);
+    }
+
+    /// The main cache's victim: the oldest evictable page of probation,
+    /// then of protected.
+    fn main_victim(&self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<DenseId> {
+        self.l
+            .find_from_back(PROBATION, &mut *evictable)
+            .or_else(|| self.l.find_from_back(PROTECTED, &mut *evictable))
+    }
+
+    fn count(&mut self, page: DenseId) {
+        self.sketch.add(page, None);
+        self.hits += 1;
+        if self.hits >= SAMPLE * self.main_cap {
+            self.hits = 0;
+            self.sketch.halve();
+        }
+    }
+
+    /// Takes `page` out of the buffer, recording its place.
+    fn take(&mut self, page: DenseId) -> Victim {
+        self.undo.push(self.l.save(page));
+        let dirty = self.l.remove(page);
+        Victim { page, dirty }
+    }
+
+    fn undo_all(&mut self) {
+        while let Some(s) = self.undo.pop() {
+            self.l.restore(s);
+        }
+        while let Some((x, v)) = self.undo_counters.pop() {
+            self.sketch.counters[x] = v;
+        }
+    }
+}
+
+impl Policy for WTinyLfu {
+    fn name(&self) -> String {
+        format!("W-TinyLFU({})", self.window)
+    }
+    super::list::list_policy_basics!();
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        // The sketch keeps the size it was built with: what it counted
+        // stays meaningful.
+        self.cap = capacity;
+        self.size();
+    }
+    fn len(&self) -> usize {
+        self.l.len(WINDOW) + self.main_len()
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        self.l.list_of(page) != 0
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        // Every admission and every main-cache hit counts the page.
+        self.l.prefetch(page);
+        self.sketch.prefetch(page);
+    }
+
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        match self.l.list_of(page) {
+            0 => return false,
+            WINDOW => self.l.move_front(WINDOW, page),
+            PROBATION => {
+                self.l.unlink(page);
+                self.l.push_front(PROTECTED, page);
+                if self.l.len(PROTECTED) > self.max_protected {
+                    let tail = self.l.tail(PROTECTED);
+                    self.l.unlink(tail);
+                    self.l.push_front(PROBATION, tail);
+                }
+                self.count(page);
+            }
+            _ => {
+                self.l.move_front(PROTECTED, page);
+                self.count(page);
+            }
+        }
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        true
+    }
+
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.l.push_front(WINDOW, page);
+        self.l.set_dirty(page, op.is_write());
+        self.sketch.add(page, None);
+    }
+
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        self.undo.clear();
+        self.undo_counters.clear();
+        let victim = loop {
+            if self.l.len(WINDOW) == 0 {
+                break self.main_victim(&mut evictable).map(|m| self.take(m));
+            }
+            if self.main_len() < self.main_cap {
+                // Room in the main cache: the window's oldest page moves in.
+                let oldest = self.l.tail(WINDOW);
+                self.undo.push(self.l.save(oldest));
+                self.l.unlink(oldest);
+                self.admit(oldest);
+                self.sketch.add(oldest, Some(&mut self.undo_counters));
+                continue;
+            }
+            let candidate = self.l.find_from_back(WINDOW, &mut evictable);
+            let main = self.main_victim(&mut evictable);
+            let v = match (candidate, main) {
+                (Some(c), Some(m)) if self.sketch.estimate(c) > self.sketch.estimate(m) => {
+                    let v = self.take(m);
+                    self.undo.push(self.l.save(c));
+                    self.l.unlink(c);
+                    self.admit(c);
+                    Some(v)
+                }
+                (Some(c), _) => Some(self.take(c)),
+                (None, Some(m)) => Some(self.take(m)),
+                (None, None) => None,
+            };
+            if let Some(c) = candidate {
+                self.sketch.add(c, Some(&mut self.undo_counters));
+            }
+            break v;
+        };
+        if victim.is_none() {
+            self.undo_all();
+        }
+        victim
+    }
+
+    fn reinstate(&mut self, _v: Victim) {
+        self.undo_all();
+    }
+
+    super::list::dirty_marks!();
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        self.contains(page).then(|| self.l.remove(page))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testing::agrees_with_model;
+
+    const C: PageCost = PageCost::new(1.0, 1.0);
+
+    /// W-TinyLFU over vectors (front = newest) and the same sketch, as
+    /// libCacheSim's `WTinyLFU_get` steps through it.
+    struct Model {
+        cap: usize,
+        main_cap: usize,
+        max_prob: usize,
+        max_prot: usize,
+        window: Vec<DenseId>,
+        prob: Vec<DenseId>,
+        prot: Vec<DenseId>,
+        sketch: Sketch,
+        hits: usize,
+    }
+
+    impl Model {
+        fn new(cap: usize) -> Self {
+            let main_cap = cap - cap / 100;
+            Model {
+                cap,
+                main_cap,
+                max_prob: main_cap - main_cap * 4 / 5,
+                max_prot: main_cap * 4 / 5,
+                window: Vec::new(),
+                prob: Vec::new(),
+                prot: Vec::new(),
+                sketch: Sketch::for_pages(main_cap),
+                hits: 0,
+            }
+        }
+        fn admit(&mut self, p: DenseId) {
+            if self.prob.len() < self.max_prob || self.prot.len() >= self.max_prot {
+                self.prob.insert(0, p);
+            } else {
+                self.prot.insert(0, p);
+            }
+        }
+        fn main_victim(&self) -> Option<DenseId> {
+            self.prob.last().or(self.prot.last()).copied()
+        }
+        fn drop_main(&mut self, p: DenseId) {
+            self.prob.retain(|&x| x != p);
+            self.prot.retain(|&x| x != p);
+        }
+        fn request(&mut self, p: DenseId) -> (bool, Option<DenseId>) {
+            if let Some(i) = self.window.iter().position(|&x| x == p) {
+                self.window.remove(i);
+                self.window.insert(0, p);
+                return (true, None);
+            }
+            let in_prob = self.prob.contains(&p);
+            if in_prob || self.prot.contains(&p) {
+                self.drop_main(p);
+                self.prot.insert(0, p);
+                if in_prob && self.prot.len() > self.max_prot {
+                    let t = self.prot.pop().unwrap();
+                    self.prob.insert(0, t);
+                }
+                self.sketch.add(p, None);
+                self.hits += 1;
+                if self.hits >= SAMPLE * self.main_cap {
+                    self.hits = 0;
+                    self.sketch.halve();
+                }
+                return (true, None);
+            }
+            let full = self.window.len() + self.prob.len() + self.prot.len() == self.cap;
+            let mut victim = None;
+            if full {
+                loop {
+                    let Some(&c) = self.window.last() else {
+                        let m = self.main_victim().unwrap();
+                        self.drop_main(m);
+                        victim = Some(m);
+                        break;
+                    };
+                    if self.prob.len() + self.prot.len() < self.main_cap {
+                        self.window.pop();
+                        self.admit(c);
+                        self.sketch.add(c, None);
+                        continue;
+                    }
+                    let m = self.main_victim().unwrap();
+                    if self.sketch.estimate(c) > self.sketch.estimate(m) {
+                        self.drop_main(m);
+                        self.window.pop();
+                        self.admit(c);
+                        victim = Some(m);
+                    } else {
+                        self.window.pop();
+                        victim = Some(c);
+                    }
+                    self.sketch.add(c, None);
+                    break;
+                }
+            }
+            self.window.insert(0, p);
+            self.sketch.add(p, None);
+            (false, victim)
+        }
+    }
+
+    #[test]
+    fn wtinylfu_admits_by_frequency_as_libcachesim_steps_victim_by_victim() {
+        for (cap, pages) in [(2usize, 6u64), (5, 12), (10, 40), (150, 400), (400, 1_500)] {
+            let mut m = Model::new(cap);
+            agrees_with_model(
+                &mut WTinyLfu::new(cap),
+                |p| m.request(p),
+                pages,
+                20_000,
+                0x5851_f42d_4c95_7f2d ^ cap as u64,
+            );
+        }
+    }
+
+    #[test]
+    fn wtinylfu_reinstate_restores_lists_and_counts() {
+        let mut w = WTinyLfu::new(4);
+        for p in 0..4 {
+            w.insert(p, if p == 1 { Op::Write } else { Op::Read }, C);
+        }
+        let counters = w.sketch.counters.clone();
+        let v = w.evict(|p| p != 0).unwrap();
+        assert_eq!(v.page, 1);
+        assert!(v.dirty);
+        w.reinstate(v);
+        assert_eq!(w.sketch.counters, counters);
+        assert_eq!((w.len(), w.dirty_count()), (4, 1));
+        assert_eq!(w.l.iter(WINDOW).collect::<Vec<_>>(), vec![3, 2, 1, 0]);
+        assert_eq!(w.evict(|_| false), None);
+        assert_eq!(w.sketch.counters, counters);
+    }
+}
