@@ -221,6 +221,8 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
         let fd_lirs = || FdBuffer::new(cap, cap / 2, Base::Lirs(Lirs::new(cap)), Base::Lirs(Lirs::new(cap)));
         proptest::prop_assert_eq!(victims(fd_lirs(), &t, true), victims(fd_lirs(), &t, false));
+        let fd_tiny = || FdBuffer::new(cap, cap / 2, Base::WTinyLfu(WTinyLfu::new(cap)), Base::Lru(Lru::new(cap)));
+        proptest::prop_assert_eq!(victims(fd_tiny(), &t, true), victims(fd_tiny(), &t, false));
         let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap)));
         proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
         let cfdc = || {

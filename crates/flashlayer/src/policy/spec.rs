@@ -651,7 +651,7 @@ mod tests {
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
         assert!(err("fdbuffer:clean=belady").contains(
-            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk or lirs"
+            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs or wtinylfu"
         ));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }

@@ -91,6 +91,7 @@ use tuner::Tuner;
 use super::list::Bits;
 use super::{
     Arc, Clock, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru, TwoQ, Victim,
+    WTinyLfu,
 };
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -171,6 +172,7 @@ base_policies!(
     (Slru, Slru, "slru"),
     (LruK, LruK, "lruk"),
     (Lirs, Lirs, "lirs"),
+    (WTinyLfu, WTinyLfu, "wtinylfu"),
 );
 
 forward_policy!(Base, with_base);
