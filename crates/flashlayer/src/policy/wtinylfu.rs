@@ -23,7 +23,7 @@
 //! window and the main cache; moving a page into the main cache is not an
 //! eviction, so a pinned page may move.
 
-use super::list::{Lists, Saved};
+use super::list::{Journal, Lists};
 use super::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -121,7 +121,7 @@ pub struct WTinyLfu {
     hits: usize,
     /// The last eviction's moves and counter changes, for
     /// [`Policy::reinstate`].
-    undo: Vec<Saved>,
+    undo: Journal,
     undo_counters: Vec<(usize, u32)>,
 }
 
@@ -142,7 +142,7 @@ impl WTinyLfu {
             l: Lists::new(),
             sketch: Sketch::for_pages(0),
             hits: 0,
-            undo: Vec::new(),
+            undo: Journal::default(),
             undo_counters: Vec::new(),
         };
         w.size();
@@ -198,15 +198,13 @@ impl WTinyLfu {
 
     /// Takes `page` out of the buffer, recording its place.
     fn take(&mut self, page: DenseId) -> Victim {
-        self.undo.push(self.l.save(page));
+        self.undo.save(&self.l, page);
         let dirty = self.l.remove(page);
         Victim { page, dirty }
     }
 
     fn undo_all(&mut self) {
-        while let Some(s) = self.undo.pop() {
-            self.l.restore(s);
-        }
+        self.undo.undo(&mut self.l);
         while let Some((x, v)) = self.undo_counters.pop() {
             self.sketch.counters[x] = v;
         }
@@ -281,7 +279,7 @@ impl Policy for WTinyLfu {
             if self.main_len() < self.main_cap {
                 // Room in the main cache: the window's oldest page moves in.
                 let oldest = self.l.tail(WINDOW);
-                self.undo.push(self.l.save(oldest));
+                self.undo.save(&self.l, oldest);
                 self.l.unlink(oldest);
                 self.admit(oldest);
                 self.sketch.add(oldest, Some(&mut self.undo_counters));
@@ -292,7 +290,7 @@ impl Policy for WTinyLfu {
             let v = match (candidate, main) {
                 (Some(c), Some(m)) if self.sketch.estimate(c) > self.sketch.estimate(m) => {
                     let v = self.take(m);
-                    self.undo.push(self.l.save(c));
+                    self.undo.save(&self.l, c);
                     self.l.unlink(c);
                     self.admit(c);
                     Some(v)
