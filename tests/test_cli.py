@@ -107,7 +107,7 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     r = json.loads(p.stdout)
     assert [x["policy"] for x in r["policies"]] == [
         "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo:small=0.1,ghost=0.9,threshold=2", "lfu",
-        "slru:segments=4", "lruk:k=2", "lirs:hirs=0.01", "wtinylfu:window=0.01", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
+        "slru:segments=4", "lruk:k=2", "lirs:hirs=0.01", "wtinylfu:window=0.01", "clockpro:cold=0.01", "belady", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
         "wblandlord", "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4",
@@ -230,7 +230,7 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
     ("args", "needles"),
     [
         (["sim", "{bad}", "--policy", "lru", "--buffer", "2"], ["bad.csv:3: expected op R or W, found 'X'"]),
-        (["sim", "{small}", "--policy", "lru,nosuch", "--buffer", "2"], ["unknown policy 'nosuch'", "lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu, belady"]),
+        (["sim", "{small}", "--policy", "lru,nosuch", "--buffer", "2"], ["unknown policy 'nosuch'", "lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu, clockpro, belady"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "0"], ["--buffer: a size must be at least 1 page, got 0"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "ten"], ["--buffer: bad size 'ten': expected a whole number of pages (at least 1), or P% of the trace's distinct pages"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--device", "nvme9"], ["unknown device 'nvme9'", "presets:"]),
@@ -249,8 +249,8 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{small}", "--policy", "fdbuffer:mc=-1", "--buffer", "2"], ["bad value '-1' for 'mc'"]),
         (["sim", "{small}", "--policy", "fdbuffer:mc=1.5", "--buffer", "2"], ["bad value '1.5' for 'mc'"]),
         (["sim", "{small}", "--policy", "fdbuffer:clean=nosuch", "--buffer", "2"],
-         ["bad value 'nosuch' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs or wtinylfu"]),
-        (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["policy 'fdbuffer': bad value 'belady' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs or wtinylfu"]),
+         ["bad value 'nosuch' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"]),
+        (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["policy 'fdbuffer': bad value 'belady' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"]),
         (["sim", "{small}", "--policy", "cfdc:cluster=-3", "--buffer", "2"], ["policy 'cfdc': bad value '-3' for 'cluster'"]),
         (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
         (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),

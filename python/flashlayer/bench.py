@@ -26,7 +26,7 @@ from flashlayer.replay import resolve_buffer
 #: Requests/s each policy must reach on the default workload (the design's
 #: speed targets), by policy name.
 TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "sieve": 30e6, "s3fifo": 15e6,
-           "lfu": 15e6, "slru": 15e6, "lruk": 10e6, "lirs": 10e6, "wtinylfu": 10e6,
+           "lfu": 15e6, "slru": 15e6, "lruk": 10e6, "lirs": 10e6, "wtinylfu": 10e6, "clockpro": 10e6,
            "belady": 10e6}
 #: Policies whose goal is a share of LRU's rate on the same trace.
 VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbuffer": 0.5, "cfdc": 0.5,

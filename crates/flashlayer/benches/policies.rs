@@ -12,9 +12,9 @@ use flashlayer::curve::shards::{sampled_curve, Sampling};
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Future,
-    Koltsidas, Lambda, Lfu, Lirs, Lru, LruK, LruWsr, Mc, Policy, S3Fifo, ScheduleCosts, Sieve,
-    Slru, TwoQ, WTinyLfu, WbLandlord, DEFAULT_EPOCH,
+    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, ClockPro, CostSource, FdBuffer, Fifo,
+    Future, Koltsidas, Lambda, Lfu, Lirs, Lru, LruK, LruWsr, Mc, Policy, S3Fifo, ScheduleCosts,
+    Sieve, Slru, TwoQ, WTinyLfu, WbLandlord, DEFAULT_EPOCH,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -83,7 +83,7 @@ fn fdbuffer(pages: usize, cluster: usize) -> FdBuffer {
 }
 
 #[divan::bench(args = [
-    "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "wtinylfu", "belady", "cflru",
+    "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "wtinylfu", "clockpro", "belady", "cflru",
     "lruwsr", "ccflru", "casa",
     "koltsidas", "koltsidas-auto", "wblandlord", "fdbuffer", "fdbuffer-cluster64", "cfdc",
 ])]
@@ -104,6 +104,7 @@ fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
             "lruk" => replay(LruK::new(BUFFER).with_pages(*pages)),
             "lirs" => replay(Lirs::new(BUFFER).with_pages(*pages)),
             "wtinylfu" => replay(WTinyLfu::new(BUFFER).with_pages(*pages)),
+            "clockpro" => replay(ClockPro::new(BUFFER).with_pages(*pages)),
             "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
             "cflru" => replay(Cflru::new(BUFFER, 0.5).with_pages(*pages)),
             "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),

@@ -24,7 +24,7 @@ from flashlayer.cli.common import (
 from flashlayer.files import atomic_output
 
 
-DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"
+DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,clockpro,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"
                     "koltsidas:lambda=0.5,koltsidas")
 #: With --libcachesim: the policies libCacheSim also has.
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,belady"

@@ -31,8 +31,8 @@ FRACTIONS = {
     "quick": [0.005, 0.01, 0.02, 0.05, 0.1, 0.2],
     "full": [0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5],
 }
-POLICIES = {"quick": ["lru", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "lirs", "wtinylfu", "belady"],
-            "full": ["lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "lirs", "wtinylfu", "belady"]}
+POLICIES = {"quick": ["lru", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "lirs", "wtinylfu", "clockpro", "belady"],
+            "full": ["lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "lirs", "wtinylfu", "clockpro", "belady"]}
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:

@@ -42,6 +42,7 @@ POLICIES = {
     "S3-FIFO": "s3fifo",
     "LIRS": "lirs",
     "W-TinyLFU": "wtinylfu",
+    "CLOCK-Pro": "clockpro",
     "CFLRU": "cflru",
     "LRU-WSR": "lruwsr",
     "CCF-LRU": "ccflru",

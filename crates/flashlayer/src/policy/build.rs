@@ -5,9 +5,9 @@
 //! per combination.
 
 use super::{
-    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, FdBuffer, Fifo, Koltsidas, Lfu, Lirs,
-    Lru, LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ, WTinyLfu,
-    WbLandlord,
+    Arc, Base, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, ClockPro, FdBuffer, Fifo, Koltsidas,
+    Lfu, Lirs, Lru, LruK, LruWsr, Policy, PolicyKind, PolicySpec, S3Fifo, Sieve, Slru, TwoQ,
+    WTinyLfu, WbLandlord,
 };
 use crate::error::{Error, Result};
 
@@ -78,6 +78,10 @@ macro_rules! online_policy {
             }
             PolicyKind::WTinyLfu { window } => {
                 let $p = WTinyLfu::with_window(cap, window).with_pages(pages);
+                $use
+            }
+            PolicyKind::ClockPro { cold } => {
+                let $p = ClockPro::with_cold(cap, cold).with_pages(pages);
                 $use
             }
             PolicyKind::Belady | PolicyKind::CostOptUb { .. } => Err(Error::invalid(format!(

@@ -57,6 +57,11 @@ pub enum PolicyKind {
         /// The window's share of the buffer.
         window: f64,
     },
+    /// [`super::ClockPro`]
+    ClockPro {
+        /// The least share of the buffer the resident cold pages target.
+        cold: f64,
+    },
     /// [`super::Belady`] (offline)
     Belady,
     /// [`super::CostOpt`] (offline): the schedule of the cost-optimal
@@ -151,6 +156,13 @@ const WINDOW: Param = Param {
     ty: Ty::Fraction,
     default: "0.01",
     help: "share of the buffer for the LRU window new pages enter (libCacheSim's 1%)",
+};
+const COLD: Param = Param {
+    key: "cold",
+    ty: Ty::Fraction,
+    default: "0.01",
+    help: "least share of the buffer the resident cold pages target, and where the target starts; \
+           the most is 1 - cold (the authors' reference simulator's 1%, at least one page); at most 0.5",
 };
 const ITERATIONS: Param = Param {
     key: "iterations",
@@ -305,6 +317,12 @@ pub static POLICIES: Table = Table {
             params: &[WINDOW],
         },
         Entry {
+            name: "clockpro",
+            description: "CLOCK-Pro, Jiang et al. 2005: LIRS's reuse-distance test on one clock with three hands; \
+                          hits set a bit, the resident cold target adapts (not compared with libCacheSim's, which stops evicting)",
+            params: &[COLD],
+        },
+        Entry {
             name: "belady",
             description: "offline MIN, miss-optimal; clean pages first among never-reused",
             params: &[],
@@ -413,6 +431,10 @@ impl PolicySpec {
             "wtinylfu" => PolicyKind::WTinyLfu {
                 window: g.fraction("window"),
             },
+            "clockpro" => match g.fraction("cold") {
+                cold if cold <= 0.5 => PolicyKind::ClockPro { cold },
+                _ => return Err(g.bad("cold", &g.value("cold"))),
+            },
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {
                 iterations: g.int("iterations") as usize,
@@ -498,6 +520,7 @@ impl PolicySpec {
             PolicyKind::LruK { .. } => "lruk",
             PolicyKind::Lirs { .. } => "lirs",
             PolicyKind::WTinyLfu { .. } => "wtinylfu",
+            PolicyKind::ClockPro { .. } => "clockpro",
             PolicyKind::Belady => "belady",
             PolicyKind::CostOptUb { .. } => "costopt-ub",
             PolicyKind::WbLandlord => "wblandlord",
@@ -534,6 +557,7 @@ impl fmt::Display for PolicySpec {
             PolicyKind::LruK { k } => write!(f, ":k={k}"),
             PolicyKind::Lirs { hirs } => write!(f, ":hirs={hirs}"),
             PolicyKind::WTinyLfu { window } => write!(f, ":window={window}"),
+            PolicyKind::ClockPro { cold } => write!(f, ":cold={cold}"),
             PolicyKind::Koltsidas {
                 lambda: super::Lambda::Fixed(x),
             } => write!(f, ":lambda={x}"),
@@ -645,13 +669,14 @@ mod tests {
         assert!(err("cflru:w=0.1,w=0.2").contains("given twice"));
         assert!(err("lfru").contains("unknown policy 'lfru'"));
         assert!(err("lruk:k=9").contains("bad value '9' for 'k'"));
+        assert!(err("clockpro:cold=0.6").contains("bad value '0.6' for 'cold'"));
         assert!(err("slru:segments=9").contains("bad value '9' for 'segments'"));
         assert!(err("s3fifo:threshold=300").contains("bad value '300' for 'threshold'"));
         assert!(err("fdbuffer:mc=-1").contains("bad value '-1' for 'mc'"));
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
         assert!(err("fdbuffer:clean=belady").contains(
-            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs or wtinylfu"
+            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"
         ));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }

@@ -90,8 +90,8 @@ use tuner::Tuner;
 
 use super::list::Bits;
 use super::{
-    Arc, Clock, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru, TwoQ, Victim,
-    WTinyLfu,
+    Arc, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru,
+    TwoQ, Victim, WTinyLfu,
 };
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -173,6 +173,7 @@ base_policies!(
     (LruK, LruK, "lruk"),
     (Lirs, Lirs, "lirs"),
     (WTinyLfu, WTinyLfu, "wtinylfu"),
+    (ClockPro, ClockPro, "clockpro"),
 );
 
 forward_policy!(Base, with_base);

@@ -1,0 +1,927 @@
+//! CLOCK-Pro (Jiang, Chen & Zhang, "CLOCK-Pro: An Effective Improvement of
+//! the CLOCK Replacement", USENIX ATC 2005): LIRS's reuse-distance test run
+//! on one clock, as an OS can afford it. Hits only set a reference bit.
+//!
+//! Every page the policy knows is on one circle in the order of its last
+//! move to the list head: **hot** pages (small reuse distance; they leave
+//! only by demotion), resident **cold** pages, and non-resident cold pages
+//! (ghosts) still in their **test period**. A cold page re-referenced during
+//! its test period proves a reuse distance below the oldest hot page's and
+//! turns hot. Three hands sweep the circle from its oldest end (§3.2):
+//!
+//! - HAND_cold finds the victim: an unreferenced resident cold page leaves
+//!   (if in its test period, its entry stays as a ghost); a referenced one
+//!   turns hot if in its test period, else starts one, and moves to the head.
+//! - HAND_hot demotes the oldest unreferenced hot page when the hot pages
+//!   exceed `B − m_c` (a referenced one gets a second chance), ending the
+//!   test periods of the cold pages it passes.
+//! - HAND_test ends test periods once the ghosts exceed `B` (a ghost leaves
+//!   the circle when its test ends).
+//!
+//! The resident cold target `m_c` adapts (§3.3): +1 when a page in its test
+//! period is re-referenced, −1 when a test period ends without one. The
+//! paper leaves its bounds and the first fill to the implementation; ours
+//! are those of the authors' reference simulator as Caffeine's simulator
+//! documents them: `m_c` starts at its least value, `cold` of the buffer (1%,
+//! at least one page), and stays within `[cold·B, B − cold·B]`; while the
+//! buffer fills, pages enter hot until only `m_c` frames are free, cold
+//! after; a page re-referenced in its test period stays cold if HAND_hot
+//! finds no hot page to demote before reaching it.
+//!
+//! libCacheSim 0.3.5's `ClockPro.c` is not compared: its admission check
+//! refuses every miss once the cold pages reach their share, and only its
+//! eviction could lower them, so its cache keeps its first `⌊ratio·B⌋`
+//! objects for ever (`tests/test_libcachesim.py` shows it).
+//!
+//! Pages the caller cannot evict (pinned) are passed over by HAND_cold;
+//! with every resident cold page pinned, the first evictable hot page from
+//! HAND_hot's place leaves instead.
+
+use super::list::{Extra, Lists, Saved, NIL};
+use super::{Policy, Victim};
+use crate::types::{DenseId, Op, PageCost};
+
+const IN: u8 = 1;
+
+/// A page's status, kept in its node (one cache line a page).
+#[derive(Clone, Copy, Debug)]
+struct Status(u8);
+
+impl Extra for Status {
+    const EMPTY: Self = Status(OUT);
+    type Align = ();
+    const ALIGN: Self::Align = ();
+}
+
+const OUT: u8 = 0;
+const HOT: u8 = 1;
+/// Resident cold, its test period over.
+const COLD: u8 = 2;
+/// Resident cold, in its test period.
+const COLD_TEST: u8 = 3;
+/// Non-resident cold, in its test period.
+const GHOST: u8 = 4;
+
+#[inline]
+fn resident(s: u8) -> bool {
+    matches!(s, HOT | COLD | COLD_TEST)
+}
+#[inline]
+fn in_test(s: u8) -> bool {
+    matches!(s, COLD_TEST | GHOST)
+}
+#[inline]
+fn resident_cold(s: u8) -> bool {
+    matches!(s, COLD | COLD_TEST)
+}
+
+/// The counts, target and hands: what an eviction changes besides pages.
+#[derive(Clone, Copy, Debug)]
+struct State {
+    hot: usize,
+    cold: usize,
+    ghosts: usize,
+    in_test: usize,
+    cold_target: usize,
+    hand_hot: u32,
+    hand_cold: u32,
+    hand_test: u32,
+}
+
+/// What one step of HAND_cold did.
+enum Step {
+    Evicted(Victim),
+    /// A referenced page moved to the head.
+    Moved,
+    /// A pinned page was passed over.
+    Passed,
+}
+
+/// CLOCK-Pro replacement.
+#[derive(Clone, Debug)]
+pub struct ClockPro {
+    cap: usize,
+    cold: f64,
+    min_cold: usize,
+    max_cold: usize,
+    /// The circle, head = the newest move; the mark is the reference bit,
+    /// the extra the page's status (kept when it leaves the circle).
+    l: Lists<1, Status>,
+    s: State,
+    /// The last eviction's page changes, and the state before it.
+    journal: Vec<(Saved, u8)>,
+    before: State,
+    recording: bool,
+}
+
+impl ClockPro {
+    /// A CLOCK-Pro buffer of `capacity` pages whose resident cold target
+    /// starts at, and never goes below, 1% of it.
+    pub fn new(capacity: usize) -> Self {
+        Self::with_cold(capacity, 0.01)
+    }
+
+    /// A CLOCK-Pro buffer whose resident cold target stays within
+    /// `[cold·capacity, capacity − cold·capacity]` (at least one page).
+    pub fn with_cold(capacity: usize, cold: f64) -> Self {
+        let s = State {
+            hot: 0,
+            cold: 0,
+            ghosts: 0,
+            in_test: 0,
+            cold_target: 0,
+            hand_hot: NIL,
+            hand_cold: NIL,
+            hand_test: NIL,
+        };
+        let mut p = ClockPro {
+            cap: capacity,
+            cold,
+            min_cold: 0,
+            max_cold: 0,
+            l: Lists::new(),
+            s,
+            journal: Vec::new(),
+            before: s,
+            recording: false,
+        };
+        p.size_target();
+        p.s.cold_target = p.min_cold;
+        p
+    }
+
+    /// Pre-sizes per-page state for dense ids `0..pages`.
+    pub fn with_pages(mut self, pages: usize) -> Self {
+        self.l.reserve_pages(pages);
+        self
+    }
+
+    fn size_target(&mut self) {
+        self.min_cold = ((self.cold * self.cap as f64) as usize).max(1);
+        self.max_cold = (self.cap - self.min_cold.min(self.cap)).max(self.min_cold);
+        self.s.cold_target = self.s.cold_target.clamp(self.min_cold, self.max_cold);
+    }
+
+    #[inline]
+    fn st(&self, page: DenseId) -> u8 {
+        if self.l.list_of(page) == 0 {
+            OUT
+        } else {
+            self.l.extra(page).0
+        }
+    }
+
+    fn set_status(&mut self, page: DenseId, new: u8) {
+        let old = self.st(page);
+        let s = &mut self.s;
+        for (status, up) in [(old, false), (new, true)] {
+            let count = match status {
+                HOT => &mut s.hot,
+                COLD | COLD_TEST => &mut s.cold,
+                GHOST => &mut s.ghosts,
+                _ => continue,
+            };
+            if up {
+                *count += 1;
+            } else {
+                *count -= 1;
+            }
+            if in_test(status) {
+                if up {
+                    s.in_test += 1;
+                } else {
+                    s.in_test -= 1;
+                }
+            }
+        }
+        self.l.extra_mut(page).0 = new;
+    }
+
+    /// Records a page on the circle before an eviction changes it.
+    #[inline]
+    fn note(&mut self, page: DenseId) {
+        if self.recording {
+            self.journal.push((self.l.save(page), self.st(page)));
+        }
+    }
+
+    /// The next page clockwise: towards the head, from the head round to
+    /// the oldest end.
+    #[inline]
+    fn fwd(&self, page: DenseId) -> u32 {
+        match self.l.prev_of(page) {
+            NIL => self.l.tail(IN),
+            p => p,
+        }
+    }
+
+    /// Moves every hand on `page` to the next page, before it leaves its
+    /// place; a page alone on the circle keeps its hands when it only moves
+    /// (`leaving` false) and leaves none behind when it goes.
+    fn hands_off(&mut self, page: DenseId, leaving: bool) {
+        let next = match self.fwd(page) {
+            p if p != page => p,
+            _ if leaving => NIL,
+            _ => return,
+        };
+        for h in [
+            &mut self.s.hand_hot,
+            &mut self.s.hand_cold,
+            &mut self.s.hand_test,
+        ] {
+            if *h == page {
+                *h = next;
+            }
+        }
+    }
+
+    /// Puts `page` at the head with status `st` and its reference bit clear.
+    fn move_to_head(&mut self, page: DenseId, st: u8) {
+        if self.st(page) != OUT {
+            self.note(page);
+            self.hands_off(page, false);
+            self.l.unlink(page);
+        }
+        self.l.push_front(IN, page);
+        self.l.set_mark(page, false);
+        self.set_status(page, st);
+    }
+
+    /// Takes `page` off the circle.
+    fn leave(&mut self, page: DenseId) {
+        self.note(page);
+        self.hands_off(page, true);
+        self.set_status(page, OUT);
+        self.l.remove(page);
+    }
+
+    fn adjust_target(&mut self, up: bool) {
+        let t = &mut self.s.cold_target;
+        *t = if up { *t + 1 } else { t.saturating_sub(1) }.clamp(self.min_cold, self.max_cold);
+    }
+
+    /// Ends `page`'s test period, if it is in one: a ghost leaves the circle.
+    fn end_test(&mut self, page: DenseId) {
+        let st = self.st(page);
+        if !in_test(st) {
+            return;
+        }
+        let referenced = self.l.marked(page);
+        if st == COLD_TEST {
+            self.note(page);
+            self.set_status(page, COLD);
+        } else {
+            self.leave(page);
+        }
+        self.adjust_target(referenced);
+    }
+
+    fn next_hand_cold(&mut self) {
+        if self.s.cold == 0 {
+            self.s.hand_cold = NIL;
+            return;
+        }
+        let mut h = match self.s.hand_cold {
+            NIL => self.l.tail(IN),
+            h => h,
+        };
+        while !resident_cold(self.st(h)) {
+            h = self.fwd(h);
+        }
+        self.s.hand_cold = h;
+    }
+
+    /// Puts HAND_hot on the next hot page, ending the test periods of the
+    /// cold pages it passes.
+    fn next_hand_hot(&mut self) {
+        if self.s.hot == 0 {
+            self.s.hand_hot = NIL;
+        } else {
+            if self.s.hand_hot == NIL {
+                self.s.hand_hot = self.l.tail(IN);
+            }
+            while self.st(self.s.hand_hot) != HOT {
+                let p = self.s.hand_hot;
+                self.s.hand_hot = self.fwd(p);
+                self.end_test(p);
+            }
+        }
+        self.next_hand_test();
+    }
+
+    fn next_hand_test(&mut self) {
+        if self.s.in_test == 0 {
+            self.s.hand_test = NIL;
+            return;
+        }
+        let mut h = match (self.s.hand_test, self.s.hand_hot) {
+            (NIL, NIL) => self.l.tail(IN),
+            (NIL, hot) => hot,
+            (h, _) => h,
+        };
+        while !in_test(self.st(h)) {
+            h = self.fwd(h);
+        }
+        self.s.hand_test = h;
+    }
+
+    fn organize_hands(&mut self) {
+        self.next_hand_cold();
+        self.next_hand_hot();
+        self.next_hand_test();
+    }
+
+    fn run_hand_test(&mut self) {
+        let p = self.s.hand_test;
+        self.end_test(p);
+        self.next_hand_test();
+    }
+
+    /// Runs HAND_hot until it demotes a hot page or reaches `until` (a page
+    /// in its test period, or `NIL` to run until a demotion); whether it
+    /// demoted one.
+    fn run_hand_hot(&mut self, until: u32) -> bool {
+        let mut demoted = false;
+        while self.s.hand_hot != until && self.s.hand_hot != NIL {
+            let p = self.s.hand_hot;
+            if self.st(p) == HOT {
+                if self.l.marked(p) {
+                    self.move_to_head(p, HOT);
+                } else {
+                    self.move_to_head(p, COLD);
+                    demoted = true;
+                    break;
+                }
+            } else {
+                self.s.hand_hot = self.fwd(p);
+                self.end_test(p);
+            }
+        }
+        self.next_hand_hot();
+        demoted
+    }
+
+    /// Whether `page`, re-referenced, may turn hot: it must be in its test
+    /// period, and HAND_hot must demote a hot page before it reaches it
+    /// whenever the hot pages fill their share.
+    fn promotes(&mut self, page: DenseId) -> bool {
+        if !in_test(self.st(page)) {
+            return false;
+        }
+        self.adjust_target(true);
+        while self.s.hot >= self.cap.saturating_sub(self.s.cold_target) {
+            if !in_test(self.st(page)) || self.s.hot == 0 || !self.run_hand_hot(page) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// One step of HAND_cold, from the resident cold page it points at.
+    fn run_hand_cold(&mut self, evictable: &mut impl FnMut(DenseId) -> bool) -> Step {
+        let p = self.s.hand_cold;
+        if self.l.marked(p) {
+            let st = if self.st(p) == COLD_TEST && self.promotes(p) {
+                HOT
+            } else {
+                COLD_TEST
+            };
+            self.move_to_head(p, st);
+            self.next_hand_cold();
+            return Step::Moved;
+        }
+        if !evictable(p) {
+            self.s.hand_cold = self.fwd(p);
+            self.next_hand_cold();
+            return Step::Passed;
+        }
+        let dirty = self.l.is_dirty(p);
+        if self.st(p) == COLD_TEST {
+            self.note(p);
+            self.l.set_dirty(p, false);
+            self.set_status(p, GHOST);
+            self.s.hand_cold = self.fwd(p);
+        } else {
+            self.leave(p);
+        }
+        while self.s.ghosts > self.cap {
+            self.run_hand_test();
+        }
+        self.next_hand_cold();
+        Step::Evicted(Victim { page: p, dirty })
+    }
+
+    /// Every resident cold page is pinned: the first evictable hot page
+    /// from HAND_hot's place leaves.
+    fn evict_hot(&mut self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
+        let mut p = self.s.hand_hot;
+        for _ in 0..self.l.len(IN) {
+            if p == NIL {
+                return None;
+            }
+            if self.st(p) == HOT && evictable(p) {
+                let dirty = self.l.is_dirty(p);
+                self.leave(p);
+                self.organize_hands();
+                return Some(Victim { page: p, dirty });
+            }
+            p = self.fwd(p);
+        }
+        None
+    }
+
+    fn undo(&mut self) {
+        while let Some((saved, st)) = self.journal.pop() {
+            let page = saved.page();
+            self.l.restore(saved);
+            self.l.extra_mut(page).0 = st;
+        }
+        self.s = self.before;
+    }
+}
+
+impl Policy for ClockPro {
+    fn name(&self) -> String {
+        format!("CLOCK-Pro({})", self.cold)
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+    fn set_capacity(&mut self, capacity: usize) {
+        debug_assert!(capacity >= self.len());
+        self.cap = capacity;
+        self.size_target();
+        while self.s.ghosts > self.cap {
+            self.run_hand_test();
+        }
+        self.organize_hands();
+    }
+    fn len(&self) -> usize {
+        self.s.hot + self.s.cold
+    }
+    fn contains(&self, page: DenseId) -> bool {
+        resident(self.st(page))
+    }
+    fn is_dirty(&self, page: DenseId) -> bool {
+        self.l.is_dirty(page)
+    }
+    fn dirty_count(&self) -> usize {
+        self.l.dirty_count()
+    }
+
+    #[inline]
+    fn prefetch(&self, page: DenseId) {
+        self.l.prefetch(page);
+    }
+
+    #[inline]
+    fn access(&mut self, page: DenseId, op: Op) -> bool {
+        if !resident(self.st(page)) {
+            return false;
+        }
+        self.l.set_mark(page, true);
+        if op.is_write() {
+            self.l.set_dirty(page, true);
+        }
+        true
+    }
+
+    fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        // While the buffer fills, pages enter hot until only the least cold
+        // target's frames are free; later a page seen in its test period
+        // turns hot if HAND_hot makes room, any other enters cold, in its
+        // test period.
+        let st = if self.cap - self.len() > self.min_cold || self.promotes(page) {
+            HOT
+        } else {
+            COLD_TEST
+        };
+        self.move_to_head(page, st);
+        self.l.set_dirty(page, op.is_write());
+        self.organize_hands();
+    }
+
+    fn adopt(&mut self, page: DenseId, dirty: bool, cost: PageCost) {
+        // It enters as a page seen for the first time: a ghost is forgotten.
+        if self.st(page) == GHOST {
+            self.leave(page);
+        }
+        let op = if dirty { Op::Write } else { Op::Read };
+        self.insert(page, op, cost);
+    }
+
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+        if self.len() == 0 {
+            return None;
+        }
+        self.journal.clear();
+        self.before = self.s;
+        self.recording = true;
+        let mut passed = 0;
+        let victim = loop {
+            if self.s.cold == 0 {
+                // Hot pages above their share (a pool that shrank): HAND_hot
+                // makes a cold one.
+                self.run_hand_hot(NIL);
+                self.next_hand_cold();
+            }
+            match self.run_hand_cold(&mut evictable) {
+                Step::Evicted(v) => break Some(v),
+                Step::Moved => passed = 0,
+                Step::Passed => passed += 1,
+            }
+            if passed > self.s.cold {
+                break self.evict_hot(&mut evictable);
+            }
+        };
+        self.recording = false;
+        if victim.is_none() {
+            self.undo();
+        }
+        victim
+    }
+
+    fn reinstate(&mut self, v: Victim) {
+        self.undo();
+        debug_assert!(self.contains(v.page));
+        self.l.set_dirty(v.page, v.dirty);
+    }
+
+    fn mark_dirty(&mut self, page: DenseId) {
+        if self.contains(page) {
+            self.l.set_dirty(page, true);
+        }
+    }
+    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
+        if self.contains(page) {
+            self.l.set_dirty(page, false);
+        }
+    }
+
+    fn remove(&mut self, page: DenseId) -> Option<bool> {
+        if !self.contains(page) {
+            return None;
+        }
+        let dirty = self.l.is_dirty(page);
+        self.leave(page);
+        self.organize_hands();
+        Some(dirty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testing::agrees_with_model;
+
+    const C: PageCost = PageCost::new(1.0, 1.0);
+
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum S {
+        Hot,
+        Cold,
+        ColdTest,
+        Ghost,
+    }
+
+    /// CLOCK-Pro over a vector (index 0 = the head, the last = the oldest
+    /// end), hands as page ids, following the paper's §3.2–3.3 with the
+    /// reference simulator's bounds and first fill.
+    struct Model {
+        cap: usize,
+        min: usize,
+        max: usize,
+        target: usize,
+        clock: Vec<(DenseId, S, bool)>,
+        hot: Option<DenseId>,
+        cold: Option<DenseId>,
+        test: Option<DenseId>,
+    }
+
+    impl Model {
+        fn new(cap: usize) -> Self {
+            let min = (cap / 100).max(1);
+            let max = (cap - min.min(cap)).max(min);
+            Model {
+                cap,
+                min,
+                max,
+                target: min,
+                clock: Vec::new(),
+                hot: None,
+                cold: None,
+                test: None,
+            }
+        }
+        fn pos(&self, p: DenseId) -> Option<usize> {
+            self.clock.iter().position(|e| e.0 == p)
+        }
+        fn st(&self, p: DenseId) -> Option<S> {
+            self.pos(p).map(|i| self.clock[i].1)
+        }
+        fn count(&self, f: impl Fn(S) -> bool) -> usize {
+            self.clock.iter().filter(|e| f(e.1)).count()
+        }
+        fn hots(&self) -> usize {
+            self.count(|s| s == S::Hot)
+        }
+        fn resident(&self) -> usize {
+            self.count(|s| s != S::Ghost)
+        }
+        /// Clockwise: towards index 0, then round to the oldest end.
+        fn fwd(&self, p: DenseId) -> DenseId {
+            let i = self.pos(p).unwrap();
+            if i == 0 {
+                self.clock.last().unwrap().0
+            } else {
+                self.clock[i - 1].0
+            }
+        }
+        fn unhand(&mut self, p: DenseId, leaving: bool) {
+            let n = self.fwd(p);
+            if n == p && !leaving {
+                return;
+            }
+            let n = (n != p).then_some(n);
+            for h in [&mut self.hot, &mut self.cold, &mut self.test] {
+                if *h == Some(p) {
+                    *h = n;
+                }
+            }
+        }
+        fn take(&mut self, p: DenseId, leaving: bool) {
+            self.unhand(p, leaving);
+            let i = self.pos(p).unwrap();
+            self.clock.remove(i);
+        }
+        fn head(&mut self, p: DenseId, s: S) {
+            if self.pos(p).is_some() {
+                self.take(p, false);
+            }
+            self.clock.insert(0, (p, s, false));
+        }
+        fn set(&mut self, p: DenseId, s: S) {
+            let i = self.pos(p).unwrap();
+            self.clock[i].1 = s;
+        }
+        fn adjust(&mut self, up: bool) {
+            let t = if up {
+                self.target + 1
+            } else {
+                self.target.saturating_sub(1)
+            };
+            self.target = t.clamp(self.min, self.max);
+        }
+        fn end_test(&mut self, p: DenseId) {
+            let i = self.pos(p).unwrap();
+            let (_, s, r) = self.clock[i];
+            match s {
+                S::ColdTest => self.clock[i].1 = S::Cold,
+                S::Ghost => self.take(p, true),
+                _ => return,
+            }
+            self.adjust(r);
+        }
+        fn seek(&self, from: Option<DenseId>, ok: impl Fn(S) -> bool) -> Option<DenseId> {
+            if !self.clock.iter().any(|e| ok(e.1)) {
+                return None;
+            }
+            let mut h = from.unwrap_or(self.clock.last().unwrap().0);
+            while !ok(self.st(h).unwrap()) {
+                h = self.fwd(h);
+            }
+            Some(h)
+        }
+        fn seek_hot(&mut self) {
+            if self.hots() == 0 {
+                self.hot = None;
+            } else {
+                let mut h = self.hot.unwrap_or(self.clock.last().unwrap().0);
+                while self.st(h) != Some(S::Hot) {
+                    let p = h;
+                    h = self.fwd(p);
+                    self.hot = Some(h);
+                    self.end_test(p);
+                    h = self.hot.unwrap();
+                }
+                self.hot = Some(h);
+            }
+            self.seek_test();
+        }
+        fn seek_test(&mut self) {
+            let from = self.test.or(self.hot);
+            self.test = self.seek(from, |s| matches!(s, S::ColdTest | S::Ghost));
+        }
+        fn organize(&mut self) {
+            self.cold = self.seek(self.cold, |s| matches!(s, S::Cold | S::ColdTest));
+            self.seek_hot();
+            self.seek_test();
+        }
+        fn hand_hot(&mut self, until: DenseId) -> bool {
+            let mut demoted = false;
+            while self.hot.is_some() && self.hot != Some(until) {
+                let p = self.hot.unwrap();
+                let i = self.pos(p).unwrap();
+                if self.clock[i].1 == S::Hot {
+                    if self.clock[i].2 {
+                        self.head(p, S::Hot);
+                    } else {
+                        self.head(p, S::Cold);
+                        demoted = true;
+                        break;
+                    }
+                } else {
+                    self.hot = Some(self.fwd(p));
+                    self.end_test(p);
+                }
+            }
+            self.seek_hot();
+            demoted
+        }
+        fn promotes(&mut self, p: DenseId) -> bool {
+            let in_test = |m: &Self| matches!(m.st(p), Some(S::ColdTest | S::Ghost));
+            if !in_test(self) {
+                return false;
+            }
+            self.adjust(true);
+            while self.hots() >= self.cap - self.target {
+                if !in_test(self) || !self.hand_hot(p) {
+                    return false;
+                }
+            }
+            true
+        }
+        /// One HAND_cold step; the page it evicted, if any.
+        fn hand_cold(&mut self) -> Option<DenseId> {
+            let p = self.cold.unwrap();
+            let (_, s, r) = self.clock[self.pos(p).unwrap()];
+            let victim = if r {
+                let to = if s == S::ColdTest && self.promotes(p) {
+                    S::Hot
+                } else {
+                    S::ColdTest
+                };
+                self.head(p, to);
+                None
+            } else {
+                if s == S::ColdTest {
+                    self.set(p, S::Ghost);
+                    self.cold = Some(self.fwd(p));
+                } else {
+                    self.take(p, true);
+                }
+                while self.count(|s| s == S::Ghost) > self.cap {
+                    let t = self.test.unwrap();
+                    self.end_test(t);
+                    self.seek_test();
+                }
+                Some(p)
+            };
+            self.cold = self.seek(self.cold, |s| matches!(s, S::Cold | S::ColdTest));
+            victim
+        }
+        fn request(&mut self, p: DenseId) -> (bool, Option<DenseId>) {
+            if matches!(self.st(p), Some(S::Hot | S::Cold | S::ColdTest)) {
+                let i = self.pos(p).unwrap();
+                self.clock[i].2 = true;
+                return (true, None);
+            }
+            let mut victim = None;
+            if self.resident() == self.cap {
+                while victim.is_none() {
+                    victim = self.hand_cold();
+                }
+            }
+            let s = if self.cap - self.resident() > self.min || self.promotes(p) {
+                S::Hot
+            } else {
+                S::ColdTest
+            };
+            self.head(p, s);
+            self.organize();
+            (false, victim)
+        }
+    }
+
+    #[test]
+    fn clockpro_runs_its_three_hands_as_the_paper_says_victim_by_victim() {
+        for (cap, pages) in [
+            (1usize, 4u64),
+            (2, 6),
+            (3, 10),
+            (5, 12),
+            (10, 40),
+            (100, 300),
+            (300, 900),
+        ] {
+            let mut m = Model::new(cap);
+            agrees_with_model(
+                &mut ClockPro::new(cap),
+                |p| m.request(p),
+                pages,
+                20_000,
+                0x9e3779b97f4a7c15 ^ cap as u64,
+            );
+        }
+    }
+
+    /// A buffer of `cap` pages after misses on pages `0..cap`.
+    fn filled(cap: usize) -> ClockPro {
+        let mut c = ClockPro::new(cap);
+        for p in 0..cap as DenseId {
+            assert!(!c.access(p, Op::Read));
+            c.insert(p, Op::Read, C);
+        }
+        c
+    }
+
+    #[test]
+    fn clockpro_hit_in_test_period_turns_a_cold_page_hot() {
+        // 4 frames, least cold target 1: three pages fill hot, then cold.
+        let mut c = filled(4);
+        assert_eq!((c.s.hot, c.s.cold), (3, 1));
+        assert_eq!(c.st(3), COLD_TEST);
+        // 3 is referenced in its test period; the next miss's HAND_cold
+        // finds it marked and promotes it, demoting the oldest hot page (0),
+        // which is then the victim.
+        assert!(c.access(3, Op::Write));
+        assert!(!c.access(9, Op::Read));
+        let v = c.evict(|_| true).unwrap();
+        assert_eq!(
+            v,
+            Victim {
+                page: 0,
+                dirty: false
+            }
+        );
+        c.insert(9, Op::Read, C);
+        assert_eq!(c.st(3), HOT);
+        assert!(c.is_dirty(3));
+        assert_eq!(c.len(), 4);
+    }
+
+    #[test]
+    fn clockpro_ghost_readmitted_in_its_test_period_enters_hot() {
+        let mut c = filled(4);
+        // 3 (cold, unreferenced) leaves but stays as a ghost in its test.
+        assert!(!c.access(4, Op::Read));
+        assert_eq!(c.evict(|_| true).unwrap().page, 3);
+        c.insert(4, Op::Read, C);
+        assert_eq!(c.st(3), GHOST);
+        assert!(!c.contains(3));
+        assert!(!c.access(3, Op::Read));
+        let target = c.s.cold_target;
+        let v = c.evict(|_| true).unwrap();
+        c.insert(3, Op::Read, C);
+        assert_eq!(c.st(3), HOT);
+        assert_eq!(c.s.cold_target, target + 1);
+        assert!(!c.contains(v.page));
+    }
+
+    #[test]
+    fn clockpro_passes_pinned_pages_and_reinstate_undoes_everything() {
+        let mut c = ClockPro::new(10);
+        let mut rng = 7u64;
+        for _ in 0..5_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let p = (rng % 40) as DenseId;
+            let op = if rng % 3 == 0 { Op::Write } else { Op::Read };
+            if c.access(p, op) {
+                continue;
+            }
+            if c.len() == c.capacity() {
+                let before = (
+                    c.l.iter(IN).collect::<Vec<_>>(),
+                    (0..40)
+                        .map(|q| (c.st(q), c.l.marked(q), c.is_dirty(q)))
+                        .collect::<Vec<_>>(),
+                    format!("{:?}", c.s),
+                    c.dirty_count(),
+                );
+                let pinned = rng >> 32 & 7;
+                let v = c.evict(|q| u64::from(q) % 8 != pinned).unwrap();
+                assert_ne!(u64::from(v.page) % 8, pinned);
+                c.reinstate(v);
+                let after = (
+                    c.l.iter(IN).collect::<Vec<_>>(),
+                    (0..40)
+                        .map(|q| (c.st(q), c.l.marked(q), c.is_dirty(q)))
+                        .collect::<Vec<_>>(),
+                    format!("{:?}", c.s),
+                    c.dirty_count(),
+                );
+                assert_eq!(before, after);
+                c.evict(|_| true).unwrap();
+            }
+            c.insert(p, op, C);
+        }
+        // Nothing evictable: no victim, nothing changed.
+        let before = c.l.iter(IN).collect::<Vec<_>>();
+        assert!(!c.access(99, Op::Read));
+        assert_eq!(c.evict(|_| false), None);
+        assert_eq!(c.l.iter(IN).collect::<Vec<_>>(), before);
+    }
+}
