@@ -88,7 +88,6 @@ mod tuner;
 use super::costs::CostSource;
 use tuner::Tuner;
 
-use super::list::Bits;
 use super::{
     Arc, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru,
     TwoQ, Victim, WTinyLfu,
@@ -185,6 +184,45 @@ enum Pool {
     Dirty = 1,
 }
 
+/// Per page, which pool holds it (two bits a page: 32 KiB per 131,072
+/// pages, small enough to stay in cache where the pools' own records would
+/// not). A request reads it first and then touches only the pool that holds
+/// its page (or, on a miss, the pool that will), so FD-Buffer costs one
+/// pool record per request, as a single policy does; clustering asks it of
+/// a victim's numeric neighbours, nearly always to hear "not dirty".
+#[derive(Clone, Debug, Default)]
+struct Residence(Vec<u64>);
+
+impl Residence {
+    #[inline]
+    fn get(&self, page: DenseId) -> Option<Pool> {
+        let w = self.0.get(page as usize / 32).copied().unwrap_or(0);
+        match w >> (2 * (page % 32)) & 3 {
+            1 => Some(Pool::Clean),
+            2 => Some(Pool::Dirty),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, page: DenseId, pool: Option<Pool>) {
+        let i = page as usize / 32;
+        if i >= self.0.len() {
+            if pool.is_none() {
+                return;
+            }
+            self.0.resize((i + 1).max(2 * self.0.len()), 0);
+        }
+        let bits = match pool {
+            None => 0,
+            Some(Pool::Clean) => 1,
+            Some(Pool::Dirty) => 2,
+        };
+        let shift = 2 * (page % 32);
+        self.0[i] = self.0[i] & !(3 << shift) | bits << shift;
+    }
+}
+
 /// Default requests between two decisions of `mc=auto`.
 pub const DEFAULT_EPOCH: u64 = 100_000;
 
@@ -222,10 +260,8 @@ pub struct FdBuffer {
     tuner: Option<Box<Tuner>>,
     /// Write clustering: up to this many more pages per write-back.
     cluster: usize,
-    /// Per page, whether it is in the dirty pool: clustering asks it of a
-    /// victim's numeric neighbours, nearly always to hear no, and these
-    /// bits stay in cache where the pool's own records would not.
-    in_dirty: Bits,
+    /// Per page, the pool that holds it.
+    pool_of: Residence,
 }
 
 impl FdBuffer {
@@ -265,7 +301,7 @@ impl FdBuffer {
             cost: PageCost::new(1.0, 1.0),
             tuner,
             cluster: 0,
-            in_dirty: Bits::default(),
+            pool_of: Residence::default(),
         }
     }
 
@@ -367,7 +403,7 @@ impl Policy for FdBuffer {
         self.clean.len() + self.dirty.len()
     }
     fn contains(&self, page: DenseId) -> bool {
-        self.clean.contains(page) || self.dirty.contains(page)
+        self.pool_of.get(page).is_some()
     }
     fn is_dirty(&self, page: DenseId) -> bool {
         self.dirty.is_dirty(page)
@@ -378,8 +414,16 @@ impl Policy for FdBuffer {
 
     #[inline]
     fn prefetch(&self, page: DenseId) {
-        self.clean.prefetch(page);
-        self.dirty.prefetch(page);
+        // The pool that holds the page; a page in neither is a miss, whose
+        // pool depends on the op: both.
+        match self.pool_of.get(page) {
+            Some(Pool::Clean) => self.clean.prefetch(page),
+            Some(Pool::Dirty) => self.dirty.prefetch(page),
+            None => {
+                self.clean.prefetch(page);
+                self.dirty.prefetch(page);
+            }
+        }
         if let Some(t) = self.tuner.as_ref().filter(|t| t.sampled(page)) {
             t.l.prefetch(page);
         }
@@ -391,23 +435,30 @@ impl Policy for FdBuffer {
             t.touch(page, op, bounds);
             self.mc = t.decide(self.mc, self.m);
         }
-        if self.clean.contains(page) {
-            if op.is_write() {
+        debug_assert_eq!(
+            self.pool_of.get(page),
+            if self.clean.contains(page) {
+                Some(Pool::Clean)
+            } else {
+                self.dirty.contains(page).then_some(Pool::Dirty)
+            },
+            "page {page}"
+        );
+        match self.pool_of.get(page) {
+            Some(Pool::Clean) if op.is_write() => {
                 // Algorithm 1, Write lines 1–4: the page and its frame move.
                 let dirty = self.clean.remove(page);
                 debug_assert_eq!(dirty, Some(false));
                 self.move_frame(Pool::Clean);
                 self.dirty.adopt(page, true, self.cost);
-                self.in_dirty.set(page, true);
-            } else {
-                self.clean.access(page, op);
+                self.pool_of.set(page, Some(Pool::Dirty));
+                return true;
             }
-            return true;
+            Some(Pool::Clean) => return self.clean.access(page, op),
+            Some(Pool::Dirty) => return self.dirty.access(page, op),
+            None => {}
         }
-        if self.dirty.access(page, op) {
-            return true;
-        }
-        // A miss: announced to the pool that will admit the page.
+        // A miss: announced to the pool that will admit the page only.
         self.incoming = op;
         let hit = match op {
             Op::Read => self.clean.access(page, op),
@@ -427,7 +478,7 @@ impl Policy for FdBuffer {
         // The victim's frame (if any) now moves to `to`, or a free one does.
         self.free_frame_for(to);
         self.pool(to).insert(page, op, cost);
-        self.in_dirty.set(page, to == Pool::Dirty);
+        self.pool_of.set(page, Some(to));
         self.undo = None;
         self.cost = cost;
         if let Some(t) = self.tuner.as_mut() {
@@ -456,14 +507,14 @@ impl Policy for FdBuffer {
             }
         };
         self.undo = Some(from);
-        self.in_dirty.set(v.page, false);
+        self.pool_of.set(v.page, None);
         Some(v)
     }
 
     fn reinstate(&mut self, victim: Victim) {
         if let Some(from) = self.undo.take() {
             self.pool(from).reinstate(victim);
-            self.in_dirty.set(victim.page, from == Pool::Dirty);
+            self.pool_of.set(victim.page, Some(from));
         }
     }
 
@@ -472,7 +523,7 @@ impl Policy for FdBuffer {
             self.clean.remove(page);
             self.move_frame(Pool::Clean);
             self.dirty.adopt(page, true, self.cost);
-            self.in_dirty.set(page, true);
+            self.pool_of.set(page, Some(Pool::Dirty));
         }
     }
 
@@ -485,7 +536,7 @@ impl Policy for FdBuffer {
             self.dirty.remove(page);
             self.move_frame(Pool::Dirty);
             self.clean.adopt(page, false, cost);
-            self.in_dirty.set(page, false);
+            self.pool_of.set(page, Some(Pool::Clean));
         }
     }
 
@@ -498,7 +549,7 @@ impl Policy for FdBuffer {
     }
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {
-        self.in_dirty.set(page, false);
+        self.pool_of.set(page, None);
         self.clean.remove(page).or_else(|| self.dirty.remove(page))
     }
 
@@ -528,8 +579,9 @@ impl Policy for FdBuffer {
                 let Some(p) = next else {
                     break;
                 };
-                debug_assert_eq!(self.in_dirty.get(p), self.dirty.contains(p), "page {p}");
-                if !(self.in_dirty.get(p) && pages.evictable(p)) {
+                let dirty = self.pool_of.get(p) == Some(Pool::Dirty);
+                debug_assert_eq!(dirty, self.dirty.contains(p), "page {p}");
+                if !(dirty && pages.evictable(p)) {
                     break;
                 }
                 out.push(p);
