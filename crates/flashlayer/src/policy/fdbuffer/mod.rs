@@ -262,6 +262,8 @@ pub struct FdBuffer {
     cluster: usize,
     /// Per page, the pool that holds it.
     pool_of: Residence,
+    /// Pages in both pools.
+    resident: usize,
 }
 
 impl FdBuffer {
@@ -302,6 +304,7 @@ impl FdBuffer {
             tuner,
             cluster: 0,
             pool_of: Residence::default(),
+            resident: 0,
         }
     }
 
@@ -400,7 +403,8 @@ impl Policy for FdBuffer {
         self.mc = self.mc.min(capacity);
     }
     fn len(&self) -> usize {
-        self.clean.len() + self.dirty.len()
+        debug_assert_eq!(self.resident, self.clean.len() + self.dirty.len());
+        self.resident
     }
     fn contains(&self, page: DenseId) -> bool {
         self.pool_of.get(page).is_some()
@@ -479,6 +483,7 @@ impl Policy for FdBuffer {
         self.free_frame_for(to);
         self.pool(to).insert(page, op, cost);
         self.pool_of.set(page, Some(to));
+        self.resident += 1;
         self.undo = None;
         self.cost = cost;
         if let Some(t) = self.tuner.as_mut() {
@@ -508,6 +513,7 @@ impl Policy for FdBuffer {
         };
         self.undo = Some(from);
         self.pool_of.set(v.page, None);
+        self.resident -= 1;
         Some(v)
     }
 
@@ -515,6 +521,7 @@ impl Policy for FdBuffer {
         if let Some(from) = self.undo.take() {
             self.pool(from).reinstate(victim);
             self.pool_of.set(victim.page, Some(from));
+            self.resident += 1;
         }
     }
 
@@ -550,7 +557,9 @@ impl Policy for FdBuffer {
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.pool_of.set(page, None);
-        self.clean.remove(page).or_else(|| self.dirty.remove(page))
+        let dirty = self.clean.remove(page).or_else(|| self.dirty.remove(page));
+        self.resident -= usize::from(dirty.is_some());
+        dirty
     }
 
     fn observe_io(&mut self, kind: IoKind, cost: f64) {

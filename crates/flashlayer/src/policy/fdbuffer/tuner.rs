@@ -21,7 +21,9 @@ pub(super) struct Tuner {
     /// log2 of the sampling ratio S.
     shift: u32,
     epoch: u64,
-    requests: u64,
+    /// Requests left until the next decision (a countdown: the request
+    /// path divides nothing).
+    left: u64,
     /// [pool] -> (gain, loss) since the last decision (halved at each).
     counts: [(f64, f64); 2],
     pub(super) costs: Costs,
@@ -37,7 +39,7 @@ impl Tuner {
             delta: (step >> shift).max(1),
             shift,
             epoch: epoch.max(1),
-            requests: 0,
+            left: epoch.max(1),
             counts: [(0.0, 0.0); 2],
             costs: Costs::new(cost),
         }
@@ -111,10 +113,14 @@ impl Tuner {
     /// boundaries (M_c, M − M_c).
     #[inline]
     pub(super) fn touch(&mut self, page: DenseId, op: Op, bounds: [usize; 2]) {
-        self.requests += 1;
-        if !self.sampled(page) {
-            return;
+        self.left -= 1;
+        if self.sampled(page) {
+            self.touch_sampled(page, op, bounds);
         }
+    }
+
+    #[inline(never)]
+    fn touch_sampled(&mut self, page: DenseId, op: Op, bounds: [usize; 2]) {
         let current = self.pool_of(page);
         let class = current.unwrap_or(if op.is_write() {
             Pool::Dirty
@@ -157,10 +163,17 @@ impl Tuner {
     }
 
     /// At the end of an epoch, the new M_c (module docs); else `mc`.
+    #[inline]
     pub(super) fn decide(&mut self, mc: usize, m: usize) -> usize {
-        if self.requests % self.epoch != 0 {
+        if self.left != 0 {
             return mc;
         }
+        self.left = self.epoch;
+        self.decide_now(mc, m)
+    }
+
+    #[cold]
+    fn decide_now(&mut self, mc: usize, m: usize) -> usize {
         let w = 1.0 + self.costs.asymmetry();
         let [(gain_c, loss_c), (gain_d, loss_d)] = self.counts;
         let grow_c = gain_c - w * loss_d;
