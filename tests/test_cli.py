@@ -99,6 +99,23 @@ def test_list_commands_teach_names() -> None:
     assert "vscsi" in run_cli("list", "formats", check=True).stdout
 
 
+def test_bench_pool_reports_fixes_per_second_per_workload_and_thread_count() -> None:
+    from flashlayer.bench import POOL_WORKLOADS
+
+    r = json.loads(run_cli("bench", "--pool", "--threads", "1,2", "--repeat", "1", "--json", check=True).stdout)
+    rows = r["rows"]
+    assert [(x["workload"], x["threads"]) for x in rows] == [(w, t) for w in ("hits", "latency", "file") for t in (1, 2)]
+    for x in rows:
+        # Every fix of the workload was done, timed, and counted once.
+        assert x["fixes"] == POOL_WORKLOADS[x["workload"]]["fixes"]
+        assert x["fixes_per_second"] == pytest.approx(x["fixes"] / x["seconds"])
+    hits = [x for x in rows if x["workload"] == "hits"]
+    assert all(x["misses"] == 0 for x in hits) and hits[0]["goal"] is not None
+    # A miss reads its page from the store: the latency and file runs miss.
+    assert all(x["misses"] > 0 for x in rows if x["workload"] != "hits")
+    assert all(isinstance(x["direct"], bool) for x in rows if x["workload"] == "file")
+
+
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     from flashlayer.bench import CURVE_ROWS, TIER_SCHEMES, tier_row
     from flashlayer.cli.benchmark import DEFAULT_POLICIES
@@ -263,6 +280,9 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
           "pg15-tpcb-s5.csv.gz, pg15-tpcc-sysbench-w2.csv.gz, pg15-tpch-sf0.1.csv.gz"]),
         (["reproduce", "--quick", "--out", "{small}"], ["exists and is not a directory"]),
         (["bench", "--trace", "{bad}", "--repeat", "1"], ["bad.csv:3:"]),
+        (["bench", "--pool", "--threads", "4,2"], ["expected increasing thread counts, got '4,2'"]),
+        (["bench", "--pool", "--flash"], ["--flash, --pool and --libcachesim are separate benchmarks"]),
+        (["bench", "--threads", "2"], ["--threads applies only with --pool"]),
         (["frobnicate"], ["invalid choice"]),
     ],
 )

@@ -185,3 +185,62 @@ def _time(row: _Row, path: Path) -> None:
     del t
     if seconds < row.seconds:
         row.seconds, row.miss_ratio = seconds, miss_ratio
+
+
+#: ``bench --pool``: threads sharing one buffer pool (LRU), per workload:
+#: the sizes, fixes in all per run (split among the threads), and the goal.
+POOL_THREADS = (1, 2, 4, 8, 16)
+POOL_PAGE_SIZE = 4096
+POOL_ALPHA = 0.8
+POOL_WRITE_RATIO = 0.2
+POOL_LATENCY_US = 100.0
+POOL_WORKLOADS: dict[str, dict[str, Any]] = {
+    # Every page fits and is loaded first; reads only: the hit path alone.
+    "hits": {"frames": 10_000, "pages": 10_000, "fixes": 2_000_000},
+    # A memory store that sleeps POOL_LATENCY_US per page read and written.
+    "latency": {"frames": 1_000, "pages": 10_000, "fixes": 10_000},
+    # A real file in the temporary directory, O_DIRECT where allowed.
+    "file": {"frames": 1_000, "pages": 10_000, "fixes": 20_000},
+}
+#: Goals: all-hit fixes/s on one thread; the speedup of 16 threads over one
+#: with injected latency (the I/O overlaps).
+POOL_HITS_GOAL = 10e6
+POOL_LATENCY_SPEEDUP_GOAL = 8.0
+
+
+def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -> dict[str, Any]:
+    """Fixes per second of each pool workload at each thread count, best of
+    ``repeat`` (rounds interleaved); the speedup over the fewest threads."""
+    best: dict[tuple[str, int], dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="flashlayer-pool-") as tmp, \
+            progress.bar(repeat * len(POOL_WORKLOADS) * len(threads), "threads fixing one pool", quiet=quiet) as bar:
+        for _ in range(repeat):
+            for name, w in POOL_WORKLOADS.items():
+                for t in threads:
+                    r = _native.pool_load(name, t, w["fixes"], w["frames"], w["pages"], POOL_ALPHA,
+                                          POOL_WRITE_RATIO, POOL_PAGE_SIZE, seed, POOL_LATENCY_US,
+                                          str(Path(tmp) / "pool.db") if name == "file" else None)
+                    key = (name, t)
+                    if key not in best or r["fixes_per_second"] > best[key]["fixes_per_second"]:
+                        best[key] = r
+                    bar.advance()
+    rows = []
+    for name in POOL_WORKLOADS:
+        base = best[(name, threads[0])]["fixes_per_second"]
+        for t in threads:
+            r = best[(name, t)]
+            row = {"workload": name, "threads": t, "fixes_per_second": r["fixes_per_second"],
+                   "vs_first": r["fixes_per_second"] / base, "fixes": r["fixes"], "seconds": r["seconds"],
+                   "misses": r["misses"], "direct": r["direct"] if name == "file" else None,
+                   "goal": None, "meets_goal": None}
+            if name == "hits" and t == 1:
+                row["goal"] = f">= {POOL_HITS_GOAL / 1e6:.0f}M/s"
+                row["meets_goal"] = r["fixes_per_second"] >= POOL_HITS_GOAL
+            if name == "latency" and t == 16 and threads[0] == 1:
+                row["goal"] = f">= {POOL_LATENCY_SPEEDUP_GOAL:.0f}x 1 thread"
+                row["meets_goal"] = row["vs_first"] >= POOL_LATENCY_SPEEDUP_GOAL
+            rows.append(row)
+    sizes = {name: {**w, "alpha": POOL_ALPHA, "write_ratio": 0.0 if name == "hits" else POOL_WRITE_RATIO,
+                    "latency_us": POOL_LATENCY_US if name == "latency" else None, "page_size": POOL_PAGE_SIZE}
+             for name, w in POOL_WORKLOADS.items()}
+    return {"policy": "lru", "repeat": repeat, "workloads": sizes, "rows": rows}

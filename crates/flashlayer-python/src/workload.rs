@@ -117,7 +117,75 @@ fn gen_workload<'py>(
     Ok(d)
 }
 
+/// Threads fixing pages of one shared buffer pool
+/// (`flashlayer::workload::pool_load`): `workload` is `hits`, `latency`
+/// (a memory store that waits `latency_us` per page read and written) or
+/// `file` (a file at `path`, `O_DIRECT` where allowed). Returns the fixes,
+/// seconds, fixes per second, misses and whether `O_DIRECT` was used.
+#[pyfunction]
+#[pyo3(signature = (workload, threads, fixes, frames, pages, alpha, write_ratio, page_size, seed, latency_us, path=None))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call carries a whole run's sizes"
+)]
+fn pool_load<'py>(
+    py: Python<'py>,
+    workload: &str,
+    threads: usize,
+    fixes: u64,
+    frames: usize,
+    pages: u64,
+    alpha: f64,
+    write_ratio: f64,
+    page_size: usize,
+    seed: u64,
+    latency_us: f64,
+    path: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use flashlayer::workload::pool_load::{run, PoolLoad, PoolWorkload};
+    let latency = std::time::Duration::from_secs_f64(latency_us.max(0.0) / 1e6);
+    let w = match (workload, path) {
+        ("hits", _) => PoolWorkload::Hits,
+        ("latency", _) => PoolWorkload::Latency {
+            read: latency,
+            write: latency,
+        },
+        ("file", Some(path)) => PoolWorkload::File { path },
+        ("file", None) => {
+            return Err(err(flashlayer::Error::invalid(
+                "the file workload needs a path",
+            )))
+        }
+        (other, _) => {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "unknown pool workload '{other}'; expected hits, latency or file"
+            ))))
+        }
+    };
+    let load = PoolLoad {
+        threads,
+        fixes,
+        frames,
+        pages,
+        alpha,
+        write_ratio,
+        page_size,
+        seed,
+    };
+    let r = py.detach(|| run(&load, &w)).map_err(err)?;
+    let d = PyDict::new(py);
+    d.set_item("workload", workload)?;
+    d.set_item("threads", threads)?;
+    d.set_item("fixes", r.fixes)?;
+    d.set_item("seconds", r.seconds)?;
+    d.set_item("fixes_per_second", r.fixes_per_second())?;
+    d.set_item("misses", r.misses)?;
+    d.set_item("direct", r.direct)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pool_load, m)?)?;
     m.add_function(wrap_pyfunction!(gen_zipf, m)?)?;
     m.add_function(wrap_pyfunction!(gen_workload, m)?)?;
     Ok(())

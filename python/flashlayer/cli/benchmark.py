@@ -68,11 +68,48 @@ def _flash(a: argparse.Namespace) -> None:
     )
 
 
+def thread_counts(value: str) -> list[int]:
+    """``--threads``: increasing thread counts, each at least 1."""
+    counts = [int_arg(1, "--threads")(x) for x in value.split(",")]
+    if counts != sorted(set(counts)):
+        raise argparse.ArgumentTypeError(f"expected increasing thread counts, got '{value}'")
+    return counts
+
+
+def _pool(a: argparse.Namespace) -> None:
+    from flashlayer import bench
+
+    threads = a.threads or list(bench.POOL_THREADS)
+    result = bench.pool(threads, a.repeat, seed=a.seed, quiet=a.json)
+    if a.json:
+        emit_json(result)
+        return
+    w = result["workloads"]
+    print(f"threads fixing one buffer pool (LRU, {w['hits']['page_size']:,}-byte pages), best of {a.repeat}: "
+          f"hits: {w['hits']['frames']:,} frames all loaded, reads only; latency: {w['latency']['frames']:,} frames, "
+          f"Zipf {w['latency']['alpha']} over {w['latency']['pages']:,} pages, {w['latency']['write_ratio']:.0%} "
+          f"writes, {w['latency']['latency_us']:.0f} µs per page read and written; file: the same over a real file")
+    print_table(
+        [{**r, "fps": rate(r["fixes_per_second"]), "x": f"{r['vs_first']:.2f}",
+          "per": rate(r["fixes_per_second"] / r["threads"]),
+          "direct": {True: "O_DIRECT", False: "page cache", None: None}[r["direct"]]} for r in result["rows"]],
+        [("workload", "workload"), ("threads", "threads"), ("fps", "fixes/s"), ("per", "per thread"),
+         ("x", f"vs {threads[0]} thread{'s' if threads[0] > 1 else ''}"), ("misses", "misses"),
+         ("direct", "file I/O"), ("goal", "goal"), ("meets_goal", "meets")],
+    )
+
+
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
+    if a.flash + a.pool + a.libcachesim > 1:
+        raise UsageError("--flash, --pool and --libcachesim are separate benchmarks: give one")
+    if a.threads and not a.pool:
+        raise UsageError("--threads applies only with --pool")
     if a.flash:
         return _flash(a)
+    if a.pool:
+        return _pool(a)
 
     default = COMPARED_POLICIES if a.libcachesim else DEFAULT_POLICIES
     policies = policy_specs(a.policies or default)
@@ -235,6 +272,15 @@ def add(sub: Any) -> None:
     b.add_argument("--flash", action="store_true",
                    help="instead, time the NAND emulator (page operations/s of an in-memory chip) and each flash "
                    f"method's update operations/s in steady state ({', '.join(FLASH_METHODS)})")
+    b.add_argument("--pool", action="store_true",
+                   help="instead, time threads sharing one buffer pool (LRU): fixes/s at each --threads count for "
+                   "three workloads: 'hits' (10,000 frames, all loaded, reads only; goal 10M fixes/s on one "
+                   "thread), 'latency' (1,000 frames, Zipf 0.8 over 10,000 pages, 20%% writes, a memory store "
+                   "that sleeps 100 µs per page read and written; goal: 16 threads at 8x one thread's rate) and "
+                   "'file' (the same over a real file in the temporary directory, O_DIRECT where the file "
+                   "system allows it)")
+    b.add_argument("--threads", type=thread_counts, default=None, metavar="N[,N...]",
+                   help="with --pool: thread counts, increasing (default: 1,2,4,8,16)")
     b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3,
                    help="rounds; each times every row once and a row's best is kept (with --libcachesim: runs per "
                    "policy, the median) (default: 3)")

@@ -5,14 +5,18 @@ use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::types::PageId;
 use rustc_hash::FxHashMap;
+use std::time::Duration;
 
 /// Pages in a hash map, priced by a device model. Nothing survives the
-/// process; `flush` is a no-op.
+/// process; `flush` is a no-op. It may also take time like a device
+/// ([`MemStore::with_latency`]), to measure how a caller overlaps I/O.
 #[derive(Clone, Debug)]
 pub struct MemStore {
     page_size: usize,
     pages: FxHashMap<PageId, Box<[u8]>>,
     meter: Meter,
+    read_latency: Duration,
+    write_latency: Duration,
 }
 
 impl MemStore {
@@ -22,6 +26,23 @@ impl MemStore {
             page_size,
             pages: FxHashMap::default(),
             meter: Meter::new(device),
+            read_latency: Duration::ZERO,
+            write_latency: Duration::ZERO,
+        }
+    }
+
+    /// Makes every page read and every page written wait this long (the
+    /// calling thread sleeps, so at least this long: the OS timer's slack
+    /// adds tens of µs). Default: no wait.
+    pub fn with_latency(mut self, read: Duration, write: Duration) -> Self {
+        self.read_latency = read;
+        self.write_latency = write;
+        self
+    }
+
+    fn wait(d: Duration) {
+        if !d.is_zero() {
+            std::thread::sleep(d);
         }
     }
 
@@ -53,6 +74,7 @@ impl PageStore for MemStore {
     }
     fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
+        Self::wait(self.read_latency);
         match self.pages.get(&page) {
             Some(p) => buf.copy_from_slice(p),
             None => buf.fill(0),
@@ -61,12 +83,14 @@ impl PageStore for MemStore {
         Ok(())
     }
     fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        Self::wait(self.write_latency);
         self.put(page, buf)?;
         self.meter.write(false);
         Ok(())
     }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
         for (page, buf) in batch {
+            Self::wait(self.write_latency);
             self.put(*page, buf)?;
         }
         self.meter.write_batch(batch.iter().map(|b| b.0));

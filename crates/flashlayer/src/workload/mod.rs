@@ -14,6 +14,7 @@ mod btree_sets;
 mod db;
 mod koltsidas;
 mod pdl;
+pub mod pool_load;
 mod spec;
 mod tatp;
 mod tpcb;
