@@ -32,17 +32,23 @@ use super::list::{Bits, Lists, Saved, NIL};
 use super::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
-/// The lists, by index into [`Lirs::l`]; each is a one-list [`Lists`]
-/// because a page may be in S and Q, or in S and NH, at once.
-const S: usize = 0;
-const Q: usize = 1;
-const NH: usize = 2;
-const IN: u8 = 1;
+/// A list: which [`Lists`] of [`Lirs::l`] holds it, and its number there.
+/// S has its own because a page may be in S and Q, or in S and NH, at
+/// once; Q and NH never share a page, so they share nodes (a page moving
+/// from Q to NH touches one node).
+#[derive(Clone, Copy, Debug)]
+struct L {
+    at: usize,
+    tag: u8,
+}
+const S: L = L { at: 0, tag: 1 };
+const Q: L = L { at: 1, tag: 1 };
+const NH: L = L { at: 1, tag: 2 };
 
 /// A change an eviction made to one list, for [`Policy::reinstate`].
 #[derive(Clone, Copy, Debug)]
 struct Step {
-    list: usize,
+    list: L,
     page: DenseId,
     /// Where the page was; `None` if it was in no place of that list.
     was: Option<Saved>,
@@ -58,7 +64,7 @@ pub struct Lirs {
     /// LIR pages the buffer holds (`B − hir_cap`).
     lir_cap: usize,
     /// S (the mark is LIR status), Q and NH.
-    l: [Lists<1>; 3],
+    l: [Lists<2>; 2],
     lirs: usize,
     dirty: Bits,
     dirty_count: usize,
@@ -87,7 +93,7 @@ impl Lirs {
             hirs,
             hir_cap: 0,
             lir_cap: 0,
-            l: [Lists::new(), Lists::new(), Lists::new()],
+            l: [Lists::new(), Lists::new()],
             lirs: 0,
             dirty: Bits::default(),
             dirty_count: 0,
@@ -119,13 +125,13 @@ impl Lirs {
     }
 
     #[inline]
-    fn in_list(&self, list: usize, page: DenseId) -> bool {
-        self.l[list].list_of(page) == IN
+    fn in_list(&self, list: L, page: DenseId) -> bool {
+        self.l[list.at].list_of(page) == list.tag
     }
 
     #[inline]
     fn is_lir(&self, page: DenseId) -> bool {
-        self.in_list(S, page) && self.l[S].marked(page)
+        self.in_list(S, page) && self.l[S.at].marked(page)
     }
 
     fn set_dirty(&mut self, page: DenseId, on: bool) {
@@ -142,29 +148,29 @@ impl Lirs {
     /// Records `page`'s place in `list` before a change, while an eviction
     /// is recording.
     #[inline]
-    fn note(&mut self, list: usize, page: DenseId) {
+    fn note(&mut self, list: L, page: DenseId) {
         if self.recording {
-            let was = self.in_list(list, page).then(|| self.l[list].save(page));
+            let was = self.in_list(list, page).then(|| self.l[list.at].save(page));
             self.undo.push(Step { list, page, was });
         }
     }
 
-    fn push_front(&mut self, list: usize, page: DenseId) {
+    fn push_front(&mut self, list: L, page: DenseId) {
         self.note(list, page);
-        self.l[list].push_front(IN, page);
+        self.l[list.at].push_front(list.tag, page);
     }
 
-    fn take(&mut self, list: usize, page: DenseId) {
+    fn take(&mut self, list: L, page: DenseId) {
         self.note(list, page);
-        self.l[list].remove(page);
+        self.l[list.at].remove(page);
     }
 
     /// Stack pruning: HIR entries below the oldest LIR page leave S (the
     /// last entry stays, as libCacheSim keeps it).
     fn prune(&mut self) {
-        while self.l[S].len(IN) > 1 {
-            let bottom = self.l[S].tail(IN);
-            if self.l[S].marked(bottom) {
+        while self.l[S.at].len(S.tag) > 1 {
+            let bottom = self.l[S.at].tail(S.tag);
+            if self.l[S.at].marked(bottom) {
                 break;
             }
             if self.in_list(NH, bottom) {
@@ -177,8 +183,8 @@ impl Lirs {
     /// Bounds S at twice the buffer: the non-resident HIR pages that left
     /// first leave S.
     fn limit_stack(&mut self) {
-        while self.l[S].len(IN) > 2 * self.cap {
-            let oldest = self.l[NH].tail(IN);
+        while self.l[S.at].len(S.tag) > 2 * self.cap {
+            let oldest = self.l[NH.at].tail(NH.tag);
             if oldest == NIL {
                 break;
             }
@@ -190,7 +196,7 @@ impl Lirs {
     /// Evicts the oldest evictable resident HIR page; its entry in S, if
     /// any, stays as a non-resident one.
     fn evict_hir(&mut self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
-        let page = self.l[Q].find_from_back(IN, &mut *evictable)?;
+        let page = self.l[Q.at].find_from_back(Q.tag, &mut *evictable)?;
         self.take(Q, page);
         if self.in_list(S, page) {
             self.push_front(NH, page);
@@ -205,8 +211,8 @@ impl Lirs {
         // S ends in a LIR page except after the LIR set ran empty (pinned
         // pages, a smaller pool) and refilled above older HIR entries.
         self.prune();
-        let bottom = self.l[S].tail(IN);
-        debug_assert!(self.l[S].marked(bottom), "S's bottom is a LIR page");
+        let bottom = self.l[S.at].tail(S.tag);
+        debug_assert!(self.l[S.at].marked(bottom), "S's bottom is a LIR page");
         self.take(S, bottom);
         self.lirs -= 1;
         self.push_front(Q, bottom);
@@ -217,7 +223,7 @@ impl Lirs {
     /// that victim. (libCacheSim takes the LIR page out of S before it
     /// evicts; the two steps touch different pages, so the order is moot.)
     fn demote_lir(&mut self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
-        let victim = if self.l[Q].len(IN) + 1 > self.hir_cap {
+        let victim = if self.l[Q.at].len(Q.tag) + 1 > self.hir_cap {
             self.evict_hir(evictable)
         } else {
             None
@@ -241,7 +247,7 @@ impl Lirs {
                 self.take(NH, page);
             }
         } else if self.len() >= self.cap && self.lirs + 1 > self.lir_cap {
-            while victim.is_none() && self.l[Q].len(IN) + 1 > self.hir_cap {
+            while victim.is_none() && self.l[Q.at].len(Q.tag) + 1 > self.hir_cap {
                 match self.evict_hir(evictable) {
                     Some(v) => victim = Some(v),
                     None => break,
@@ -254,7 +260,8 @@ impl Lirs {
     /// Evicts the oldest evictable LIR page outright: every page left in Q
     /// is pinned.
     fn evict_lir(&mut self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<Victim> {
-        let page = self.l[S].find_from_back(IN, |p| self.l[S].marked(p) && evictable(p))?;
+        let page =
+            self.l[S.at].find_from_back(S.tag, |p| self.l[S.at].marked(p) && evictable(p))?;
         self.take(S, page);
         self.lirs -= 1;
         self.prune();
@@ -282,7 +289,7 @@ impl Policy for Lirs {
         }
     }
     fn len(&self) -> usize {
-        self.lirs + self.l[Q].len(IN)
+        self.lirs + self.l[Q.at].len(Q.tag)
     }
     fn contains(&self, page: DenseId) -> bool {
         self.is_lir(page) || self.in_list(Q, page)
@@ -304,28 +311,28 @@ impl Policy for Lirs {
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         self.pending = NIL;
         let hit = if self.in_list(S, page) {
-            self.l[S].move_front(IN, page);
-            if self.l[S].marked(page) {
+            self.l[S.at].move_front(S.tag, page);
+            if self.l[S.at].marked(page) {
                 self.prune();
                 true
             } else if self.in_list(Q, page) {
                 // A resident HIR page of S: its recency beats the oldest LIR
                 // page's, so they trade places.
                 // Q lost this page, so it has room for the demoted one.
-                self.l[Q].remove(page);
+                self.l[Q.at].remove(page);
                 while self.lirs + 1 > self.lir_cap && self.lirs > 0 {
                     self.demote();
                 }
-                self.l[S].set_mark(page, true);
+                self.l[S.at].set_mark(page, true);
                 self.lirs += 1;
                 true
             } else {
                 false
             }
         } else if self.in_list(Q, page) {
-            self.l[S].push_front(IN, page);
-            self.l[S].set_mark(page, false);
-            self.l[Q].move_front(IN, page);
+            self.l[S.at].push_front(S.tag, page);
+            self.l[S.at].set_mark(page, false);
+            self.l[Q.at].move_front(Q.tag, page);
             true
         } else {
             false
@@ -355,17 +362,17 @@ impl Policy for Lirs {
         if self.in_list(S, page) {
             // A non-resident HIR page of S: referenced again within S, it
             // becomes LIR.
-            self.l[S].move_front(IN, page);
-            self.l[S].set_mark(page, true);
+            self.l[S.at].move_front(S.tag, page);
+            self.l[S.at].set_mark(page, true);
             self.lirs += 1;
         } else if self.lirs < self.lir_cap {
-            self.l[S].push_front(IN, page);
-            self.l[S].set_mark(page, true);
+            self.l[S.at].push_front(S.tag, page);
+            self.l[S.at].set_mark(page, true);
             self.lirs += 1;
         } else {
-            self.l[S].push_front(IN, page);
-            self.l[S].set_mark(page, false);
-            self.l[Q].push_front(IN, page);
+            self.l[S.at].push_front(S.tag, page);
+            self.l[S.at].set_mark(page, false);
+            self.l[Q.at].push_front(Q.tag, page);
         }
         self.set_dirty(page, op.is_write());
         self.pending = NIL;
@@ -404,13 +411,13 @@ impl Policy for Lirs {
     super::list::dirty_marks!(set_dirty);
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         if self.is_lir(page) {
-            self.l[S].remove(page);
+            self.l[S.at].remove(page);
             self.lirs -= 1;
             self.prune();
         } else if self.in_list(Q, page) {
-            self.l[Q].remove(page);
+            self.l[Q.at].remove(page);
             if self.in_list(S, page) {
-                self.l[S].remove(page);
+                self.l[S.at].remove(page);
             }
         } else {
             return None;
@@ -425,7 +432,7 @@ impl Lirs {
     /// Undoes the recorded changes, last first.
     fn undo_all(&mut self) {
         while let Some(step) = self.undo.pop() {
-            let l = &mut self.l[step.list];
+            let l = &mut self.l[step.list.at];
             match step.was {
                 Some(s) => l.restore(s),
                 None => {
@@ -615,12 +622,12 @@ mod tests {
         // 2 again: it is in S, so it becomes LIR and demotes 0, which needs
         // Q's slot: 5 leaves — unless 5 is pinned, when 0 leaves instead.
         assert!(!l.access(2, Op::Read));
-        let before = (l.len(), l.lirs, l.l[Q].iter(IN).collect::<Vec<_>>());
+        let before = (l.len(), l.lirs, l.l[Q.at].iter(Q.tag).collect::<Vec<_>>());
         let v = l.evict(|p| p != 5).unwrap();
         assert_eq!(v.page, 0);
         l.reinstate(v);
         assert_eq!(
-            (l.len(), l.lirs, l.l[Q].iter(IN).collect::<Vec<_>>()),
+            (l.len(), l.lirs, l.l[Q.at].iter(Q.tag).collect::<Vec<_>>()),
             before
         );
         assert_eq!(l.evict(|_| true).unwrap().page, 5);
