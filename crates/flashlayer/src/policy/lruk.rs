@@ -26,6 +26,22 @@ const OUT: u8 = 0;
 const IN_FIFO: u8 = 1;
 const IN_HEAP: u8 = 2;
 
+/// What LRU-K knows of a page besides its references.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    /// `OUT`, `IN_FIFO` or `IN_HEAP`.
+    state: u8,
+    dirty: bool,
+    /// References in the history (at most K).
+    count: u8,
+}
+
+const NEW: Meta = Meta {
+    state: OUT,
+    dirty: false,
+    count: 0,
+};
+
 /// LRU-K replacement.
 #[derive(Clone, Debug)]
 pub struct LruK {
@@ -33,12 +49,10 @@ pub struct LruK {
     k: usize,
     /// Requests seen (the clock of the references).
     now: u64,
-    /// Per page: where it is (`OUT`, `IN_FIFO`, `IN_HEAP`), its dirty bit,
-    /// how many references its history holds and the last K of them,
-    /// oldest first.
-    state: Vec<u8>,
-    dirty: Vec<bool>,
-    count: Vec<u8>,
+    /// Per page: where it is, its dirty bit and how many references its
+    /// history holds (together: one load a page); and the last K
+    /// references, oldest first.
+    meta: Vec<Meta>,
     times: Vec<u64>,
     fifo: Lists<1>,
     heap: KeyHeap,
@@ -63,9 +77,7 @@ impl LruK {
             cap: capacity,
             k,
             now: 0,
-            state: Vec::new(),
-            dirty: Vec::new(),
-            count: Vec::new(),
+            meta: Vec::new(),
             times: Vec::new(),
             fifo: Lists::new(),
             heap: KeyHeap::default(),
@@ -85,21 +97,19 @@ impl LruK {
     }
 
     fn grow(&mut self, pages: usize) {
-        if pages > self.state.len() {
-            self.state.resize(pages, OUT);
-            self.dirty.resize(pages, false);
-            self.count.resize(pages, 0);
+        if pages > self.meta.len() {
+            self.meta.resize(pages, NEW);
             self.times.resize(pages * self.k, 0);
         }
     }
 
     #[inline]
     fn where_is(&self, page: DenseId) -> u8 {
-        self.state.get(page as usize).copied().unwrap_or(OUT)
+        self.meta.get(page as usize).map_or(OUT, |m| m.state)
     }
 
     fn set_dirty(&mut self, page: DenseId, dirty: bool) {
-        let d = &mut self.dirty[page as usize];
+        let d = &mut self.meta[page as usize].dirty;
         if *d != dirty {
             *d = dirty;
             if dirty {
@@ -115,15 +125,18 @@ impl LruK {
     fn reference(&mut self, page: DenseId) -> bool {
         let k = self.k;
         let h = &mut self.times[page as usize * k..(page as usize + 1) * k];
-        let c = usize::from(self.count[page as usize]);
+        let c = usize::from(self.meta[page as usize].count);
         if c == k {
-            h.copy_within(1.., 0);
+            // K is small: a loop, where `copy_within` would call memmove.
+            for i in 1..k {
+                h[i - 1] = h[i];
+            }
             h[k - 1] = self.now;
         } else {
             h[c] = self.now;
-            self.count[page as usize] += 1;
+            self.meta[page as usize].count += 1;
         }
-        usize::from(self.count[page as usize]) == k
+        usize::from(self.meta[page as usize].count) == k
     }
 
     /// The K-th most recent reference of a page with K of them.
@@ -133,9 +146,9 @@ impl LruK {
     }
 
     fn take(&mut self, page: DenseId) -> bool {
-        let dirty = self.dirty[page as usize];
+        let dirty = self.meta[page as usize].dirty;
         self.set_dirty(page, false);
-        self.state[page as usize] = OUT;
+        self.meta[page as usize].state = OUT;
         self.len -= 1;
         dirty
     }
@@ -159,7 +172,7 @@ impl Policy for LruK {
         self.where_is(page) != OUT
     }
     fn is_dirty(&self, page: DenseId) -> bool {
-        self.contains(page) && self.dirty[page as usize]
+        self.contains(page) && self.meta[page as usize].dirty
     }
     fn dirty_count(&self) -> usize {
         self.dirty_count
@@ -175,7 +188,7 @@ impl Policy for LruK {
         let full = self.reference(page);
         if at == IN_FIFO && full {
             self.fifo.remove(page);
-            self.state[page as usize] = IN_HEAP;
+            self.meta[page as usize].state = IN_HEAP;
             self.heap.set(page, self.kth(page));
         } else if at == IN_HEAP {
             self.heap.set(page, self.kth(page));
@@ -189,15 +202,15 @@ impl Policy for LruK {
     #[inline]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len < self.cap && !self.contains(page));
-        if page as usize >= self.state.len() {
-            self.grow((page as usize + 1).max(2 * self.state.len()));
+        if page as usize >= self.meta.len() {
+            self.grow((page as usize + 1).max(2 * self.meta.len()));
         }
-        self.count[page as usize] = 0;
+        self.meta[page as usize].count = 0;
         if self.reference(page) {
-            self.state[page as usize] = IN_HEAP;
+            self.meta[page as usize].state = IN_HEAP;
             self.heap.set(page, self.kth(page));
         } else {
-            self.state[page as usize] = IN_FIFO;
+            self.meta[page as usize].state = IN_FIFO;
             self.fifo.push_front(FIFO, page);
         }
         self.len += 1;
@@ -233,10 +246,10 @@ impl Policy for LruK {
         match self.undo.take() {
             Some(saved) => {
                 self.fifo.restore(saved);
-                self.state[v.page as usize] = IN_FIFO;
+                self.meta[v.page as usize].state = IN_FIFO;
             }
             None => {
-                self.state[v.page as usize] = IN_HEAP;
+                self.meta[v.page as usize].state = IN_HEAP;
                 self.heap.set(v.page, self.kth(v.page));
             }
         }
