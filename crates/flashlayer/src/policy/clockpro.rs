@@ -444,9 +444,7 @@ impl Policy for ClockPro {
     fn name(&self) -> String {
         format!("CLOCK-Pro({})", self.cold)
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
+    super::list::list_policy_basics!();
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -461,12 +459,6 @@ impl Policy for ClockPro {
     }
     fn contains(&self, page: DenseId) -> bool {
         resident(self.st(page))
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.l.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.l.dirty_count()
     }
 
     #[inline]
@@ -548,16 +540,7 @@ impl Policy for ClockPro {
         self.l.set_dirty(v.page, v.dirty);
     }
 
-    fn mark_dirty(&mut self, page: DenseId) {
-        if self.contains(page) {
-            self.l.set_dirty(page, true);
-        }
-    }
-    fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
-        if self.contains(page) {
-            self.l.set_dirty(page, false);
-        }
-    }
+    super::list::dirty_marks!();
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         if !self.contains(page) {
@@ -881,6 +864,16 @@ mod tests {
 
     #[test]
     fn clockpro_passes_pinned_pages_and_reinstate_undoes_everything() {
+        let snapshot = |c: &ClockPro| {
+            (
+                c.l.iter(IN).collect::<Vec<_>>(),
+                (0..40)
+                    .map(|q| (c.st(q), c.l.marked(q), c.is_dirty(q)))
+                    .collect::<Vec<_>>(),
+                format!("{:?}", c.s),
+                c.dirty_count(),
+            )
+        };
         let mut c = ClockPro::new(10);
         let mut rng = 7u64;
         for _ in 0..5_000 {
@@ -893,26 +886,12 @@ mod tests {
                 continue;
             }
             if c.len() == c.capacity() {
-                let before = (
-                    c.l.iter(IN).collect::<Vec<_>>(),
-                    (0..40)
-                        .map(|q| (c.st(q), c.l.marked(q), c.is_dirty(q)))
-                        .collect::<Vec<_>>(),
-                    format!("{:?}", c.s),
-                    c.dirty_count(),
-                );
+                let before = snapshot(&c);
                 let pinned = rng >> 32 & 7;
                 let v = c.evict(|q| u64::from(q) % 8 != pinned).unwrap();
                 assert_ne!(u64::from(v.page) % 8, pinned);
                 c.reinstate(v);
-                let after = (
-                    c.l.iter(IN).collect::<Vec<_>>(),
-                    (0..40)
-                        .map(|q| (c.st(q), c.l.marked(q), c.is_dirty(q)))
-                        .collect::<Vec<_>>(),
-                    format!("{:?}", c.s),
-                    c.dirty_count(),
-                );
+                let after = snapshot(&c);
                 assert_eq!(before, after);
                 c.evict(|_| true).unwrap();
             }
