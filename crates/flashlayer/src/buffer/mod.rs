@@ -19,9 +19,8 @@
 //! - a missing page is read before a victim is chosen, so a failed read
 //!   changes nothing; a dirty victim is written to the store before its
 //!   frame is reused, and if that write fails the fix fails, the victim is
-//!   reinstated in the policy exactly as it was ([`Policy::reinstate`]) and
-//!   nothing is lost; either way a retry decides as if the failure never
-//!   happened;
+//!   in the policy exactly as it was and nothing is lost; either way a
+//!   retry decides as if the failure never happened;
 //! - [`BufferPool::flush`] writes every dirty page whose guards were dropped
 //!   before the call, then flushes the store (`fsync` for a file store). A
 //!   page that a writer holds during the flush is written as it was when the
@@ -30,7 +29,8 @@
 //!   writer that is between fixing a page and locking its frame (so a thread
 //!   must not flush while it holds a read guard on a page another thread is
 //!   fixing for writing);
-//! - the pool is `Sync`: any number of threads may fix pages concurrently.
+//! - the pool is `Sync`: any number of threads may fix pages concurrently,
+//!   and no thread waits for another's I/O unless it needs that page.
 //!
 //! Recording ([`BufferPool::set_recorder`]): every unfix can be reported as
 //! one request `(page, op)`, `W` if the page was modified during the fix;
@@ -38,23 +38,40 @@
 //! page with a copy taken at fix time. Workload drivers use this to write
 //! traces; PDL and IPL need the byte ranges.
 //!
-//! Concurrency design: one mutex guards the metadata, the policy and the
-//! store (so page loads and write-backs are serialised); each frame's bytes
-//! sit behind their own reader-writer lock, held by guards. A frame is only
-//! reused when its pin count is 0, and a guard unpins only after releasing
-//! its frame lock, so taking a victim's frame lock under the mutex never
-//! waits and the two locks cannot deadlock.
+//! Concurrency design. One mutex (the pool lock) guards the page table,
+//! the pin counts and the policy, and is never held during I/O. The store
+//! sits behind its own lock ([`LockedStore`]); a store that hands out a
+//! [`SharedIo`] (files, memory) is read and written by many threads at once
+//! around it. A miss (`io.rs`) marks its page as loading, so that other
+//! fixers of that page wait for it alone, reads it into a spare buffer
+//! outside the lock, then asks the policy for a victim ([`Driver::place`]).
+//! A victim that must be written goes back into the policy as it was; its
+//! pages are pinned, copied and written outside the lock, and the request
+//! is announced again — the policy evicts the same victim, now written,
+//! and admits the page: the decisions of a whole [`Driver::miss`]. A page
+//! modified while its write was in flight stays dirty (frames count their
+//! modifications). A store that listens to the order of requests (the
+//! hybrid store's placement) has each miss run whole under the pool lock.
+//! Each frame's bytes sit behind their own reader-writer lock, held by
+//! guards. A frame is only reused when its pin count is 0, and a guard
+//! unpins only after releasing its frame lock, so taking a victim's frame
+//! lock under the pool lock never waits and the two locks cannot deadlock.
+
+mod io;
 
 use crate::drive::{Driver, Frames};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
-use crate::store::PageStore;
+use crate::store::{LockedStore, PageStore, SharedIo};
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
 use rustc_hash::FxHashMap;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+/// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
+/// `frame_of` of a page a miss is reading: its fixers wait.
+const LOADING: u32 = u32::MAX - 1;
 
 fn too_big(frames: usize, page_size: usize) -> Error {
     Error::invalid(format!(
@@ -91,7 +108,7 @@ impl std::fmt::Debug for Recording {
 
 #[derive(Debug)]
 struct State<P: Policy, S: PageStore> {
-    driver: Driver<P, S>,
+    driver: Driver<P, LockedStore<S>>,
     ids: FxHashMap<PageId, DenseId>,
     originals: Vec<PageId>,
     frame_of: Vec<u32>,
@@ -99,8 +116,19 @@ struct State<P: Policy, S: PageStore> {
     pins: Vec<u32>,
     /// Frames with a pin count above 0.
     pinned: usize,
-    /// A missing page is read here before a frame is freed for it.
+    /// A missing page is read here before a frame is freed for it (a miss
+    /// of a listening store, under the lock).
     incoming: Box<[u8]>,
+    /// Read buffers of misses outside the lock, kept for the next.
+    spare: Vec<Box<[u8]>>,
+    /// Per frame: modifications so far, to tell whether a page written
+    /// outside the lock changed while its write was in flight.
+    versions: Vec<u64>,
+    /// Per frame: a write of its page is in flight (the frame is pinned).
+    writing: Vec<bool>,
+    /// Times the policy was called into, to tell whether any request
+    /// reached it while a miss wrote its victim.
+    turns: u64,
     free: Vec<u32>,
     /// Time-series interval in unfixes (0: none).
     series_every: u64,
@@ -127,6 +155,15 @@ impl<P: Policy, S: PageStore> State<P, S> {
         if self.pins[f] == 0 {
             self.pinned -= 1;
         }
+    }
+
+    /// Resident dirty pages, in frame order.
+    fn dirty_pages(&self) -> Vec<DenseId> {
+        self.page_in
+            .iter()
+            .copied()
+            .filter(|&d| d != NIL && self.driver.policy().is_dirty(d))
+            .collect()
     }
 
     fn dense(&mut self, page: PageId) -> Result<DenseId> {
@@ -182,24 +219,32 @@ struct PoolFrames<'a> {
     changes: &'a mut [Vec<(u32, u32)>],
 }
 
-impl PoolFrames<'_> {
-    /// The bytes of a resident page. An unpinned frame is read at once; a
-    /// frame a writer holds is read from its shadow, waiting only while the
-    /// writer is between locking the frame and copying it (it needs no lock
-    /// the caller holds to finish that).
-    fn hold(&self, page: DenseId) -> Held<'_> {
-        let f = self.frame_of[page as usize] as usize;
-        loop {
-            if let Ok(g) = self.frames[f].try_read() {
-                return Held::Frame(g);
-            }
-            let shadow = self.shadows[f].lock().unwrap_or_else(|e| e.into_inner());
-            if shadow.live {
-                return Held::Shadow(shadow);
-            }
-            drop(shadow);
-            std::thread::yield_now();
+/// The bytes of resident frame `f`. An unpinned frame is read at once; a
+/// frame a writer holds is read from its shadow, waiting only while the
+/// writer is between locking the frame and copying it (it needs no lock the
+/// caller holds to finish that).
+fn hold<'a>(frames: &'a [RwLock<Box<[u8]>>], shadows: &'a [Mutex<Shadow>], f: usize) -> Held<'a> {
+    loop {
+        if let Ok(g) = frames[f].try_read() {
+            return Held::Frame(g);
         }
+        let shadow = shadows[f].lock().unwrap_or_else(|e| e.into_inner());
+        if shadow.live {
+            return Held::Shadow(shadow);
+        }
+        drop(shadow);
+        std::thread::yield_now();
+    }
+}
+
+impl PoolFrames<'_> {
+    /// The bytes of a resident page ([`hold`]).
+    fn hold(&self, page: DenseId) -> Held<'_> {
+        hold(
+            self.frames,
+            self.shadows,
+            self.frame_of[page as usize] as usize,
+        )
     }
 }
 
@@ -262,6 +307,12 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     /// another is taken, so it sits outside the pool's lock order.
     shadows: Box<[Mutex<Shadow>]>,
     state: Mutex<State<P, S>>,
+    /// Signalled when a load or a write outside the lock ends.
+    done: Condvar,
+    /// The store, for I/O outside the pool lock.
+    store: LockedStore<S>,
+    /// Its I/O that needs no lock, if it has one.
+    io: Option<Arc<dyn SharedIo>>,
 }
 
 impl<P: Policy, S: PageStore> BufferPool<P, S> {
@@ -279,7 +330,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 "a buffer pool needs a store that keeps data (page size > 0)",
             ));
         }
-        if n >= NIL as usize {
+        if n >= LOADING as usize {
             return Err(Error::invalid("too many frames"));
         }
         if store.serves_in_place() {
@@ -301,11 +352,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
         let frames = frames.into_boxed_slice();
         let track = store.wants_changes();
-        let driver = Driver::new(policy, store)?;
+        let io = store.shared_io();
+        let store = LockedStore::new(store);
+        let driver = Driver::new(policy, store.share())?;
         Ok(BufferPool {
             page_size,
             frames,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
+            done: Condvar::new(),
+            store,
+            io,
             state: Mutex::new(State {
                 driver,
                 ids: FxHashMap::default(),
@@ -315,6 +371,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 pins: vec![0; n],
                 pinned: 0,
                 incoming: vec![0u8; page_size].into_boxed_slice(),
+                spare: Vec::new(),
+                versions: vec![0; n],
+                writing: vec![false; n],
+                turns: 0,
                 free: (0..n as u32).rev().collect(),
                 series_every: 0,
                 recording: None,
@@ -338,7 +398,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// The I/O the store has done so far.
     pub fn store_stats(&self) -> crate::store::IoStats {
-        self.lock().driver.store().stats()
+        self.store.lock().stats()
     }
 
     /// Number of frames.
@@ -351,7 +411,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn split<'a>(
         &'a self,
         st: &'a mut State<P, S>,
-    ) -> (&'a mut Driver<P, S>, PoolFrames<'a>, &'a [u32]) {
+    ) -> (&'a mut Driver<P, LockedStore<S>>, PoolFrames<'a>, &'a [u32]) {
         let frames = PoolFrames {
             frames: &self.frames,
             shadows: &self.shadows,
@@ -443,19 +503,41 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// recorded).
     fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, bool, bool)> {
         let mut st = self.lock();
-        let st = &mut *st;
         let bytes = st.track || st.recording.as_ref().is_some_and(|r| r.bytes);
-        let d = st.dense(page)?;
-        let f = st.frame_of[d as usize];
-        if f != NIL {
-            st.pin(f);
-            return Ok((f, d, true, bytes));
-        }
+        let d = loop {
+            let d = st.dense(page)?;
+            match st.frame_of[d as usize] {
+                NIL => break d,
+                LOADING => st = self.wait(st),
+                f => {
+                    st.pin(f);
+                    return Ok((f, d, true, bytes));
+                }
+            }
+        };
         // Checked before the policy hears of the miss, so a failed fix
         // leaves no trace in it.
         if st.free.is_empty() && st.pinned == self.frames.len() {
             return Err(Error::AllPinned(self.frames.len()));
         }
+        let f = if st.driver.listening() {
+            self.miss_whole(&mut st, page, d, op)?
+        } else {
+            self.miss(st, page, d, op)?
+        };
+        Ok((f, d, false, bytes))
+    }
+
+    /// Waits until a load or a write outside the lock ends.
+    fn wait<'a>(&'a self, st: MutexGuard<'a, State<P, S>>) -> MutexGuard<'a, State<P, S>> {
+        self.done.wait(st).unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A miss run whole under the pool lock ([`Driver::miss`]), for a store
+    /// whose decisions follow the order of requests. Returns the page's
+    /// frame, pinned.
+    fn miss_whole(&self, st: &mut State<P, S>, page: PageId, d: DenseId, op: Op) -> Result<u32> {
+        st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
         let (driver, mut frames, pins) = self.split(st);
@@ -464,7 +546,19 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let victim = driver.miss(d, op, &mut frames, |p| {
             pins[frame_of[p as usize] as usize] == 0
         })?;
-        let f = match victim {
+        let f = self.take_frame(st, victim);
+        // A free frame or a victim's (pin count 0): this never waits.
+        self.frames[f as usize]
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .copy_from_slice(&st.incoming);
+        self.install(st, d, f);
+        Ok(f)
+    }
+
+    /// The frame an admitted page takes: its victim's, or a free one.
+    fn take_frame(&self, st: &mut State<P, S>, victim: Option<DenseId>) -> u32 {
+        match victim {
             Some(v) => {
                 let f = st.frame_of[v as usize];
                 st.frame_of[v as usize] = NIL;
@@ -475,17 +569,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 .free
                 .pop()
                 .expect("a buffer that is not full has a free frame"),
-        };
-        // A free frame or a victim's (pin count 0): this never waits.
-        self.frames[f as usize]
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .copy_from_slice(&st.incoming);
+        }
+    }
+
+    /// Makes frame `f`, holding page `d`'s bytes, the page's, pinned.
+    fn install(&self, st: &mut State<P, S>, d: DenseId, f: u32) {
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
         st.changes[f as usize].clear();
+        st.versions[f as usize] += 1;
         st.pin(f);
-        Ok((f, d, false, bytes))
     }
 
     #[expect(
@@ -504,6 +597,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     ) {
         let mut st = self.lock();
         st.unpin(frame);
+        st.turns += 1;
+        st.versions[frame as usize] += u64::from(modified);
         if let Some(r) = st.recording.as_mut() {
             let op = if modified { Op::Write } else { Op::Read };
             r.sink.record(page, op, if r.bytes { changed } else { &[] });
@@ -546,16 +641,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// checkpoint as the simulator's flush at the end of a run.
     pub fn flush(&self) -> Result<()> {
         let mut guard = self.lock();
-        let st = &mut *guard;
-        let dirty: Vec<DenseId> = st
-            .page_in
-            .iter()
-            .copied()
-            .filter(|&d| d != NIL && st.driver.policy().is_dirty(d))
-            .collect();
-        let (driver, mut frames, _) = self.split(st);
-        driver.write_dirty(&dirty, &mut frames)?;
-        driver.flush_store(&frames)
+        guard.turns += 1;
+        if guard.driver.listening() {
+            let st = &mut *guard;
+            let dirty = st.dirty_pages();
+            let (driver, mut frames, _) = self.split(st);
+            driver.write_dirty(&dirty, &mut frames)?;
+            return driver.flush_store(&frames);
+        }
+        self.flush_outside(guard)
     }
 
     /// Empties the pool, as a run between experiments does: every page
@@ -565,6 +659,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn empty(&self) -> Result<()> {
         let mut guard = self.lock();
         let st = &mut *guard;
+        st.turns += 1;
         if st.pinned > 0 {
             return Err(Error::invalid(format!(
                 "cannot empty the buffer pool while {} pages are pinned",
@@ -596,7 +691,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let st = self.lock();
         st.ids
             .get(&page)
-            .is_some_and(|&d| st.frame_of[d as usize] != NIL)
+            .is_some_and(|&d| st.frame_of[d as usize] < LOADING)
     }
 
     /// Whether `page` is in the buffer now and dirty.
@@ -604,7 +699,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let st = self.lock();
         st.ids
             .get(&page)
-            .is_some_and(|&d| st.frame_of[d as usize] != NIL && st.driver.policy().is_dirty(d))
+            .is_some_and(|&d| st.frame_of[d as usize] < LOADING && st.driver.policy().is_dirty(d))
     }
 
     /// Runs `f` on the policy (for inspection).
@@ -616,14 +711,20 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// between runs (resetting a hybrid store's accounting, say). Pages
     /// should move only through fixes and flushes.
     pub fn with_store<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
-        f(self.lock().driver.store_mut())
+        let _st = self.lock();
+        f(&mut self.store.lock())
     }
 
     /// Flushes and returns the store.
     pub fn close(self) -> Result<S> {
         self.flush()?;
         let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(st.driver.into_parts().1)
+        drop(st.driver);
+        drop(self.io);
+        Ok(self
+            .store
+            .into_inner()
+            .expect("the pool holds the store's last handle once its driver is gone"))
     }
 }
 

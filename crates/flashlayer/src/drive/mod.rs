@@ -15,7 +15,7 @@
 //! sequentially; policies see dense ids.
 
 use crate::error::{Error, Result};
-use crate::policy::{Neighbours, Policy};
+use crate::policy::{Neighbours, Policy, Victim};
 use crate::store::{Loaded, Naming, PageStore};
 use crate::trace::Flt;
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
@@ -239,6 +239,41 @@ impl<F: Frames, E: FnMut(DenseId) -> bool> Neighbours for Scope<'_, F, E> {
     }
 }
 
+/// The outcome of [`Driver::place`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placed {
+    /// The page is admitted, into the frame of this victim if there is one.
+    Admitted(Option<DenseId>),
+    /// The policy's victim must be written before it leaves: it is back in
+    /// the policy as it was ([`Policy::reinstate`]), and the pages to write
+    /// with it are in the caller's list.
+    WriteFirst(Victim),
+}
+
+/// Pages a caller wrote for [`Placed::WriteFirst`] before calling
+/// [`Driver::place`] again.
+#[derive(Debug)]
+pub struct Written<'a> {
+    /// The victim that was written.
+    pub victim: DenseId,
+    /// The pages clustered with it, in the policy's order.
+    pub cluster: &'a [DenseId],
+    /// The whole write, `(name, page)` sorted by name as the store saw it.
+    pub batch: &'a [(PageId, DenseId)],
+    /// Per page of `batch`: nobody modified it since it was copied for the
+    /// write, so the store holds it as it is now.
+    pub unchanged: &'a [bool],
+}
+
+impl Written<'_> {
+    fn unchanged(&self, page: DenseId) -> bool {
+        self.batch
+            .iter()
+            .position(|&(_, p)| p == page)
+            .is_some_and(|i| self.unchanged[i])
+    }
+}
+
 /// A policy and a store, driven through the calling protocol, with the
 /// counts of what happened.
 #[derive(Debug)]
@@ -446,6 +481,111 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(victim)
     }
 
+    /// Whether the store hears of requests, evictions or admissions
+    /// ([`PageStore::listens`]): its decisions then follow the order of
+    /// misses, so a caller runs each miss whole ([`Driver::miss`]).
+    pub fn listening(&self) -> bool {
+        self.accesses || self.placing
+    }
+
+    /// Step 2 for a caller that read a missing page itself, outside its
+    /// lock ([`Driver::place`]): counts the read and tells the policy its
+    /// cost. Called once per miss, after [`Driver::access`] announced it.
+    pub fn loaded<F: Frames>(&mut self, frames: &F, page: DenseId) {
+        self.m.physical_reads += 1;
+        let cost = self.store.cost_of(self.number(frames, page));
+        self.observe(IoKind::Read, cost.read);
+    }
+
+    /// Steps 3–4 of a miss, for a caller that writes a dirty victim outside
+    /// its lock (the buffer pool): the page was read ([`Driver::loaded`])
+    /// and enters with `op` (`W` if the store said it enters dirty). If the
+    /// buffer is full the policy evicts;
+    /// a victim that must be written first is reinstated and returned as
+    /// [`Placed::WriteFirst`], with `out` holding it and the pages it
+    /// clusters, victim first. The caller writes them, announces the
+    /// request again ([`Driver::access`]) and calls again with what it
+    /// wrote: the policy, as it was, evicts the same victim (the contract's
+    /// retry guarantee), now written, and the page is admitted — the same
+    /// decisions as [`Driver::miss`] makes. If other requests reached the
+    /// policy meanwhile it may evict another page; the written pages that
+    /// nobody modified since are then marked clean. For stores that do not
+    /// listen ([`Driver::listening`]).
+    pub fn place<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        mut evictable: impl FnMut(DenseId) -> bool,
+        written: Option<Written<'_>>,
+        out: &mut Vec<DenseId>,
+    ) -> Result<Placed> {
+        debug_assert!(!self.listening(), "a listening store runs whole misses");
+        let mut victim = None;
+        if self.policy.len() >= self.policy.capacity() {
+            let v = self.policy.evict(&mut evictable).ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} found no page it may evict in a full buffer",
+                    self.policy.name()
+                ))
+            })?;
+            let done = written
+                .as_ref()
+                .is_some_and(|w| w.victim == v.page && w.unchanged(v.page));
+            if let Some(w) = &written {
+                self.account(frames, w, v.page);
+            }
+            if v.dirty && !done {
+                self.cluster.clear();
+                let mut scope = Scope {
+                    frames: &*frames,
+                    evictable: &mut evictable,
+                };
+                self.policy.cluster(v.page, &mut scope, &mut self.cluster);
+                self.policy.reinstate(v);
+                out.clear();
+                out.push(v.page);
+                out.extend_from_slice(&self.cluster);
+                return Ok(Placed::WriteFirst(v));
+            }
+            self.m.dirty_evictions += u64::from(v.dirty);
+            victim = Some(v.page);
+        } else if let Some(w) = &written {
+            self.account(frames, w, DenseId::MAX);
+        }
+        self.m.misses += 1;
+        if page >= self.taught {
+            self.teach(frames, page);
+        }
+        let cost = self.store.cost_of(self.number(frames, page));
+        self.policy.insert(page, op, cost);
+        Ok(Placed::Admitted(victim))
+    }
+
+    /// Counts a write the caller did for [`Placed::WriteFirst`], as
+    /// [`Driver::miss`] counts its write-back, and marks clean the written
+    /// pages other than `evicted` that are resident and unchanged (in the
+    /// policy's cluster order; the victim last, if it stayed).
+    fn account<F: Frames>(&mut self, frames: &F, w: &Written<'_>, evicted: DenseId) {
+        self.m.physical_writes += w.batch.len() as u64;
+        if let [(_, page)] = w.batch {
+            let model = self.store.cost_of(self.number(frames, *page)).write;
+            self.observe(IoKind::Write, model);
+        } else {
+            for &(name, _) in w.batch {
+                let model = self.store.cost_of(name).write;
+                self.observe(IoKind::Write, model);
+            }
+        }
+        let pages = w.cluster.iter().chain(std::iter::once(&w.victim));
+        for &p in pages {
+            if p != evicted && self.policy.contains(p) && w.unchanged(p) {
+                let cost = self.store.cost_of(self.number(frames, p));
+                self.policy.mark_clean(p, cost);
+            }
+        }
+    }
+
     /// Tells a policy that groups pages by number ([`Policy::wants_number`])
     /// the numbers of pages `0..pages` at once, for a caller that knows
     /// every page before the run (a trace): one pass in dense order instead
@@ -589,21 +729,63 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if pages.is_empty() {
             return Ok(());
         }
-        self.batch.clear();
-        for &d in pages {
-            let number = self.batch_number(frames, d);
-            self.batch.push((number, d));
+        let mut batch = std::mem::take(&mut self.batch);
+        self.dirty_batch(pages, frames, &mut batch);
+        let written = match batch[..] {
+            [(number, page)] => frames.write(&mut self.store, number, page),
+            _ => frames.write_batch(&mut self.store, &batch),
+        };
+        if written.is_ok() {
+            self.wrote_dirty(pages, frames, &batch, |_| true);
         }
-        self.batch.sort_unstable();
-        self.write_batch(frames)?;
+        self.batch = batch;
+        written
+    }
+
+    /// The write of a checkpoint of `pages` ([`Driver::write_dirty`]):
+    /// `(name, page)` pairs sorted by the name the store sees.
+    pub fn dirty_batch<F: Frames>(
+        &self,
+        pages: &[DenseId],
+        frames: &F,
+        out: &mut Vec<(PageId, DenseId)>,
+    ) {
+        out.clear();
+        out.extend(pages.iter().map(|&d| (self.batch_number(frames, d), d)));
+        out.sort_unstable();
+    }
+
+    /// Counts a checkpoint's write of `batch` ([`Driver::dirty_batch`]) and
+    /// marks clean, in the order of `pages`, those for which `unchanged`
+    /// says nobody modified them since they were copied for the write (a
+    /// caller that writes outside its lock; every page, otherwise).
+    pub fn wrote_dirty<F: Frames>(
+        &mut self,
+        pages: &[DenseId],
+        frames: &F,
+        batch: &[(PageId, DenseId)],
+        unchanged: impl Fn(DenseId) -> bool,
+    ) {
+        self.m.physical_writes += batch.len() as u64;
+        for &(name, _) in batch {
+            let model = self.store.cost_of(name).write;
+            self.observe(IoKind::Write, model);
+        }
         for &d in pages {
-            let cost = self.store.cost_of(self.number(frames, d));
-            self.policy.mark_clean(d, cost);
+            if unchanged(d) {
+                let cost = self.store.cost_of(self.number(frames, d));
+                self.policy.mark_clean(d, cost);
+            }
         }
         if self.placing {
             self.reprice_moved(frames);
         }
-        Ok(())
+    }
+
+    /// The name a store sees for `page` in a call of its own
+    /// ([`PageStore::naming`]).
+    pub fn store_name<F: Frames>(&self, frames: &F, page: DenseId) -> PageId {
+        self.number(frames, page)
     }
 
     /// Empties the buffer of `pages` (resident, none in use): each leaves as

@@ -33,6 +33,12 @@
 //!    no lasting trace until `insert` confirms the admission (ARC adapts `p`
 //!    at `insert`, Belady consumes its trace slot there), so a failed and
 //!    retried request decides exactly as one that succeeded the first time.
+//!    The buffer pool relies on this to write a dirty victim outside its
+//!    lock: `evict` and `reinstate`, the write, then `evict` again — which
+//!    chooses the same victim — and `insert`. A policy that counts every
+//!    announcement even of a miss (W-TinyLFU's sketch, FD-Buffer's tuner)
+//!    is safe there because the pool announces the miss again only if other
+//!    requests reached the policy during the write (several threads).
 //!
 //! Dirty state lives in the policy, so clean-first policies (CFLRU, CASA,
 //! FD-Buffer) and the caller agree on it. `mark_dirty` records a modification

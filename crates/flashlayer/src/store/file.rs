@@ -7,13 +7,15 @@
 //! learn the device's read/write asymmetry from real latencies (CASA §5.3)
 //! can be told them ([`PageStore::measured_latency`]).
 
-use super::{check_len, Meter, PageStore};
+use super::{check_len, Meter, PageStore, SharedIo};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::types::PageId;
+use crate::types::{PageCost, PageId};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Alignment `O_DIRECT` needs for buffers, offsets and lengths on Linux.
@@ -68,19 +70,17 @@ impl FileStoreBuilder {
         let file = opts
             .open(&self.path)
             .map_err(|e| Error::io(&self.path, e))?;
-        let bounce = if self.direct {
-            AlignedBuf::new(self.page_size)
-        } else {
-            AlignedBuf::new(0)
-        };
         Ok(FileStore {
-            file,
-            path: self.path,
-            page_size: self.page_size,
-            direct: self.direct,
-            bounce,
-            meter: Meter::new(self.device),
-            last_us: 0.0,
+            io: Arc::new(FileIo {
+                file,
+                path: self.path,
+                page_size: self.page_size,
+                direct: self.direct,
+                bounces: Mutex::default(),
+                cost: Meter::new(self.device.clone()).page_cost(),
+                meter: Mutex::new(Meter::new(self.device)),
+                last_us: AtomicU64::new(0f64.to_bits()),
+            }),
         })
     }
 }
@@ -108,22 +108,39 @@ impl AlignedBuf {
     }
 }
 
-/// Pages in a real file.
+/// Pages in a real file. Several threads may read and write it at once
+/// ([`PageStore::shared_io`]): I/O is positional, and each `O_DIRECT`
+/// transfer takes a bounce buffer of its own.
 #[derive(Debug)]
 pub struct FileStore {
+    io: Arc<FileIo>,
+}
+
+#[derive(Debug)]
+struct FileIo {
     file: File,
     path: PathBuf,
     page_size: usize,
     direct: bool,
-    bounce: AlignedBuf,
-    meter: Meter,
-    /// Latency of the last read, or per page of the last write or batch, µs.
-    last_us: f64,
+    /// Aligned buffers for `O_DIRECT`, one per transfer in flight.
+    bounces: Mutex<Vec<AlignedBuf>>,
+    meter: Mutex<Meter>,
+    /// The device's price of a page, fixed with the device.
+    cost: PageCost,
+    /// Latency of the last read, or per page of the last write or batch,
+    /// µs (`f64` bits): a policy learning from latencies hears each I/O's.
+    last_us: AtomicU64,
+}
+
+/// A lock over counts or spare buffers: a panic elsewhere cannot leave them
+/// half-changed.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl std::os::fd::AsRawFd for FileStore {
     fn as_raw_fd(&self) -> std::os::fd::RawFd {
-        self.file.as_raw_fd()
+        self.io.file.as_raw_fd()
     }
 }
 
@@ -141,90 +158,137 @@ impl FileStore {
 
     /// The file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.io.path
     }
+}
 
+impl FileIo {
     fn offset(&self, page: PageId) -> Result<u64> {
         page.checked_mul(self.page_size as u64)
             .ok_or_else(|| Error::invalid(format!("page {page} is beyond the largest file offset")))
     }
 
     /// Reads at `off` into `buf`, zero-filling past the end of the file.
-    fn read_at(file: &File, path: &Path, buf: &mut [u8], off: u64) -> Result<()> {
+    fn read_at(&self, buf: &mut [u8], off: u64) -> Result<()> {
         let mut done = 0;
         while done < buf.len() {
-            match file.read_at(&mut buf[done..], off + done as u64) {
+            match self.file.read_at(&mut buf[done..], off + done as u64) {
                 Ok(0) => {
                     buf[done..].fill(0);
                     break;
                 }
                 Ok(n) => done += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(path, e)),
+                Err(e) => return Err(Error::io(&self.path, e)),
             }
         }
         Ok(())
     }
 
-    fn put(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+    /// Runs `f` with an aligned buffer of one page, kept for the next
+    /// transfer.
+    fn with_bounce<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
+        let mut b = lock(&self.bounces)
+            .pop()
+            .unwrap_or_else(|| AlignedBuf::new(self.page_size));
+        let r = f(b.as_mut());
+        lock(&self.bounces).push(b);
+        r
+    }
+
+    fn put(&self, page: PageId, buf: &[u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         let off = self.offset(page)?;
         let res = if self.direct {
-            let b = self.bounce.as_mut();
-            b.copy_from_slice(buf);
-            self.file.write_all_at(b, off)
+            self.with_bounce(|b| {
+                b.copy_from_slice(buf);
+                self.file.write_all_at(b, off)
+            })
         } else {
             self.file.write_all_at(buf, off)
         };
         res.map_err(|e| Error::io(&self.path, e))
     }
+
+    fn measured(&self, us: f64) {
+        self.last_us.store(us.to_bits(), Ordering::Relaxed);
+    }
 }
 
-impl PageStore for FileStore {
-    fn page_size(&self) -> usize {
-        self.page_size
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+impl SharedIo for FileIo {
+    fn read(&self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         let off = self.offset(page)?;
         let start = Instant::now();
         if self.direct {
-            let b = self.bounce.as_mut();
-            Self::read_at(&self.file, &self.path, b, off)?;
-            buf.copy_from_slice(b);
+            self.with_bounce(|b| {
+                self.read_at(b, off)?;
+                buf.copy_from_slice(b);
+                Ok::<_, Error>(())
+            })?;
         } else {
-            Self::read_at(&self.file, &self.path, buf, off)?;
+            self.read_at(buf, off)?;
         }
-        self.last_us = micros(start);
-        self.meter.read(false);
+        self.measured(micros(start));
+        lock(&self.meter).read(false);
         Ok(())
     }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+    fn write(&self, page: PageId, buf: &[u8]) -> Result<()> {
         let start = Instant::now();
         self.put(page, buf)?;
-        self.last_us = micros(start);
-        self.meter.write(false);
+        self.measured(micros(start));
+        lock(&self.meter).write(false);
         Ok(())
     }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+    fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         let start = Instant::now();
         for (page, buf) in batch {
             self.put(*page, buf)?;
         }
-        self.last_us = micros(start) / batch.len().max(1) as f64;
-        self.meter.write_batch(batch.iter().map(|b| b.0));
+        self.measured(micros(start) / batch.len().max(1) as f64);
+        lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
         Ok(())
+    }
+}
+
+impl PageStore for FileStore {
+    fn page_size(&self) -> usize {
+        self.io.page_size
+    }
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        self.io.read(page, buf)
+    }
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        self.io.write(page, buf)
+    }
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        self.io.write_batch(batch)
     }
     fn measures_latency(&self) -> bool {
         true
     }
     fn measured_latency(&self) -> Option<f64> {
-        Some(self.last_us)
+        Some(f64::from_bits(self.io.last_us.load(Ordering::Relaxed)))
     }
     fn flush(&mut self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
+        self.io
+            .file
+            .sync_data()
+            .map_err(|e| Error::io(&self.io.path, e))
     }
-    metered!();
+    #[inline]
+    fn cost_of(&self, _page: PageId) -> PageCost {
+        self.io.cost
+    }
+    fn stats(&self) -> crate::types::IoStats {
+        lock(&self.io.meter).stats()
+    }
+    fn device_stats(&self, out: &mut Vec<crate::types::DeviceStats>) {
+        out.push(lock(&self.io.meter).device_stats());
+    }
+    fn shared_io(&self) -> Option<Arc<dyn SharedIo>> {
+        Some(self.io.clone())
+    }
 }
 
 fn micros(start: Instant) -> f64 {

@@ -1,33 +1,69 @@
 //! A store that keeps pages in memory.
 
-use super::{check_len, Meter, PageStore};
+use super::{check_len, Meter, PageStore, SharedIo};
 use crate::device::DeviceModel;
 use crate::error::Result;
-use crate::types::PageId;
+use crate::types::{PageCost, PageId};
 use rustc_hash::FxHashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Pages in a hash map, priced by a device model. Nothing survives the
 /// process; `flush` is a no-op. It may also take time like a device
 /// ([`MemStore::with_latency`]), to measure how a caller overlaps I/O.
-#[derive(Clone, Debug)]
+/// Several threads may read and write it at once ([`PageStore::shared_io`]):
+/// a wait runs outside every lock, and the map is locked only to copy.
+#[derive(Debug)]
 pub struct MemStore {
+    io: Arc<MemIo>,
+}
+
+#[derive(Debug)]
+struct MemIo {
     page_size: usize,
-    pages: FxHashMap<PageId, Box<[u8]>>,
-    meter: Meter,
+    pages: Mutex<FxHashMap<PageId, Box<[u8]>>>,
+    meter: Mutex<Meter>,
+    /// The device's price of a page, fixed with the device.
+    cost: PageCost,
     read_latency: Duration,
     write_latency: Duration,
+}
+
+/// A poisoned lock here only means a panic elsewhere mid-copy of a page
+/// that nobody acknowledged; the map itself stays whole.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Clone for MemStore {
+    /// An independent copy of the pages and counts.
+    fn clone(&self) -> Self {
+        let io = &self.io;
+        MemStore {
+            io: Arc::new(MemIo {
+                page_size: io.page_size,
+                pages: Mutex::new(lock(&io.pages).clone()),
+                meter: Mutex::new(lock(&io.meter).clone()),
+                cost: io.cost,
+                read_latency: io.read_latency,
+                write_latency: io.write_latency,
+            }),
+        }
+    }
 }
 
 impl MemStore {
     /// An empty store of `page_size`-byte pages priced as `device`.
     pub fn new(page_size: usize, device: DeviceModel) -> Self {
         MemStore {
-            page_size,
-            pages: FxHashMap::default(),
-            meter: Meter::new(device),
-            read_latency: Duration::ZERO,
-            write_latency: Duration::ZERO,
+            io: Arc::new(MemIo {
+                page_size,
+                pages: Mutex::default(),
+                cost: Meter::new(device.clone()).page_cost(),
+                meter: Mutex::new(Meter::new(device)),
+                read_latency: Duration::ZERO,
+                write_latency: Duration::ZERO,
+            }),
         }
     }
 
@@ -35,69 +71,101 @@ impl MemStore {
     /// calling thread sleeps, so at least this long: the OS timer's slack
     /// adds tens of µs). Default: no wait.
     pub fn with_latency(mut self, read: Duration, write: Duration) -> Self {
-        self.read_latency = read;
-        self.write_latency = write;
+        if Arc::get_mut(&mut self.io).is_none() {
+            // Handed out already: the copy keeps the pages.
+            self = self.clone();
+        }
+        let io = Arc::get_mut(&mut self.io).expect("a fresh copy has one owner");
+        io.read_latency = read;
+        io.write_latency = write;
         self
     }
 
+    /// Number of pages ever written.
+    pub fn len(&self) -> usize {
+        lock(&self.io.pages).len()
+    }
+
+    /// `true` if no page was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl MemIo {
     fn wait(d: Duration) {
         if !d.is_zero() {
             std::thread::sleep(d);
         }
     }
 
-    /// Number of pages ever written.
-    pub fn len(&self) -> usize {
-        self.pages.len()
-    }
-
-    /// `true` if no page was written.
-    pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
-    }
-
-    fn put(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+    fn put(&self, page: PageId, buf: &[u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
-        match self.pages.get_mut(&page) {
+        let mut pages = lock(&self.pages);
+        match pages.get_mut(&page) {
             Some(p) => p.copy_from_slice(buf),
             None => {
-                self.pages.insert(page, buf.into());
+                pages.insert(page, buf.into());
             }
         }
         Ok(())
     }
 }
 
-impl PageStore for MemStore {
-    fn page_size(&self) -> usize {
-        self.page_size
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+impl SharedIo for MemIo {
+    fn read(&self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         Self::wait(self.read_latency);
-        match self.pages.get(&page) {
+        match lock(&self.pages).get(&page) {
             Some(p) => buf.copy_from_slice(p),
             None => buf.fill(0),
         }
-        self.meter.read(false);
+        lock(&self.meter).read(false);
         Ok(())
     }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+    fn write(&self, page: PageId, buf: &[u8]) -> Result<()> {
         Self::wait(self.write_latency);
         self.put(page, buf)?;
-        self.meter.write(false);
+        lock(&self.meter).write(false);
         Ok(())
     }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+    fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         for (page, buf) in batch {
             Self::wait(self.write_latency);
             self.put(*page, buf)?;
         }
-        self.meter.write_batch(batch.iter().map(|b| b.0));
+        lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
         Ok(())
+    }
+}
+
+impl PageStore for MemStore {
+    fn page_size(&self) -> usize {
+        self.io.page_size
+    }
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        self.io.read(page, buf)
+    }
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        self.io.write(page, buf)
+    }
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        self.io.write_batch(batch)
     }
     fn flush(&mut self) -> Result<()> {
         Ok(())
     }
-    metered!();
+    #[inline]
+    fn cost_of(&self, _page: PageId) -> PageCost {
+        self.io.cost
+    }
+    fn stats(&self) -> crate::types::IoStats {
+        lock(&self.io.meter).stats()
+    }
+    fn device_stats(&self, out: &mut Vec<crate::types::DeviceStats>) {
+        out.push(lock(&self.io.meter).device_stats());
+    }
+    fn shared_io(&self) -> Option<Arc<dyn SharedIo>> {
+        Some(self.io.clone())
+    }
 }

@@ -6,6 +6,9 @@
 //! - [`MemStore`] keeps pages in memory: tests and small pools.
 //! - [`FileStore`] keeps pages in a real file with `pread`/`pwrite`, optional
 //!   `O_DIRECT`, and `fsync` on [`PageStore::flush`].
+//! - [`LockedStore`] puts any store behind its own lock, for callers on
+//!   several threads; a store that does I/O from many threads at once hands
+//!   out a [`SharedIo`] ([`PageStore::shared_io`]) that needs none.
 //!
 //! Later layers add the hybrid flash+HDD store, the SSD cache tier and the
 //! NAND flash stores behind the same trait.
@@ -31,11 +34,13 @@ mod cost;
 mod disk;
 mod file;
 pub(crate) mod index;
+mod locked;
 mod mem;
 
 pub use cost::CostStore;
 pub use disk::{CrashDisk, CrashLab, Disk, DiskStore, FileDisk, SECTOR};
 pub use file::{FileStore, FileStoreBuilder};
+pub use locked::LockedStore;
 pub use mem::MemStore;
 
 use crate::device::DeviceModel;
@@ -250,6 +255,27 @@ pub trait PageStore {
     fn measured_latency(&self) -> Option<f64> {
         None
     }
+
+    /// A handle through which several threads read and write pages at once
+    /// ([`SharedIo`]), for a store whose reads and writes change nothing but
+    /// the pages and their counts (a file read and written positionally, a
+    /// memory store). The buffer pool does its I/O through it outside every
+    /// lock; a store without one is used by one thread at a time. Default:
+    /// `None`.
+    fn shared_io(&self) -> Option<std::sync::Arc<dyn SharedIo>> {
+        None
+    }
+}
+
+/// Page I/O that many threads may do at once, counted in the statistics of
+/// the store that handed it out ([`PageStore::shared_io`]).
+pub trait SharedIo: Send + Sync + std::fmt::Debug {
+    /// [`PageStore::read`].
+    fn read(&self, page: PageId, buf: &mut [u8]) -> Result<()>;
+    /// [`PageStore::write`].
+    fn write(&self, page: PageId, buf: &[u8]) -> Result<()>;
+    /// [`PageStore::write_batch`].
+    fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()>;
 }
 
 /// Prices physical operations with a [`DeviceModel`] and counts them; the
@@ -434,5 +460,8 @@ impl PageStore for DynStore {
     }
     fn measured_latency(&self) -> Option<f64> {
         (**self).measured_latency()
+    }
+    fn shared_io(&self) -> Option<std::sync::Arc<dyn SharedIo>> {
+        (**self).shared_io()
     }
 }

@@ -1,0 +1,276 @@
+//! The pool's I/O outside its lock: a miss's read and a dirty victim's
+//! write ([`crate::drive::Driver::place`]), and a flush's writes. The
+//! protocol is stated in the module docs of [`super`].
+
+use super::{hold, BufferPool, State, LOADING, NIL};
+use crate::drive::{Placed, Written};
+use crate::error::{Error, Result};
+use crate::policy::Policy;
+use crate::store::{Loaded, PageStore};
+use crate::types::{DenseId, Op, PageId};
+use std::sync::MutexGuard;
+
+type Guard<'a, P, S> = MutexGuard<'a, State<P, S>>;
+
+/// Pages pinned for a write outside the lock: per page its name for the
+/// store, dense id, frame, modification count when pinned and (for a store
+/// that logs changes) the byte ranges changed since its last write.
+#[derive(Debug, Default)]
+pub(super) struct Outgoing {
+    pages: Vec<(PageId, DenseId, u32, u64)>,
+    ranges: Vec<Vec<(u32, u32)>>,
+}
+
+impl<P: Policy, S: PageStore> BufferPool<P, S> {
+    /// A miss of page `d` outside the lock: marks it loading, reads it,
+    /// places it ([`BufferPool::place`]). Returns its frame, pinned. On
+    /// failure the page is as before: not loading, not resident.
+    pub(super) fn miss<'a>(
+        &'a self,
+        mut st: Guard<'a, P, S>,
+        page: PageId,
+        d: DenseId,
+        op: Op,
+    ) -> Result<u32> {
+        st.frame_of[d as usize] = LOADING;
+        let name = {
+            let (driver, frames, _) = self.split(&mut st);
+            driver.store_name(&frames, d)
+        };
+        let mut buf = st
+            .spare
+            .pop()
+            .unwrap_or_else(|| vec![0u8; self.page_size].into_boxed_slice());
+        drop(st);
+        let read = self.read(name, op, &mut buf);
+        let st = self.lock();
+        let (mut st, placed) = match read {
+            Ok(dirty) => self.place(st, page, d, op, dirty, &buf),
+            Err(e) => (st, Err(e)),
+        };
+        st.spare.push(buf);
+        if placed.is_err() {
+            st.frame_of[d as usize] = NIL;
+        }
+        drop(st);
+        self.done.notify_all();
+        placed
+    }
+
+    /// Reads page `name` into `buf`: through the store's shared I/O if it
+    /// has one, else under the store's lock. Returns whether it enters
+    /// dirty ([`Loaded`]).
+    fn read(&self, name: PageId, op: Op, buf: &mut [u8]) -> Result<bool> {
+        if let Some(io) = &self.io {
+            io.read(name, buf)?;
+            return Ok(false);
+        }
+        match self.store.lock().load(name, op, buf)? {
+            Loaded::Page { dirty } => Ok(dirty),
+            Loaded::Served => Err(Error::invalid(
+                "the store served a request in place, which a buffer pool refuses",
+            )),
+        }
+    }
+
+    /// Announces the read page to the policy and admits it, writing the
+    /// victims the policy asks written first outside the lock. Returns the
+    /// lock and the page's frame, pinned and holding `buf`.
+    fn place<'a>(
+        &'a self,
+        mut st: Guard<'a, P, S>,
+        page: PageId,
+        d: DenseId,
+        op: Op,
+        dirty: bool,
+        buf: &[u8],
+    ) -> (Guard<'a, P, S>, Result<u32>) {
+        let hit = st.driver.access(d, op, || page);
+        debug_assert!(!hit, "policy holds page {page} that has no frame");
+        {
+            let (driver, frames, _) = self.split(&mut st);
+            driver.loaded(&frames, d);
+        }
+        // The victim written last, its cluster, the write (sorted as the
+        // store saw it) and which of its pages nobody modified meanwhile.
+        let mut written: Option<DenseId> = None;
+        let mut pages = Vec::new();
+        let mut next = Vec::new();
+        let mut batch = Vec::new();
+        let mut unchanged = Vec::new();
+        loop {
+            st.turns += 1;
+            if st.free.is_empty() && st.pinned == self.frames.len() {
+                return (st, Err(Error::AllPinned(self.frames.len())));
+            }
+            let placed = {
+                let (driver, mut frames, pins) = self.split(&mut st);
+                let frame_of = frames.frame_of;
+                let done = written.map(|victim| Written {
+                    victim,
+                    cluster: &pages[1..],
+                    batch: &batch,
+                    unchanged: &unchanged,
+                });
+                driver.place(
+                    d,
+                    if dirty { Op::Write } else { op },
+                    &mut frames,
+                    |p| pins[frame_of[p as usize] as usize] == 0,
+                    done,
+                    &mut next,
+                )
+            };
+            match placed {
+                Err(e) => return (st, Err(e)),
+                Ok(Placed::Admitted(victim)) => {
+                    let f = self.take_frame(&mut st, victim);
+                    // A free frame or a victim's (pin count 0): this never
+                    // waits.
+                    self.frames[f as usize]
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .copy_from_slice(buf);
+                    self.install(&mut st, d, f);
+                    return (st, Ok(f));
+                }
+                Ok(Placed::WriteFirst(v)) => {
+                    std::mem::swap(&mut pages, &mut next);
+                    {
+                        let (driver, frames, _) = self.split(&mut st);
+                        driver.dirty_batch(&pages, &frames, &mut batch);
+                        if let [one] = &mut batch[..] {
+                            // Alone, the victim goes as a single write.
+                            one.0 = driver.store_name(&frames, one.1);
+                        }
+                    }
+                    let out = self.pin_for_write(&mut st, &batch);
+                    let turns = st.turns;
+                    drop(st);
+                    let wrote = self.write_out(&out);
+                    st = self.lock();
+                    unchanged = self.unpin_written(&mut st, &out);
+                    self.done.notify_all();
+                    if let Err(e) = wrote {
+                        return (st, Err(e));
+                    }
+                    written = Some(v.page);
+                    if st.turns != turns {
+                        // Other requests reached the policy since it heard
+                        // of this miss: it is announced again, as a retry
+                        // is, so the policy evicts for it and not for them.
+                        st.driver.access(d, op, || page);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pins the pages of `batch` for a write outside the lock and notes
+    /// what it needs to tell afterwards whether they changed.
+    fn pin_for_write(&self, st: &mut State<P, S>, batch: &[(PageId, DenseId)]) -> Outgoing {
+        let mut out = Outgoing::default();
+        for &(name, d) in batch {
+            let f = st.frame_of[d as usize];
+            st.pin(f);
+            st.writing[f as usize] = true;
+            out.pages.push((name, d, f, st.versions[f as usize]));
+            if st.track {
+                out.ranges.push(st.changes[f as usize].clone());
+            }
+        }
+        out
+    }
+
+    /// Copies the pinned pages and writes them: through the store's shared
+    /// I/O if it has one, else under the store's lock. No pool lock is held.
+    fn write_out(&self, out: &Outgoing) -> Result<()> {
+        let ps = self.page_size;
+        let mut bytes = vec![0u8; ps * out.pages.len()];
+        for (chunk, &(_, _, f, _)) in bytes.chunks_exact_mut(ps).zip(&out.pages) {
+            chunk.copy_from_slice(&hold(&self.frames, &self.shadows, f as usize));
+        }
+        let pairs: Vec<(PageId, &[u8])> = out
+            .pages
+            .iter()
+            .zip(bytes.chunks_exact(ps))
+            .map(|(&(name, ..), b)| (name, b))
+            .collect();
+        if !out.ranges.is_empty() {
+            // A store that logs changes gets each page with its ranges.
+            let mut store = self.store.lock();
+            for (&(name, b), ranges) in pairs.iter().zip(&out.ranges) {
+                store.write_changed(name, b, ranges)?;
+            }
+            return Ok(());
+        }
+        match (&self.io, &pairs[..]) {
+            (Some(io), [(name, b)]) => io.write(*name, b),
+            (Some(io), _) => io.write_batch(&pairs),
+            (None, [(name, b)]) => self.store.lock().write(*name, b),
+            (None, _) => self.store.lock().write_batch(&pairs),
+        }
+    }
+
+    /// Unpins written pages. Returns, per page, whether nobody modified it
+    /// while its write was in flight; those have their changed ranges
+    /// cleared (the store has them as they are).
+    fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing) -> Vec<bool> {
+        out.pages
+            .iter()
+            .map(|&(_, _, f, version)| {
+                st.unpin(f);
+                st.writing[f as usize] = false;
+                let same = st.versions[f as usize] == version;
+                if same && !out.ranges.is_empty() {
+                    st.changes[f as usize].clear();
+                }
+                same
+            })
+            .collect()
+    }
+
+    /// [`BufferPool::flush`] for a store that does not listen: the dirty
+    /// pages are pinned and written outside the lock (after any write of
+    /// them already in flight), marked clean if nobody modified them
+    /// meanwhile, and the store is flushed under its own lock only.
+    pub(super) fn flush_outside<'a>(&'a self, mut st: Guard<'a, P, S>) -> Result<()> {
+        let dirty = loop {
+            let dirty = st.dirty_pages();
+            if !dirty
+                .iter()
+                .any(|&d| st.writing[st.frame_of[d as usize] as usize])
+            {
+                break dirty;
+            }
+            st = self.wait(st);
+        };
+        if !dirty.is_empty() {
+            let mut batch = Vec::new();
+            {
+                let (driver, frames, _) = self.split(&mut st);
+                driver.dirty_batch(&dirty, &frames, &mut batch);
+            }
+            let out = self.pin_for_write(&mut st, &batch);
+            drop(st);
+            let wrote = self.write_out(&out);
+            st = self.lock();
+            let unchanged = self.unpin_written(&mut st, &out);
+            self.done.notify_all();
+            wrote?;
+            let mut changed: Vec<DenseId> = batch
+                .iter()
+                .zip(&unchanged)
+                .filter(|(_, &same)| !same)
+                .map(|(&(_, d), _)| d)
+                .collect();
+            changed.sort_unstable();
+            let (driver, frames, _) = self.split(&mut st);
+            driver.wrote_dirty(&dirty, &frames, &batch, |d| {
+                changed.binary_search(&d).is_err()
+            });
+        }
+        drop(st);
+        self.store.lock().flush()
+    }
+}
