@@ -37,6 +37,7 @@ pub mod policy;
 pub mod sim;
 pub mod spec;
 pub mod store;
+mod sync;
 pub mod tier;
 pub mod trace;
 pub mod types;

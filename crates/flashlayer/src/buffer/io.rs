@@ -2,18 +2,18 @@
 //! write ([`crate::drive::Driver::place`]), and a flush's writes. The
 //! protocol is stated in the module docs of [`super`].
 
-use super::{hold, BufferPool, State, LOADING, NIL};
+use super::{hold, BufferPool, Room, State, LOADING, NIL};
 use crate::drive::{Placed, Written};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{Loaded, PageStore};
+use crate::sync::MutexGuard;
 use crate::types::{DenseId, Op, PageId};
-use std::sync::MutexGuard;
 
 type Guard<'a, P, S> = MutexGuard<'a, State<P, S>>;
 
-/// Pages pinned for a write outside the lock: per page its name for the
-/// store, dense id, frame, modification count when pinned and (for a store
+/// Pages being written outside the lock: per page its name for the store,
+/// dense id, frame, modification count when the write began and (for a store
 /// that logs changes) the byte ranges changed since its last write.
 #[derive(Debug, Default)]
 pub(super) struct Outgoing {
@@ -85,12 +85,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         dirty: bool,
         buf: &[u8],
     ) -> (Guard<'a, P, S>, Result<u32>) {
+        st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
         {
             let (driver, frames, _) = self.split(&mut st);
             driver.loaded(&frames, d);
         }
+        // The policy's calls when it last heard of this miss.
+        let mut heard = st.turns;
         // The victim written last, its cluster, the write (sorted as the
         // store saw it) and which of its pages nobody modified meanwhile.
         let mut written: Option<DenseId> = None;
@@ -99,13 +102,24 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let mut batch = Vec::new();
         let mut unchanged = Vec::new();
         loop {
-            st.turns += 1;
-            if st.free.is_empty() && st.pinned == self.frames.len() {
-                return (st, Err(Error::AllPinned(self.frames.len())));
+            match self.room(&st) {
+                Room::Yes => {}
+                Room::AllPinned => return (st, Err(Error::AllPinned(self.frames.len()))),
+                Room::Later => {
+                    st = self.wait(st);
+                    continue;
+                }
             }
+            if st.turns != heard {
+                // Other requests reached the policy since it heard of this
+                // miss: it is announced again, as a retry is, so the policy
+                // evicts for it and not for them.
+                st.driver.access(d, op, || page);
+            }
+            st.turns += 1;
+            heard = st.turns;
             let placed = {
-                let (driver, mut frames, pins) = self.split(&mut st);
-                let frame_of = frames.frame_of;
+                let (driver, mut frames, busy) = self.split(&mut st);
                 let done = written.map(|victim| Written {
                     victim,
                     cluster: &pages[1..],
@@ -116,7 +130,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     d,
                     if dirty { Op::Write } else { op },
                     &mut frames,
-                    |p| pins[frame_of[p as usize] as usize] == 0,
+                    |p| busy.evictable(p),
                     done,
                     &mut next,
                 )
@@ -144,8 +158,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                             one.0 = driver.store_name(&frames, one.1);
                         }
                     }
-                    let out = self.pin_for_write(&mut st, &batch);
-                    let turns = st.turns;
+                    let out = self.start_write(&mut st, &batch);
                     drop(st);
                     let wrote = self.write_out(&out);
                     st = self.lock();
@@ -155,25 +168,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                         return (st, Err(e));
                     }
                     written = Some(v.page);
-                    if st.turns != turns {
-                        // Other requests reached the policy since it heard
-                        // of this miss: it is announced again, as a retry
-                        // is, so the policy evicts for it and not for them.
-                        st.driver.access(d, op, || page);
-                    }
                 }
             }
         }
     }
 
-    /// Pins the pages of `batch` for a write outside the lock and notes
-    /// what it needs to tell afterwards whether they changed.
-    fn pin_for_write(&self, st: &mut State<P, S>, batch: &[(PageId, DenseId)]) -> Outgoing {
+    /// Marks the pages of `batch` as being written outside the lock and
+    /// notes what tells afterwards whether they changed meanwhile.
+    fn start_write(&self, st: &mut State<P, S>, batch: &[(PageId, DenseId)]) -> Outgoing {
         let mut out = Outgoing::default();
         for &(name, d) in batch {
             let f = st.frame_of[d as usize];
-            st.pin(f);
-            st.writing[f as usize] = true;
+            st.set_writing(f, true);
             out.pages.push((name, d, f, st.versions[f as usize]));
             if st.track {
                 out.ranges.push(st.changes[f as usize].clone());
@@ -182,7 +188,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         out
     }
 
-    /// Copies the pinned pages and writes them: through the store's shared
+    /// Copies the pages and writes them: through the store's shared
     /// I/O if it has one, else under the store's lock. No pool lock is held.
     fn write_out(&self, out: &Outgoing) -> Result<()> {
         let ps = self.page_size;
@@ -212,15 +218,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
     }
 
-    /// Unpins written pages. Returns, per page, whether nobody modified it
+    /// Ends the write of `out`. Returns, per page, whether nobody modified it
     /// while its write was in flight; those have their changed ranges
     /// cleared (the store has them as they are).
     fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing) -> Vec<bool> {
         out.pages
             .iter()
             .map(|&(_, _, f, version)| {
-                st.unpin(f);
-                st.writing[f as usize] = false;
+                st.set_writing(f, false);
                 let same = st.versions[f as usize] == version;
                 if same && !out.ranges.is_empty() {
                     st.changes[f as usize].clear();
@@ -251,7 +256,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 let (driver, frames, _) = self.split(&mut st);
                 driver.dirty_batch(&dirty, &frames, &mut batch);
             }
-            let out = self.pin_for_write(&mut st, &batch);
+            let out = self.start_write(&mut st, &batch);
             drop(st);
             let wrote = self.write_out(&out);
             st = self.lock();

@@ -63,10 +63,11 @@ use crate::drive::{Driver, Frames};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{LockedStore, PageStore, SharedIo};
+use crate::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
 use rustc_hash::FxHashMap;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, TryLockError};
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
@@ -116,6 +117,8 @@ struct State<P: Policy, S: PageStore> {
     pins: Vec<u32>,
     /// Frames with a pin count above 0.
     pinned: usize,
+    /// Frames pinned or being written: no miss may take them now.
+    held: usize,
     /// A missing page is read here before a frame is freed for it (a miss
     /// of a listening store, under the lock).
     incoming: Box<[u8]>,
@@ -124,7 +127,8 @@ struct State<P: Policy, S: PageStore> {
     /// Per frame: modifications so far, to tell whether a page written
     /// outside the lock changed while its write was in flight.
     versions: Vec<u64>,
-    /// Per frame: a write of its page is in flight (the frame is pinned).
+    /// Per frame: a write of its page is in flight outside the lock; the
+    /// frame is not evicted meanwhile, nor written by anyone else.
     writing: Vec<bool>,
     /// Times the policy was called into, to tell whether any request
     /// reached it while a miss wrote its victim.
@@ -141,20 +145,30 @@ struct State<P: Policy, S: PageStore> {
 }
 
 impl<P: Policy, S: PageStore> State<P, S> {
+    fn busy(&self, f: usize) -> bool {
+        self.pins[f] > 0 || self.writing[f]
+    }
+
     fn pin(&mut self, f: u32) {
         let f = f as usize;
-        if self.pins[f] == 0 {
-            self.pinned += 1;
-        }
+        self.held += usize::from(!self.busy(f));
+        self.pinned += usize::from(self.pins[f] == 0);
         self.pins[f] += 1;
     }
 
     fn unpin(&mut self, f: u32) {
         let f = f as usize;
         self.pins[f] -= 1;
-        if self.pins[f] == 0 {
-            self.pinned -= 1;
-        }
+        self.pinned -= usize::from(self.pins[f] == 0);
+        self.held -= usize::from(!self.busy(f));
+    }
+
+    /// Marks frame `f` as being written outside the lock, or no longer.
+    fn set_writing(&mut self, f: u32, on: bool) {
+        let f = f as usize;
+        let was = self.busy(f);
+        self.writing[f] = on;
+        self.held = self.held + usize::from(self.busy(f)) - usize::from(was);
     }
 
     /// Resident dirty pages, in frame order.
@@ -178,6 +192,21 @@ impl<P: Policy, S: PageStore> State<P, S> {
         self.originals.push(page);
         self.frame_of.push(NIL);
         Ok(d)
+    }
+}
+
+/// Which resident pages may be evicted or written now: those in frames
+/// neither pinned nor being written.
+struct Busy<'a> {
+    pins: &'a [u32],
+    writing: &'a [bool],
+    frame_of: &'a [u32],
+}
+
+impl Busy<'_> {
+    fn evictable(&self, page: DenseId) -> bool {
+        let f = self.frame_of[page as usize] as usize;
+        self.pins[f] == 0 && !self.writing[f]
     }
 }
 
@@ -225,15 +254,19 @@ struct PoolFrames<'a> {
 /// caller holds to finish that).
 fn hold<'a>(frames: &'a [RwLock<Box<[u8]>>], shadows: &'a [Mutex<Shadow>], f: usize) -> Held<'a> {
     loop {
-        if let Ok(g) = frames[f].try_read() {
-            return Held::Frame(g);
+        match frames[f].try_read() {
+            Ok(g) => return Held::Frame(g),
+            // A guard dropped by a panic leaves the page as its last write
+            // left it; the frame is readable.
+            Err(TryLockError::Poisoned(e)) => return Held::Frame(e.into_inner()),
+            Err(TryLockError::WouldBlock) => {}
         }
         let shadow = shadows[f].lock().unwrap_or_else(|e| e.into_inner());
         if shadow.live {
             return Held::Shadow(shadow);
         }
         drop(shadow);
-        std::thread::yield_now();
+        crate::sync::yield_now();
     }
 }
 
@@ -296,6 +329,13 @@ impl Frames for PoolFrames<'_> {
 /// Changed ranges a frame keeps for a store that logs changes before it
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
+
+/// Whether a miss finds a frame ([`BufferPool::room`]).
+enum Room {
+    Yes,
+    AllPinned,
+    Later,
+}
 
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
@@ -370,6 +410,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 page_in: vec![NIL; n],
                 pins: vec![0; n],
                 pinned: 0,
+                held: 0,
                 incoming: vec![0u8; page_size].into_boxed_slice(),
                 spare: Vec::new(),
                 versions: vec![0; n],
@@ -411,7 +452,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn split<'a>(
         &'a self,
         st: &'a mut State<P, S>,
-    ) -> (&'a mut Driver<P, LockedStore<S>>, PoolFrames<'a>, &'a [u32]) {
+    ) -> (&'a mut Driver<P, LockedStore<S>>, PoolFrames<'a>, Busy<'a>) {
         let frames = PoolFrames {
             frames: &self.frames,
             shadows: &self.shadows,
@@ -422,7 +463,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             track: st.track,
             changes: &mut st.changes,
         };
-        (&mut st.driver, frames, &st.pins)
+        let busy = Busy {
+            pins: &st.pins,
+            writing: &st.writing,
+            frame_of: &st.frame_of,
+        };
+        (&mut st.driver, frames, busy)
     }
 
     fn shadow(&self, frame: u32) -> MutexGuard<'_, Shadow> {
@@ -507,25 +553,43 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let d = loop {
             let d = st.dense(page)?;
             match st.frame_of[d as usize] {
-                NIL => break d,
-                LOADING => st = self.wait(st),
+                NIL => {}
+                LOADING => {
+                    st = self.wait(st);
+                    continue;
+                }
                 f => {
                     st.pin(f);
                     return Ok((f, d, true, bytes));
                 }
             }
+            // Checked before the policy hears of the miss, so a failed fix
+            // leaves no trace in it.
+            match self.room(&st) {
+                Room::Yes => break d,
+                Room::AllPinned => return Err(Error::AllPinned(self.frames.len())),
+                Room::Later => st = self.wait(st),
+            }
         };
-        // Checked before the policy hears of the miss, so a failed fix
-        // leaves no trace in it.
-        if st.free.is_empty() && st.pinned == self.frames.len() {
-            return Err(Error::AllPinned(self.frames.len()));
-        }
         let f = if st.driver.listening() {
             self.miss_whole(&mut st, page, d, op)?
         } else {
             self.miss(st, page, d, op)?
         };
         Ok((f, d, false, bytes))
+    }
+
+    /// Whether a miss finds a frame: free or evictable, none (every frame
+    /// pinned), or none until a write outside the lock ends.
+    fn room(&self, st: &State<P, S>) -> Room {
+        let n = self.frames.len();
+        if !st.free.is_empty() || st.held < n {
+            Room::Yes
+        } else if st.pinned == n {
+            Room::AllPinned
+        } else {
+            Room::Later
+        }
     }
 
     /// Waits until a load or a write outside the lock ends.
@@ -540,12 +604,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
-        let (driver, mut frames, pins) = self.split(st);
-        let frame_of = frames.frame_of;
-        // Pages without a pin may go.
-        let victim = driver.miss(d, op, &mut frames, |p| {
-            pins[frame_of[p as usize] as usize] == 0
-        })?;
+        let (driver, mut frames, busy) = self.split(st);
+        let victim = driver.miss(d, op, &mut frames, |p| busy.evictable(p))?;
         let f = self.take_frame(st, victim);
         // A free frame or a victim's (pin count 0): this never waits.
         self.frames[f as usize]
@@ -658,6 +718,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// §6 empty the pool after each execution). Fails if a page is pinned.
     pub fn empty(&self) -> Result<()> {
         let mut guard = self.lock();
+        while guard.writing.contains(&true) {
+            // Writes outside the lock end on their own.
+            guard = self.wait(guard);
+        }
         let st = &mut *guard;
         st.turns += 1;
         if st.pinned > 0 {

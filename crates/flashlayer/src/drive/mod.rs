@@ -532,9 +532,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             let done = written
                 .as_ref()
                 .is_some_and(|w| w.victim == v.page && w.unchanged(v.page));
-            if let Some(w) = &written {
-                self.account(frames, w, v.page);
-            }
             if v.dirty && !done {
                 self.cluster.clear();
                 let mut scope = Scope {
@@ -543,10 +540,17 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 };
                 self.policy.cluster(v.page, &mut scope, &mut self.cluster);
                 self.policy.reinstate(v);
+                // Only after the undo: it must follow the eviction.
+                if let Some(w) = &written {
+                    self.account(frames, w, DenseId::MAX);
+                }
                 out.clear();
                 out.push(v.page);
                 out.extend_from_slice(&self.cluster);
                 return Ok(Placed::WriteFirst(v));
+            }
+            if let Some(w) = &written {
+                self.account(frames, w, v.page);
             }
             self.m.dirty_evictions += u64::from(v.dirty);
             victim = Some(v.page);

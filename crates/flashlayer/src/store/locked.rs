@@ -4,8 +4,9 @@
 
 use super::{Listens, Loaded, Naming, PageStore};
 use crate::error::Result;
+use crate::sync::{Mutex, MutexGuard};
 use crate::types::{DeviceStats, IoStats, Op, PageCost, PageId};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// `S` behind its own lock, shared by every [`LockedStore::share`] of it.
 /// What never changes about the store (its page size, naming and what it

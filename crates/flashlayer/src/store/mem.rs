@@ -3,9 +3,10 @@
 use super::{check_len, Meter, PageStore, SharedIo};
 use crate::device::DeviceModel;
 use crate::error::Result;
+use crate::sync::{Mutex, MutexGuard};
 use crate::types::{PageCost, PageId};
 use rustc_hash::FxHashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Pages in a hash map, priced by a device model. Nothing survives the

@@ -1,0 +1,16 @@
+//! The locks of the parts that threads share (the buffer pool, the locked
+//! and memory stores): the standard library's, or with the `shuttle`
+//! feature the model checker's, so that model-checked tests run the very
+//! code users run (`tests/pool_model.rs`).
+
+#[cfg(not(feature = "shuttle"))]
+pub(crate) use std::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+#[cfg(not(feature = "shuttle"))]
+pub(crate) use std::thread::yield_now;
+
+#[cfg(feature = "shuttle")]
+pub(crate) use shuttle::sync::{
+    Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
+#[cfg(feature = "shuttle")]
+pub(crate) use shuttle::thread::yield_now;

@@ -1,0 +1,167 @@
+//! Model-checked tests of the buffer pool's protocol — pins, pages being
+//! loaded, victims written outside the lock, flushes — with shuttle: the
+//! pool's own locks become shuttle's (`src/sync.rs`), and each test runs
+//! its threads under many schedules chosen by shuttle's random and PCT
+//! schedulers. A deadlock (every thread blocked) fails a test, as does any
+//! lost or misread modification.
+//!
+//! `cargo test --release --features shuttle --test pool_model`
+#![cfg(feature = "shuttle")]
+
+mod common;
+
+use common::{Faults, Faulty};
+use flashlayer::buffer::BufferPool;
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::{Arc as ArcPolicy, Lru, Policy};
+use flashlayer::store::{MemStore, PageStore};
+use flashlayer::Error;
+use shuttle::thread;
+use std::sync::Arc;
+use std::time::Duration;
+
+const PS: usize = 8;
+/// Schedules per test and scheduler.
+const SCHEDULES: usize = 20_000;
+
+/// Runs `f` under `SCHEDULES` schedules of shuttle's random scheduler and
+/// as many of its PCT scheduler (depth 3), failing a schedule that blocks
+/// every thread or runs 20,000 steps (a livelock). Prints the count.
+fn explore(name: &str, f: impl Fn() + Send + Sync + 'static) {
+    let f = Arc::new(f);
+    let config = || {
+        let mut c = shuttle::Config::new();
+        c.max_steps = shuttle::MaxSteps::FailAfter(20_000);
+        c
+    };
+    let g = Arc::clone(&f);
+    let random = shuttle::Runner::new(
+        shuttle::scheduler::RandomScheduler::new(SCHEDULES),
+        config(),
+    )
+    .run(move || g());
+    let pct = shuttle::Runner::new(
+        shuttle::scheduler::PctScheduler::new(3, SCHEDULES),
+        config(),
+    )
+    .run(move || f());
+    eprintln!("{name}: {random} random and {pct} PCT schedules explored");
+}
+
+/// Fixes `page` for writing and adds 1 to byte `t`, retrying failures the
+/// test injected and waits for a frame; returns the byte it found.
+fn bump<P: Policy, S: PageStore>(pool: &BufferPool<P, S>, page: u64, t: usize) -> u8 {
+    loop {
+        match pool.fix_write(page) {
+            Ok(mut g) => {
+                let seen = g[t];
+                g[t] += 1;
+                return seen;
+            }
+            Err(Error::AllPinned(_)) => thread::yield_now(),
+            Err(Error::Store(m)) if m.starts_with("injected") => thread::yield_now(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// Three threads add to their own byte of overlapping pages through a pool
+/// of two frames (so every fix evicts, most victims dirty), one of them
+/// flushing midway; every thread sees its own earlier additions, and at
+/// the end the store holds all of them.
+fn writers<P: Policy + Send + 'static>(policy: impl Fn() -> P, faults: u64) {
+    let faults = Faults::new(faults, Duration::ZERO, 5);
+    let store = Faulty {
+        inner: MemStore::new(PS, DeviceModel::unit()),
+        faults: faults.clone(),
+    };
+    let pool = Arc::new(BufferPool::new(policy(), store).unwrap());
+    let plans: [&[u64]; 3] = [&[1, 2, 1, 3], &[2, 1, 3], &[3, 3, 1, 2]];
+    let handles: Vec<_> = plans
+        .iter()
+        .enumerate()
+        .map(|(t, plan)| {
+            let pool = Arc::clone(&pool);
+            let plan = plan.to_vec();
+            thread::spawn(move || {
+                let mut mine = [0u8; 4];
+                for (i, &p) in plan.iter().enumerate() {
+                    assert_eq!(bump(&pool, p, t), mine[p as usize], "thread {t} page {p}");
+                    mine[p as usize] += 1;
+                    if t == 0 && i == 1 {
+                        while let Err(e) = pool.flush() {
+                            assert!(matches!(e, Error::Store(_)), "{e}");
+                            thread::yield_now();
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    faults.on.store(false, std::sync::atomic::Ordering::Relaxed);
+    let pool = Arc::try_unwrap(pool).ok().expect("threads are done");
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    for p in 1..=3u64 {
+        store.read(p, &mut buf).unwrap();
+        for (t, plan) in plans.iter().enumerate() {
+            let want = plan.iter().filter(|&&q| q == p).count() as u8;
+            assert_eq!(buf[t], want, "page {p} thread {t}");
+        }
+    }
+}
+
+/// Two threads fix the same missing page at once while a third evicts
+/// around them: one loads it, the other waits for that load alone, and
+/// both see the one copy (the second sees the first's addition).
+fn loaders() {
+    let pool =
+        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let same: Vec<_> = (0..2)
+        .map(|t| {
+            let pool = Arc::clone(&pool);
+            thread::spawn(move || {
+                bump(&pool, 7, 0);
+                t
+            })
+        })
+        .collect();
+    let other = {
+        let pool = Arc::clone(&pool);
+        thread::spawn(move || {
+            bump(&pool, 8, 1);
+            bump(&pool, 9, 1);
+        })
+    };
+    for h in same {
+        h.join().unwrap();
+    }
+    other.join().unwrap();
+    let page = pool.fix_read(7).unwrap();
+    assert_eq!(page[0], 2, "both additions to page 7, on one copy");
+}
+
+#[test]
+fn writers_lose_nothing_under_every_explored_schedule_with_lru() {
+    explore("writers, LRU", || writers(|| Lru::new(2), 0));
+}
+
+#[test]
+fn writers_lose_nothing_when_reads_and_write_backs_fail() {
+    explore("writers, LRU, failures", || writers(|| Lru::new(2), 3));
+}
+
+#[test]
+fn writers_lose_nothing_with_a_policy_that_keeps_ghosts() {
+    explore("writers, ARC, failures", || {
+        writers(|| ArcPolicy::new(2), 4)
+    });
+}
+
+#[test]
+fn fixers_of_a_page_being_loaded_wait_for_that_load_and_share_it() {
+    explore("loaders", loaders);
+}
