@@ -658,7 +658,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let mut st = self.lock();
         st.unpin(frame);
         st.turns += 1;
-        st.versions[frame as usize] += u64::from(modified);
+        if modified {
+            st.versions[frame as usize] += 1;
+        }
         if let Some(r) = st.recording.as_mut() {
             let op = if modified { Op::Write } else { Op::Read };
             r.sink.record(page, op, if r.bytes { changed } else { &[] });
