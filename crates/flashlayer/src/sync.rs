@@ -14,3 +14,9 @@ pub(crate) use shuttle::sync::{
 };
 #[cfg(feature = "shuttle")]
 pub(crate) use shuttle::thread::yield_now;
+
+#[cfg(not(feature = "shuttle"))]
+pub(crate) use std::sync::atomic::AtomicU32;
+
+#[cfg(feature = "shuttle")]
+pub(crate) use shuttle::sync::atomic::AtomicU32;

@@ -2,7 +2,7 @@
 //! write ([`crate::drive::Driver::place`]), and a flush's writes. The
 //! protocol is stated in the module docs of [`super`].
 
-use super::{hold, BufferPool, Room, State, LOADING, NIL};
+use super::{hold, BufferPool, State, LOADING, NIL};
 use crate::drive::{Placed, Written};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
@@ -85,6 +85,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         dirty: bool,
         buf: &[u8],
     ) -> (Guard<'a, P, S>, Result<u32>) {
+        // The policy hears the hits gathered before this miss first.
+        self.drain(&mut st);
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
@@ -102,14 +104,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let mut batch = Vec::new();
         let mut unchanged = Vec::new();
         loop {
-            match self.room(&st) {
-                Room::Yes => {}
-                Room::AllPinned => return (st, Err(Error::AllPinned(self.frames.len()))),
-                Room::Later => {
-                    st = self.wait(st);
-                    continue;
-                }
-            }
+            self.drain(&mut st);
             if st.turns != heard {
                 // Other requests reached the policy since it heard of this
                 // miss: it is announced again, as a retry is, so the policy
@@ -119,7 +114,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             st.turns += 1;
             heard = st.turns;
             let placed = {
-                let (driver, mut frames, busy) = self.split(&mut st);
+                let (driver, mut frames, gate) = self.split(&mut st);
                 let done = written.map(|victim| Written {
                     victim,
                     cluster: &pages[1..],
@@ -130,12 +125,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     d,
                     if dirty { Op::Write } else { op },
                     &mut frames,
-                    |p| busy.evictable(p),
+                    gate,
                     done,
                     &mut next,
                 )
             };
             match placed {
+                Err(Error::AllPinned(_)) if Self::writes_in_flight(&st) => {
+                    // Every other frame is pinned; a write will free one.
+                    st = self.wait(st);
+                }
                 Err(e) => return (st, Err(e)),
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
@@ -179,7 +178,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let mut out = Outgoing::default();
         for &(name, d) in batch {
             let f = st.frame_of[d as usize];
-            st.set_writing(f, true);
+            st.writing[f as usize] = true;
             out.pages.push((name, d, f, st.versions[f as usize]));
             if st.track {
                 out.ranges.push(st.changes[f as usize].clone());
@@ -225,7 +224,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         out.pages
             .iter()
             .map(|&(_, _, f, version)| {
-                st.set_writing(f, false);
+                st.writing[f as usize] = false;
                 let same = st.versions[f as usize] == version;
                 if same && !out.ranges.is_empty() {
                     st.changes[f as usize].clear();

@@ -14,8 +14,10 @@
 //!
 //! Guarantees:
 //! - pinned pages are never evicted; if every frame is pinned, a fix that
-//!   needs a frame fails with [`Error::AllPinned`] instead of waiting, and
-//!   before the policy hears of the request;
+//!   needs a frame fails with [`Error::AllPinned`] instead of waiting (it
+//!   read the page first; the policy heard of the request only as a miss,
+//!   which leaves no trace); a fix that finds the other frames being
+//!   written waits for those writes;
 //! - a missing page is read before a victim is chosen, so a failed read
 //!   changes nothing; a dirty victim is written to the store before its
 //!   frame is reused, and if that write fails the fix fails, the victim is
@@ -38,35 +40,56 @@
 //! page with a copy taken at fix time. Workload drivers use this to write
 //! traces; PDL and IPL need the byte ranges.
 //!
-//! Concurrency design. One mutex (the pool lock) guards the page table,
-//! the pin counts and the policy, and is never held during I/O. The store
-//! sits behind its own lock ([`LockedStore`]); a store that hands out a
-//! [`SharedIo`] (files, memory) is read and written by many threads at once
-//! around it. A miss (`io.rs`) marks its page as loading, so that other
-//! fixers of that page wait for it alone, reads it into a spare buffer
-//! outside the lock, then asks the policy for a victim ([`Driver::place`]).
-//! A victim that must be written goes back into the policy as it was; its
-//! pages are pinned, copied and written outside the lock, and the request
-//! is announced again — the policy evicts the same victim, now written,
-//! and admits the page: the decisions of a whole [`Driver::miss`]. A page
-//! modified while its write was in flight stays dirty (frames count their
-//! modifications). A store that listens to the order of requests (the
-//! hybrid store's placement) has each miss run whole under the pool lock.
-//! Each frame's bytes sit behind their own reader-writer lock, held by
-//! guards. A frame is only reused when its pin count is 0, and a guard
-//! unpins only after releasing its frame lock, so taking a victim's frame
-//! lock under the pool lock never waits and the two locks cannot deadlock.
+//! Concurrency design. One mutex (the pool lock) guards the policy, the
+//! dense ids and the frames' metadata, and is never held during I/O. The
+//! store sits behind its own lock ([`LockedStore`]); a store that hands out
+//! a [`SharedIo`] (files, memory) is read and written by many threads at
+//! once around it.
+//!
+//! Hits (`hits.rs`) take no pool lock: a fix finds a resident page in a
+//! page table split into shards under their own reader-writer locks, and
+//! pins its frame (an atomic count) under that shard's read lock. A read
+//! unfix gathers the hit in its thread's stripe and unpins; the pool lock
+//! tells the policy the gathered hits in a batch, stripe by stripe in
+//! order, before any other call into the policy (so one thread's pool
+//! calls the policy exactly as the simulator does) and whenever a stripe
+//! fills. An unfix that modified the page, or that must be recorded, takes
+//! the pool lock at once, so dirty state never lags.
+//!
+//! A miss (`io.rs`) marks its page as loading, so that other fixers of that
+//! page wait for it alone, reads it into a spare buffer outside the lock,
+//! then asks the policy for a victim ([`Driver::place`]). A victim leaves
+//! only once claimed ([`Gate::claim`]): under its shard's write lock, with
+//! no pin, it is taken out of the page table, so no hit can pin it unseen;
+//! a victim pinned meanwhile is reinstated and the policy chooses again. A
+//! victim that must be written goes back into the policy as it was; its
+//! pages are marked as being written (not evictable, not written by anyone
+//! else), copied and written outside the lock, and the request is
+//! announced again if the policy heard anything meanwhile — the policy
+//! evicts the same victim, now written, and admits the page: the decisions
+//! of a whole [`Driver::miss`]. A page modified while its write was in
+//! flight stays dirty (frames count their modifications). A store that
+//! listens to the order of requests (the hybrid store's placement) has each
+//! miss run whole under the pool lock. Each frame's bytes sit behind their
+//! own reader-writer lock, held by guards. A frame is only reused when its
+//! pin count is 0 after its claim, and a guard unpins only after releasing
+//! its frame lock, so taking a victim's frame lock never waits.
 
+mod hits;
 mod io;
 
-use crate::drive::{Driver, Frames};
+use crate::drive::{Driver, Frames, Gate};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{LockedStore, PageStore, SharedIo};
-use crate::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sync::{
+    AtomicU32, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
+use hits::{Stripes, Table};
 use rustc_hash::FxHashMap;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, TryLockError};
 
 /// `frame_of` of a page in no frame.
@@ -114,11 +137,8 @@ struct State<P: Policy, S: PageStore> {
     originals: Vec<PageId>,
     frame_of: Vec<u32>,
     page_in: Vec<u32>,
-    pins: Vec<u32>,
-    /// Frames with a pin count above 0.
-    pinned: usize,
-    /// Frames pinned or being written: no miss may take them now.
-    held: usize,
+    /// Read hits taken from the stripes, being told to the policy.
+    drained: Vec<(DenseId, u32)>,
     /// A missing page is read here before a frame is freed for it (a miss
     /// of a listening store, under the lock).
     incoming: Box<[u8]>,
@@ -145,32 +165,6 @@ struct State<P: Policy, S: PageStore> {
 }
 
 impl<P: Policy, S: PageStore> State<P, S> {
-    fn busy(&self, f: usize) -> bool {
-        self.pins[f] > 0 || self.writing[f]
-    }
-
-    fn pin(&mut self, f: u32) {
-        let f = f as usize;
-        self.held += usize::from(!self.busy(f));
-        self.pinned += usize::from(self.pins[f] == 0);
-        self.pins[f] += 1;
-    }
-
-    fn unpin(&mut self, f: u32) {
-        let f = f as usize;
-        self.pins[f] -= 1;
-        self.pinned -= usize::from(self.pins[f] == 0);
-        self.held -= usize::from(!self.busy(f));
-    }
-
-    /// Marks frame `f` as being written outside the lock, or no longer.
-    fn set_writing(&mut self, f: u32, on: bool) {
-        let f = f as usize;
-        let was = self.busy(f);
-        self.writing[f] = on;
-        self.held = self.held + usize::from(self.busy(f)) - usize::from(was);
-    }
-
     /// Resident dirty pages, in frame order.
     fn dirty_pages(&self) -> Vec<DenseId> {
         self.page_in
@@ -196,17 +190,41 @@ impl<P: Policy, S: PageStore> State<P, S> {
 }
 
 /// Which resident pages may be evicted or written now: those in frames
-/// neither pinned nor being written.
-struct Busy<'a> {
-    pins: &'a [u32],
+/// neither pinned nor being written. A victim is claimed under its page
+/// table shard's write lock, where no hit can pin it unseen.
+struct PoolGate<'a> {
+    pins: &'a [AtomicU32],
     writing: &'a [bool],
     frame_of: &'a [u32],
+    originals: &'a [PageId],
+    table: &'a Table,
 }
 
-impl Busy<'_> {
-    fn evictable(&self, page: DenseId) -> bool {
+impl PoolGate<'_> {
+    fn free(&self, f: usize) -> bool {
+        self.pins[f].load(Ordering::Acquire) == 0 && !self.writing[f]
+    }
+}
+
+impl Gate for PoolGate<'_> {
+    fn evictable(&mut self, page: DenseId) -> bool {
+        self.free(self.frame_of[page as usize] as usize)
+    }
+    fn claim(&mut self, page: DenseId) -> bool {
+        let number = self.originals[page as usize];
         let f = self.frame_of[page as usize] as usize;
-        self.pins[f] == 0 && !self.writing[f]
+        self.table.edit(number, |m| {
+            let free = self.free(f);
+            if free {
+                m.remove(&number);
+            }
+            free
+        })
+    }
+    fn release(&mut self, page: DenseId) {
+        let number = self.originals[page as usize];
+        let f = self.frame_of[page as usize];
+        self.table.edit(number, |m| m.insert(number, (page, f)));
     }
 }
 
@@ -330,13 +348,6 @@ impl Frames for PoolFrames<'_> {
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
 
-/// Whether a miss finds a frame ([`BufferPool::room`]).
-enum Room {
-    Yes,
-    AllPinned,
-    Later,
-}
-
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
 pub struct BufferPool<P: Policy, S: PageStore> {
@@ -346,6 +357,17 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     /// frame (see [`BufferPool::flush`]). Its own lock is never held while
     /// another is taken, so it sits outside the pool's lock order.
     shadows: Box<[Mutex<Shadow>]>,
+    /// Per frame: guards holding it. Changed without the pool lock; a
+    /// frame is reused only when 0 (see [`PoolGate::claim`]).
+    pins: Box<[AtomicU32]>,
+    /// Resident pages, for hits without the pool lock.
+    table: Table,
+    /// Read hits not yet told to the policy.
+    hits: Stripes,
+    /// Whether the store uses changed byte ranges (fixed with the store).
+    track: bool,
+    /// Every unfix takes the pool lock: recording or a time series is on.
+    slow: AtomicBool,
     state: Mutex<State<P, S>>,
     /// Signalled when a load or a write outside the lock ends.
     done: Condvar,
@@ -400,6 +422,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frames,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             done: Condvar::new(),
+            pins: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            table: Table::new(),
+            hits: Stripes::new(),
+            track,
+            slow: AtomicBool::new(false),
             store,
             io,
             state: Mutex::new(State {
@@ -408,9 +435,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 originals: Vec::new(),
                 frame_of: Vec::new(),
                 page_in: vec![NIL; n],
-                pins: vec![0; n],
-                pinned: 0,
-                held: 0,
+                drained: Vec::new(),
                 incoming: vec![0u8; page_size].into_boxed_slice(),
                 spare: Vec::new(),
                 versions: vec![0; n],
@@ -429,6 +454,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// the policy's state) every `n` unfixes (0, the default: never).
     pub fn with_series(self, n: u64) -> Self {
         self.lock().series_every = n;
+        self.slow.store(n != 0, Ordering::Relaxed);
         self
     }
 
@@ -452,7 +478,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn split<'a>(
         &'a self,
         st: &'a mut State<P, S>,
-    ) -> (&'a mut Driver<P, LockedStore<S>>, PoolFrames<'a>, Busy<'a>) {
+    ) -> (
+        &'a mut Driver<P, LockedStore<S>>,
+        PoolFrames<'a>,
+        PoolGate<'a>,
+    ) {
         let frames = PoolFrames {
             frames: &self.frames,
             shadows: &self.shadows,
@@ -463,12 +493,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             track: st.track,
             changes: &mut st.changes,
         };
-        let busy = Busy {
-            pins: &st.pins,
+        let gate = PoolGate {
+            pins: &self.pins,
             writing: &st.writing,
             frame_of: &st.frame_of,
+            originals: &st.originals,
+            table: &self.table,
         };
-        (&mut st.driver, frames, busy)
+        (&mut st.driver, frames, gate)
     }
 
     fn shadow(&self, frame: u32) -> MutexGuard<'_, Shadow> {
@@ -535,43 +567,47 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 "byte ranges are recorded for pages of at most 32 KiB",
             ));
         }
-        self.lock().recording = Some(Recording { sink, bytes });
+        let mut st = self.drained();
+        st.recording = Some(Recording { sink, bytes });
+        self.slow.store(true, Ordering::Relaxed);
         Ok(())
     }
 
     /// Stops recording and returns the sink.
     pub fn take_recorder(&self) -> Option<Box<dyn Recorder>> {
-        self.lock().recording.take().map(|r| r.sink)
+        let mut st = self.lock();
+        self.slow.store(st.series_every != 0, Ordering::Relaxed);
+        st.recording.take().map(|r| r.sink)
     }
 
     /// Pins the page, loading it on a miss, which is announced with `op`.
     /// Returns (frame, dense id, hit, whether byte ranges are being
     /// recorded).
     fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, bool, bool)> {
+        // A hit: found and pinned under its page table shard's lock alone.
+        if !self.slow.load(Ordering::Relaxed) {
+            let hit = self
+                .table
+                .with(page, |entry| entry.inspect(|&(_, f)| self.pin(f)));
+            if let Some((d, f)) = hit {
+                return Ok((f, d, true, self.track));
+            }
+        }
         let mut st = self.lock();
-        let bytes = st.track || st.recording.as_ref().is_some_and(|r| r.bytes);
+        let bytes = self.track || st.recording.as_ref().is_some_and(|r| r.bytes);
         let d = loop {
             let d = st.dense(page)?;
             match st.frame_of[d as usize] {
-                NIL => {}
-                LOADING => {
-                    st = self.wait(st);
-                    continue;
-                }
+                NIL => break d,
+                LOADING => st = self.wait(st),
                 f => {
-                    st.pin(f);
+                    self.pin(f);
                     return Ok((f, d, true, bytes));
                 }
             }
-            // Checked before the policy hears of the miss, so a failed fix
-            // leaves no trace in it.
-            match self.room(&st) {
-                Room::Yes => break d,
-                Room::AllPinned => return Err(Error::AllPinned(self.frames.len())),
-                Room::Later => st = self.wait(st),
-            }
         };
         let f = if st.driver.listening() {
+            self.drain(&mut st);
             self.miss_whole(&mut st, page, d, op)?
         } else {
             self.miss(st, page, d, op)?
@@ -579,17 +615,46 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         Ok((f, d, false, bytes))
     }
 
-    /// Whether a miss finds a frame: free or evictable, none (every frame
-    /// pinned), or none until a write outside the lock ends.
-    fn room(&self, st: &State<P, S>) -> Room {
-        let n = self.frames.len();
-        if !st.free.is_empty() || st.held < n {
-            Room::Yes
-        } else if st.pinned == n {
-            Room::AllPinned
-        } else {
-            Room::Later
+    #[inline]
+    fn pin(&self, f: u32) {
+        self.pins[f as usize].fetch_add(1, Ordering::Acquire);
+    }
+
+    #[inline]
+    fn unpin(&self, f: u32) {
+        self.pins[f as usize].fetch_sub(1, Ordering::Release);
+    }
+
+    /// Whether a frame is being written outside the lock: a miss that
+    /// finds every other frame pinned waits for it.
+    fn writes_in_flight(st: &State<P, S>) -> bool {
+        st.writing.contains(&true)
+    }
+
+    /// The pool lock, with every gathered read hit told to the policy.
+    fn drained(&self) -> MutexGuard<'_, State<P, S>> {
+        let mut st = self.lock();
+        self.drain(&mut st);
+        st
+    }
+
+    /// Tells the policy the read hits gathered in the stripes, each
+    /// stripe's in order, skipping hits on pages that left their frame
+    /// since (their hit came before the eviction).
+    fn drain(&self, st: &mut State<P, S>) {
+        let mut hits = std::mem::take(&mut st.drained);
+        self.hits.take(&mut hits);
+        if !hits.is_empty() {
+            st.turns += 1;
         }
+        for &(d, f) in &hits {
+            if st.frame_of[d as usize] == f {
+                st.driver.count(Op::Read);
+                let page = st.originals[d as usize];
+                st.driver.access(d, Op::Read, || page);
+            }
+        }
+        st.drained = hits;
     }
 
     /// Waits until a load or a write outside the lock ends.
@@ -604,8 +669,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
-        let (driver, mut frames, busy) = self.split(st);
-        let victim = driver.miss(d, op, &mut frames, |p| busy.evictable(p))?;
+        let (driver, mut frames, gate) = self.split(st);
+        let victim = driver.miss(d, op, &mut frames, gate)?;
         let f = self.take_frame(st, victim);
         // A free frame or a victim's (pin count 0): this never waits.
         self.frames[f as usize]
@@ -616,7 +681,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         Ok(f)
     }
 
-    /// The frame an admitted page takes: its victim's, or a free one.
+    /// The frame an admitted page takes: its victim's (claimed: out of the
+    /// page table), or a free one.
     fn take_frame(&self, st: &mut State<P, S>, victim: Option<DenseId>) -> u32 {
         match victim {
             Some(v) => {
@@ -632,13 +698,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
     }
 
-    /// Makes frame `f`, holding page `d`'s bytes, the page's, pinned.
+    /// Makes frame `f`, holding page `d`'s bytes, the page's, pinned, and
+    /// findable by hits.
     fn install(&self, st: &mut State<P, S>, d: DenseId, f: u32) {
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
         st.changes[f as usize].clear();
         st.versions[f as usize] += 1;
-        st.pin(f);
+        self.pin(f);
+        let number = st.originals[d as usize];
+        self.table.edit(number, |m| m.insert(number, (d, f)));
     }
 
     #[expect(
@@ -655,8 +724,21 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         modified: bool,
         changed: &[ByteRange],
     ) {
-        let mut st = self.lock();
-        st.unpin(frame);
+        if hit && !modified && !self.slow.load(Ordering::Relaxed) {
+            // A read hit: gathered, told to the policy in a batch. The pin
+            // goes after, so the hit is gathered while its page is here.
+            let gathered = self.hits.push((dense, frame));
+            self.unpin(frame);
+            if gathered >= hits::MAX_GATHERED {
+                drop(self.drained());
+            } else if gathered >= hits::BATCH {
+                if let Ok(mut st) = self.state.try_lock() {
+                    self.drain(&mut st);
+                }
+            }
+            return;
+        }
+        let mut st = self.drained();
         st.turns += 1;
         if modified {
             st.versions[frame as usize] += 1;
@@ -693,6 +775,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if st.series_every != 0 && st.driver.requests() % st.series_every == 0 {
             st.driver.sample();
         }
+        // Unpinned last: the page cannot leave before the policy heard.
+        self.unpin(frame);
     }
 
     /// Writes every dirty page, then makes the store durable. Pages modified
@@ -702,7 +786,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// The pages go in one batch in page-number order, through the same
     /// checkpoint as the simulator's flush at the end of a run.
     pub fn flush(&self) -> Result<()> {
-        let mut guard = self.lock();
+        let mut guard = self.drained();
         guard.turns += 1;
         if guard.driver.listening() {
             let st = &mut *guard;
@@ -719,17 +803,21 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// and a store that places pages decides for each (Koltsidas & Viglas
     /// §6 empty the pool after each execution). Fails if a page is pinned.
     pub fn empty(&self) -> Result<()> {
-        let mut guard = self.lock();
-        while guard.writing.contains(&true) {
+        let mut guard = self.drained();
+        while Self::writes_in_flight(&guard) {
             // Writes outside the lock end on their own.
             guard = self.wait(guard);
         }
         let st = &mut *guard;
         st.turns += 1;
-        if st.pinned > 0 {
+        let pinned = self
+            .pins
+            .iter()
+            .filter(|p| p.load(Ordering::Acquire) > 0)
+            .count();
+        if pinned > 0 {
             return Err(Error::invalid(format!(
-                "cannot empty the buffer pool while {} pages are pinned",
-                st.pinned
+                "cannot empty the buffer pool while {pinned} pages are pinned"
             )));
         }
         let mut resident: Vec<DenseId> = st.page_in.iter().copied().filter(|&d| d != NIL).collect();
@@ -738,6 +826,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let (driver, mut frames, _) = self.split(st);
             driver.evict_all(&[d], &mut frames)?;
             let f = st.frame_of[d as usize];
+            let number = st.originals[d as usize];
+            self.table.edit(number, |m| m.remove(&number));
             st.frame_of[d as usize] = NIL;
             st.page_in[f as usize] = NIL;
             st.changes[f as usize].clear();
@@ -749,7 +839,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
     /// modified; `dirty_at_end` is the number of dirty pages buffered now.
     pub fn metrics(&self) -> Metrics {
-        self.lock().driver.metrics()
+        self.drained().driver.metrics()
     }
 
     /// Whether `page` is in the buffer now.
@@ -770,7 +860,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Runs `f` on the policy (for inspection).
     pub fn with_policy<R>(&self, f: impl FnOnce(&P) -> R) -> R {
-        f(self.lock().driver.policy())
+        f(self.drained().driver.policy())
     }
 
     /// Calls `f` with the store, under the pool's lock: for administration

@@ -220,6 +220,36 @@ impl<N: PageNumbers> Frames for NoFrames<N> {
     }
 }
 
+/// Which resident pages may leave the buffer or be written now. A closure
+/// answers [`Gate::evictable`] alone; a buffer pool whose hits pin pages
+/// without its lock also claims each victim ([`Gate::claim`]).
+pub trait Gate {
+    /// Whether `page` may be evicted, or written with a victim, now.
+    fn evictable(&mut self, page: DenseId) -> bool;
+
+    /// The policy chose `page` to leave now: whether it may. A page that a
+    /// hit pinned since [`Gate::evictable`] said yes may not, and the
+    /// driver undoes the eviction and asks the policy again. A claimed page
+    /// can no longer be found by a hit. Default: yes.
+    fn claim(&mut self, page: DenseId) -> bool {
+        let _ = page;
+        true
+    }
+
+    /// A claimed page stays after all: its write-back failed and the policy
+    /// has it back. Default: nothing.
+    fn release(&mut self, page: DenseId) {
+        let _ = page;
+    }
+}
+
+impl<F: FnMut(DenseId) -> bool> Gate for F {
+    #[inline]
+    fn evictable(&mut self, page: DenseId) -> bool {
+        self(page)
+    }
+}
+
 /// What [`Policy::cluster`] sees of the caller: neighbours by page number,
 /// and which pages may be written now.
 struct Scope<'a, F, E> {
@@ -227,12 +257,12 @@ struct Scope<'a, F, E> {
     evictable: &'a mut E,
 }
 
-impl<F: Frames, E: FnMut(DenseId) -> bool> Neighbours for Scope<'_, F, E> {
+impl<F: Frames, E: Gate> Neighbours for Scope<'_, F, E> {
     fn neighbour(&self, page: DenseId, delta: i64) -> Option<DenseId> {
         self.frames.neighbour(page, delta)
     }
     fn evictable(&mut self, page: DenseId) -> bool {
-        (self.evictable)(page)
+        self.evictable.evictable(page)
     }
     fn prefetch(&self, page: DenseId) {
         self.frames.prefetch_neighbours(page);
@@ -422,7 +452,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         page: DenseId,
         op: Op,
         frames: &mut F,
-        mut evictable: impl FnMut(DenseId) -> bool,
+        mut gate: impl Gate,
     ) -> Result<Option<DenseId>> {
         let number = self.number(frames, page);
         let loaded = self.store.load(number, op, frames.incoming())?;
@@ -438,31 +468,31 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         };
         let mut victim = None;
         if self.policy.len() >= self.policy.capacity() {
-            let v = self.policy.evict(&mut evictable).ok_or_else(|| {
-                Error::invalid(format!(
-                    "{} found no page it may evict in a full buffer",
-                    self.policy.name()
-                ))
-            })?;
+            let v = loop {
+                let v = self.choose(&mut gate)?;
+                if gate.claim(v.page) {
+                    break v;
+                }
+                self.policy.reinstate(v);
+            };
             // A store that places pages may move a clean victim: the write
             // carries it to its new device.
             let write = if self.placing {
-                match self.store.evicting(self.number(frames, v.page), v.dirty) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        self.policy.reinstate(v);
-                        return Err(e);
-                    }
-                }
+                self.store.evicting(self.number(frames, v.page), v.dirty)
             } else {
-                v.dirty
+                Ok(v.dirty)
             };
-            if write {
-                if let Err(e) = self.write_back(v, frames, &mut evictable) {
+            let written = match write {
+                Ok(true) => self.write_back(v, frames, &mut gate).map(|()| true),
+                other => other,
+            };
+            match written {
+                Ok(w) => self.m.dirty_evictions += u64::from(v.dirty && w),
+                Err(e) => {
                     self.policy.reinstate(v);
+                    gate.release(v.page);
                     return Err(e);
                 }
-                self.m.dirty_evictions += u64::from(v.dirty);
             }
             victim = Some(v.page);
         }
@@ -516,40 +546,47 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         page: DenseId,
         op: Op,
         frames: &mut F,
-        mut evictable: impl FnMut(DenseId) -> bool,
+        mut gate: impl Gate,
         written: Option<Written<'_>>,
         out: &mut Vec<DenseId>,
     ) -> Result<Placed> {
         debug_assert!(!self.listening(), "a listening store runs whole misses");
         let mut victim = None;
+        let mut accounted = false;
         if self.policy.len() >= self.policy.capacity() {
-            let v = self.policy.evict(&mut evictable).ok_or_else(|| {
-                Error::invalid(format!(
-                    "{} found no page it may evict in a full buffer",
-                    self.policy.name()
-                ))
-            })?;
-            let done = written
-                .as_ref()
-                .is_some_and(|w| w.victim == v.page && w.unchanged(v.page));
-            if v.dirty && !done {
-                self.cluster.clear();
-                let mut scope = Scope {
-                    frames: &*frames,
-                    evictable: &mut evictable,
-                };
-                self.policy.cluster(v.page, &mut scope, &mut self.cluster);
-                self.policy.reinstate(v);
-                // Only after the undo: it must follow the eviction.
-                if let Some(w) = &written {
-                    self.account(frames, w, DenseId::MAX);
+            let v = loop {
+                let v = self.choose(&mut gate)?;
+                let done = written
+                    .as_ref()
+                    .is_some_and(|w| w.victim == v.page && w.unchanged(v.page));
+                if v.dirty && !done {
+                    self.cluster.clear();
+                    let mut scope = Scope {
+                        frames: &*frames,
+                        evictable: &mut gate,
+                    };
+                    self.policy.cluster(v.page, &mut scope, &mut self.cluster);
+                    self.policy.reinstate(v);
+                    // Only after the undo: it must follow the eviction.
+                    if let Some(w) = written.as_ref().filter(|_| !accounted) {
+                        self.account(frames, w, DenseId::MAX);
+                    }
+                    out.clear();
+                    out.push(v.page);
+                    out.extend_from_slice(&self.cluster);
+                    return Ok(Placed::WriteFirst(v));
                 }
-                out.clear();
-                out.push(v.page);
-                out.extend_from_slice(&self.cluster);
-                return Ok(Placed::WriteFirst(v));
-            }
-            if let Some(w) = &written {
+                if gate.claim(v.page) {
+                    break v;
+                }
+                self.policy.reinstate(v);
+                if let Some(w) = written.as_ref().filter(|_| !accounted) {
+                    // The written pages are clean whichever page leaves.
+                    self.account(frames, w, DenseId::MAX);
+                    accounted = true;
+                }
+            };
+            if let Some(w) = written.as_ref().filter(|_| !accounted) {
                 self.account(frames, w, v.page);
             }
             self.m.dirty_evictions += u64::from(v.dirty);
@@ -564,6 +601,14 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         let cost = self.store.cost_of(self.number(frames, page));
         self.policy.insert(page, op, cost);
         Ok(Placed::Admitted(victim))
+    }
+
+    /// The policy's victim among the pages `gate` lets go; a full buffer
+    /// whose every page is held is [`Error::AllPinned`].
+    fn choose(&mut self, gate: &mut impl Gate) -> Result<Victim> {
+        self.policy
+            .evict(|p| gate.evictable(p))
+            .ok_or(Error::AllPinned(self.policy.capacity()))
     }
 
     /// Counts a write the caller did for [`Placed::WriteFirst`], as
@@ -636,7 +681,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         &mut self,
         v: crate::policy::Victim,
         frames: &mut F,
-        evictable: &mut impl FnMut(DenseId) -> bool,
+        evictable: &mut impl Gate,
     ) -> Result<()> {
         let victim = v.page;
         self.cluster.clear();
