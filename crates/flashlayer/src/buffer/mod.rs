@@ -453,8 +453,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Records a time-series point ([`crate::types::SeriesPoint`], with
     /// the policy's state) every `n` unfixes (0, the default: never).
     pub fn with_series(self, n: u64) -> Self {
-        self.lock().series_every = n;
-        self.slow.store(n != 0, Ordering::Relaxed);
+        let mut st = self.drained();
+        st.series_every = n;
+        self.slow
+            .store(n != 0 || st.recording.is_some(), Ordering::Relaxed);
+        drop(st);
         self
     }
 
