@@ -157,12 +157,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                             one.0 = driver.store_name(&frames, one.1);
                         }
                     }
-                    let out = self.start_write(&mut st, &batch);
-                    drop(st);
-                    let wrote = self.write_out(&out);
-                    st = self.lock();
-                    unchanged = self.unpin_written(&mut st, &out);
-                    self.done.notify_all();
+                    let wrote;
+                    (st, wrote, unchanged) = self.write_outside(st, &batch);
                     if let Err(e) = wrote {
                         return (st, Err(e));
                     }
@@ -170,6 +166,23 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 }
             }
         }
+    }
+
+    /// Writes the pages of `batch` with the pool lock released meanwhile.
+    /// Returns the lock, the write's outcome and, per page, whether nobody
+    /// modified it while the write was in flight.
+    fn write_outside<'a>(
+        &'a self,
+        mut st: Guard<'a, P, S>,
+        batch: &[(PageId, DenseId)],
+    ) -> (Guard<'a, P, S>, Result<()>, Vec<bool>) {
+        let out = self.start_write(&mut st, batch);
+        drop(st);
+        let wrote = self.write_out(&out);
+        let mut st = self.lock();
+        let unchanged = self.unpin_written(&mut st, &out);
+        self.done.notify_all();
+        (st, wrote, unchanged)
     }
 
     /// Marks the pages of `batch` as being written outside the lock and
@@ -180,7 +193,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let f = st.frame_of[d as usize];
             st.writing[f as usize] = true;
             out.pages.push((name, d, f, st.versions[f as usize]));
-            if st.track {
+            if self.track {
                 out.ranges.push(st.changes[f as usize].clone());
             }
         }
@@ -255,12 +268,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 let (driver, frames, _) = self.split(&mut st);
                 driver.dirty_batch(&dirty, &frames, &mut batch);
             }
-            let out = self.start_write(&mut st, &batch);
-            drop(st);
-            let wrote = self.write_out(&out);
-            st = self.lock();
-            let unchanged = self.unpin_written(&mut st, &out);
-            self.done.notify_all();
+            let (wrote, unchanged);
+            (st, wrote, unchanged) = self.write_outside(st, &batch);
             wrote?;
             let mut changed: Vec<DenseId> = batch
                 .iter()

@@ -157,10 +157,9 @@ struct State<P: Policy, S: PageStore> {
     /// Time-series interval in unfixes (0: none).
     series_every: u64,
     recording: Option<Recording>,
-    /// Whether the store uses changed byte ranges
-    /// ([`PageStore::wants_changes`]), and per frame the ranges writers
-    /// changed since the page was read or last written back.
-    track: bool,
+    /// Per frame, for a store that uses changed byte ranges
+    /// ([`PageStore::wants_changes`]): the ranges writers changed since the
+    /// page was read or last written back.
     changes: Vec<Vec<(u32, u32)>>,
 }
 
@@ -444,7 +443,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 free: (0..n as u32).rev().collect(),
                 series_every: 0,
                 recording: None,
-                track,
                 changes: vec![Vec::new(); n],
             }),
         })
@@ -493,7 +491,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             originals: &st.originals,
             ids: &st.ids,
             incoming: &mut st.incoming,
-            track: st.track,
+            track: self.track,
             changes: &mut st.changes,
         };
         let gate = PoolGate {
@@ -750,7 +748,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let op = if modified { Op::Write } else { Op::Read };
             r.sink.record(page, op, if r.bytes { changed } else { &[] });
         }
-        if st.track && modified {
+        if self.track && modified {
             let ranges = &mut st.changes[frame as usize];
             if ranges.len() + changed.len() > MAX_TRACKED {
                 // Past this many, the whole page is cheaper to describe.

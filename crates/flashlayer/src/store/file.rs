@@ -252,18 +252,7 @@ impl SharedIo for FileIo {
 }
 
 impl PageStore for FileStore {
-    fn page_size(&self) -> usize {
-        self.io.page_size
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
-        self.io.read(page, buf)
-    }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
-        self.io.write(page, buf)
-    }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        self.io.write_batch(batch)
-    }
+    shares_io!();
     fn measures_latency(&self) -> bool {
         true
     }
@@ -275,19 +264,6 @@ impl PageStore for FileStore {
             .file
             .sync_data()
             .map_err(|e| Error::io(&self.io.path, e))
-    }
-    #[inline]
-    fn cost_of(&self, _page: PageId) -> PageCost {
-        self.io.cost
-    }
-    fn stats(&self) -> crate::types::IoStats {
-        lock(&self.io.meter).stats()
-    }
-    fn device_stats(&self, out: &mut Vec<crate::types::DeviceStats>) {
-        out.push(lock(&self.io.meter).device_stats());
-    }
-    fn shared_io(&self) -> Option<Arc<dyn SharedIo>> {
-        Some(self.io.clone())
     }
 }
 

@@ -141,32 +141,8 @@ impl SharedIo for MemIo {
 }
 
 impl PageStore for MemStore {
-    fn page_size(&self) -> usize {
-        self.io.page_size
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
-        self.io.read(page, buf)
-    }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
-        self.io.write(page, buf)
-    }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        self.io.write_batch(batch)
-    }
+    shares_io!();
     fn flush(&mut self) -> Result<()> {
         Ok(())
-    }
-    #[inline]
-    fn cost_of(&self, _page: PageId) -> PageCost {
-        self.io.cost
-    }
-    fn stats(&self) -> crate::types::IoStats {
-        lock(&self.io.meter).stats()
-    }
-    fn device_stats(&self, out: &mut Vec<crate::types::DeviceStats>) {
-        out.push(lock(&self.io.meter).device_stats());
-    }
-    fn shared_io(&self) -> Option<Arc<dyn SharedIo>> {
-        Some(self.io.clone())
     }
 }

@@ -30,6 +30,47 @@ macro_rules! metered {
     };
 }
 
+/// The page I/O, pricing, counts and [`PageStore::shared_io`] of a
+/// [`PageStore`] whose state is its [`SharedIo`] in the field `io`, with
+/// fields `page_size`, `cost` (the device's price of a page) and `meter`
+/// (under a lock).
+macro_rules! shares_io {
+    () => {
+        fn page_size(&self) -> usize {
+            self.io.page_size
+        }
+        fn read(
+            &mut self,
+            page: $crate::types::PageId,
+            buf: &mut [u8],
+        ) -> $crate::error::Result<()> {
+            $crate::store::SharedIo::read(&*self.io, page, buf)
+        }
+        fn write(&mut self, page: $crate::types::PageId, buf: &[u8]) -> $crate::error::Result<()> {
+            $crate::store::SharedIo::write(&*self.io, page, buf)
+        }
+        fn write_batch(
+            &mut self,
+            batch: &[($crate::types::PageId, &[u8])],
+        ) -> $crate::error::Result<()> {
+            $crate::store::SharedIo::write_batch(&*self.io, batch)
+        }
+        #[inline]
+        fn cost_of(&self, _page: $crate::types::PageId) -> $crate::types::PageCost {
+            self.io.cost
+        }
+        fn stats(&self) -> $crate::types::IoStats {
+            lock(&self.io.meter).stats()
+        }
+        fn device_stats(&self, out: &mut Vec<$crate::types::DeviceStats>) {
+            out.push(lock(&self.io.meter).device_stats());
+        }
+        fn shared_io(&self) -> Option<std::sync::Arc<dyn $crate::store::SharedIo>> {
+            Some(self.io.clone())
+        }
+    };
+}
+
 mod cost;
 mod disk;
 mod file;
