@@ -71,7 +71,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn btree_matches_btreemap_across_reopens(ops in prop::collection::vec(tree_op(), 1..1500), frames in 3usize..12) {
+    fn btree_matches_btreemap_across_reopens(ops in prop::collection::vec(tree_op(), 1..1500), frames in 7usize..16) {
+        // A split keeps every node it may change latched (pinned): up to the
+        // height plus the new page, so pools here hold at least 7 frames.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tree.db");
         let mut sp = open_space(&path, 512, frames, true);
@@ -110,6 +112,8 @@ proptest! {
         let mut all = Vec::new();
         t.scan(&sp, Bound::Unbounded, Bound::Unbounded, |k, v| { all.push((k.to_vec(), v.to_vec())); true }).unwrap();
         let want: Vec<_> = model.into_iter().collect();
+        let shape = t.check(&sp).unwrap();
+        prop_assert_eq!(shape.entries, want.len() as u64);
         prop_assert_eq!(all, want);
     }
 

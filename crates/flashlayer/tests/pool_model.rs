@@ -150,6 +150,41 @@ fn loaders() {
     assert_eq!(page[0], 2, "both additions to page 7, on one copy");
 }
 
+/// One thread fixes page 1 for writing and changes nothing while another
+/// adds to it, and a third fixes other pages: the page is admitted dirty at
+/// the first fix's miss and marked clean at that fix's unfix, which must not
+/// clean the other thread's addition, whichever unfix comes first. The
+/// store ends with the addition.
+fn idle_writers() {
+    let pool =
+        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let handles: Vec<_> = (0..3)
+        .map(|t| {
+            let pool = Arc::clone(&pool);
+            thread::spawn(move || match t {
+                0 => drop(pool.fix_write(1).unwrap()),
+                1 => {
+                    bump(&pool, 1, 0);
+                }
+                _ => {
+                    drop(pool.fix_read(2).unwrap());
+                    drop(pool.fix_read(3).unwrap());
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    drop(pool.fix_read(4).unwrap());
+    drop(pool.fix_read(5).unwrap());
+    let pool = Arc::try_unwrap(pool).expect("threads are done");
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    store.read(1, &mut buf).unwrap();
+    assert_eq!(buf[0], 1, "the addition to page 1 is in the store");
+}
+
 /// A writer adds to page 1 while a reader reads it between reads of page 3
 /// through a pool of two frames: the reader's hits pin page 1 without the
 /// pool lock, racing the writer's misses that evict it, and are told to
@@ -223,6 +258,11 @@ fn writers_lose_nothing_with_a_policy_that_keeps_ghosts() {
     explore("writers, ARC, failures", || {
         writers(|| ArcPolicy::new(2), 4)
     });
+}
+
+#[test]
+fn a_writer_that_changes_nothing_never_cleans_another_writers_change() {
+    explore("idle writers", idle_writers);
 }
 
 #[test]

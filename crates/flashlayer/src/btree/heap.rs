@@ -105,28 +105,37 @@ impl HeapFile {
                 self.max_row
             )));
         }
-        let last = sp.cat().objects[self.id].b;
-        let mut g = sp.pool().fix_write(PageId::from(last))?;
-        if let Some((slot, off)) = page::alloc_last(&mut g, 2 + data.len()) {
-            write_row(&mut g, off, data);
+        loop {
+            let last = sp.cat().objects[self.id].b;
+            let mut g = sp.pool().fix_write(PageId::from(last))?;
+            if let Some((slot, off)) = page::alloc_last(&mut g, 2 + data.len()) {
+                write_row(&mut g, off, data);
+                return Ok(Rid {
+                    page: last,
+                    slot: slot as u16,
+                });
+            }
+            if page::link(&g) != NONE {
+                // Another thread chained a page since the catalog was read.
+                continue;
+            }
+            // The new page is chained and made last while the old last page
+            // is latched, so inserters that find it full then find the new
+            // one in the catalog.
+            let new = sp.alloc()?;
+            let mut n = sp.pool().fix_write(PageId::from(new))?;
+            page::init(&mut n, KIND_HEAP, 0);
+            let (slot, off) =
+                page::alloc_last(&mut n, 2 + data.len()).expect("an empty page takes a row");
+            write_row(&mut n, off, data);
+            page::set_link(&mut g, new);
+            sp.cat().objects[self.id].b = new;
+            drop(n);
             return Ok(Rid {
-                page: last,
+                page: new,
                 slot: slot as u16,
             });
         }
-        let new = sp.alloc()?;
-        page::set_link(&mut g, new);
-        drop(g);
-        let mut n = sp.pool().fix_write(PageId::from(new))?;
-        page::init(&mut n, KIND_HEAP, 0);
-        let (slot, off) =
-            page::alloc_last(&mut n, 2 + data.len()).expect("an empty page takes a row");
-        write_row(&mut n, off, data);
-        sp.cat().objects[self.id].b = new;
-        Ok(Rid {
-            page: new,
-            slot: slot as u16,
-        })
     }
 
     /// Calls `f` with the row at `rid`, if it exists.
@@ -240,4 +249,66 @@ impl HeapFile {
 fn write_row(b: &mut [u8], off: usize, data: &[u8]) {
     b[off..off + 2].copy_from_slice(&(data.len() as u16).to_le_bytes());
     b[off + 2..off + 2 + data.len()].copy_from_slice(data);
+}
+
+impl HeapFile {
+    /// Walks the page chain and verifies it: every page a heap page with
+    /// its slots and rows inside it, no page reached twice, and the chain
+    /// ending at the page the catalog names last. Run it while no thread
+    /// inserts. Returns the pages and live rows, or a [`Error::Store`]
+    /// naming the heap, the page and what is wrong.
+    pub fn check<P: Policy, S: PageStore>(&self, sp: &Space<P, S>) -> Result<(u64, u64)> {
+        let (name, first, last) = {
+            let c = sp.cat();
+            let o = &c.objects[self.id];
+            (o.name.clone(), o.a, o.b)
+        };
+        let bad = |pg: u32, what: String| Error::Store(format!("heap '{name}', page {pg}: {what}"));
+        let mut seen = rustc_hash::FxHashSet::default();
+        let (mut pages, mut rows) = (0, 0);
+        let mut pg = first;
+        loop {
+            if !seen.insert(pg) {
+                return Err(bad(pg, "reached twice".into()));
+            }
+            let g = sp.pool().fix_read(PageId::from(pg))?;
+            if page::kind(&g) != KIND_HEAP {
+                return Err(bad(
+                    pg,
+                    format!("kind {} is not a heap page", page::kind(&g)),
+                ));
+            }
+            let n = page::n(&g);
+            let Some(_) = page::free_space_checked(&g) else {
+                return Err(bad(pg, format!("{n} slots do not fit the page")));
+            };
+            for slot in 0..n {
+                let off = page::slot(&g, slot);
+                if off == 0 {
+                    continue;
+                }
+                if off < page::HDR + 2 * n
+                    || off + 2 > g.len()
+                    || off + cell_size(&g, off) > g.len()
+                {
+                    return Err(bad(
+                        pg,
+                        format!("row {slot} at offset {off} lies outside the page"),
+                    ));
+                }
+                rows += 1;
+            }
+            pages += 1;
+            match page::link(&g) {
+                NONE if pg == last => return Ok((pages, rows)),
+                NONE => {
+                    return Err(bad(
+                        pg,
+                        format!("the chain ends here, the catalog says at {last}"),
+                    ))
+                }
+                next => pg = next,
+            }
+        }
+    }
 }

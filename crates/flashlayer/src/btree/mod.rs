@@ -12,5 +12,5 @@ mod tree;
 pub use heap::{HeapFile, Rid};
 pub(crate) use page::check_page_size;
 pub use page::{MAX_PAGE, MIN_PAGE};
-pub use space::Space;
-pub use tree::BTree;
+pub use space::{Checked, Space};
+pub use tree::{BTree, TreeShape};

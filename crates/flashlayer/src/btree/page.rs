@@ -113,6 +113,16 @@ pub(crate) fn free_space(b: &[u8]) -> usize {
     free_end(b) - (HDR + 2 * n(b))
 }
 
+/// [`free_space`], or `None` if the slot array runs past the cells (a
+/// corrupt page).
+pub(crate) fn free_space_checked(b: &[u8]) -> Option<usize> {
+    let end = free_end(b);
+    if end > b.len() {
+        return None;
+    }
+    end.checked_sub(HDR + 2 * n(b))
+}
+
 /// Reserves `size` bytes of cell space without a slot; returns its offset,
 /// or `None` if it does not fit contiguously (a slot's 2 bytes included, so
 /// that a following [`alloc`] of the same cell cannot fail).

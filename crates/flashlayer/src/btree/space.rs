@@ -42,6 +42,19 @@ pub(crate) struct Catalog {
     pub(crate) objects: Vec<Object>,
 }
 
+/// One object of a space as [`Space::check`] found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The object's name.
+    pub name: String,
+    /// Pages it holds.
+    pub pages: u64,
+    /// Entries (B+-tree) or live rows (heap file).
+    pub entries: u64,
+    /// Levels of a B+-tree; 0 for a heap file.
+    pub height: u32,
+}
+
 /// A buffer pool plus a catalog of named B+-trees and heap files.
 #[derive(Debug)]
 pub struct Space<P: Policy, S: PageStore> {
@@ -191,6 +204,43 @@ impl<P: Policy, S: PageStore> Space<P, S> {
             put_u32(e, NAME + 8, o.b);
         }
         Ok(())
+    }
+
+    /// Checks every object in the catalog ([`super::BTree::check`],
+    /// [`super::HeapFile::check`]) and returns what each holds, in catalog
+    /// order. Run it while no thread changes the space.
+    pub fn check(&self) -> Result<Vec<Checked>> {
+        let objects: Vec<(String, ObjKind)> = self
+            .cat()
+            .objects
+            .iter()
+            .map(|o| (o.name.clone(), o.kind))
+            .collect();
+        objects
+            .into_iter()
+            .map(|(name, kind)| {
+                Ok(match kind {
+                    ObjKind::BTree => {
+                        let s = super::BTree::open(self, &name)?.check(self)?;
+                        Checked {
+                            pages: s.internal + s.leaves,
+                            entries: s.entries,
+                            height: s.height,
+                            name,
+                        }
+                    }
+                    ObjKind::Heap => {
+                        let (pages, entries) = super::HeapFile::open(self, &name)?.check(self)?;
+                        Checked {
+                            name,
+                            pages,
+                            entries,
+                            height: 0,
+                        }
+                    }
+                })
+            })
+            .collect()
     }
 
     /// Writes the catalog and flushes the pool: everything so far is durable.

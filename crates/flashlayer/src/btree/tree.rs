@@ -13,16 +13,29 @@
 //! sees the tree's real page reference string: internal nodes are fixed for
 //! reading, the leaf for writing when an operation may change it.
 //!
-//! A tree is a handle into a [`Space`]; it is not safe to modify one tree
-//! from several threads at once (there is no latch coupling).
+//! Concurrency: a page guard of the pool is the page's latch (shared for
+//! reading, exclusive for writing), and any number of threads may use one
+//! tree. Every descent couples latches (a child is latched before its parent
+//! is released) and latches go top-down, then left to right along the
+//! leaves, so no two threads wait for each other in a circle. Reads and
+//! scans latch for reading. A change latches the leaf alone for writing
+//! after a read-latched descent (Bayer & Schkolnick's optimistic descent);
+//! if the leaf must split, the change starts again from the root latching
+//! for writing and keeps only the latches of nodes that may split with the
+//! leaf: those above a node with room for one more cell of the tree's
+//! largest size are released as soon as that node is latched. A root split
+//! changes the catalog while the old root is latched, and a descent checks
+//! the catalog again once it holds the root, so it never starts below a new
+//! root. [`BTree::check`] walks a tree and verifies its invariants.
 
 use super::page::{self, KIND_INTERNAL, KIND_LEAF, NONE};
 use super::space::{ObjKind, Object, Space};
+use crate::buffer::{PageMut, PageRef};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
 use crate::types::PageId;
-use std::ops::Bound;
+use std::ops::{Bound, DerefMut};
 
 /// Cell: u16 key length, u16 value length, key, value.
 const CELL_HDR: usize = 4;
@@ -131,6 +144,84 @@ fn split_point(cells: &[(Vec<u8>, Vec<u8>)]) -> usize {
     cells.len() / 2
 }
 
+fn read<P: Policy, S: PageStore>(sp: &Space<P, S>, pg: u32) -> Result<PageRef<'_, P, S>> {
+    sp.pool().fix_read(PageId::from(pg))
+}
+
+fn write<P: Policy, S: PageStore>(sp: &Space<P, S>, pg: u32) -> Result<PageMut<'_, P, S>> {
+    sp.pool().fix_write(PageId::from(pg))
+}
+
+/// `b`, checked to be an internal node (page `pg`).
+fn internal(b: &[u8], pg: u32) -> Result<&[u8]> {
+    if page::kind(b) != KIND_INTERNAL {
+        return Err(Error::Store(format!(
+            "page {pg} should be an internal node"
+        )));
+    }
+    Ok(b)
+}
+
+/// Pages latched for writing, top first, with their numbers.
+type Latched<'a, P, S> = Vec<(u32, PageMut<'a, P, S>)>;
+
+/// What [`put_leaf`] did.
+enum Leaf {
+    /// The cell is in the leaf (or the key was there and may not be
+    /// replaced); whether the key existed.
+    Done(bool),
+    /// The leaf must split; it is unmodified. Where the cell goes, and
+    /// whether it replaces the cell there.
+    Full { pos: usize, replaced: bool },
+}
+
+/// Puts `(k, v)` into leaf `g` if it fits without a split, replacing an
+/// existing value of `k` only if `replace`. The guard is dereferenced
+/// mutably only to change the page, so a full leaf stays clean.
+fn put_leaf<G: DerefMut<Target = [u8]>>(
+    g: &mut G,
+    k: &[u8],
+    v: &[u8],
+    replace: bool,
+    scratch: &mut Vec<u8>,
+) -> Leaf {
+    let size = CELL_HDR + k.len() + v.len();
+    let room = page::reclaimable(g, cell_size);
+    let (pos, existed) = match search(g, k) {
+        Ok(_) if !replace => return Leaf::Done(true),
+        Ok(i) => {
+            let r = val_range(g, i);
+            if r.len() == v.len() {
+                if g[r.clone()] != *v {
+                    g[r].copy_from_slice(v);
+                }
+                return Leaf::Done(true);
+            }
+            // The old cell and its slot make room too.
+            if room + cell_size(g, page::slot(g, i)) + 2 < size + 2 {
+                return Leaf::Full {
+                    pos: i,
+                    replaced: true,
+                };
+            }
+            page::remove_slot(g, i);
+            (i, true)
+        }
+        Err(i) if room < size + 2 => {
+            return Leaf::Full {
+                pos: i,
+                replaced: false,
+            }
+        }
+        Err(i) => (i, false),
+    };
+    assert!(
+        try_insert(g, pos, k, v, scratch),
+        "a cell that fits after compaction is inserted"
+    );
+    Leaf::Done(existed)
+}
+
 /// A B+-tree in a [`Space`].
 #[derive(Debug, Clone)]
 pub struct BTree {
@@ -179,29 +270,90 @@ impl BTree {
         (c.objects[self.id].a, c.objects[self.id].b)
     }
 
-    /// Descends to the leaf for `k`; returns it and the internal pages on
-    /// the way (root first).
-    fn descend<P: Policy, S: PageStore>(
+    /// The root latched by `fix`, and the tree's height then. The catalog
+    /// is read again once the latch is held: a root split changes the
+    /// catalog under the old root's write latch, so a root still named
+    /// there cannot split while it is held.
+    fn latch_root<'a, P: Policy, S: PageStore, G>(
         &self,
-        sp: &Space<P, S>,
-        k: &[u8],
-        path: Option<&mut Vec<u32>>,
-    ) -> Result<u32> {
-        let (mut pg, height) = self.root(sp);
-        let mut path = path;
-        for _ in 1..height {
-            let g = sp.pool().fix_read(PageId::from(pg))?;
-            if page::kind(&g) != KIND_INTERNAL {
-                return Err(Error::Store(format!(
-                    "page {pg} should be an internal node"
-                )));
+        sp: &'a Space<P, S>,
+        fix: impl Fn(&'a Space<P, S>, u32) -> Result<G>,
+    ) -> Result<(u32, u32, G)> {
+        loop {
+            let (root, height) = self.root(sp);
+            let g = fix(sp, root)?;
+            if self.root(sp).0 == root {
+                return Ok((root, height, g));
             }
-            if let Some(p) = path.as_deref_mut() {
-                p.push(pg);
-            }
-            pg = route(&g, k).0;
         }
-        Ok(pg)
+    }
+
+    /// The leaf for `k`, latched for reading; internal nodes are latched for
+    /// reading on the way, each released once its child is held.
+    fn leaf_read<'a, P: Policy, S: PageStore>(
+        &self,
+        sp: &'a Space<P, S>,
+        k: &[u8],
+    ) -> Result<PageRef<'a, P, S>> {
+        let (mut pg, height, mut g) = self.latch_root(sp, read)?;
+        for _ in 1..height {
+            pg = route(internal(&g, pg)?, k).0;
+            g = read(sp, pg)?;
+        }
+        Ok(g)
+    }
+
+    /// The leaf for `k`, latched for writing; internal nodes are latched
+    /// for reading on the way (the optimistic descent: an operation that
+    /// turns out to need a split starts again with [`BTree::leaf_path`]).
+    fn leaf_write<'a, P: Policy, S: PageStore>(
+        &self,
+        sp: &'a Space<P, S>,
+        k: &[u8],
+    ) -> Result<PageMut<'a, P, S>> {
+        if self.root(sp).1 == 1 {
+            let (_, height, g) = self.latch_root(sp, write)?;
+            if height == 1 {
+                return Ok(g);
+            }
+            // The root split meanwhile: descend from the new one.
+        }
+        // A tree never shrinks: from here on its root is internal.
+        let (mut pg, height, mut g) = self.latch_root(sp, read)?;
+        for _ in 2..height {
+            pg = route(internal(&g, pg)?, k).0;
+            g = read(sp, pg)?;
+        }
+        let leaf = route(internal(&g, pg)?, k).0;
+        write(sp, leaf)
+    }
+
+    /// The pages an insert of `k` may change, latched for writing from the
+    /// top (latch coupling): each node on the way to the leaf, keeping the
+    /// latches of every node above that could split with it and
+    /// releasing them at a node that has room for one more cell of this
+    /// tree's largest size. Returns the path, top first, and whether its top
+    /// is the root.
+    fn leaf_path<'a, P: Policy, S: PageStore>(
+        &self,
+        sp: &'a Space<P, S>,
+        k: &[u8],
+    ) -> Result<(Latched<'a, P, S>, bool)> {
+        let (root, height, g) = self.latch_root(sp, write)?;
+        let mut path = vec![(root, g)];
+        let mut from_root = true;
+        for _ in 1..height {
+            let (pg, g) = path.last().expect("the path holds its top");
+            let child = route(internal(g, *pg)?, k).0;
+            let c = write(sp, child)?;
+            if page::reclaimable(&c, cell_size) >= self.max_cell + 2 {
+                // Nothing above this node changes: its latches go.
+                path.clear();
+                from_root = false;
+            }
+            path.push((child, c));
+        }
+        Ok((path, from_root))
     }
 
     /// Calls `f` with the value of `k`, if present; returns its result.
@@ -211,8 +363,7 @@ impl BTree {
         k: &[u8],
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>> {
-        let leaf = self.descend(sp, k, None)?;
-        let g = sp.pool().fix_read(PageId::from(leaf))?;
+        let g = self.leaf_read(sp, k)?;
         Ok(search(&g, k).ok().map(|i| f(val(&g, i))))
     }
 
@@ -233,8 +384,7 @@ impl BTree {
         k: &[u8],
         f: impl FnOnce(&mut [u8]),
     ) -> Result<bool> {
-        let leaf = self.descend(sp, k, None)?;
-        let mut g = sp.pool().fix_write(PageId::from(leaf))?;
+        let mut g = self.leaf_write(sp, k)?;
         let Ok(i) = search(&g, k) else {
             return Ok(false);
         };
@@ -265,6 +415,8 @@ impl BTree {
     }
 
     /// Returns whether `k` existed; replaces its value only if `replace`.
+    /// First under a write latch on the leaf alone; if the leaf must split,
+    /// again from the root with [`BTree::leaf_path`].
     fn put<P: Policy, S: PageStore>(
         &self,
         sp: &Space<P, S>,
@@ -280,56 +432,58 @@ impl BTree {
                 self.max_entry()
             )));
         }
-        let mut path = Vec::new();
-        let leaf = self.descend(sp, k, Some(&mut path))?;
         let mut scratch = Vec::new();
-        let mut g = sp.pool().fix_write(PageId::from(leaf))?;
-        let (pos, replaced) = match search(&g[..], k) {
-            Ok(_) if !replace => return Ok(true),
-            Ok(i) => {
-                let r = val_range(&g, i);
-                if r.len() == v.len() {
-                    if g[r.clone()] != *v {
-                        g[r].copy_from_slice(v);
-                    }
-                    return Ok(true);
-                }
-                page::remove_slot(&mut g, i);
-                (i, true)
+        {
+            let mut g = self.leaf_write(sp, k)?;
+            if let Leaf::Done(existed) = put_leaf(&mut g, k, v, replace, &mut scratch) {
+                return Ok(existed);
             }
-            Err(i) => (i, false),
-        };
-        if try_insert(&mut g, pos, k, v, &mut scratch) {
-            return Ok(replaced);
         }
+        let (mut path, from_root) = self.leaf_path(sp, k)?;
+        let (_, mut g) = path.pop().expect("the path ends at the leaf");
+        let (pos, replaced) = match put_leaf(&mut g, k, v, replace, &mut scratch) {
+            Leaf::Done(existed) => return Ok(existed),
+            Leaf::Full { pos, replaced } => (pos, replaced),
+        };
         // Split the leaf: all cells plus the new one, halved by bytes.
         let mut cells = cells_of(&g);
+        if replaced {
+            cells.remove(pos);
+        }
         cells.insert(pos, (k.to_vec(), v.to_vec()));
         let m = split_point(&cells);
         let right = sp.alloc()?;
         {
-            let mut r = sp.pool().fix_write(PageId::from(right))?;
+            let mut r = write(sp, right)?;
             fill(&mut r, KIND_LEAF, 0, page::link(&g), &cells[m..]);
         }
         fill(&mut g, KIND_LEAF, 0, right, &cells[..m]);
+        if path.is_empty() && from_root {
+            // The leaf is the root: it stays latched until the new root
+            // is in the catalog.
+            self.grow(sp, cells.swap_remove(m).0, right, &mut scratch)?;
+            return Ok(replaced);
+        }
         drop(g);
         let sep = cells.swap_remove(m).0;
-        self.insert_up(sp, path, sep, right, &mut scratch)?;
+        self.insert_up(sp, path, from_root, sep, right, &mut scratch)?;
         Ok(replaced)
     }
 
-    /// Inserts separator `sep` with right child `right` into the parents on
-    /// `path`, splitting upwards; grows a new root when the root splits.
+    /// Inserts separator `sep` with right child `right` into the latched
+    /// parents on `path`, splitting upwards; grows a new root when the root
+    /// splits. Every node of `path` but its top is full; its top has room
+    /// unless it is the root.
     fn insert_up<P: Policy, S: PageStore>(
         &self,
         sp: &Space<P, S>,
-        mut path: Vec<u32>,
+        mut path: Latched<'_, P, S>,
+        from_root: bool,
         mut sep: Vec<u8>,
         mut right: u32,
         scratch: &mut Vec<u8>,
     ) -> Result<()> {
-        while let Some(parent) = path.pop() {
-            let mut g = sp.pool().fix_write(PageId::from(parent))?;
+        while let Some((_, mut g)) = path.pop() {
             let pos = match search(&g, &sep) {
                 Ok(i) | Err(i) => i,
             };
@@ -337,6 +491,10 @@ impl BTree {
             if try_insert(&mut g, pos, &sep, &child, scratch) {
                 return Ok(());
             }
+            assert!(
+                !path.is_empty() || from_root,
+                "a node with room for the largest cell took the separator"
+            );
             let mut cells = cells_of(&g);
             cells.insert(pos, (sep, child.to_vec()));
             let m = split_point(&cells);
@@ -344,7 +502,7 @@ impl BTree {
             let new = sp.alloc()?;
             let (up_key, up_child) = cells[m].clone();
             {
-                let mut r = sp.pool().fix_write(PageId::from(new))?;
+                let mut r = write(sp, new)?;
                 fill(
                     &mut r,
                     KIND_INTERNAL,
@@ -357,12 +515,28 @@ impl BTree {
             fill(&mut g, KIND_INTERNAL, level, leftmost, &cells[..m]);
             sep = up_key;
             right = new;
+            if path.is_empty() {
+                // The root split; it stays latched until the new root is in
+                // the catalog.
+                return self.grow(sp, sep, right, scratch);
+            }
         }
-        // The root split: a new root above the old one.
+        unreachable!("the loop returns once the path is empty")
+    }
+
+    /// A new root above the old one, which the caller holds latched for
+    /// writing, with separator `sep` and right child `right`.
+    fn grow<P: Policy, S: PageStore>(
+        &self,
+        sp: &Space<P, S>,
+        sep: Vec<u8>,
+        right: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         let (old_root, height) = self.root(sp);
         let new_root = sp.alloc()?;
         {
-            let mut g = sp.pool().fix_write(PageId::from(new_root))?;
+            let mut g = write(sp, new_root)?;
             page::init(&mut g, KIND_INTERNAL, height as u8);
             page::set_link(&mut g, old_root);
             let child = right.to_le_bytes();
@@ -379,8 +553,7 @@ impl BTree {
 
     /// Removes `k`; returns whether it was present.
     pub fn delete<P: Policy, S: PageStore>(&self, sp: &Space<P, S>, k: &[u8]) -> Result<bool> {
-        let leaf = self.descend(sp, k, None)?;
-        let mut g = sp.pool().fix_write(PageId::from(leaf))?;
+        let mut g = self.leaf_write(sp, k)?;
         // Look before writing: an absent key must not dirty the page.
         let Ok(i) = search(&g[..], k) else {
             return Ok(false);
@@ -402,10 +575,9 @@ impl BTree {
             Bound::Included(k) | Bound::Excluded(k) => k,
             Bound::Unbounded => &[],
         };
-        let mut pg = self.descend(sp, start, None)?;
+        let mut g = self.leaf_read(sp, start)?;
         let mut seen = 0;
         loop {
-            let g = sp.pool().fix_read(PageId::from(pg))?;
             let first = match from {
                 Bound::Included(k) => search(&g, k).unwrap_or_else(|i| i),
                 Bound::Excluded(k) => search(&g, k).map_or_else(|i| i, |i| i + 1),
@@ -430,7 +602,8 @@ impl BTree {
             if next == NONE {
                 return Ok(seen);
             }
-            pg = next;
+            // The next leaf is latched before this one is released.
+            g = read(sp, next)?;
         }
     }
 
@@ -438,4 +611,138 @@ impl BTree {
     pub fn height<P: Policy, S: PageStore>(&self, sp: &Space<P, S>) -> u32 {
         self.root(sp).1
     }
+}
+
+/// What [`BTree::check`] found in a tree whose invariants hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeShape {
+    /// Levels (1 when the root is a leaf).
+    pub height: u32,
+    /// Internal nodes.
+    pub internal: u64,
+    /// Leaves.
+    pub leaves: u64,
+    /// Entries in the leaves.
+    pub entries: u64,
+}
+
+/// A node to visit: page, level it must have, and the keys it may hold,
+/// `[lo, hi)` (unbounded where `None`).
+type Visit = (u32, u8, Option<Vec<u8>>, Option<Vec<u8>>);
+
+impl BTree {
+    /// Walks the whole tree and verifies what every operation relies on:
+    /// each node is well formed (slots and cells inside the page), of the
+    /// kind and level its place needs, with keys strictly increasing inside
+    /// the range its parent gives it; every leaf is at the same depth, the
+    /// catalog's height; the leaves' links chain them in key order and the
+    /// last ends the chain; no page is reached twice. Reads each page once
+    /// under a read latch; run it while no thread changes the tree (after
+    /// a stress run, say). Returns the tree's shape, or a
+    /// [`Error::Store`] naming the tree, the page and what is wrong.
+    pub fn check<P: Policy, S: PageStore>(&self, sp: &Space<P, S>) -> Result<TreeShape> {
+        let name = sp.cat().objects[self.id].name.clone();
+        let bad =
+            |pg: u32, what: String| Error::Store(format!("B+-tree '{name}', page {pg}: {what}"));
+        let (root, height) = self.root(sp);
+        if height == 0 || height > 64 {
+            return Err(bad(root, format!("the catalog gives height {height}")));
+        }
+        let mut shape = TreeShape {
+            height,
+            ..TreeShape::default()
+        };
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut leaves = Vec::new();
+        let mut stack: Vec<Visit> = vec![(root, (height - 1) as u8, None, None)];
+        while let Some((pg, level, lo, hi)) = stack.pop() {
+            if !seen.insert(pg) {
+                return Err(bad(pg, "reached twice".into()));
+            }
+            let g = read(sp, pg)?;
+            let want = if level == 0 { KIND_LEAF } else { KIND_INTERNAL };
+            if page::kind(&g) != want || page::level(&g) != level {
+                return Err(bad(
+                    pg,
+                    format!(
+                        "kind {} at level {}, where kind {want} at level {level} belongs",
+                        page::kind(&g),
+                        page::level(&g)
+                    ),
+                ));
+            }
+            well_formed(&g).map_err(|what| bad(pg, what))?;
+            let n = page::n(&g);
+            for i in 0..n {
+                let k = key(&g, i);
+                if i > 0 && key(&g, i - 1) >= k {
+                    return Err(bad(pg, format!("keys {} and {} out of order", i - 1, i)));
+                }
+                if lo.as_deref().is_some_and(|lo| k < lo) || hi.as_deref().is_some_and(|hi| k >= hi)
+                {
+                    return Err(bad(
+                        pg,
+                        format!("key {i} outside the range its parent gives"),
+                    ));
+                }
+            }
+            if level == 0 {
+                shape.leaves += 1;
+                shape.entries += n as u64;
+                leaves.push((pg, page::link(&g)));
+                continue;
+            }
+            shape.internal += 1;
+            // Children go on the stack right to left, so leaves come off it
+            // in key order.
+            for i in (0..=n).rev() {
+                let child = match i {
+                    0 => page::link(&g),
+                    i => {
+                        if val(&g, i - 1).len() != 4 {
+                            return Err(bad(pg, format!("cell {} holds no child number", i - 1)));
+                        }
+                        child(&g, i - 1)
+                    }
+                };
+                let clo = if i == 0 {
+                    lo.clone()
+                } else {
+                    Some(key(&g, i - 1).to_vec())
+                };
+                let chi = if i == n {
+                    hi.clone()
+                } else {
+                    Some(key(&g, i).to_vec())
+                };
+                stack.push((child, level - 1, clo, chi));
+            }
+        }
+        for (i, &(pg, link)) in leaves.iter().enumerate() {
+            let next = leaves.get(i + 1).map_or(NONE, |&(p, _)| p);
+            if link != next {
+                return Err(bad(
+                    pg,
+                    format!("links to {link}, where the next leaf is {next}"),
+                ));
+            }
+        }
+        Ok(shape)
+    }
+}
+
+/// Whether the slots and cells of node `b` lie inside it.
+fn well_formed(b: &[u8]) -> std::result::Result<(), String> {
+    let n = page::n(b);
+    let slots_end = page::HDR + 2 * n;
+    if slots_end > b.len() || page::free_space_checked(b).is_none() {
+        return Err(format!("{n} slots do not fit the page"));
+    }
+    for i in 0..n {
+        let off = page::slot(b, i);
+        if off < slots_end || off + CELL_HDR > b.len() || off + cell_size(b, off) > b.len() {
+            return Err(format!("cell {i} at offset {off} lies outside the page"));
+        }
+    }
+    Ok(())
 }

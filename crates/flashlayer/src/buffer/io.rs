@@ -23,15 +23,16 @@ pub(super) struct Outgoing {
 
 impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// A miss of page `d` outside the lock: marks it loading, reads it,
-    /// places it ([`BufferPool::place`]). Returns its frame, pinned. On
-    /// failure the page is as before: not loading, not resident.
+    /// places it ([`BufferPool::place`]). Returns its frame, pinned, and the
+    /// frame's modification count once installed. On failure the page is as
+    /// before: not loading, not resident.
     pub(super) fn miss<'a>(
         &'a self,
         mut st: Guard<'a, P, S>,
         page: PageId,
         d: DenseId,
         op: Op,
-    ) -> Result<u32> {
+    ) -> Result<(u32, u64)> {
         st.frame_of[d as usize] = LOADING;
         let name = {
             let (driver, frames, _) = self.split(&mut st);
@@ -52,6 +53,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if placed.is_err() {
             st.frame_of[d as usize] = NIL;
         }
+        let placed = placed.map(|f| (f, st.versions[f as usize]));
         drop(st);
         self.done.notify_all();
         placed

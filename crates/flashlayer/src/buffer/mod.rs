@@ -518,7 +518,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Pins `page` for reading.
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, hit, _) = self.fix(page, Op::Read)?;
+        let (frame, dense, installed, _) = self.fix(page, Op::Read)?;
         let guard = self.frames[frame as usize]
             .read()
             .unwrap_or_else(|e| e.into_inner());
@@ -527,7 +527,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frame,
             page,
             dense,
-            hit,
+            installed,
             guard: Some(guard),
         })
     }
@@ -535,7 +535,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Pins `page` for writing. The page becomes dirty only if the guard is
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
-        let (frame, dense, hit, bytes) = self.fix(page, Op::Write)?;
+        let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
         let guard = self.frames[frame as usize]
             .write()
             .unwrap_or_else(|e| e.into_inner());
@@ -553,7 +553,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frame,
             page,
             dense,
-            hit,
+            installed,
             modified: false,
             before,
             guard: Some(guard),
@@ -582,16 +582,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     }
 
     /// Pins the page, loading it on a miss, which is announced with `op`.
-    /// Returns (frame, dense id, hit, whether byte ranges are being
-    /// recorded).
-    fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, bool, bool)> {
+    /// Returns (frame, dense id, for a miss the frame's modification count
+    /// when the page was installed, whether byte ranges are being recorded).
+    fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, Option<u64>, bool)> {
         // A hit: found and pinned under its page table shard's lock alone.
         if !self.slow.load(Ordering::Relaxed) {
             let hit = self
                 .table
                 .with(page, |entry| entry.inspect(|&(_, f)| self.pin(f)));
             if let Some((d, f)) = hit {
-                return Ok((f, d, true, self.track));
+                return Ok((f, d, None, self.track));
             }
         }
         let mut st = self.lock();
@@ -603,17 +603,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 LOADING => st = self.wait(st),
                 f => {
                     self.pin(f);
-                    return Ok((f, d, true, bytes));
+                    return Ok((f, d, None, bytes));
                 }
             }
         };
-        let f = if st.driver.listening() {
+        let (f, installed) = if st.driver.listening() {
             self.drain(&mut st);
-            self.miss_whole(&mut st, page, d, op)?
+            let f = self.miss_whole(&mut st, page, d, op)?;
+            (f, st.versions[f as usize])
         } else {
             self.miss(st, page, d, op)?
         };
-        Ok((f, d, false, bytes))
+        Ok((f, d, Some(installed), bytes))
     }
 
     #[inline]
@@ -720,12 +721,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         frame: u32,
         page: PageId,
         dense: DenseId,
-        hit: bool,
+        installed: Option<u64>,
         write_fix: bool,
         modified: bool,
         changed: &[ByteRange],
     ) {
-        if hit && !modified && !self.slow.load(Ordering::Relaxed) {
+        if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
             let gathered = self.hits.push((dense, frame));
@@ -764,14 +765,20 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
         let op = if modified { Op::Write } else { Op::Read };
         st.driver.count(op);
-        if hit {
-            st.driver.access(dense, op, || page);
-        } else if modified {
+        match installed {
+            None => {
+                st.driver.access(dense, op, || page);
+            }
             // Admitted dirty when fixed for writing, but a flush while the
             // writer held it may have written the page as it was then.
-            st.driver.mark_dirty(dense);
-        } else if write_fix {
-            st.driver.unmodified(dense, page);
+            Some(_) if modified => st.driver.mark_dirty(dense),
+            // Admitted dirty, and clean after all unless another guard
+            // modified the page since it was installed (that guard's unfix
+            // may have come first).
+            Some(v) if write_fix && st.versions[frame as usize] == v => {
+                st.driver.unmodified(dense, page)
+            }
+            Some(_) => {}
         }
         if st.series_every != 0 && st.driver.requests() % st.series_every == 0 {
             st.driver.sample();
@@ -892,7 +899,8 @@ pub struct PageRef<'a, P: Policy, S: PageStore> {
     frame: u32,
     page: PageId,
     dense: DenseId,
-    hit: bool,
+    /// For a miss, the frame's modification count when it was installed.
+    installed: Option<u64>,
     guard: Option<RwLockReadGuard<'a, Box<[u8]>>>,
 }
 
@@ -910,7 +918,7 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
             self.frame,
             self.page,
             self.dense,
-            self.hit,
+            self.installed,
             false,
             false,
             &[],
@@ -926,7 +934,8 @@ pub struct PageMut<'a, P: Policy, S: PageStore> {
     frame: u32,
     page: PageId,
     dense: DenseId,
-    hit: bool,
+    /// For a miss, the frame's modification count when it was installed.
+    installed: Option<u64>,
     modified: bool,
     /// Copy of the page at fix time, when byte ranges are recorded.
     before: Option<Vec<u8>>,
@@ -961,7 +970,7 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
             self.frame,
             self.page,
             self.dense,
-            self.hit,
+            self.installed,
             true,
             self.modified,
             &changed,
