@@ -116,6 +116,25 @@ def test_bench_pool_reports_fixes_per_second_per_workload_and_thread_count() -> 
     assert all(isinstance(x["direct"], bool) for x in rows if x["workload"] == "file")
 
 
+def test_bench_oltp_reports_checked_transactions_per_second_per_policy_and_thread_count() -> None:
+    from flashlayer import bench
+
+    small = {"tpcb": {"params": {"branches": 1, "transactions": 3_000}, "frames": 64}}
+    r = bench.oltp([1, 4], ["lru", "casa"], 1, quiet=True, workloads=small)
+    rows = r["rows"]
+    assert [(x["policy"].split(":")[0], x["threads"]) for x in rows] == [(p, t) for p in ("lru", "casa") for t in (1, 4)]
+    for x in rows:
+        assert x["transactions"] == 3_000
+        assert x["transactions_per_second"] == pytest.approx(x["transactions"] / x["seconds"])
+        # The run's database passed its checkers and TPC-B's balances agree.
+        assert "all sum to" in x["consistency"]
+        accounts = next(c for c in x["checked"] if c["name"] == "accounts")
+        assert accounts["entries"] == 100_000 and accounts["height"] >= 2
+        # 64 frames hold a small share of the database: the terminals read and write the file.
+        assert x["reads"] > 0 and x["writes"] > 0
+    assert r["workloads"] == {"tpcb": {"branches": 1, "transactions": 3_000, "frames": 64}}
+
+
 def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
     from flashlayer.bench import CURVE_ROWS, TIER_SCHEMES, tier_row
     from flashlayer.cli.benchmark import DEFAULT_POLICIES
@@ -281,8 +300,10 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["reproduce", "--quick", "--out", "{small}"], ["exists and is not a directory"]),
         (["bench", "--trace", "{bad}", "--repeat", "1"], ["bad.csv:3:"]),
         (["bench", "--pool", "--threads", "4,2"], ["expected increasing thread counts, got '4,2'"]),
-        (["bench", "--pool", "--flash"], ["--flash, --pool and --libcachesim are separate benchmarks"]),
-        (["bench", "--threads", "2"], ["--threads applies only with --pool"]),
+        (["bench", "--pool", "--flash"], ["--flash, --pool, --oltp and --libcachesim are separate benchmarks"]),
+        (["bench", "--oltp", "--pool"], ["--flash, --pool, --oltp and --libcachesim are separate benchmarks"]),
+        (["bench", "--threads", "2"], ["--threads applies only with --pool or --oltp"]),
+        (["bench", "--oltp", "--policies", "lru,nosuch"], ["nosuch"]),
         (["frobnicate"], ["invalid choice"]),
     ],
 )

@@ -244,3 +244,60 @@ def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -
                     "latency_us": POOL_LATENCY_US if name == "latency" else None, "page_size": POOL_PAGE_SIZE}
              for name, w in POOL_WORKLOADS.items()}
     return {"policy": "lru", "repeat": repeat, "workloads": sizes, "rows": rows}
+
+
+#: ``bench --oltp``: terminals on threads running each database workload
+#: over one buffer pool and a real file. Per workload: its parameters (a
+#: spec of the workloads' grammar) and the pool's frames, a small share of
+#: the loaded database so that terminals wait for I/O.
+OLTP_THREADS = (1, 2, 4, 8, 16)
+OLTP_POLICIES = "lru,fdbuffer"
+OLTP_WORKLOADS: dict[str, dict[str, Any]] = {
+    # 1 warehouse is about 21,000 8-KiB pages; 1,000 frames hold 5% of them.
+    "tpcc": {"params": {"warehouses": 1, "transactions": 2_000}, "frames": 1_000},
+    # 1 branch is about 2,700 8-KiB pages; 200 frames hold 7% of them.
+    "tpcb": {"params": {"branches": 1, "transactions": 10_000}, "frames": 200},
+}
+
+
+def oltp(threads: list[int], policies: list[str], repeat: int, seed: int = 42, quiet: bool = False,
+         workloads: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Transactions per second of each database workload under each policy
+    at each terminal count, best of ``repeat`` (rounds interleaved), each
+    run loading its own database in a fresh file; every run's database
+    passes its checkers and the workload's consistency conditions, or the
+    run fails."""
+    sizes = OLTP_WORKLOADS if workloads is None else workloads
+    best: dict[tuple[str, str, int], dict[str, Any]] = {}
+    runs = repeat * len(sizes) * len(policies) * len(threads)
+    with tempfile.TemporaryDirectory(prefix="flashlayer-oltp-") as tmp, \
+            progress.bar(runs, "terminals on threads", quiet=quiet) as bar:
+        for _ in range(repeat):
+            for name, w in sizes.items():
+                for policy in policies:
+                    for t in threads:
+                        path = Path(tmp) / f"{name}.db"
+                        try:
+                            r = _native.run_terminals(name, policy, w["frames"], t, str(path), seed=seed,
+                                                      params=w["params"])
+                        finally:
+                            path.unlink(missing_ok=True)
+                        key = (name, policy, t)
+                        if key not in best or r["steps_per_second"] > best[key]["steps_per_second"]:
+                            best[key] = r
+                        bar.advance()
+    rows = []
+    for name in sizes:
+        for policy in policies:
+            base = best[(name, policy, threads[0])]["steps_per_second"]
+            for t in threads:
+                r = best[(name, policy, t)]
+                rows.append({"workload": name, "policy": r["policy"], "threads": t,
+                             "transactions_per_second": r["steps_per_second"],
+                             "vs_first": r["steps_per_second"] / base, "transactions": r["steps"],
+                             "seconds": r["seconds"], "reads": r["run"]["reads"], "writes": r["run"]["writes"],
+                             "direct": r["direct"], "db_pages": r["db_pages"], "consistency": r["consistency"],
+                             "checked": r["checked"]})
+    return {"repeat": repeat, "seed": seed,
+            "workloads": {name: {**w["params"], "frames": w["frames"]} for name, w in sizes.items()},
+            "rows": rows}

@@ -184,8 +184,84 @@ fn pool_load<'py>(
     Ok(d)
 }
 
+/// Runs a database workload (`kind` and `params` as for `gen_workload`)
+/// on `threads` terminals over a buffer pool of `frames` under `policy` (a
+/// policy spec) and a file at `path` (created; `O_DIRECT` where the file
+/// system allows it), then checks the database
+/// (`flashlayer::workload::run_threads`). Returns a report dict: steps,
+/// seconds, steps per second, the store's I/O in each phase, every
+/// object's check and the workload's consistency check.
+#[pyfunction]
+#[pyo3(signature = (kind, policy, frames, threads, path, seed=0, params=None, progress=None))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call carries a whole run's sizes"
+)]
+fn run_terminals<'py>(
+    py: Python<'py>,
+    kind: &str,
+    policy: &str,
+    frames: usize,
+    threads: usize,
+    path: PathBuf,
+    seed: u64,
+    params: Option<Bound<'py, PyDict>>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use flashlayer::policy::{boxed_online_policy, PolicySpec};
+    let spec = workload_spec(kind, params.as_ref())?;
+    let mut drv = spec.build().map_err(err)?;
+    let policy_spec = PolicySpec::parse(policy).map_err(err)?;
+    let boxed = boxed_online_policy(&policy_spec, frames, 0).map_err(err)?;
+    let (store, direct) = flashlayer::store::FileStore::builder(&path)
+        .page_size(drv.page_size())
+        .open_preferring_direct()
+        .map_err(err)?;
+    let r = with_progress(py, progress, |cb| {
+        flashlayer::workload::run_threads(drv.as_mut(), Box::new(store), boxed, threads, seed, cb)
+    })?;
+    let io = |s: &flashlayer::store::IoStats| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("reads", s.reads)?;
+        d.set_item("writes", s.writes)?;
+        Ok(d)
+    };
+    let d = PyDict::new(py);
+    d.set_item("workload", spec.name())?;
+    d.set_item("spec", spec.to_string())?;
+    d.set_item("policy", policy_spec.to_string())?;
+    d.set_item("frames", frames)?;
+    d.set_item("threads", r.threads)?;
+    d.set_item("steps", r.steps)?;
+    d.set_item("seconds", r.seconds)?;
+    d.set_item("steps_per_second", r.steps_per_second())?;
+    d.set_item("flush_seconds", r.flush_seconds)?;
+    d.set_item("db_pages", r.db_pages)?;
+    d.set_item("direct", direct)?;
+    d.set_item("load", io(&r.load)?)?;
+    d.set_item("run", io(&r.run)?)?;
+    let s = PyDict::new(py);
+    for (k, v) in &r.summary {
+        s.set_item(k, v)?;
+    }
+    d.set_item("summary", s)?;
+    let checked = PyList::empty(py);
+    for c in &r.checked {
+        let o = PyDict::new(py);
+        o.set_item("name", &c.name)?;
+        o.set_item("pages", c.pages)?;
+        o.set_item("entries", c.entries)?;
+        o.set_item("height", c.height)?;
+        checked.append(o)?;
+    }
+    d.set_item("checked", checked)?;
+    d.set_item("consistency", r.consistency)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pool_load, m)?)?;
+    m.add_function(wrap_pyfunction!(run_terminals, m)?)?;
     m.add_function(wrap_pyfunction!(gen_zipf, m)?)?;
     m.add_function(wrap_pyfunction!(gen_workload, m)?)?;
     Ok(())

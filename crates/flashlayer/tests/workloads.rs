@@ -67,7 +67,7 @@ fn generation_is_deterministic_for_a_seed() {
 
 fn count(
     t: &BTree,
-    sp: &flashlayer::btree::Space<flashlayer::policy::Lru, flashlayer::store::DynStore>,
+    sp: &flashlayer::btree::Space<flashlayer::policy::BoxedPolicy, flashlayer::store::DynStore>,
 ) -> u64 {
     t.scan(sp, Bound::Unbounded, Bound::Unbounded, |_, _| true)
         .unwrap()
@@ -82,6 +82,8 @@ fn tpcc_transactions_keep_the_database_consistent() {
     for i in 0..d.steps() {
         d.step(&db, &mut rng, i).unwrap();
     }
+    let held = d.check(&db).unwrap().unwrap();
+    assert!(held.contains("all 10 districts"), "{held}");
     let s: std::collections::HashMap<String, u64> = d.summary().into_iter().collect();
     let committed = s["new_order"] - s["new_order_rollbacks"];
     let sp = db.space();
@@ -359,4 +361,158 @@ fn nonsense_parameters_are_clear_errors() {
     for (msg, needle) in cases {
         assert!(msg.contains(needle), "{msg} should contain {needle}");
     }
+}
+
+/// A file store in `dir` and a pool of `frames` under `policy`.
+fn file_db(dir: &Path, page_size: usize) -> flashlayer::store::DynStore {
+    Box::new(
+        flashlayer::store::FileStore::builder(dir.join("db"))
+            .page_size(page_size)
+            .open()
+            .unwrap(),
+    )
+}
+
+fn policy(spec: &str, frames: usize) -> flashlayer::policy::BoxedPolicy {
+    let spec = flashlayer::policy::PolicySpec::parse(spec).unwrap();
+    flashlayer::policy::boxed_online_policy(&spec, frames, 0).unwrap()
+}
+
+#[test]
+fn tpcc_on_eight_terminals_keeps_the_database_consistent() {
+    for spec in ["lru", "casa"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = small_tpcc(4000);
+        let r = run_threads(
+            &mut d,
+            file_db(dir.path(), 8192),
+            policy(spec, 600),
+            8,
+            5,
+            &mut |_, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(r.steps, 4000);
+        let s: std::collections::HashMap<String, u64> = r.summary.into_iter().collect();
+        assert_eq!(s.values().sum::<u64>() - s["new_order_rollbacks"], 4000);
+        assert!(r.consistency.unwrap().contains("all 10 districts"));
+        // Every B+-tree and the history heap passed their checkers.
+        assert_eq!(r.checked.len(), 11, "{:?}", r.checked);
+        let history = r.checked.iter().find(|c| c.name == "history").unwrap();
+        assert_eq!(history.entries, 30_000 + s["payment"]);
+        assert!(
+            r.run.reads > 0 && r.run.writes > 0,
+            "{spec}: the pool is smaller than the database"
+        );
+    }
+}
+
+#[test]
+fn tpcb_on_eight_terminals_keeps_every_balance() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = TpcB::new(TpcBParams {
+        branches: 1,
+        transactions: 20_000,
+        page_size: 4096,
+    })
+    .unwrap();
+    let r = run_threads(
+        &mut d,
+        file_db(dir.path(), 4096),
+        policy("fdbuffer:cluster=4", 200),
+        8,
+        6,
+        &mut |_, _| Ok(()),
+    )
+    .unwrap();
+    let held = r.consistency.unwrap();
+    assert!(held.contains("all sum to"), "{held}");
+    let accounts = r.checked.iter().find(|c| c.name == "accounts").unwrap();
+    assert_eq!(accounts.entries, 100_000);
+    assert!(accounts.height >= 2);
+}
+
+#[test]
+fn consistency_checks_find_a_broken_invariant() {
+    let db = Db::new(8192, 4096).unwrap();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+    let mut d = small_tpcc(200);
+    d.load(&db, &mut rng).unwrap();
+    for i in 0..d.steps() {
+        d.step(&db, &mut rng, i).unwrap();
+    }
+    let sp = db.space();
+    // One district's year-to-date gains what its warehouse never saw.
+    BTree::open(sp, "district")
+        .unwrap()
+        .update_in_place(sp, &[0, 0, 0, 1, 0, 0, 0, 4], |r| r[4] ^= 1)
+        .unwrap();
+    let e = d.check(&db).unwrap_err().to_string();
+    assert!(
+        e.contains("condition 1") && e.contains("warehouse 1"),
+        "{e}"
+    );
+
+    let db = Db::new(4096, 512).unwrap();
+    let mut b = TpcB::new(TpcBParams {
+        branches: 1,
+        transactions: 100,
+        page_size: 4096,
+    })
+    .unwrap();
+    b.load(&db, &mut rng).unwrap();
+    for i in 0..b.steps() {
+        b.step(&db, &mut rng, i).unwrap();
+    }
+    assert!(b.check(&db).unwrap().is_some());
+    let sp = db.space();
+    BTree::open(sp, "tellers")
+        .unwrap()
+        .update_in_place(sp, &[0, 0, 0, 3], |r| r[0] ^= 1)
+        .unwrap();
+    let e = b.check(&db).unwrap_err().to_string();
+    assert!(e.contains("TPC-B consistency"), "{e}");
+}
+
+#[test]
+fn terminals_refuse_what_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = small_tpcc(10);
+    let e = run_threads(
+        &mut d,
+        file_db(dir.path(), 8192),
+        policy("lru", 63),
+        8,
+        1,
+        &mut |_, _| Ok(()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("too small for 8 terminals") && e.contains("at least 64"),
+        "{e}"
+    );
+    let e = run_threads(
+        &mut d,
+        file_db(dir.path(), 4096),
+        policy("lru", 64),
+        1,
+        1,
+        &mut |_, _| Ok(()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("4096-byte pages"), "{e}");
+    let mut p = PdlUpdates::new(PdlUpdatesParams::default()).unwrap();
+    let e = run_threads(
+        &mut p,
+        file_db(dir.path(), 2048),
+        policy("lru", 64),
+        1,
+        1,
+        &mut |_, _| Ok(()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("nothing to run on terminals"), "{e}");
 }

@@ -99,17 +99,44 @@ def _pool(a: argparse.Namespace) -> None:
     )
 
 
+def _oltp(a: argparse.Namespace) -> None:
+    from flashlayer import bench
+
+    threads = a.threads or list(bench.OLTP_THREADS)
+    policies = policy_specs(a.policies or bench.OLTP_POLICIES)
+    result = bench.oltp(threads, policies, a.repeat, seed=a.seed, quiet=a.json)
+    if a.json:
+        emit_json(result)
+        return
+    sizes = ", ".join(f"{name} ({', '.join(f'{k} {v:,}' for k, v in w.items() if k != 'frames')}; "
+                      f"{w['frames']:,} frames)" for name, w in result["workloads"].items())
+    print(f"terminals on threads over one buffer pool and a real file, best of {a.repeat}: {sizes}; "
+          f"every run's B+-trees and heaps pass their checkers and its consistency conditions hold")
+    print_table(
+        [{**r, "tps": rate(r["transactions_per_second"]), "per": rate(r["transactions_per_second"] / r["threads"]),
+          "x": f"{r['vs_first']:.2f}", "policy": _native.short_spec("policy", r["policy"]),
+          "direct": "O_DIRECT" if r["direct"] else "page cache"} for r in result["rows"]],
+        [("workload", "workload"), ("policy", "policy"), ("threads", "threads"), ("tps", "tx/s"),
+         ("per", "per thread"), ("x", f"vs {threads[0]} thread{'s' if threads[0] > 1 else ''}"),
+         ("reads", "reads"), ("writes", "writes"), ("direct", "file I/O")],
+    )
+
+
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
-    if a.flash + a.pool + a.libcachesim > 1:
-        raise UsageError("--flash, --pool and --libcachesim are separate benchmarks: give one")
-    if a.threads and not a.pool:
-        raise UsageError("--threads applies only with --pool")
+    if a.flash + a.pool + a.oltp + a.libcachesim > 1:
+        raise UsageError("--flash, --pool, --oltp and --libcachesim are separate benchmarks: give one")
+    if a.threads and not (a.pool or a.oltp):
+        raise UsageError("--threads applies only with --pool or --oltp")
+    if a.repeat is None:
+        a.repeat = 1 if a.oltp else 3
     if a.flash:
         return _flash(a)
     if a.pool:
         return _pool(a)
+    if a.oltp:
+        return _oltp(a)
 
     default = COMPARED_POLICIES if a.libcachesim else DEFAULT_POLICIES
     policies = policy_specs(a.policies or default)
@@ -263,7 +290,7 @@ def add(sub: Any) -> None:
                    help="buffer pages, or P%% of the trace's distinct pages (default: 45000)")
     b.add_argument("--policies", default=None, metavar="P[,P...]",
                    help=f"policies to time, with parameters as in 'sim --policy' (default: {DEFAULT_POLICIES}; "
-                   f"with --libcachesim: {COMPARED_POLICIES}; "
+                   f"with --libcachesim: {COMPARED_POLICIES}; with --oltp: lru,fdbuffer; "
                    f"all: {policy_help()})")
     b.add_argument("--libcachesim", action="store_true",
                    help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
@@ -279,11 +306,18 @@ def add(sub: Any) -> None:
                    "that sleeps 100 µs per page read and written; goal: 16 threads at 8x one thread's rate) and "
                    "'file' (the same over a real file in the temporary directory, O_DIRECT where the file "
                    "system allows it)")
+    b.add_argument("--oltp", action="store_true",
+                   help="instead, time terminals on threads running TPC-C (1 warehouse, 2,000 transactions, 1,000 "
+                   "frames of 8 KiB) and TPC-B (1 branch, 10,000 transactions, 200 frames) over one buffer pool "
+                   "and a real file in the temporary directory (O_DIRECT where the file system allows it): "
+                   "transactions/s at each --threads count under each of --policies (default: lru,fdbuffer). "
+                   "Each run loads its database anew, and fails unless afterwards every B+-tree and heap passes "
+                   "its checker and the workload's consistency conditions hold. Takes a few minutes")
     b.add_argument("--threads", type=thread_counts, default=None, metavar="N[,N...]",
-                   help="with --pool: thread counts, increasing (default: 1,2,4,8,16)")
-    b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=3,
+                   help="with --pool or --oltp: thread counts, increasing (default: 1,2,4,8,16)")
+    b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=None,
                    help="rounds; each times every row once and a row's best is kept (with --libcachesim: runs per "
-                   "policy, the median) (default: 3)")
+                   "policy, the median) (default: 3; with --oltp: 1)")
     b.add_argument("--seed", type=int_arg(0, "--seed"), default=42, help="Zipf seed (default: 42)")
     b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
     add_read_opts(b)

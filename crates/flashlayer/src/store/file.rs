@@ -85,6 +85,18 @@ impl FileStoreBuilder {
     }
 }
 
+impl FileStoreBuilder {
+    /// Opens the file with `O_DIRECT` where the file system allows it (not
+    /// tmpfs, say), else through the page cache. Returns the store and
+    /// whether it bypasses the page cache.
+    pub fn open_preferring_direct(self) -> Result<(FileStore, bool)> {
+        match self.clone().direct(true).open() {
+            Ok(store) => Ok((store, true)),
+            Err(_) => Ok((self.direct(false).open()?, false)),
+        }
+    }
+}
+
 /// A page-aligned heap buffer for `O_DIRECT`.
 #[derive(Debug)]
 struct AlignedBuf {

@@ -28,7 +28,7 @@
 //! `repeat` times, as the paper re-executes its query sets.
 
 use super::db::{Db, Workload};
-use super::util::{check_min, check_share, fill_text, WRng};
+use super::util::{check_min, check_share, fill_text, Counts, WRng};
 use crate::btree::{BTree, Space};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
@@ -96,7 +96,7 @@ pub struct BTreeSets {
     p: BTreeSetsParams,
     tree: Option<BTree>,
     set: Vec<Query>,
-    counts: [u64; 4],
+    counts: Counts<4>,
 }
 
 impl std::fmt::Debug for BTreeSets {
@@ -156,7 +156,7 @@ impl BTreeSets {
             p,
             tree: None,
             set: Vec::new(),
-            counts: [0; 4],
+            counts: Counts::default(),
         })
     }
 
@@ -295,7 +295,7 @@ impl Workload for BTreeSets {
         self.p.queries * self.p.repeat
     }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, i: u64) -> Result<()> {
         let q = self.set[(i % self.p.queries) as usize];
         let tree = self.tree.as_ref().expect("loaded");
         // Each run of the set inserts distinct keys: the run number goes
@@ -308,15 +308,11 @@ impl Workload for BTreeSets {
             self.p.range_len,
             i / self.p.queries,
         )?;
-        self.counts[kind] += 1;
+        self.counts.add(kind);
         Ok(())
     }
 
     fn summary(&self) -> Vec<(String, u64)> {
-        ["lookup", "range", "insert", "update"]
-            .iter()
-            .zip(self.counts)
-            .map(|(n, c)| (n.to_string(), c))
-            .collect()
+        self.counts.named(&["lookup", "range", "insert", "update"])
     }
 }

@@ -5,7 +5,7 @@ use crate::btree::Space;
 use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use crate::policy::Lru;
+use crate::policy::{BoxedPolicy, Lru};
 use crate::store::{DynStore, IoStats, MemStore};
 use crate::trace::{self, Format};
 use crate::types::{ByteRange, Op, PageId};
@@ -29,10 +29,10 @@ impl Log {
     }
 }
 
-/// A workload's database: a [`Space`] over an in-memory store, with a buffer
-/// pool whose fixes are recorded while a run is on.
+/// A workload's database: a [`Space`] over a store, with a buffer pool whose
+/// fixes are recorded while a run is on.
 pub struct Db {
-    sp: Space<Lru, DynStore>,
+    sp: Space<BoxedPolicy, DynStore>,
     log: Arc<Mutex<Log>>,
 }
 
@@ -57,7 +57,13 @@ impl Db {
     /// A fresh database on `store` (a flash store, say), with an LRU pool
     /// of `frames`; its pages are numbered from 0 as the tables grow.
     pub fn on(store: DynStore, frames: usize) -> Result<Self> {
-        let pool = BufferPool::new(Lru::new(frames), store)?;
+        Db::with_policy(store, BoxedPolicy::new(Lru::new(frames)))
+    }
+
+    /// A fresh database on `store` whose pool has as many frames as
+    /// `policy` has capacity, and replaces pages as it decides.
+    pub fn with_policy(store: DynStore, policy: BoxedPolicy) -> Result<Self> {
+        let pool = BufferPool::new(policy, store)?;
         Ok(Db {
             sp: Space::create(pool)?,
             log: Arc::default(),
@@ -65,7 +71,7 @@ impl Db {
     }
 
     /// The space holding the tables.
-    pub fn space(&self) -> &Space<Lru, DynStore> {
+    pub fn space(&self) -> &Space<BoxedPolicy, DynStore> {
         &self.sp
     }
 
@@ -91,8 +97,10 @@ impl Db {
 }
 
 /// A workload: builds its tables, then runs numbered steps (transactions or
-/// queries).
-pub trait Workload {
+/// queries). Steps may run on several threads at once ([`run_threads`]),
+/// each with its own random generator, so a step takes `&self` and keeps
+/// any count it updates in atomics.
+pub trait Workload: Send + Sync {
     /// Short name (`tpcc`, `tatp`, ...).
     fn name(&self) -> &'static str;
     /// Page size the workload's tables use.
@@ -102,7 +110,19 @@ pub trait Workload {
     /// Number of steps a run takes.
     fn steps(&self) -> u64;
     /// Runs step `i`; its page fixes are recorded.
-    fn step(&mut self, db: &Db, rng: &mut WRng, i: u64) -> Result<()>;
+    fn step(&self, db: &Db, rng: &mut WRng, i: u64) -> Result<()>;
+    /// Whether steps fix the database's pages. A workload defined as a page
+    /// reference string ([`Db::emit`]) does not, and has nothing to run on
+    /// threads.
+    fn on_pages(&self) -> bool {
+        true
+    }
+    /// Checks the workload's own consistency conditions once no step runs,
+    /// and says what held (`None` for a workload without conditions); a
+    /// condition that fails is an [`Error::Store`] saying which and where.
+    fn check(&self, _db: &Db) -> Result<Option<String>> {
+        Ok(None)
+    }
     /// What the steps were, for the report (e.g. transaction counts by type).
     fn summary(&self) -> Vec<(String, u64)> {
         Vec::new()

@@ -17,6 +17,7 @@ mod pdl;
 pub mod pool_load;
 mod spec;
 mod tatp;
+mod terminals;
 mod tpcb;
 mod tpcc;
 mod tpch;
@@ -29,6 +30,7 @@ pub use koltsidas::{hybrid_sequence, SequenceParams, SequenceResult, SequenceRun
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
 pub use spec::{WorkloadSpec, WORKLOADS};
 pub use tatp::{Tatp, TatpParams};
+pub use terminals::{run_threads, ThreadedRun, PAGES_PER_TERMINAL};
 pub use tpcb::{TpcB, TpcBParams};
 pub use tpcc::{TpcC, TpcCParams};
 pub use tpch::{TpcH, TpcHParams};

@@ -13,7 +13,7 @@
 //! on tables, so no access method is involved.
 
 use super::db::{Db, Workload};
-use super::util::{check_min, check_share, uniform, WRng};
+use super::util::{check_min, check_share, uniform, Counts, WRng};
 use crate::error::Result;
 use crate::types::{ByteRange, Op};
 use rand::Rng;
@@ -50,7 +50,7 @@ impl Default for PdlUpdatesParams {
 pub struct PdlUpdates {
     p: PdlUpdatesParams,
     changed: u16,
-    counts: [u64; 2],
+    counts: Counts<2>,
 }
 
 impl PdlUpdates {
@@ -69,7 +69,7 @@ impl PdlUpdates {
         Ok(PdlUpdates {
             p,
             changed,
-            counts: [0; 2],
+            counts: Counts::default(),
         })
     }
 }
@@ -87,15 +87,18 @@ impl Workload for PdlUpdates {
     fn steps(&self) -> u64 {
         self.p.operations
     }
+    fn on_pages(&self) -> bool {
+        false
+    }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let page = uniform(rng, 0, self.p.pages - 1);
         if !rng.random_bool(self.p.update_share) {
-            self.counts[0] += 1;
+            self.counts.add(0);
             db.emit(page, Op::Read, &[]);
             return Ok(());
         }
-        self.counts[1] += 1;
+        self.counts.add(1);
         let span = self.p.page_size as u64 - u64::from(self.changed);
         for _ in 0..self.p.updates_till_write {
             let offset = uniform(rng, 0, span) as u16;
@@ -112,9 +115,6 @@ impl Workload for PdlUpdates {
     }
 
     fn summary(&self) -> Vec<(String, u64)> {
-        vec![
-            ("read_only".into(), self.counts[0]),
-            ("update".into(), self.counts[1]),
-        ]
+        self.counts.named(&["read_only", "update"])
     }
 }

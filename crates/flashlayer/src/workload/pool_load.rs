@@ -119,17 +119,9 @@ pub fn run(load: &PoolLoad, workload: &PoolWorkload) -> Result<PoolLoadResult> {
 }
 
 fn on_file(load: &PoolLoad, path: &PathBuf) -> Result<PoolLoadResult> {
-    let open = |direct: bool| {
-        FileStore::builder(path)
-            .page_size(load.page_size)
-            .direct(direct)
-            .open()
-    };
-    // Some file systems (tmpfs) refuse O_DIRECT: the page cache then serves.
-    let (mut store, direct) = match open(true) {
-        Ok(s) => (s, true),
-        Err(_) => (open(false)?, false),
-    };
+    let (mut store, direct) = FileStore::builder(path)
+        .page_size(load.page_size)
+        .open_preferring_direct()?;
     let page = vec![0x5au8; load.page_size];
     for p in 0..load.pages {
         store.write(p, &page)?;

@@ -14,7 +14,7 @@
 //! N ≤ 1,000,000 and 1,048,575 above (spec §4.1).
 
 use super::db::{Db, Workload};
-use super::util::{check_min, fill_text, key, nurand, pick, put_u32, uniform, WRng};
+use super::util::{check_min, fill_text, key, nurand, pick, put_u32, uniform, Counts, WRng};
 use crate::btree::BTree;
 use crate::error::{Error, Result};
 use rand::Rng;
@@ -65,7 +65,7 @@ pub struct Tatp {
     p: TatpParams,
     n: u64,
     t: Option<Tables>,
-    counts: [u64; 7],
+    counts: Counts<7>,
 }
 
 impl std::fmt::Debug for Tatp {
@@ -97,7 +97,7 @@ impl Tatp {
             p,
             n,
             t: None,
-            counts: [0; 7],
+            counts: Counts::default(),
         })
     }
 
@@ -166,10 +166,10 @@ impl Workload for Tatp {
         self.p.transactions
     }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let sp = db.space();
         let kind = pick(rng, &MIX);
-        self.counts[kind] += 1;
+        self.counts.add(kind);
         let s = self.s_id(rng);
         let t = self.t.as_ref().expect("loaded");
         match kind {
@@ -260,11 +260,7 @@ impl Workload for Tatp {
     }
 
     fn summary(&self) -> Vec<(String, u64)> {
-        NAMES
-            .iter()
-            .zip(self.counts)
-            .map(|(n, c)| (n.to_string(), c))
-            .collect()
+        self.counts.named(&NAMES)
     }
 }
 

@@ -9,6 +9,8 @@ use super::db::{Db, Workload};
 use super::util::{check_min, fill_text, get_i64, key, put_i64, put_u32, uniform, WRng};
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
+use std::ops::Bound;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 const TELLERS: u32 = 10;
 const ACCOUNTS: u32 = 100_000;
@@ -39,7 +41,7 @@ impl Default for TpcBParams {
 pub struct TpcB {
     p: TpcBParams,
     t: Option<(BTree, BTree, BTree, HeapFile)>,
-    clock: i64,
+    clock: AtomicI64,
 }
 
 impl TpcB {
@@ -54,8 +56,20 @@ impl TpcB {
         Ok(TpcB {
             p,
             t: None,
-            clock: 0,
+            clock: AtomicI64::new(0),
         })
+    }
+}
+
+impl TpcB {
+    /// The sum of the balances (the first 8 bytes of a row) of a table.
+    fn balance(db: &Db, tree: &BTree) -> Result<i64> {
+        let mut sum = 0;
+        tree.scan(db.space(), Bound::Unbounded, Bound::Unbounded, |_, v| {
+            sum += get_i64(v, 0);
+            true
+        })?;
+        Ok(sum)
     }
 }
 
@@ -99,13 +113,13 @@ impl Workload for TpcB {
         self.p.transactions
     }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let sp = db.space();
         let aid = uniform(rng, 1, u64::from(self.p.branches * ACCOUNTS)) as u32;
         let tid = uniform(rng, 1, u64::from(self.p.branches * TELLERS)) as u32;
         let bid = uniform(rng, 1, u64::from(self.p.branches)) as u32;
         let delta = uniform(rng, 0, 10_000) as i64 - 5000;
-        self.clock += 1;
+        let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
         let (branches, tellers, accounts, history) = self.t.as_ref().expect("loaded");
         accounts.update_in_place(sp, &key(&[aid]), |r| put_i64(r, 0, get_i64(r, 0) + delta))?;
         accounts.get_with(sp, &key(&[aid]), |r| get_i64(r, 0))?;
@@ -116,8 +130,35 @@ impl Workload for TpcB {
         put_u32(&mut h, 4, bid);
         put_u32(&mut h, 8, aid);
         put_i64(&mut h, 12, delta);
-        put_i64(&mut h, 20, self.clock);
+        put_i64(&mut h, 20, now);
         history.insert(sp, &h)?;
         Ok(())
+    }
+
+    /// Every transaction adds its delta to one account, one teller and one
+    /// branch and records it in the history: the four sums agree (TPC-B
+    /// §2.3's consistency conditions, summed over the whole database).
+    fn check(&self, db: &Db) -> Result<Option<String>> {
+        let (branches, tellers, accounts, history) = self.t.as_ref().expect("loaded");
+        let mut deltas = 0;
+        history.scan(db.space(), |_, r| {
+            deltas += get_i64(r, 12);
+            true
+        })?;
+        let sums = [
+            Self::balance(db, branches)?,
+            Self::balance(db, tellers)?,
+            Self::balance(db, accounts)?,
+        ];
+        if sums.iter().any(|&s| s != deltas) {
+            return Err(Error::Store(format!(
+                "TPC-B consistency: balances of branches {}, tellers {}, accounts {} and \
+                 the history's deltas {deltas} differ",
+                sums[0], sums[1], sums[2]
+            )));
+        }
+        Ok(Some(format!(
+            "branch, teller and account balances and the history's deltas all sum to {deltas}"
+        )))
     }
 }

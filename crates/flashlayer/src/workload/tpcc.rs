@@ -21,17 +21,26 @@
 //! Simplifications, chosen where the spec is about correctness rather than
 //! page access: the 1% of New-Orders with an unused item read what they
 //! would read up to the bad item and write nothing (the spec rolls them
-//! back); one terminal runs every transaction, so there is no think time or
-//! contention; Delivery runs inline, not deferred.
+//! back); there is no think time; Delivery runs inline, not deferred.
+//!
+//! Terminals may run on threads ([`super::run_threads`]). There are no
+//! transactions, only the B+-trees' latches, so each change is atomic on its
+//! own and a transaction's changes are not: a New-Order's order becomes a
+//! new order (visible to Delivery) only after all its lines are in, and a
+//! Delivery claims an order by deleting its new-order row (a terminal that
+//! finds it gone moves on). [`Workload::check`] checks the spec's consistency
+//! conditions 1 to 4 (§3.3.2) once the terminals have stopped.
 
 use super::db::{Db, Workload};
 use super::util::{
-    check_min, fill_text, get_i64, get_u32, key, nurand, pick, put_i64, put_u32, uniform, WRng,
+    check_min, fill_text, get_i64, get_u32, key, key_part, nurand, pick, put_i64, put_u32, uniform,
+    Counts, WRng,
 };
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
 use rand::Rng;
 use std::ops::Bound;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 const DISTRICTS: u32 = 10;
 const CUSTOMERS: u32 = 3000;
@@ -113,9 +122,9 @@ struct Tables {
 pub struct TpcC {
     p: TpcCParams,
     t: Option<Tables>,
-    clock: i64,
-    counts: [u64; 5],
-    rollbacks: u64,
+    clock: AtomicI64,
+    counts: Counts<5>,
+    rollbacks: AtomicU64,
 }
 
 impl std::fmt::Debug for TpcC {
@@ -159,10 +168,16 @@ impl TpcC {
         Ok(TpcC {
             p,
             t: None,
-            clock: 0,
-            counts: [0; 5],
-            rollbacks: 0,
+            clock: AtomicI64::new(0),
+            counts: Counts::default(),
+            rollbacks: AtomicU64::new(0),
         })
+    }
+
+    /// The next value of the transactions' clock (order entry and
+    /// delivery dates, payment times).
+    fn tick(&self) -> i64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     fn tables(&self) -> &Tables {
@@ -202,7 +217,7 @@ impl TpcC {
         Ok(nurand(rng, 1023, 1, u64::from(CUSTOMERS), C_ID) as u32)
     }
 
-    fn new_order(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+    fn new_order(&self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();
         let w = uniform(rng, 1, u64::from(self.p.warehouses)) as u32;
         let d = uniform(rng, 1, u64::from(DISTRICTS)) as u32;
@@ -243,7 +258,7 @@ impl TpcC {
                     break;
                 }
             }
-            self.rollbacks += 1;
+            self.rollbacks.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         }
         let mut o = 0;
@@ -251,16 +266,15 @@ impl TpcC {
             o = get_u32(r, 0);
             put_u32(r, 0, o + 1);
         })?;
-        self.clock += 1;
+        let now = self.tick();
         let all_local = items.iter().all(|x| x.1 == w);
         let mut orow = [0u8; ORDER_ROW];
         put_u32(&mut orow, 0, c);
-        put_i64(&mut orow, 4, self.clock);
+        put_i64(&mut orow, 4, now);
         put_u32(&mut orow, 12, 0);
         put_u32(&mut orow, 16, lines);
         put_u32(&mut orow, 20, u32::from(all_local));
         t.orders.insert(sp, &key(&[w, d, o]), &orow)?;
-        t.new_order.insert(sp, &key(&[w, d, o]), &[])?;
         t.orders_customer.insert(sp, &key(&[w, d, c, o]), &[])?;
         for (n, &(i, supply, qty)) in items.iter().enumerate() {
             let price = t
@@ -288,10 +302,13 @@ impl TpcC {
             t.order_line
                 .insert(sp, &key(&[w, d, o, n as u32 + 1]), &ol)?;
         }
+        // The order becomes a new order for Delivery once all its lines
+        // are in.
+        t.new_order.insert(sp, &key(&[w, d, o]), &[])?;
         Ok(())
     }
 
-    fn payment(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+    fn payment(&self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();
         let w = uniform(rng, 1, u64::from(self.p.warehouses)) as u32;
         let d = uniform(rng, 1, u64::from(DISTRICTS)) as u32;
@@ -323,20 +340,20 @@ impl TpcC {
                 r[155..179].copy_from_slice(&extra);
             }
         })?;
-        self.clock += 1;
+        let now = self.tick();
         let mut h = [0u8; HISTORY_ROW];
         put_u32(&mut h, 0, c);
         put_u32(&mut h, 4, cd);
         put_u32(&mut h, 8, cw);
         put_u32(&mut h, 12, d);
         put_u32(&mut h, 16, w);
-        put_i64(&mut h, 20, self.clock);
+        put_i64(&mut h, 20, now);
         put_i64(&mut h, 28, amount);
         self.tables().history.insert(sp, &h)?;
         Ok(())
     }
 
-    fn order_status(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+    fn order_status(&self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();
         let w = uniform(rng, 1, u64::from(self.p.warehouses)) as u32;
         let d = uniform(rng, 1, u64::from(DISTRICTS)) as u32;
@@ -365,12 +382,11 @@ impl TpcC {
         Ok(())
     }
 
-    fn delivery(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+    fn delivery(&self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();
         let w = uniform(rng, 1, u64::from(self.p.warehouses)) as u32;
         let carrier = uniform(rng, 1, 10) as u32;
-        self.clock += 1;
-        let now = self.clock;
+        let now = self.tick();
         let t = self.tables();
         for d in 1..=DISTRICTS {
             let lo = key(&[w, d]);
@@ -384,7 +400,10 @@ impl TpcC {
             let Some(o) = oldest else {
                 continue;
             };
-            t.new_order.delete(sp, &key(&[w, d, o]))?;
+            if !t.new_order.delete(sp, &key(&[w, d, o]))? {
+                // Another terminal's Delivery took this order first.
+                continue;
+            }
             let mut c = 0;
             t.orders.update_in_place(sp, &key(&[w, d, o]), |r| {
                 c = get_u32(r, 0);
@@ -412,7 +431,7 @@ impl TpcC {
         Ok(())
     }
 
-    fn stock_level(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
+    fn stock_level(&self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();
         let w = uniform(rng, 1, u64::from(self.p.warehouses)) as u32;
         let d = uniform(rng, 1, u64::from(DISTRICTS)) as u32;
@@ -438,6 +457,120 @@ impl TpcC {
                 .get_with(sp, &key(&[w, i]), |r| get_u32(r, 0) < threshold)?;
         }
         Ok(())
+    }
+}
+
+/// Per district, what the consistency check gathers: next order id, year to
+/// date, highest order id, order lines the orders announce, order lines
+/// found, and the lowest and highest new-order ids and their count.
+#[derive(Default)]
+struct District {
+    next: u32,
+    ytd: i64,
+    max_o: u32,
+    ol_cnt: u64,
+    lines: u64,
+    no: Option<(u32, u32, u64)>,
+}
+
+/// The district of row key `k` (which starts with w, d); a row of no
+/// district is noted in `stray`.
+fn district<'a>(
+    ds: &'a mut std::collections::BTreeMap<(u32, u32), District>,
+    stray: &mut Option<(u32, u32)>,
+    k: &[u8],
+) -> Option<&'a mut District> {
+    let wd = (key_part(k, 0), key_part(k, 1));
+    let d = ds.get_mut(&wd);
+    if d.is_none() {
+        *stray = Some(wd);
+    }
+    d
+}
+
+impl TpcC {
+    /// Checks the spec's consistency conditions 1 to 4 (§3.3.2) on the
+    /// whole database: per warehouse, W_YTD = Σ D_YTD; per district,
+    /// D_NEXT_O_ID − 1 = max(O_ID) = max(NO_O_ID), max(NO_O_ID) −
+    /// min(NO_O_ID) + 1 = the new-order rows, and Σ O_OL_CNT = the order
+    /// lines. Run it while no terminal runs. Condition 3 holds as long as
+    /// Delivery never reaches a New-Order still running on another terminal,
+    /// which the standard mix (45% New-Order, 4% Delivery) never lets
+    /// happen. Returns the districts checked.
+    fn consistency(&self, db: &Db) -> Result<u64> {
+        let sp = db.space();
+        let t = self.tables();
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        let mut wh: std::collections::BTreeMap<u32, i64> = Default::default();
+        t.warehouse.scan(sp, all.0, all.1, |k, v| {
+            wh.insert(key_part(k, 0), get_i64(v, 0));
+            true
+        })?;
+        let mut ds: std::collections::BTreeMap<(u32, u32), District> = Default::default();
+        t.district.scan(sp, all.0, all.1, |k, v| {
+            let d = ds.entry((key_part(k, 0), key_part(k, 1))).or_default();
+            (d.next, d.ytd) = (get_u32(v, 0), get_i64(v, 4));
+            true
+        })?;
+        let mut stray = None;
+        t.orders.scan(sp, all.0, all.1, |k, v| {
+            if let Some(d) = district(&mut ds, &mut stray, k) {
+                d.max_o = d.max_o.max(key_part(k, 2));
+                d.ol_cnt += u64::from(get_u32(v, 16));
+            }
+            true
+        })?;
+        t.new_order.scan(sp, all.0, all.1, |k, _| {
+            if let Some(d) = district(&mut ds, &mut stray, k) {
+                let o = key_part(k, 2);
+                let (lo, hi, n) = d.no.unwrap_or((o, o, 0));
+                d.no = Some((lo.min(o), hi.max(o), n + 1));
+            }
+            true
+        })?;
+        t.order_line.scan(sp, all.0, all.1, |k, _| {
+            if let Some(d) = district(&mut ds, &mut stray, k) {
+                d.lines += 1;
+            }
+            true
+        })?;
+        let bad = |what: String| Err(Error::Store(format!("TPC-C consistency: {what}")));
+        if let Some((w, d)) = stray {
+            return bad(format!("rows of district ({w}, {d}), which does not exist"));
+        }
+        for (&w, &ytd) in &wh {
+            let sum: i64 = ds.range((w, 0)..(w + 1, 0)).map(|(_, d)| d.ytd).sum();
+            if sum != ytd {
+                return bad(format!(
+                    "condition 1: warehouse {w} has W_YTD {ytd}, its districts {sum}"
+                ));
+            }
+        }
+        for (&(w, di), d) in &ds {
+            if d.next - 1 != d.max_o || d.no.is_some_and(|no| no.1 != d.max_o) {
+                return bad(format!(
+                    "condition 2: district ({w}, {di}) has D_NEXT_O_ID {}, highest order {}, \
+                     highest new order {:?}",
+                    d.next,
+                    d.max_o,
+                    d.no.map(|no| no.1)
+                ));
+            }
+            if let Some((lo, hi, n)) = d.no {
+                if u64::from(hi - lo + 1) != n {
+                    return bad(format!(
+                        "condition 3: district ({w}, {di}) has new orders {lo} to {hi} but {n} rows"
+                    ));
+                }
+            }
+            if d.ol_cnt != d.lines {
+                return bad(format!(
+                    "condition 4: district ({w}, {di}) announces {} order lines, holds {}",
+                    d.ol_cnt, d.lines
+                ));
+            }
+        }
+        Ok(ds.len() as u64)
     }
 }
 
@@ -572,9 +705,9 @@ impl Workload for TpcC {
         self.p.transactions
     }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let kind = pick(rng, &self.p.mix);
-        self.counts[kind] += 1;
+        self.counts.add(kind);
         match kind {
             0 => self.new_order(db, rng),
             1 => self.payment(db, rng),
@@ -584,13 +717,19 @@ impl Workload for TpcC {
         }
     }
 
+    fn check(&self, db: &Db) -> Result<Option<String>> {
+        let districts = self.consistency(db)?;
+        Ok(Some(format!(
+            "consistency conditions 1 to 4 (TPC-C §3.3.2) hold in all {districts} districts"
+        )))
+    }
+
     fn summary(&self) -> Vec<(String, u64)> {
-        let mut v: Vec<(String, u64)> = NAMES
-            .iter()
-            .zip(self.counts)
-            .map(|(n, c)| (n.to_string(), c))
-            .collect();
-        v.push(("new_order_rollbacks".into(), self.rollbacks));
+        let mut v = self.counts.named(&NAMES);
+        v.push((
+            "new_order_rollbacks".into(),
+            self.rollbacks.load(Ordering::Relaxed),
+        ));
         v
     }
 }

@@ -19,7 +19,9 @@
 //! methods, as the DSS half of CASA's CONCAT needs.
 
 use super::db::{Db, Workload};
-use super::util::{check_min, check_share, fill_text, key, put_i64, put_u32, uniform, WRng};
+use super::util::{
+    check_min, check_share, fill_text, key, put_i64, put_u32, uniform, Counts, WRng,
+};
 use crate::btree::{BTree, HeapFile, Rid};
 use crate::error::{Error, Result};
 use rand::Rng;
@@ -53,7 +55,7 @@ pub struct TpcH {
     p: TpcHParams,
     orders_n: u32,
     t: Option<(BTree, HeapFile, BTree)>,
-    counts: [u64; 3],
+    counts: Counts<3>,
 }
 
 impl std::fmt::Debug for TpcH {
@@ -93,7 +95,7 @@ impl TpcH {
             p,
             orders_n,
             t: None,
-            counts: [0; 3],
+            counts: Counts::default(),
         })
     }
 
@@ -151,7 +153,7 @@ impl Workload for TpcH {
         self.p.queries
     }
 
-    fn step(&mut self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
+    fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let sp = db.space();
         let x: f64 = rng.random();
         let kind = if x < self.p.mix[0] {
@@ -161,7 +163,7 @@ impl Workload for TpcH {
         } else {
             2
         };
-        self.counts[kind] += 1;
+        self.counts.add(kind);
         match kind {
             0 => {
                 let (_, lineitem, _) = self.t.as_ref().expect("loaded");
@@ -193,10 +195,6 @@ impl Workload for TpcH {
     }
 
     fn summary(&self) -> Vec<(String, u64)> {
-        ["scan", "range", "lookup"]
-            .iter()
-            .zip(self.counts)
-            .map(|(n, c)| (n.to_string(), c))
-            .collect()
+        self.counts.named(&["scan", "range", "lookup"])
     }
 }

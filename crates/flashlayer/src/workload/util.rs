@@ -2,6 +2,7 @@
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The workloads' random generator.
 pub type WRng = Pcg64Mcg;
@@ -49,6 +50,11 @@ pub(crate) fn key(parts: &[u32]) -> Vec<u8> {
     k
 }
 
+/// Part `i` of a key made by [`key`].
+pub(crate) fn key_part(k: &[u8], i: usize) -> u32 {
+    u32::from_be_bytes(k[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
 /// Reads the little-endian u32 at `o`.
 #[inline]
 pub(crate) fn get_u32(b: &[u8], o: usize) -> u32 {
@@ -91,4 +97,40 @@ pub(crate) fn check_min(name: &str, v: u64, min: u64) -> crate::Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Steps run per kind, counted by every terminal of a run at once.
+pub(crate) struct Counts<const N: usize>([AtomicU64; N]);
+
+impl<const N: usize> Default for Counts<N> {
+    fn default() -> Self {
+        Counts(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+}
+
+impl<const N: usize> Counts<N> {
+    /// Counts one step of kind `k`.
+    pub(crate) fn add(&self, k: usize) {
+        self.0[k].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts, per kind.
+    pub(crate) fn values(&self) -> [u64; N] {
+        std::array::from_fn(|k| self.0[k].load(Ordering::Relaxed))
+    }
+
+    /// `(name, count)` per kind, for [`super::Workload::summary`].
+    pub(crate) fn named(&self, names: &[&str; N]) -> Vec<(String, u64)> {
+        names
+            .iter()
+            .zip(self.values())
+            .map(|(n, c)| (n.to_string(), c))
+            .collect()
+    }
+}
+
+impl<const N: usize> std::fmt::Debug for Counts<N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.values().fmt(f)
+    }
 }
