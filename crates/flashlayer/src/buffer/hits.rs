@@ -21,24 +21,31 @@ pub(super) const MAX_GATHERED: usize = 16 * BATCH;
 /// One shard of the page table: page number to `(dense id, frame)`.
 type Shard = FxHashMap<PageId, (DenseId, u32)>;
 
+/// A lock on cache lines of its own (two, for the line the CPU prefetches
+/// beside it), so that threads using neighbouring shards or stripes do not
+/// share lines.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Padded<T>(T);
+
 /// Resident pages by number. Pages being loaded are not in it; a hit that
 /// misses here takes the pool lock.
 #[derive(Debug)]
 pub(super) struct Table {
-    shards: Box<[RwLock<Shard>]>,
+    shards: Box<[Padded<RwLock<Shard>>]>,
 }
 
 impl Table {
     pub(super) fn new() -> Self {
         Table {
-            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
+            shards: (0..SHARDS).map(|_| Padded::default()).collect(),
         }
     }
 
     fn shard(&self, page: PageId) -> &RwLock<Shard> {
         // Fibonacci hashing: neighbouring pages land in different shards.
         let h = page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
-        &self.shards[h as usize % SHARDS]
+        &self.shards[h as usize % SHARDS].0
     }
 
     /// Runs `f` on `page`'s entry under its shard's read lock (a hit pins
@@ -62,7 +69,7 @@ pub(super) type Hit = (DenseId, u32);
 /// Read hits not yet told to the policy, gathered per thread.
 #[derive(Debug)]
 pub(super) struct Stripes {
-    stripes: Box<[Mutex<Vec<Hit>>]>,
+    stripes: Box<[Padded<Mutex<Vec<Hit>>>]>,
 }
 
 /// Threads get stripes in turn.
@@ -76,7 +83,7 @@ impl Stripes {
     pub(super) fn new() -> Self {
         Stripes {
             stripes: (0..STRIPES)
-                .map(|_| Mutex::new(Vec::with_capacity(MAX_GATHERED)))
+                .map(|_| Padded(Mutex::new(Vec::with_capacity(MAX_GATHERED))))
                 .collect(),
         }
     }
@@ -91,7 +98,7 @@ impl Stripes {
 
     fn mine(&self) -> MutexGuard<'_, Vec<Hit>> {
         let i = STRIPE.with(|&i| i);
-        self.stripes[i].lock().unwrap_or_else(|e| e.into_inner())
+        self.stripes[i].0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Moves every gathered hit, stripe by stripe, into `out` (emptied
@@ -99,7 +106,7 @@ impl Stripes {
     pub(super) fn take(&self, out: &mut Vec<Hit>) {
         out.clear();
         for s in self.stripes.iter() {
-            let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
+            let mut s = s.0.lock().unwrap_or_else(|e| e.into_inner());
             out.extend_from_slice(&s);
             s.clear();
         }

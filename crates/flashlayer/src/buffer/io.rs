@@ -143,6 +143,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     // A free frame or a victim's (pin count 0): this never
                     // waits.
                     self.frames[f as usize]
+                        .latch
                         .write()
                         .unwrap_or_else(|e| e.into_inner())
                         .copy_from_slice(buf);

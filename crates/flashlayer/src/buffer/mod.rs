@@ -192,7 +192,7 @@ impl<P: Policy, S: PageStore> State<P, S> {
 /// neither pinned nor being written. A victim is claimed under its page
 /// table shard's write lock, where no hit can pin it unseen.
 struct PoolGate<'a> {
-    pins: &'a [AtomicU32],
+    frames: &'a [Frame],
     writing: &'a [bool],
     frame_of: &'a [u32],
     originals: &'a [PageId],
@@ -201,7 +201,7 @@ struct PoolGate<'a> {
 
 impl PoolGate<'_> {
     fn free(&self, f: usize) -> bool {
-        self.pins[f].load(Ordering::Acquire) == 0 && !self.writing[f]
+        self.frames[f].pins.load(Ordering::Acquire) == 0 && !self.writing[f]
     }
 }
 
@@ -255,7 +255,7 @@ impl Deref for Held<'_> {
 /// The pool's side of the calling protocol: page numbers, the incoming
 /// buffer, and the frames a write-back reads.
 struct PoolFrames<'a> {
-    frames: &'a [RwLock<Box<[u8]>>],
+    frames: &'a [Frame],
     shadows: &'a [Mutex<Shadow>],
     frame_of: &'a [u32],
     originals: &'a [PageId],
@@ -269,9 +269,9 @@ struct PoolFrames<'a> {
 /// frame a writer holds is read from its shadow, waiting only while the
 /// writer is between locking the frame and copying it (it needs no lock the
 /// caller holds to finish that).
-fn hold<'a>(frames: &'a [RwLock<Box<[u8]>>], shadows: &'a [Mutex<Shadow>], f: usize) -> Held<'a> {
+fn hold<'a>(frames: &'a [Frame], shadows: &'a [Mutex<Shadow>], f: usize) -> Held<'a> {
     loop {
-        match frames[f].try_read() {
+        match frames[f].latch.try_read() {
             Ok(g) => return Held::Frame(g),
             // A guard dropped by a panic leaves the page as its last write
             // left it; the frame is readable.
@@ -347,18 +347,25 @@ impl Frames for PoolFrames<'_> {
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
 
+/// A frame: the page's bytes behind their latch (held by guards), and the
+/// guards holding it, changed without the pool lock (a frame is reused only
+/// when 0, see [`PoolGate::claim`]). A fix touches one cache line, and no
+/// two frames share one.
+#[derive(Debug)]
+struct Frame {
+    latch: RwLock<Box<[u8]>>,
+    pins: AtomicU32,
+}
+
 /// A buffer pool of `frames` pages of `page_size` bytes.
 #[derive(Debug)]
 pub struct BufferPool<P: Policy, S: PageStore> {
     page_size: usize,
-    frames: Box<[RwLock<Box<[u8]>>]>,
+    frames: Box<[Frame]>,
     /// Per frame: the page as a writer found it, while that writer holds the
     /// frame (see [`BufferPool::flush`]). Its own lock is never held while
     /// another is taken, so it sits outside the pool's lock order.
     shadows: Box<[Mutex<Shadow>]>,
-    /// Per frame: guards holding it. Changed without the pool lock; a
-    /// frame is reused only when 0 (see [`PoolGate::claim`]).
-    pins: Box<[AtomicU32]>,
     /// Resident pages, for hits without the pool lock.
     table: Table,
     /// Read hits not yet told to the policy.
@@ -409,7 +416,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             page.try_reserve_exact(page_size)
                 .map_err(|_| too_big(n, page_size))?;
             page.resize(page_size, 0u8);
-            frames.push(RwLock::new(page.into_boxed_slice()));
+            frames.push(Frame {
+                latch: RwLock::new(page.into_boxed_slice()),
+                pins: AtomicU32::new(0),
+            });
         }
         let frames = frames.into_boxed_slice();
         let track = store.wants_changes();
@@ -421,7 +431,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frames,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             done: Condvar::new(),
-            pins: (0..n).map(|_| AtomicU32::new(0)).collect(),
             table: Table::new(),
             hits: Stripes::new(),
             track,
@@ -495,7 +504,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             changes: &mut st.changes,
         };
         let gate = PoolGate {
-            pins: &self.pins,
+            frames: &self.frames,
             writing: &st.writing,
             frame_of: &st.frame_of,
             originals: &st.originals,
@@ -520,6 +529,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
         let (frame, dense, installed, _) = self.fix(page, Op::Read)?;
         let guard = self.frames[frame as usize]
+            .latch
             .read()
             .unwrap_or_else(|e| e.into_inner());
         Ok(PageRef {
@@ -537,6 +547,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
         let guard = self.frames[frame as usize]
+            .latch
             .write()
             .unwrap_or_else(|e| e.into_inner());
         {
@@ -619,12 +630,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     #[inline]
     fn pin(&self, f: u32) {
-        self.pins[f as usize].fetch_add(1, Ordering::Acquire);
+        self.frames[f as usize].pins.fetch_add(1, Ordering::Acquire);
     }
 
     #[inline]
     fn unpin(&self, f: u32) {
-        self.pins[f as usize].fetch_sub(1, Ordering::Release);
+        self.frames[f as usize].pins.fetch_sub(1, Ordering::Release);
     }
 
     /// Whether a frame is being written outside the lock: a miss that
@@ -676,6 +687,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let f = self.take_frame(st, victim);
         // A free frame or a victim's (pin count 0): this never waits.
         self.frames[f as usize]
+            .latch
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .copy_from_slice(&st.incoming);
@@ -819,9 +831,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let st = &mut *guard;
         st.turns += 1;
         let pinned = self
-            .pins
+            .frames
             .iter()
-            .filter(|p| p.load(Ordering::Acquire) > 0)
+            .filter(|f| f.pins.load(Ordering::Acquire) > 0)
             .count();
         if pinned > 0 {
             return Err(Error::invalid(format!(
