@@ -142,11 +142,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     let f = self.take_frame(&mut st, victim);
                     // A free frame or a victim's (pin count 0): this never
                     // waits.
-                    self.frames[f as usize]
-                        .latch
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .copy_from_slice(buf);
+                    self.fill(f, buf);
                     self.install(&mut st, d, f);
                     return (st, Ok(f));
                 }
@@ -209,7 +205,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let ps = self.page_size;
         let mut bytes = vec![0u8; ps * out.pages.len()];
         for (chunk, &(_, _, f, _)) in bytes.chunks_exact_mut(ps).zip(&out.pages) {
-            chunk.copy_from_slice(&hold(&self.frames, &self.shadows, f as usize));
+            chunk.copy_from_slice(&hold(&self.frames, &self.slab, &self.shadows, f as usize));
         }
         let pairs: Vec<(PageId, &[u8])> = out
             .pages

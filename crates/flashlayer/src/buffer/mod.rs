@@ -77,6 +77,7 @@
 
 mod hits;
 mod io;
+mod slab;
 
 use crate::drive::{Driver, Frames, Gate};
 use crate::error::{Error, Result};
@@ -88,6 +89,7 @@ use crate::sync::{
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
 use hits::{Stripes, Table};
 use rustc_hash::FxHashMap;
+use slab::Slab;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, TryLockError};
@@ -238,7 +240,11 @@ struct Shadow {
 /// A frame's bytes as a write-back reads them: the frame itself, or the
 /// shadow of a frame a writer holds.
 enum Held<'a> {
-    Frame(RwLockReadGuard<'a, Box<[u8]>>),
+    /// The frame's bytes, and its latch, held shared while they are.
+    Frame {
+        bytes: &'a [u8],
+        _latch: RwLockReadGuard<'a, ()>,
+    },
     Shadow(MutexGuard<'a, Shadow>),
 }
 
@@ -246,7 +252,7 @@ impl Deref for Held<'_> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Held::Frame(g) => g,
+            Held::Frame { bytes, .. } => bytes,
             Held::Shadow(s) => &s.bytes,
         }
     }
@@ -256,6 +262,7 @@ impl Deref for Held<'_> {
 /// buffer, and the frames a write-back reads.
 struct PoolFrames<'a> {
     frames: &'a [Frame],
+    slab: &'a Slab,
     shadows: &'a [Mutex<Shadow>],
     frame_of: &'a [u32],
     originals: &'a [PageId],
@@ -269,14 +276,28 @@ struct PoolFrames<'a> {
 /// frame a writer holds is read from its shadow, waiting only while the
 /// writer is between locking the frame and copying it (it needs no lock the
 /// caller holds to finish that).
-fn hold<'a>(frames: &'a [Frame], shadows: &'a [Mutex<Shadow>], f: usize) -> Held<'a> {
+fn hold<'a>(
+    frames: &'a [Frame],
+    slab: &'a Slab,
+    shadows: &'a [Mutex<Shadow>],
+    f: usize,
+) -> Held<'a> {
     loop {
-        match frames[f].latch.try_read() {
-            Ok(g) => return Held::Frame(g),
+        let latch = match frames[f].latch.try_read() {
+            Ok(g) => Some(g),
             // A guard dropped by a panic leaves the page as its last write
             // left it; the frame is readable.
-            Err(TryLockError::Poisoned(e)) => return Held::Frame(e.into_inner()),
-            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        if let Some(latch) = latch {
+            // SAFETY: the frame's latch is held shared for as long as the
+            // bytes are, in `Held::Frame`.
+            let bytes = unsafe { slab.page(f as u32) };
+            return Held::Frame {
+                bytes,
+                _latch: latch,
+            };
         }
         let shadow = shadows[f].lock().unwrap_or_else(|e| e.into_inner());
         if shadow.live {
@@ -292,6 +313,7 @@ impl PoolFrames<'_> {
     fn hold(&self, page: DenseId) -> Held<'_> {
         hold(
             self.frames,
+            self.slab,
             self.shadows,
             self.frame_of[page as usize] as usize,
         )
@@ -347,13 +369,13 @@ impl Frames for PoolFrames<'_> {
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
 
-/// A frame: the page's bytes behind their latch (held by guards), and the
-/// guards holding it, changed without the pool lock (a frame is reused only
-/// when 0, see [`PoolGate::claim`]). A fix touches one cache line, and no
-/// two frames share one.
+/// A frame: the latch of its bytes (in the [`Slab`]), held by guards, and
+/// the guards holding it, changed without the pool lock (a frame is reused
+/// only when 0, see [`PoolGate::claim`]). A fix touches one cache line for
+/// both.
 #[derive(Debug)]
 struct Frame {
-    latch: RwLock<Box<[u8]>>,
+    latch: RwLock<()>,
     pins: AtomicU32,
 }
 
@@ -362,6 +384,8 @@ struct Frame {
 pub struct BufferPool<P: Policy, S: PageStore> {
     page_size: usize,
     frames: Box<[Frame]>,
+    /// Every frame's bytes, each read and written under its frame's latch.
+    slab: Slab,
     /// Per frame: the page as a writer found it, while that writer holds the
     /// frame (see [`BufferPool::flush`]). Its own lock is never held while
     /// another is taken, so it sits outside the pool's lock order.
@@ -411,17 +435,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         frames
             .try_reserve_exact(n)
             .map_err(|_| too_big(n, page_size))?;
-        for _ in 0..n {
-            let mut page = Vec::new();
-            page.try_reserve_exact(page_size)
-                .map_err(|_| too_big(n, page_size))?;
-            page.resize(page_size, 0u8);
-            frames.push(Frame {
-                latch: RwLock::new(page.into_boxed_slice()),
-                pins: AtomicU32::new(0),
-            });
-        }
+        frames.extend((0..n).map(|_| Frame {
+            latch: RwLock::new(()),
+            pins: AtomicU32::new(0),
+        }));
         let frames = frames.into_boxed_slice();
+        let slab = Slab::new(n, page_size).ok_or_else(|| too_big(n, page_size))?;
         let track = store.wants_changes();
         let io = store.shared_io();
         let store = LockedStore::new(store);
@@ -429,6 +448,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         Ok(BufferPool {
             page_size,
             frames,
+            slab,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             done: Condvar::new(),
             table: Table::new(),
@@ -495,6 +515,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     ) {
         let frames = PoolFrames {
             frames: &self.frames,
+            slab: &self.slab,
             shadows: &self.shadows,
             frame_of: &st.frame_of,
             originals: &st.originals,
@@ -550,15 +571,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .latch
             .write()
             .unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the frame's latch is held exclusively (`guard`) while
+        // the bytes are read here.
+        let page_bytes = unsafe { self.slab.page(frame) };
         {
             // The page as earlier guards left it: flush writes this copy if
             // the page is dirty while this writer holds the frame.
             let mut shadow = self.shadow(frame);
             shadow.bytes.clear();
-            shadow.bytes.extend_from_slice(&guard);
+            shadow.bytes.extend_from_slice(page_bytes);
             shadow.live = true;
         }
-        let before = bytes.then(|| guard.to_vec());
+        let before = bytes.then(|| page_bytes.to_vec());
         Ok(PageMut {
             pool: self,
             frame,
@@ -670,6 +694,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.drained = hits;
     }
 
+    /// Copies `bytes` into frame `f`, which nobody else holds (a free frame
+    /// or a claimed victim's, pin count 0), so its latch never waits.
+    fn fill(&self, f: u32, bytes: &[u8]) {
+        let _latch = self.frames[f as usize]
+            .latch
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the frame's latch is held exclusively until the copy ends.
+        unsafe { self.slab.page_mut(f) }.copy_from_slice(bytes);
+    }
+
     /// Waits until a load or a write outside the lock ends.
     fn wait<'a>(&'a self, st: MutexGuard<'a, State<P, S>>) -> MutexGuard<'a, State<P, S>> {
         self.done.wait(st).unwrap_or_else(|e| e.into_inner())
@@ -686,11 +721,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let victim = driver.miss(d, op, &mut frames, gate)?;
         let f = self.take_frame(st, victim);
         // A free frame or a victim's (pin count 0): this never waits.
-        self.frames[f as usize]
-            .latch
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .copy_from_slice(&st.incoming);
+        self.fill(f, &st.incoming);
         self.install(st, d, f);
         Ok(f)
     }
@@ -913,13 +944,17 @@ pub struct PageRef<'a, P: Policy, S: PageStore> {
     dense: DenseId,
     /// For a miss, the frame's modification count when it was installed.
     installed: Option<u64>,
-    guard: Option<RwLockReadGuard<'a, Box<[u8]>>>,
+    /// The frame's latch, held shared until drop.
+    guard: Option<RwLockReadGuard<'a, ()>>,
 }
 
 impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        self.guard.as_ref().expect("guard lives until drop")
+        assert!(self.guard.is_some(), "the latch is held until drop");
+        // SAFETY: this guard holds the frame's latch shared, and the
+        // slice's borrow of the guard ends before the latch is released.
+        unsafe { self.pool.slab.page(self.frame) }
     }
 }
 
@@ -951,28 +986,35 @@ pub struct PageMut<'a, P: Policy, S: PageStore> {
     modified: bool,
     /// Copy of the page at fix time, when byte ranges are recorded.
     before: Option<Vec<u8>>,
-    guard: Option<RwLockWriteGuard<'a, Box<[u8]>>>,
+    /// The frame's latch, held exclusively until drop.
+    guard: Option<RwLockWriteGuard<'a, ()>>,
 }
 
 impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        self.guard.as_ref().expect("guard lives until drop")
+        assert!(self.guard.is_some(), "the latch is held until drop");
+        // SAFETY: this guard holds the frame's latch exclusively; a shared
+        // borrow of the guard excludes its mutable slices meanwhile.
+        unsafe { self.pool.slab.page(self.frame) }
     }
 }
 
 impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
     fn deref_mut(&mut self) -> &mut [u8] {
+        assert!(self.guard.is_some(), "the latch is held until drop");
         self.modified = true;
-        self.guard.as_mut().expect("guard lives until drop")
+        // SAFETY: this guard holds the frame's latch exclusively, and the
+        // mutable borrow of the guard makes this the frame's only slice.
+        unsafe { self.pool.slab.page_mut(self.frame) }
     }
 }
 
 impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
     fn drop(&mut self) {
         let mut changed = Vec::new();
-        if let (Some(before), Some(after), true) = (&self.before, &self.guard, self.modified) {
-            diff_ranges(before, after, &mut changed);
+        if let (Some(before), true) = (&self.before, self.modified) {
+            diff_ranges(before, self, &mut changed);
         }
         // The shadow goes while this writer still holds the frame, so it
         // never outlives its own writer.
