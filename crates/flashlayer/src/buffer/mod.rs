@@ -70,10 +70,14 @@
 //! of a whole [`Driver::miss`]. A page modified while its write was in
 //! flight stays dirty (frames count their modifications). A store that
 //! listens to the order of requests (the hybrid store's placement) has each
-//! miss run whole under the pool lock. Each frame's bytes sit behind their
-//! own reader-writer lock, held by guards. A frame is only reused when its
-//! pin count is 0 after its claim, and a guard unpins only after releasing
-//! its frame lock, so taking a victim's frame lock never waits.
+//! miss run whole under the pool lock. Each frame has a reader-writer latch,
+//! held by guards, and its pin count beside it; its bytes lie in one slab
+//! with every other frame's (`slab.rs`), read and written only under its
+//! latch. A frame is only reused when its pin count is 0 after its claim,
+//! and a guard unpins only after releasing its latch, so taking a victim's
+//! latch never waits. A page missed by [`BufferPool::fix_write`] enters
+//! dirty and is marked clean at unfix if that guard changed nothing, unless
+//! another guard modified it since it was installed.
 
 mod hits;
 mod io;
