@@ -318,7 +318,9 @@ def add(sub: Any) -> None:
     b.add_argument("--repeat", type=int_arg(1, "--repeat"), default=None,
                    help="rounds; each times every row once and a row's best is kept (with --libcachesim: runs per "
                    "policy, the median) (default: 3; with --oltp: 1)")
-    b.add_argument("--seed", type=int_arg(0, "--seed"), default=42, help="Zipf seed (default: 42)")
+    b.add_argument("--seed", type=int_arg(0, "--seed"), default=42,
+                   help="seed of the Zipf trace, or with --pool of the threads' strings and with --oltp of each "
+                   "database's load and its terminals (terminal t draws from seed + 1 + t) (default: 42)")
     b.add_argument("--trace", metavar="PATH", help="use this trace instead of generating one (converted to flt first)")
     add_read_opts(b)
     b.add_argument("--json", action="store_true", help="print the results as JSON")
