@@ -482,21 +482,13 @@ pub fn workload_on_flash<'py>(
     let r = with_progress(py, progress, |cb| {
         flashlayer::workload::run_on(drv.as_mut(), Box::new(store), frames, seed, cb)
     })?;
-    let io = |s: &flashlayer::store::IoStats| -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("reads", s.reads)?;
-        d.set_item("writes", s.writes)?;
-        d.set_item("erases", s.erases)?;
-        d.set_item("time_us", s.virtual_time)?;
-        Ok(d)
-    };
     let d = PyDict::new(py);
     d.set_item("method", b.method().to_string())?;
     d.set_item("label", b.method().label())?;
     d.set_item("steps", r.steps)?;
     d.set_item("db_pages", r.db_pages)?;
-    d.set_item("load", io(&r.load)?)?;
-    d.set_item("run", io(&r.run)?)?;
+    d.set_item("load", crate::io_dict(py, &r.load)?)?;
+    d.set_item("run", crate::io_dict(py, &r.run)?)?;
     Ok(d)
 }
 

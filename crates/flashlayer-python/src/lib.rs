@@ -42,6 +42,20 @@ pub(crate) fn err(e: flashlayer::Error) -> PyErr {
     FlashlayerError::new_err(e.to_string())
 }
 
+/// A store's I/O counts as a dict: reads, writes, erases and the device
+/// time in µs (`IoStats`).
+pub(crate) fn io_dict<'py>(
+    py: Python<'py>,
+    s: &flashlayer::store::IoStats,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("reads", s.reads)?;
+    d.set_item("writes", s.writes)?;
+    d.set_item("erases", s.erases)?;
+    d.set_item("time_us", s.virtual_time)?;
+    Ok(d)
+}
+
 pub(crate) fn metrics_dict<'py>(
     py: Python<'py>,
     policy: &str,

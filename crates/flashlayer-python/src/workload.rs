@@ -220,12 +220,6 @@ fn run_terminals<'py>(
     let r = with_progress(py, progress, |cb| {
         flashlayer::workload::run_threads(drv.as_mut(), Box::new(store), boxed, threads, seed, cb)
     })?;
-    let io = |s: &flashlayer::store::IoStats| -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("reads", s.reads)?;
-        d.set_item("writes", s.writes)?;
-        Ok(d)
-    };
     let d = PyDict::new(py);
     d.set_item("workload", spec.name())?;
     d.set_item("spec", spec.to_string())?;
@@ -238,8 +232,8 @@ fn run_terminals<'py>(
     d.set_item("flush_seconds", r.flush_seconds)?;
     d.set_item("db_pages", r.db_pages)?;
     d.set_item("direct", direct)?;
-    d.set_item("load", io(&r.load)?)?;
-    d.set_item("run", io(&r.run)?)?;
+    d.set_item("load", crate::io_dict(py, &r.load)?)?;
+    d.set_item("run", crate::io_dict(py, &r.run)?)?;
     let s = PyDict::new(py);
     for (k, v) in &r.summary {
         s.set_item(k, v)?;

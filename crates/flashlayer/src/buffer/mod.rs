@@ -955,7 +955,7 @@ pub struct PageRef<'a, P: Policy, S: PageStore> {
 impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        assert!(self.guard.is_some(), "the latch is held until drop");
+        debug_assert!(self.guard.is_some(), "the latch is held until drop");
         // SAFETY: this guard holds the frame's latch shared, and the
         // slice's borrow of the guard ends before the latch is released.
         unsafe { self.pool.slab.page(self.frame) }
@@ -997,7 +997,7 @@ pub struct PageMut<'a, P: Policy, S: PageStore> {
 impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        assert!(self.guard.is_some(), "the latch is held until drop");
+        debug_assert!(self.guard.is_some(), "the latch is held until drop");
         // SAFETY: this guard holds the frame's latch exclusively; a shared
         // borrow of the guard excludes its mutable slices meanwhile.
         unsafe { self.pool.slab.page(self.frame) }
@@ -1006,7 +1006,7 @@ impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
 
 impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
     fn deref_mut(&mut self) -> &mut [u8] {
-        assert!(self.guard.is_some(), "the latch is held until drop");
+        debug_assert!(self.guard.is_some(), "the latch is held until drop");
         self.modified = true;
         // SAFETY: this guard holds the frame's latch exclusively, and the
         // mutable borrow of the guard makes this the frame's only slice.

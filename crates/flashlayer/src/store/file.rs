@@ -83,9 +83,7 @@ impl FileStoreBuilder {
             }),
         })
     }
-}
 
-impl FileStoreBuilder {
     /// Opens the file with `O_DIRECT` where the file system allows it (not
     /// tmpfs, say), else through the page cache. Returns the store and
     /// whether it bypasses the page cache.
