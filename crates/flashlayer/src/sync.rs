@@ -16,7 +16,7 @@ pub(crate) use shuttle::sync::{
 pub(crate) use shuttle::thread::yield_now;
 
 #[cfg(not(feature = "shuttle"))]
-pub(crate) use std::sync::atomic::AtomicU32;
+pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};
 
 #[cfg(feature = "shuttle")]
-pub(crate) use shuttle::sync::atomic::AtomicU32;
+pub(crate) use shuttle::sync::atomic::{AtomicU32, AtomicU64};

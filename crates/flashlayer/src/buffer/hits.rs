@@ -1,16 +1,12 @@
-//! The pool's hit path without its lock: a page table split into shards,
-//! each under its own reader-writer lock, and read hits gathered per thread
-//! in stripes that the pool lock drains in batches (Caffeine's buffers;
-//! PostgreSQL's partitioned mapping table). The protocol is stated in the
-//! module docs of [`super`].
+//! The pool's hit path without its lock: a page table that hits read
+//! without any lock, and read hits gathered per thread in stripes that the
+//! pool lock drains in batches (Caffeine's buffers). The protocol is stated
+//! in the module docs of [`super`].
 
-use crate::sync::{Mutex, MutexGuard, RwLock};
+use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard};
 use crate::types::{DenseId, PageId};
-use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Shards of the page table: enough that two threads rarely meet in one.
-const SHARDS: usize = 64;
 /// Stripes of read hits: one per thread, up to this many threads.
 const STRIPES: usize = 16;
 /// Read hits a stripe gathers before its thread offers to drain them.
@@ -18,48 +14,139 @@ pub(super) const BATCH: usize = 64;
 /// Read hits past which a thread waits for the pool lock to drain.
 pub(super) const MAX_GATHERED: usize = 16 * BATCH;
 
-/// One shard of the page table: page number to `(dense id, frame)`.
-type Shard = FxHashMap<PageId, (DenseId, u32)>;
+/// A key of no page. Page `u64::MAX` is never entered, so hits on it take
+/// the pool lock.
+pub(super) const NO_PAGE: PageId = PageId::MAX;
 
-/// A lock on cache lines of its own (two, for the line the CPU prefetches
-/// beside it), so that threads using neighbouring shards or stripes do not
-/// share lines.
+/// A value on cache lines of its own (two, for the line the CPU prefetches
+/// beside it): a lock that threads write, kept off the lines of whatever
+/// lies beside it, which other threads read.
 #[derive(Debug, Default)]
 #[repr(align(128))]
-struct Padded<T>(T);
+pub(super) struct Padded<T>(pub(super) T);
 
-/// Resident pages by number. Pages being loaded are not in it; a hit that
-/// misses here takes the pool lock.
+/// One entry: a page number and the frame it was entered with.
+#[derive(Debug)]
+struct Slot {
+    page: AtomicU64,
+    frame: AtomicU32,
+}
+
+/// Resident pages by number: open addressing with linear probing, at most
+/// half full. One writer at a time changes it (under the pool lock) while
+/// hits read it with no lock at all, so nothing a hit does writes a line
+/// another thread reads. An entry is only a hint: a hit pins the frame it
+/// names and then checks that the frame holds the page (the pool's frames
+/// say which page they hold), so a stale or torn entry costs a trip to the
+/// pool lock, never a wrong page. A removal shifts the entries after it
+/// back (no tombstones, so lookups stay short however many pages come and
+/// go); a lookup racing the shift may miss an entry and take the pool lock.
 #[derive(Debug)]
 pub(super) struct Table {
-    shards: Box<[Padded<RwLock<Shard>>]>,
+    slots: Box<[Slot]>,
+    /// log2 of the number of slots.
+    bits: u32,
 }
 
 impl Table {
-    pub(super) fn new() -> Self {
+    /// A table for up to `frames` resident pages.
+    pub(super) fn new(frames: usize) -> Self {
+        let slots = (2 * frames).next_power_of_two().max(8);
         Table {
-            shards: (0..SHARDS).map(|_| Padded::default()).collect(),
+            slots: (0..slots)
+                .map(|_| Slot {
+                    page: AtomicU64::new(NO_PAGE),
+                    frame: AtomicU32::new(0),
+                })
+                .collect(),
+            bits: slots.trailing_zeros(),
         }
     }
 
-    fn shard(&self, page: PageId) -> &RwLock<Shard> {
-        // Fibonacci hashing: neighbouring pages land in different shards.
-        let h = page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
-        &self.shards[h as usize % SHARDS].0
-    }
-
-    /// Runs `f` on `page`'s entry under its shard's read lock (a hit pins
-    /// its frame there, so that a claim cannot pass it).
+    /// The slot `page`'s probe starts at. Fibonacci hashing: neighbouring
+    /// pages land far apart.
     #[inline]
-    pub(super) fn with<R>(&self, page: PageId, f: impl FnOnce(Option<(DenseId, u32)>) -> R) -> R {
-        let shard = self.shard(page).read().unwrap_or_else(|e| e.into_inner());
-        f(shard.get(&page).copied())
+    fn home(&self, page: PageId) -> usize {
+        (page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
     }
 
-    /// Runs `f` on `page`'s shard under its write lock.
-    pub(super) fn edit<R>(&self, page: PageId, f: impl FnOnce(&mut Shard) -> R) -> R {
-        let mut shard = self.shard(page).write().unwrap_or_else(|e| e.into_inner());
-        f(&mut shard)
+    #[inline]
+    fn next(&self, i: usize) -> usize {
+        (i + 1) & (self.slots.len() - 1)
+    }
+
+    /// The frame `page` was entered with, if its entry is found.
+    #[inline]
+    pub(super) fn get(&self, page: PageId) -> Option<u32> {
+        if page == NO_PAGE {
+            return None;
+        }
+        let mut i = self.home(page);
+        // Bounded: a lookup racing a shift may see no empty slot for a while.
+        for _ in 0..self.slots.len() {
+            let slot = &self.slots[i];
+            match slot.page.load(Ordering::Acquire) {
+                p if p == page => return Some(slot.frame.load(Ordering::Relaxed)),
+                NO_PAGE => return None,
+                _ => i = self.next(i),
+            }
+        }
+        None
+    }
+
+    /// Enters `page` in `frame`. Only under the pool lock.
+    pub(super) fn insert(&self, page: PageId, frame: u32) {
+        if page == NO_PAGE {
+            return;
+        }
+        let mut i = self.home(page);
+        loop {
+            let slot = &self.slots[i];
+            let p = slot.page.load(Ordering::Relaxed);
+            if p == page || p == NO_PAGE {
+                // The frame before the page: a hit that sees the page sees
+                // this frame or a later one, which it checks anyway.
+                slot.frame.store(frame, Ordering::Relaxed);
+                slot.page.store(page, Ordering::Release);
+                return;
+            }
+            // Never full: at most one entry per frame, in twice the slots.
+            i = self.next(i);
+        }
+    }
+
+    /// Removes `page`'s entry, if any. Only under the pool lock.
+    pub(super) fn remove(&self, page: PageId) {
+        if page == NO_PAGE {
+            return;
+        }
+        let mut hole = self.home(page);
+        loop {
+            match self.slots[hole].page.load(Ordering::Relaxed) {
+                p if p == page => break,
+                NO_PAGE => return,
+                _ => hole = self.next(hole),
+            }
+        }
+        // Backward shift: an entry after the hole moves into it unless its
+        // probe starts after the hole (then it would not be found there).
+        let mask = self.slots.len() - 1;
+        let mut j = self.next(hole);
+        loop {
+            let p = self.slots[j].page.load(Ordering::Relaxed);
+            if p == NO_PAGE {
+                break;
+            }
+            let probe = j.wrapping_sub(self.home(p)) & mask;
+            if probe >= (j.wrapping_sub(hole) & mask) {
+                let f = self.slots[j].frame.load(Ordering::Relaxed);
+                self.slots[hole].frame.store(f, Ordering::Relaxed);
+                self.slots[hole].page.store(p, Ordering::Release);
+                hole = j;
+            }
+            j = self.next(j);
+        }
+        self.slots[hole].page.store(NO_PAGE, Ordering::Release);
     }
 }
 
@@ -110,5 +197,47 @@ impl Stripes {
             out.extend_from_slice(&s);
             s.clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    proptest! {
+        /// Inserts and removals on a table of 8 slots (pages drawn from 24,
+        /// so probes collide and wrap), checked against a map after every
+        /// step: every entered page is found with its frame, no other is.
+        #[test]
+        fn table_finds_exactly_the_entered_pages_through_collisions_and_shifts(
+            steps in prop::collection::vec((any::<bool>(), 0u64..24, 0u32..100), 1..400)
+        ) {
+            let table = Table::new(4);
+            let mut model: HashMap<PageId, u32> = HashMap::new();
+            for (insert, page, frame) in steps {
+                if insert && (model.len() < 4 || model.contains_key(&page)) {
+                    table.insert(page, frame);
+                    model.insert(page, frame);
+                } else {
+                    table.remove(page);
+                    model.remove(&page);
+                }
+                for p in 0..24 {
+                    prop_assert_eq!(table.get(p), model.get(&p).copied(), "page {}", p);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_page_that_marks_empty_slots_is_never_entered() {
+        let table = Table::new(4);
+        table.insert(NO_PAGE, 1);
+        assert_eq!(table.get(NO_PAGE), None);
+        table.insert(7, 2);
+        table.remove(NO_PAGE);
+        assert_eq!(table.get(7), Some(2));
     }
 }

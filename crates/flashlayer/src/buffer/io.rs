@@ -140,8 +140,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 Err(e) => return (st, Err(e)),
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
-                    // A free frame or a victim's (pin count 0): this never
-                    // waits.
+                    // A free frame or a claimed victim's (pin count 0): this
+                    // never waits.
                     self.fill(f, buf);
                     self.install(&mut st, d, f);
                     return (st, Ok(f));

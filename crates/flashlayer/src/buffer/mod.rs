@@ -46,10 +46,16 @@
 //! a [`SharedIo`] (files, memory) is read and written by many threads at
 //! once around it.
 //!
-//! Hits (`hits.rs`) take no pool lock: a fix finds a resident page in a
-//! page table split into shards under their own reader-writer locks, and
-//! pins its frame (an atomic count) under that shard's read lock. A read
-//! unfix gathers the hit in its thread's stripe and unpins; the pool lock
+//! Hits (`hits.rs`) take no lock: a fix finds a resident page's frame in a
+//! page table that it reads without a lock, pins the frame (an atomic
+//! count), then checks that the frame holds the page (each frame names the
+//! page hits may find in it). A victim is claimed the other way round: its
+//! frame stops naming its page, then it must be unpinned, else it names the
+//! page again and the policy chooses anew. Each side's two steps are
+//! sequentially consistent, so of a hit and a claim on one frame at least
+//! one sees the other and backs off: no hit ever holds a frame that is
+//! being reused. A read unfix gathers the hit in its thread's stripe and
+//! unpins; the pool lock
 //! tells the policy the gathered hits in a batch, stripe by stripe in
 //! order, before any other call into the policy (so one thread's pool
 //! calls the policy exactly as the simulator does) and whenever a stripe
@@ -73,8 +79,8 @@
 //! miss run whole under the pool lock. Each frame has a reader-writer latch,
 //! held by guards, and its pin count beside it; its bytes lie in one slab
 //! with every other frame's (`slab.rs`), read and written only under its
-//! latch. A frame is only reused when its pin count is 0 after its claim,
-//! and a guard unpins only after releasing its latch, so taking a victim's
+//! latch. A frame is only reused when its pin count is 0 at its claim, and
+//! a guard unpins only after releasing its latch, so taking a victim's
 //! latch never waits. A page missed by [`BufferPool::fix_write`] enters
 //! dirty and is marked clean at unfix if that guard changed nothing, unless
 //! another guard modified it since it was installed.
@@ -88,10 +94,10 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{LockedStore, PageStore, SharedIo};
 use crate::sync::{
-    AtomicU32, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+    AtomicU32, AtomicU64, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
 };
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
-use hits::{Stripes, Table};
+use hits::{Padded, Stripes, Table, NO_PAGE};
 use rustc_hash::FxHashMap;
 use slab::Slab;
 use std::ops::{Deref, DerefMut};
@@ -195,8 +201,8 @@ impl<P: Policy, S: PageStore> State<P, S> {
 }
 
 /// Which resident pages may be evicted or written now: those in frames
-/// neither pinned nor being written. A victim is claimed under its page
-/// table shard's write lock, where no hit can pin it unseen.
+/// neither pinned nor being written. A victim is claimed ([`Frame::claim`])
+/// so that no hit can pin it unseen.
 struct PoolGate<'a> {
     frames: &'a [Frame],
     writing: &'a [bool],
@@ -218,18 +224,17 @@ impl Gate for PoolGate<'_> {
     fn claim(&mut self, page: DenseId) -> bool {
         let number = self.originals[page as usize];
         let f = self.frame_of[page as usize] as usize;
-        self.table.edit(number, |m| {
-            let free = self.free(f);
-            if free {
-                m.remove(&number);
-            }
-            free
-        })
+        if self.writing[f] || !self.frames[f].claim(number) {
+            return false;
+        }
+        self.table.remove(number);
+        true
     }
     fn release(&mut self, page: DenseId) {
         let number = self.originals[page as usize];
         let f = self.frame_of[page as usize];
-        self.table.edit(number, |m| m.insert(number, (page, f)));
+        self.frames[f as usize].publish(number, page);
+        self.table.insert(number, f);
     }
 }
 
@@ -373,14 +378,61 @@ impl Frames for PoolFrames<'_> {
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
 
-/// A frame: the latch of its bytes (in the [`Slab`]), held by guards, and
-/// the guards holding it, changed without the pool lock (a frame is reused
-/// only when 0, see [`PoolGate::claim`]). A fix touches one cache line for
-/// both.
+/// A frame: the latch of its bytes (in the [`Slab`]), held by guards; the
+/// guards holding it, changed without the pool lock (a frame is reused only
+/// when 0); and the page hits may find in it. A hit touches one cache line
+/// for all of them.
 #[derive(Debug)]
 struct Frame {
     latch: RwLock<()>,
     pins: AtomicU32,
+    /// The dense id of `page` (valid while `page` is not [`NO_PAGE`]).
+    dense: AtomicU32,
+    /// The page number hits may find here; [`NO_PAGE`] while the frame is
+    /// free, claimed, or being filled.
+    page: AtomicU64,
+}
+
+impl Frame {
+    fn new() -> Self {
+        Frame {
+            latch: RwLock::new(()),
+            pins: AtomicU32::new(0),
+            dense: AtomicU32::new(0),
+            page: AtomicU64::new(NO_PAGE),
+        }
+    }
+
+    /// A hit on `page` in this frame: pins it, then checks that it still
+    /// holds `page`, returning its dense id; else unpins it again.
+    #[inline]
+    fn pin_if_holding(&self, page: PageId) -> Option<DenseId> {
+        self.pins.fetch_add(1, Ordering::SeqCst);
+        if self.page.load(Ordering::SeqCst) == page {
+            return Some(self.dense.load(Ordering::Relaxed));
+        }
+        self.pins.fetch_sub(1, Ordering::Release);
+        None
+    }
+
+    /// Takes the frame, holding page `number`, from hits: whether no guard
+    /// pins it. If one does, hits may find the page here again. Only under
+    /// the pool lock.
+    fn claim(&self, number: PageId) -> bool {
+        self.page.store(NO_PAGE, Ordering::SeqCst);
+        if self.pins.load(Ordering::SeqCst) == 0 {
+            return true;
+        }
+        self.page.store(number, Ordering::SeqCst);
+        false
+    }
+
+    /// Lets hits find page `number` (dense id `dense`) here. Only under the
+    /// pool lock.
+    fn publish(&self, number: PageId, dense: DenseId) {
+        self.dense.store(dense, Ordering::Relaxed);
+        self.page.store(number, Ordering::SeqCst);
+    }
 }
 
 /// A buffer pool of `frames` pages of `page_size` bytes.
@@ -402,7 +454,9 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     track: bool,
     /// Every unfix takes the pool lock: recording or a time series is on.
     slow: AtomicBool,
-    state: Mutex<State<P, S>>,
+    /// Padded: every drain writes its lock, and every hit reads the fields
+    /// beside it.
+    state: Padded<Mutex<State<P, S>>>,
     /// Signalled when a load or a write outside the lock ends.
     done: Condvar,
     /// The store, for I/O outside the pool lock.
@@ -439,10 +493,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         frames
             .try_reserve_exact(n)
             .map_err(|_| too_big(n, page_size))?;
-        frames.extend((0..n).map(|_| Frame {
-            latch: RwLock::new(()),
-            pins: AtomicU32::new(0),
-        }));
+        frames.extend((0..n).map(|_| Frame::new()));
         let frames = frames.into_boxed_slice();
         let slab = Slab::new(n, page_size).ok_or_else(|| too_big(n, page_size))?;
         let track = store.wants_changes();
@@ -455,13 +506,13 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             slab,
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             done: Condvar::new(),
-            table: Table::new(),
+            table: Table::new(n),
             hits: Stripes::new(),
             track,
             slow: AtomicBool::new(false),
             store,
             io,
-            state: Mutex::new(State {
+            state: Padded(Mutex::new(State {
                 driver,
                 ids: FxHashMap::default(),
                 originals: Vec::new(),
@@ -477,7 +528,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 series_every: 0,
                 recording: None,
                 changes: vec![Vec::new(); n],
-            }),
+            })),
         })
     }
 
@@ -547,7 +598,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn lock(&self) -> MutexGuard<'_, State<P, S>> {
         // A panic while holding the mutex leaves consistent metadata (no
         // step of this module panics half-way), so poisoning is not fatal.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Pins `page` for reading.
@@ -624,13 +675,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Returns (frame, dense id, for a miss the frame's modification count
     /// when the page was installed, whether byte ranges are being recorded).
     fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, Option<u64>, bool)> {
-        // A hit: found and pinned under its page table shard's lock alone.
+        // A hit: found and pinned without a lock.
         if !self.slow.load(Ordering::Relaxed) {
-            let hit = self
-                .table
-                .with(page, |entry| entry.inspect(|&(_, f)| self.pin(f)));
-            if let Some((d, f)) = hit {
-                return Ok((f, d, None, self.track));
+            if let Some(f) = self.table.get(page) {
+                if let Some(d) = self.frames[f as usize].pin_if_holding(page) {
+                    return Ok((f, d, None, self.track));
+                }
             }
         }
         let mut st = self.lock();
@@ -724,7 +774,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let (driver, mut frames, gate) = self.split(st);
         let victim = driver.miss(d, op, &mut frames, gate)?;
         let f = self.take_frame(st, victim);
-        // A free frame or a victim's (pin count 0): this never waits.
+        // A free frame or a claimed victim's (pin count 0): this never waits.
         self.fill(f, &st.incoming);
         self.install(st, d, f);
         Ok(f)
@@ -756,7 +806,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.versions[f as usize] += 1;
         self.pin(f);
         let number = st.originals[d as usize];
-        self.table.edit(number, |m| m.insert(number, (d, f)));
+        self.frames[f as usize].publish(number, d);
+        self.table.insert(number, f);
     }
 
     #[expect(
@@ -781,7 +832,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             if gathered >= hits::MAX_GATHERED {
                 drop(self.drained());
             } else if gathered >= hits::BATCH {
-                if let Ok(mut st) = self.state.try_lock() {
+                if let Ok(mut st) = self.state.0.try_lock() {
                     self.drain(&mut st);
                 }
             }
@@ -865,30 +916,42 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
         let st = &mut *guard;
         st.turns += 1;
-        let pinned = self
-            .frames
+        let mut resident: Vec<DenseId> = st.page_in.iter().copied().filter(|&d| d != NIL).collect();
+        resident.sort_unstable_by_key(|&d| st.originals[d as usize]);
+        // Every frame is claimed first, so that no hit pins one meanwhile.
+        let claimed: Vec<bool> = resident
             .iter()
-            .filter(|f| f.pins.load(Ordering::Acquire) > 0)
-            .count();
+            .map(|&d| self.frames[st.frame_of[d as usize] as usize].claim(st.originals[d as usize]))
+            .collect();
+        let pinned = claimed.iter().filter(|&&c| !c).count();
         if pinned > 0 {
+            self.republish(st, &resident);
             return Err(Error::invalid(format!(
                 "cannot empty the buffer pool while {pinned} pages are pinned"
             )));
         }
-        let mut resident: Vec<DenseId> = st.page_in.iter().copied().filter(|&d| d != NIL).collect();
-        resident.sort_unstable_by_key(|&d| st.originals[d as usize]);
-        for &d in &resident {
+        for (i, &d) in resident.iter().enumerate() {
             let (driver, mut frames, _) = self.split(st);
-            driver.evict_all(&[d], &mut frames)?;
+            if let Err(e) = driver.evict_all(&[d], &mut frames) {
+                self.republish(st, &resident[i..]);
+                return Err(e);
+            }
             let f = st.frame_of[d as usize];
-            let number = st.originals[d as usize];
-            self.table.edit(number, |m| m.remove(&number));
+            self.table.remove(st.originals[d as usize]);
             st.frame_of[d as usize] = NIL;
             st.page_in[f as usize] = NIL;
             st.changes[f as usize].clear();
             st.free.push(f);
         }
         Ok(())
+    }
+
+    /// Lets hits find the resident `pages` in their frames again.
+    fn republish(&self, st: &State<P, S>, pages: &[DenseId]) {
+        for &d in pages {
+            let f = st.frame_of[d as usize];
+            self.frames[f as usize].publish(st.originals[d as usize], d);
+        }
     }
 
     /// Metrics so far. `reads`/`writes` count unfixes by whether the page was
@@ -929,7 +992,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Flushes and returns the store.
     pub fn close(self) -> Result<S> {
         self.flush()?;
-        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let st = self.state.0.into_inner().unwrap_or_else(|e| e.into_inner());
         drop(st.driver);
         drop(self.io);
         Ok(self
