@@ -24,14 +24,16 @@ def run_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]
     return p
 
 
-#: The first report of each section's quick run in this test session.
+#: The first report of each section's quick run in this test process.
 _QUICK_REPORTS: dict[str, Path] = {}
 
 
 def reproduce_quick(section: str, out: Path) -> None:
     """``flashlayer reproduce SECTION --quick --out OUT``, run once per test
-    session: the section tests and the README's commands ask for the same
-    reports, so a later call gets a copy of the first run's folder."""
+    process: the section tests and the README's commands ask for the same
+    reports, so a later call gets a copy of the first run's folder. Under
+    pytest-xdist, tests that call this carry the mark
+    ``xdist_group("reproduce-SECTION")``, which keeps them on one worker."""
     if section in _QUICK_REPORTS:
         shutil.copytree(_QUICK_REPORTS[section], out)
         return

@@ -53,6 +53,7 @@ def test_bad_bound_input_is_one_line_and_exit_2(args: list[str], message: str) -
     assert message in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.xdist_group("reproduce-bounds")
 def test_reproduce_bounds_draws_a_figure_per_trace_and_ratio(tmp_path: Path) -> None:
     out = tmp_path / "r"
     reproduce_quick("bounds", out)

@@ -21,6 +21,10 @@ from conftest import ROOT, run_cli
 
 REQUIRED = os.environ.get("FLASHLAYER_REQUIRE_CAPTURE") == "1"
 
+#: One capture at a time: a capture fails if bpftrace loses events, which a
+#: second server busy beside it makes likelier.
+pytestmark = pytest.mark.xdist_group("postgres")
+
 
 def _prerequisites() -> str | None:
     if os.geteuid() != 0:

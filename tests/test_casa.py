@@ -51,6 +51,7 @@ def test_measured_costs_need_a_store_that_measures(tmp_path: Path, small_csv: Pa
     assert r["requests"] == len(t)
 
 
+@pytest.mark.xdist_group("reproduce-casa")
 def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
     out = tmp_path / "casa"
     reproduce_quick("casa", out)

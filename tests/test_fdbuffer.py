@@ -28,6 +28,7 @@ def test_fdbuffer_samples_its_split_over_time() -> None:
     assert len(set(state["mc"])) > 1, "mc=auto moves M_c on this trace"
 
 
+@pytest.mark.xdist_group("reproduce-fdbuffer")
 def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -> None:
     out = tmp_path / "fd"
     reproduce_quick("fdbuffer", out)

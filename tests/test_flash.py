@@ -166,6 +166,7 @@ def test_sim_flash_store_bad_input_is_one_line_and_exit_2(small_csv: Path, args:
     assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.xdist_group("reproduce-pdl")
 def test_reproduce_pdl_draws_its_figures_and_explains_every_failing_claim(tmp_path: Path) -> None:
     out = tmp_path / "pdl"
     reproduce_quick("pdl", out)

@@ -90,6 +90,7 @@ def test_hybrid_sequence_empties_the_pool_and_places_the_read_pages() -> None:
         _native.hybrid_sequence([{"nosuch": 1}], [0], records=1000, buffer_pages=10)
 
 
+@pytest.mark.xdist_group("reproduce-koltsidas")
 def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
     out = tmp_path / "k"
     reproduce_quick("koltsidas", out)

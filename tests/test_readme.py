@@ -65,7 +65,16 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 QUICK = re.compile(r"\.venv/bin/flashlayer reproduce (\w+) --quick --out (\S+)")
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith(ENTRY_POINTS)])
+def _group(command: str) -> pytest.MarkDecorator:
+    """A section's quick report runs on the worker of the section's own
+    test (which makes the same report); every other command runs on one
+    worker, in order, since later commands read what earlier ones wrote."""
+    m = QUICK.fullmatch(command)
+    return pytest.mark.xdist_group(f"reproduce-{m.group(1)}" if m else "readme")
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=_group(c)) for c in COMMANDS
+                                     if not c.startswith(ENTRY_POINTS)])
 def test_every_readme_command_runs(workdir: Path, command: str) -> None:
     if m := QUICK.fullmatch(command):
         reproduce_quick(m.group(1), workdir / m.group(2))

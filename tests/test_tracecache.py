@@ -28,6 +28,10 @@ SMALL: dict[str, dict[str, Any]] = {
     "pg15-tpch-sf05": {"scale_factor": 0.01},
 }
 
+#: One capture at a time: a capture fails if bpftrace loses events, which a
+#: second server busy beside it makes likelier.
+pytestmark = pytest.mark.xdist_group("postgres")
+
 
 @pytest.fixture(autouse=True)
 def _needs_postgres() -> None:

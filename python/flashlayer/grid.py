@@ -353,7 +353,9 @@ def _ray(cells: list[Cell], prep: Prepared, flush: bool | None, address: str | N
         if address:
             ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         else:
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            # "local": a Ray of its own, never one `ray start` left running.
+            ray.init(address="local", num_cpus=jobs, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.ERROR)
     try:
         refs = {t: ray.put(prep.flt[t].read_bytes()) for t in prep.flt}
         remote = ray.remote(num_cpus=1, max_retries=1)(_ray_cell)
