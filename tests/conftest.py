@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,21 +25,29 @@ def run_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]
     return p
 
 
-#: The first report of each section's quick run in this test process.
-_QUICK_REPORTS: dict[str, Path] = {}
+#: The first report of each section's quick run in this test process, and
+#: what that run printed.
+_QUICK_REPORTS: dict[str, tuple[Path, str]] = {}
 
 
-def reproduce_quick(section: str, out: Path) -> None:
-    """``flashlayer reproduce SECTION --quick --out OUT``, run once per test
-    process: the section tests and the README's commands ask for the same
-    reports, so a later call gets a copy of the first run's folder. Under
-    pytest-xdist, tests that call this carry the mark
+def reproduce_quick(section: str, out: Path) -> str:
+    """``flashlayer reproduce SECTION --quick --out OUT --json`` under umask
+    022, run once per test process: the section tests, the README's
+    commands and the CLI's own tests ask for the same reports, so a later
+    call gets a copy of the first run's folder (modes kept). Returns what
+    the run printed. Under pytest-xdist, tests that call this carry the mark
     ``xdist_group("reproduce-SECTION")``, which keeps them on one worker."""
     if section in _QUICK_REPORTS:
-        shutil.copytree(_QUICK_REPORTS[section], out)
-        return
-    run_cli("reproduce", section, "--quick", "--out", str(out), check=True)
-    _QUICK_REPORTS[section] = out
+        first, printed = _QUICK_REPORTS[section]
+        shutil.copytree(first, out)
+        return printed
+    cmd = [sys.executable, "-m", "flashlayer.cli", "reproduce", section, "--quick", "--out", str(out), "--json"]
+    p = subprocess.run(["bash", "-c", "umask 022; exec " + shlex.join(cmd)], capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        raise AssertionError(f"flashlayer reproduce {section} --quick failed ({p.returncode}):\n{p.stderr}")
+    _QUICK_REPORTS[section] = (out, p.stdout)
+    return p.stdout
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TRACES, assert_claim_complete, run_cli
+from tests.conftest import TRACES, assert_claim_complete, reproduce_quick, run_cli
 
 SIM_FIELDS = {
     "policy", "buffer_pages", "requests", "reads", "writes", "hits", "misses", "miss_ratio",
@@ -208,10 +208,10 @@ def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:
     assert r["policies"][2]["target"] == pytest.approx(0.25 * r["policies"][0]["requests_per_second"])
 
 
+@pytest.mark.xdist_group("reproduce-baselines")
 def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -> None:
     out = tmp_path / "report"
-    p = run_cli("reproduce", "baselines", "--quick", "--out", str(out), "--json", check=True)
-    printed = json.loads(p.stdout)
+    printed = json.loads(reproduce_quick("baselines", out))
     saved = json.loads((out / "results.json").read_text())
     assert printed["figures"] == saved["figures"]
     assert printed["claims"] == saved["claims"]

@@ -10,7 +10,7 @@ import pytest
 
 import flashlayer
 from flashlayer import _native
-from tests.conftest import assert_claim_complete, run_cli
+from tests.conftest import assert_claim_complete, reproduce_quick, run_cli
 
 PG = "data/traces/pg15-tpcb-s5.csv.gz"
 SCHEMES = ["hypro", "tac", "face", "lc"]
@@ -106,9 +106,10 @@ def test_sim_tier_bad_values_give_one_line_and_exit_2(args: list[str], message: 
     assert len(lines) == 1 and message in lines[0], p.stderr
 
 
+@pytest.mark.xdist_group("reproduce-hypro")
 def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    run_cli("reproduce", "hypro", "--quick", "--out", str(out), check=True)
+    reproduce_quick("hypro", out)
     results = json.loads((out / "results.json").read_text())
     names = {f.split("/", 1)[1] for f in results["figures"] if f.startswith("hypro/")}
     assert {"fig5a", "fig5b", "fig6a", "fig6b", "fig6c", "tuning"} <= names

@@ -34,13 +34,14 @@ struct Slot {
 
 /// Resident pages by number: open addressing with linear probing, at most
 /// half full. One writer at a time changes it (under the pool lock) while
-/// hits read it with no lock at all, so nothing a hit does writes a line
-/// another thread reads. An entry is only a hint: a hit pins the frame it
-/// names and then checks that the frame holds the page (the pool's frames
-/// say which page they hold), so a stale or torn entry costs a trip to the
-/// pool lock, never a wrong page. A removal shifts the entries after it
-/// back (no tombstones, so lookups stay short however many pages come and
-/// go); a lookup racing the shift may miss an entry and take the pool lock.
+/// hits read it with no lock at all: a hit writes nothing here, so threads
+/// share its lines for reading only. An entry is only a hint: a hit pins
+/// the frame it names and then checks that the frame holds the page (the
+/// pool's frames say which page they hold), so a stale or torn entry costs
+/// a trip to the pool lock, never a wrong page. A removal shifts the
+/// entries after it back (no tombstones, so lookups stay short however
+/// many pages come and go); a lookup racing the shift may miss an entry
+/// and take the pool lock.
 #[derive(Debug)]
 pub(super) struct Table {
     slots: Box<[Slot]>,
