@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import shlex
 import shutil
 import subprocess
 import sys
@@ -12,13 +11,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "data" / "traces"
 
 
-def run_cli(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-    """Runs the real console entry point in a subprocess, as a user would."""
+def run_cli(*args: str, check: bool = False, umask: int = -1) -> subprocess.CompletedProcess[str]:
+    """Runs the real console entry point in a subprocess, as a user would
+    (with `umask`, if given, as its file mode mask)."""
     p = subprocess.run(
         [sys.executable, "-m", "flashlayer.cli", *args],
         capture_output=True,
         text=True,
         timeout=600,
+        umask=umask,
     )
     if check and p.returncode != 0:
         raise AssertionError(f"flashlayer {' '.join(args)} failed ({p.returncode}):\n{p.stderr}")
@@ -41,13 +42,9 @@ def reproduce_quick(section: str, out: Path) -> str:
         first, printed = _QUICK_REPORTS[section]
         shutil.copytree(first, out)
         return printed
-    cmd = [sys.executable, "-m", "flashlayer.cli", "reproduce", section, "--quick", "--out", str(out), "--json"]
-    p = subprocess.run(["bash", "-c", "umask 022; exec " + shlex.join(cmd)], capture_output=True, text=True,
-                       timeout=600)
-    if p.returncode != 0:
-        raise AssertionError(f"flashlayer reproduce {section} --quick failed ({p.returncode}):\n{p.stderr}")
-    _QUICK_REPORTS[section] = (out, p.stdout)
-    return p.stdout
+    printed = run_cli("reproduce", section, "--quick", "--out", str(out), "--json", check=True, umask=0o022).stdout
+    _QUICK_REPORTS[section] = (out, printed)
+    return printed
 
 
 @pytest.fixture

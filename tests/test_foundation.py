@@ -151,9 +151,7 @@ def test_the_table_names_the_device_and_units_and_shows_hits(small_csv: Path) ->
 def test_outputs_get_the_modes_a_plain_open_gives(tmp_path: Path, small_csv: Path) -> None:
     out = tmp_path / "z.flt"
     rep = tmp_path / "report"
-    args = ["trace", "gen", "zipf", "--requests", "100", "--pages", "10", "--out", str(out)]
-    cmd = " ".join(f"'{a}'" for a in [sys.executable, "-m", "flashlayer.cli", *args])
-    subprocess.run(["bash", "-c", "umask 022; " + cmd], check=True, capture_output=True, timeout=600)
+    run_cli("trace", "gen", "zipf", "--requests", "100", "--pages", "10", "--out", str(out), check=True, umask=0o022)
     # Run under umask 022 (or copied with its modes from the run that was).
     reproduce_quick("baselines", rep)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
