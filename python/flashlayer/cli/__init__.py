@@ -3,6 +3,7 @@ parser and turns every user mistake into one line and exit code 2.
 
 Every subcommand has ``--help``. User mistakes print one line
 ``flashlayer: error: ...`` to stderr and exit with code 2; no traceback.
+With ``--json``, stdout carries the JSON document alone.
 A closed pipe (``| head``) ends the command quietly; Ctrl-C exits 130.
 """
 
@@ -17,7 +18,7 @@ from typing import NoReturn
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.cli import benchmark, bound, curve, flash, info, plot, report, reproduce, sim, sweep, trace
-from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError
+from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError, stdout_for_json
 
 __all__ = ["build_parser", "main"]
 
@@ -61,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        args.func(args)
+        with stdout_for_json(getattr(args, "json", False)):
+            args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()

@@ -4,11 +4,12 @@ tables, JSON output, and outputs written whole or not at all."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
@@ -111,9 +112,31 @@ def float_arg(lo: float, hi: float | None, name: str, lo_open: bool = False) -> 
     return parse
 
 
+_document: TextIO | None = None
+
+
+@contextlib.contextmanager
+def stdout_for_json(on: bool) -> Iterator[None]:
+    """With ``--json``, stdout carries the one JSON document and nothing
+    else: while the command runs, anything else printed to stdout (a
+    library's chatter, such as Ray's "(raylet) A worker died" lines) goes to
+    stderr, and ``emit_json`` writes to the real stdout."""
+    global _document
+    if not on:
+        yield
+        return
+    _document = sys.stdout
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _document = None
+
+
 def emit_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    out = _document or sys.stdout
+    json.dump(obj, out, indent=2)
+    out.write("\n")
 
 
 def fmt_cell(v: Any) -> str:
