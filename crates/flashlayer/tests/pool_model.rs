@@ -5,7 +5,8 @@
 //! schedulers. A deadlock (every thread blocked) fails a test, as does any
 //! lost or misread modification.
 //!
-//! `cargo test --release --features shuttle --test pool_model`
+//! `cargo test --release --features shuttle --test pool_model` (the test
+//! script builds it unoptimised, which builds five times faster)
 #![cfg(feature = "shuttle")]
 
 mod common;
