@@ -608,7 +608,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     fn choose(&mut self, gate: &mut impl Gate) -> Result<Victim> {
         self.policy
             .evict(|p| gate.evictable(p))
-            .ok_or(Error::AllPinned(self.policy.capacity()))
+            .ok_or_else(|| Error::AllPinned(self.policy.capacity()))
     }
 
     /// Counts a write the caller did for [`Placed::WriteFirst`], as
