@@ -318,7 +318,8 @@ impl FlashStoreBuilder {
             Method::Opu | Method::Pdl { .. } => pdl::Pdl::most_logical(g),
             Method::Ipl { log_bytes } => ipl::Ipl::most_logical(g, log_bytes),
         };
-        self.logical_pages.unwrap_or((g.pages() / 2).min(most))
+        self.logical_pages
+            .unwrap_or_else(|| (g.pages() / 2).min(most))
     }
 
     fn engine(&self, chip: &mut Chip, recover: bool) -> Result<Engine> {

@@ -155,7 +155,7 @@ impl PlacementSchedule {
             None => DeviceId::MAGNETIC,
             Some(p) => p
                 .get(k as usize)
-                .or(p.last())
+                .or_else(|| p.last())
                 .copied()
                 .unwrap_or(DeviceId::MAGNETIC),
         }

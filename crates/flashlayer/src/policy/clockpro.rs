@@ -670,7 +670,7 @@ mod tests {
             if !self.clock.iter().any(|e| ok(e.1)) {
                 return None;
             }
-            let mut h = from.unwrap_or(self.clock.last().unwrap().0);
+            let mut h = from.unwrap_or_else(|| self.clock.last().unwrap().0);
             while !ok(self.st(h).unwrap()) {
                 h = self.fwd(h);
             }
@@ -680,7 +680,7 @@ mod tests {
             if self.hots() == 0 {
                 self.hot = None;
             } else {
-                let mut h = self.hot.unwrap_or(self.clock.last().unwrap().0);
+                let mut h = self.hot.unwrap_or_else(|| self.clock.last().unwrap().0);
                 while self.st(h) != Some(S::Hot) {
                     let p = h;
                     h = self.fwd(p);

@@ -544,7 +544,9 @@ mod tests {
                 (Some(_), false) => {
                     self.raise(p);
                     while self.lirs() + 1 > self.lir_cap {
-                        victim = victim.or(self.demote());
+                        // Demotes every time round; the first victim stays.
+                        let demoted = self.demote();
+                        victim = victim.or(demoted);
                     }
                     self.nh.retain(|&x| x != p);
                     if full && victim.is_none() {

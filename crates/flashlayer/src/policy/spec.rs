@@ -478,7 +478,7 @@ impl PolicySpec {
                     return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
                 }
                 PolicyKind::FdBuffer {
-                    mc: mc.unwrap_or(Mc::Auto {
+                    mc: mc.unwrap_or_else(|| Mc::Auto {
                         epoch: g.int("epoch"),
                     }),
                     clean: BasePolicy::of(g.choice("clean")),

@@ -364,7 +364,7 @@ mod tests {
             }
         }
         fn main_victim(&self) -> Option<DenseId> {
-            self.prob.last().or(self.prot.last()).copied()
+            self.prob.last().or_else(|| self.prot.last()).copied()
         }
         fn drop_main(&mut self, p: DenseId) {
             self.prob.retain(|&x| x != p);

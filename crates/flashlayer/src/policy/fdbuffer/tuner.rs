@@ -122,10 +122,12 @@ impl Tuner {
     #[inline(never)]
     fn touch_sampled(&mut self, page: DenseId, op: Op, bounds: [usize; 2]) {
         let current = self.pool_of(page);
-        let class = current.unwrap_or(if op.is_write() {
-            Pool::Dirty
-        } else {
-            Pool::Clean
+        let class = current.unwrap_or_else(|| {
+            if op.is_write() {
+                Pool::Dirty
+            } else {
+                Pool::Clean
+            }
         });
         let k = class as usize;
         match self.l.list_of(page) {
