@@ -13,6 +13,8 @@ const STRIPES: usize = 16;
 pub(super) const BATCH: usize = 64;
 /// Read hits past which a thread waits for the pool lock to drain.
 pub(super) const MAX_GATHERED: usize = 16 * BATCH;
+/// How many gathered hits ahead a drain fetches the policy's state.
+pub(super) const DRAIN_PREFETCH: usize = 16;
 
 /// A key of no page. Page `u64::MAX` is never entered, so hits on it take
 /// the pool lock.

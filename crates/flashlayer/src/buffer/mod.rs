@@ -738,7 +738,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if !hits.is_empty() {
             st.turns += 1;
         }
-        for &(d, f) in &hits {
+        for (i, &(d, f)) in hits.iter().enumerate() {
+            // The pages to come are known: their policy state is fetched
+            // ahead, as the simulator does, so the misses overlap.
+            if let Some(&(ahead, _)) = hits.get(i + hits::DRAIN_PREFETCH) {
+                st.driver.prefetch(ahead);
+            }
             if st.frame_of[d as usize] == f {
                 st.driver.count(Op::Read);
                 let page = st.originals[d as usize];
@@ -829,9 +834,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // goes after, so the hit is gathered while its page is here.
             let gathered = self.hits.push((dense, frame));
             self.unpin(frame);
+            // A full batch offers to drain once: a try at every hit after
+            // it would take the pool lock's cache line from its holder.
             if gathered >= hits::MAX_GATHERED {
                 drop(self.drained());
-            } else if gathered >= hits::BATCH {
+            } else if gathered % hits::BATCH == 0 {
                 if let Ok(mut st) = self.state.0.try_lock() {
                     self.drain(&mut st);
                 }
