@@ -605,6 +605,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
 
     /// The policy's victim among the pages `gate` lets go; a full buffer
     /// whose every page is held is [`Error::AllPinned`].
+    #[inline]
     fn choose(&mut self, gate: &mut impl Gate) -> Result<Victim> {
         self.policy
             .evict(|p| gate.evictable(p))
