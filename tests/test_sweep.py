@@ -157,7 +157,7 @@ buffers = ["1%", "3%", "10%"]
 devices = ["ratio:1:8"]
 """)
     out = tmp_path / "r.parquet"
-    cli = subprocess.Popen([sys.executable, "-m", "flashlayer", "sweep", str(g), "--out", str(out), "--engine", "ray",
+    cli = subprocess.Popen([sys.executable, "-m", "flashlayer.cli", "sweep", str(g), "--out", str(out), "--engine", "ray",
                             "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = None
     deadline = time.monotonic() + 120

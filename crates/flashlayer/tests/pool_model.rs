@@ -5,8 +5,9 @@
 //! schedulers. A deadlock (every thread blocked) fails a test, as does any
 //! lost or misread modification.
 //!
-//! `cargo test --release --features shuttle --test pool_model` (the test
-//! script builds it unoptimised, which builds five times faster)
+//! `CARGO_PROFILE_TEST_OPT_LEVEL=0 cargo test --features shuttle --test
+//! pool_model`, as `scripts/test` runs it (unoptimised, it builds five times
+//! faster than at the test profile's level 1).
 #![cfg(feature = "shuttle")]
 
 mod common;
