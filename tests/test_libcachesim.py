@@ -25,8 +25,9 @@ EXACT = ["lru", "fifo", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "
 #: a page's bit on admission (libCacheSim only on hits); LIRS keeps the
 #: paper's rule for a hit on a resident HIR page outside S (libCacheSim also
 #: demotes a LIR page then, which can evict on a hit): 0.00008 at 20,000.
-#: W-TinyLFU's sketch hashes dense page ids with its own hashes, so its
-#: collisions differ: at most 0.0017 apart here (at 1,000 objects).
+#: W-TinyLFU's sketch lays its counters out its own way (a page's in one
+#: 4 KiB block, 8-bit), so its collisions differ: at most 0.0013 apart here
+#: (at 1,000 objects).
 DOCUMENTED = {"clock": 0.01, "lirs": 0.001, "wtinylfu": 0.005}
 
 

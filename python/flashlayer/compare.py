@@ -4,7 +4,8 @@ fastest C cache simulator, on the same trace, cache size and policies.
 Both replay the same requests: flashlayer an ``flt`` file, libCacheSim an
 ``oracleGeneral`` file carrying next-access times (which its Belady needs),
 cache sizes counted in objects (``ignore_obj_size``). Times are in-process
-replay times (the trace already open), the median of ``repeat`` runs; miss
+replay times (the trace already open), the median of ``repeat`` rounds, each
+running libCacheSim then flashlayer once (interleaved); miss
 ratios are compared too, since a fast wrong answer is worth nothing.
 
 The default trace is libCacheSim's own 10M-request Twitter trace
@@ -170,7 +171,10 @@ def run(
     with progress.bar(len(policies) * repeat * 2, "flashlayer vs libCacheSim", quiet=quiet) as bar:
         for p in policies:
             theirs: list[float] = []
-            their_miss = 0.0
+            ours: list[float] = []
+            their_miss = our_miss = 0.0
+            # Interleaved, a run of each per round: a slow minute of the
+            # machine slows both sides, not one.
             for _ in range(repeat):
                 reader = lcs.TraceReader(str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, params)
                 cls = getattr(lcs, POLICIES[p])
@@ -179,9 +183,6 @@ def run(
                 their_miss = cache.process_trace(reader)[0]
                 theirs.append(time.perf_counter() - t0)
                 bar.advance()
-            ours: list[float] = []
-            our_miss = 0.0
-            for _ in range(repeat):
                 t0 = time.perf_counter()
                 our_miss = _native.replay(trace, p, cache_objects)["miss_ratio"]
                 ours.append(time.perf_counter() - t0)

@@ -313,7 +313,7 @@ pub static POLICIES: Table = Table {
         Entry {
             name: "wtinylfu",
             description: "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
-                          that admits the window's oldest page only if it beats main's victim (our hashes: near libCacheSim's)",
+                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)",
             params: &[WINDOW],
         },
         Entry {
