@@ -418,16 +418,11 @@ impl Policy for FdBuffer {
 
     #[inline]
     fn prefetch(&self, page: DenseId) {
-        // The pool that holds the page; a page in neither is a miss, whose
-        // pool depends on the op: both.
-        match self.pool_of.get(page) {
-            Some(Pool::Clean) => self.clean.prefetch(page),
-            Some(Pool::Dirty) => self.dirty.prefetch(page),
-            None => {
-                self.clean.prefetch(page);
-                self.dirty.prefetch(page);
-            }
-        }
+        // Both pools: which one holds the page is itself a load, which a
+        // hint must not wait for (choosing by it was 6-11% slower), and a
+        // miss's pool depends on the op.
+        self.clean.prefetch(page);
+        self.dirty.prefetch(page);
         if let Some(t) = self.tuner.as_ref().filter(|t| t.sampled(page)) {
             t.l.prefetch(page);
         }
