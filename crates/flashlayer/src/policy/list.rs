@@ -55,6 +55,13 @@ impl Extra for () {
     const ALIGN: Self::Align = ();
 }
 
+/// A small number per page (SLRU's segment), in the node's padding.
+impl Extra for u8 {
+    const EMPTY: Self = 0;
+    type Align = ();
+    const ALIGN: Self::Align = ();
+}
+
 /// Aligns what holds it to 32 bytes, taking no room itself.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]

@@ -13,8 +13,14 @@
 //! exactly B (libCacheSim leaves them short and lets its lowest segment
 //! overflow, which can make a hit evict a page). Pages the caller cannot
 //! evict (pinned) are passed over, from the lowest segment up.
+//!
+//! The segments lie in one chain, the top segment first, each from its most
+//! to its least recently used page: a segment's LRU page is then already
+//! next to the segment below, and handing it down is a change of its
+//! segment number and of two segments' ends, with no page moved. The victim
+//! is the chain's tail, and passing over pinned pages walks the chain.
 
-use super::list::{Lists, Saved};
+use super::list::{Lists, Saved, NIL};
 use super::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -23,19 +29,24 @@ pub const MAX_SEGMENTS: usize = 8;
 /// Default number of segments (libCacheSim's).
 pub const DEFAULT_SEGMENTS: usize = 4;
 
+/// The one list: every resident page, each node carrying its segment.
+const CHAIN: u8 = 1;
+
 /// Segmented LRU replacement.
 #[derive(Clone, Debug)]
 pub struct Slru {
     cap: usize,
     n: usize,
-    /// Pages each segment holds at most; segment `s` is list `s + 1`.
+    /// Pages each segment holds at most.
     max: [usize; MAX_SEGMENTS],
-    l: Lists<MAX_SEGMENTS>,
-    /// Resident pages: the segments' lengths summed, kept because every
-    /// miss asks.
-    len: usize,
-    /// The last victim's place, for [`Policy::reinstate`].
-    undo: Option<Saved>,
+    l: Lists<1, u8>,
+    /// Pages each segment holds.
+    held: [usize; MAX_SEGMENTS],
+    /// Each segment's least recently used page (`NIL` when empty).
+    last: [u32; MAX_SEGMENTS],
+    /// The last victim's place, its segment, and whether it was that
+    /// segment's LRU page, for [`Policy::reinstate`].
+    undo: Option<(Saved, usize, bool)>,
 }
 
 impl Slru {
@@ -55,7 +66,8 @@ impl Slru {
             n: segments,
             max: [0; MAX_SEGMENTS],
             l: Lists::new(),
-            len: 0,
+            held: [0; MAX_SEGMENTS],
+            last: [NIL; MAX_SEGMENTS],
             undo: None,
         };
         s.size_segments();
@@ -75,9 +87,69 @@ impl Slru {
         self.max[0] = self.cap - each * (self.n - 1);
     }
 
+    /// The page that a page entering segment `s` at its front goes before:
+    /// the one after the nearest segment above that holds pages, else the
+    /// chain's head.
     #[inline]
-    fn list(segment: usize) -> u8 {
-        segment as u8 + 1
+    fn front_of(&self, s: usize) -> u32 {
+        for t in s + 1..self.n {
+            if self.last[t] != NIL {
+                return self.l.next_of(self.last[t]);
+            }
+        }
+        self.l.head(CHAIN)
+    }
+
+    /// Puts a page in no segment at the front of segment `s`.
+    #[inline]
+    fn enter(&mut self, s: usize, page: DenseId) {
+        let next = self.front_of(s);
+        self.l.insert_before(CHAIN, page, next);
+        *self.l.extra_mut(page) = s as u8;
+        if self.last[s] == NIL {
+            self.last[s] = page;
+        }
+        self.held[s] += 1;
+    }
+
+    /// Takes `page` out of its segment's count and ends (not out of the
+    /// chain); returns the segment.
+    #[inline]
+    fn leave(&mut self, page: DenseId) -> usize {
+        let s = usize::from(*self.l.extra(page));
+        if self.last[s] == page {
+            self.last[s] = if self.held[s] > 1 {
+                self.l.prev_of(page)
+            } else {
+                NIL
+            };
+        }
+        self.held[s] -= 1;
+        s
+    }
+
+    /// A hit below the top segment: `page` moves from segment `s` to the
+    /// front of the one above. Out of line, so that the common hit, in the
+    /// top segment, stays as small as LRU's.
+    #[inline(never)]
+    fn promote(&mut self, page: DenseId, s: usize) {
+        self.leave(page);
+        self.l.unlink(page);
+        self.enter(s + 1, page);
+        // Each segment over its size hands its LRU page down, which lies
+        // at the front of the segment below already; the one the page came
+        // from has room for it.
+        let mut t = s + 1;
+        while t >= 1 && self.held[t] > self.max[t] {
+            let x = self.last[t];
+            self.leave(x);
+            *self.l.extra_mut(x) = (t - 1) as u8;
+            if self.last[t - 1] == NIL {
+                self.last[t - 1] = x;
+            }
+            self.held[t - 1] += 1;
+            t -= 1;
+        }
     }
 }
 
@@ -92,7 +164,7 @@ impl Policy for Slru {
         self.size_segments();
     }
     fn len(&self) -> usize {
-        self.len
+        self.l.len(CHAIN)
     }
     fn contains(&self, page: DenseId) -> bool {
         self.l.list_of(page) != 0
@@ -105,25 +177,18 @@ impl Policy for Slru {
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
-        let list = self.l.list_of(page);
-        if list == 0 {
+        if self.l.list_of(page) == 0 {
             return false;
         }
-        let top = Self::list(self.n - 1);
-        if list == top {
-            self.l.move_front(top, page);
-        } else {
-            self.l.unlink(page);
-            self.l.push_front(list + 1, page);
-            // Each segment over its size hands its LRU page down; the one
-            // the page came from has room for it.
-            let mut s = usize::from(list);
-            while s >= 1 && self.l.len(Self::list(s)) > self.max[s] {
-                let tail = self.l.tail(Self::list(s));
-                self.l.unlink(tail);
-                self.l.push_front(Self::list(s - 1), tail);
-                s -= 1;
+        let top = self.n - 1;
+        let s = usize::from(*self.l.extra(page));
+        if s == top {
+            if self.last[top] == page && self.held[top] > 1 {
+                self.last[top] = self.l.prev_of(page);
             }
+            self.l.move_front(CHAIN, page);
+        } else {
+            self.promote(page, s);
         }
         if op.is_write() {
             self.l.set_dirty(page, true);
@@ -135,50 +200,53 @@ impl Policy for Slru {
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
         let segment = (0..self.n)
-            .find(|&s| self.l.len(Self::list(s)) < self.max[s])
+            .find(|&s| self.held[s] < self.max[s])
             .unwrap_or(0);
-        self.l.push_front(Self::list(segment), page);
+        self.enter(segment, page);
         self.l.set_dirty(page, op.is_write());
-        self.len += 1;
     }
 
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
-        for s in 0..self.n {
-            if let Some(page) = self.l.find_from_back(Self::list(s), &mut evictable) {
-                self.undo = Some(self.l.save(page));
-                let dirty = self.l.remove(page);
-                self.len -= 1;
-                return Some(Victim { page, dirty });
-            }
-        }
-        None
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
+        let page = self.l.find_from_back(CHAIN, evictable)?;
+        let saved = self.l.save(page);
+        let s = usize::from(*self.l.extra(page));
+        let was_last = self.last[s] == page;
+        self.leave(page);
+        self.undo = Some((saved, s, was_last));
+        let dirty = self.l.remove(page);
+        Some(Victim { page, dirty })
     }
 
     fn reinstate(&mut self, v: Victim) {
-        let saved = self.undo.take().expect("reinstate follows an eviction");
+        let (saved, s, was_last) = self.undo.take().expect("reinstate follows an eviction");
         debug_assert_eq!(saved.page(), v.page);
         self.l.restore(saved);
-        self.len += 1;
+        *self.l.extra_mut(v.page) = s as u8;
+        self.held[s] += 1;
+        if was_last {
+            self.last[s] = v.page;
+        }
     }
 
     super::list::dirty_marks!();
     fn remove(&mut self, page: DenseId) -> Option<bool> {
-        let dirty = self.contains(page).then(|| self.l.remove(page))?;
-        self.len -= 1;
-        Some(dirty)
+        if !self.contains(page) {
+            return None;
+        }
+        self.leave(page);
+        Some(self.l.remove(page))
     }
 
     #[inline]
     fn victim_ahead(&self, k: usize) -> Option<DenseId> {
-        let s = (0..self.n).find(|&s| self.l.len(Self::list(s)) > 0)?;
-        let mut p = self.l.tail(Self::list(s));
+        let mut p = self.l.tail(CHAIN);
         for _ in 0..k {
-            p = self.l.prev_of(p);
-            if p == super::list::NIL {
+            if p == NIL {
                 return None;
             }
+            p = self.l.prev_of(p);
         }
-        Some(p)
+        (p != NIL).then_some(p)
     }
 }
 
