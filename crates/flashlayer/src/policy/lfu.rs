@@ -34,6 +34,10 @@ const EMPTY: Node = Node {
     dirty: false,
 };
 
+/// Where [`Lfu::ends`] keeps a list's oldest and newest page.
+const FIRST: usize = 0;
+const LAST: usize = 1;
+
 /// LFU replacement.
 #[derive(Clone, Debug)]
 pub struct Lfu {
@@ -41,9 +45,10 @@ pub struct Lfu {
     len: usize,
     dirty_count: usize,
     nodes: Vec<Node>,
-    /// Oldest and newest page of each frequency's list (index = frequency).
-    first: Vec<u32>,
-    last: Vec<u32>,
+    /// Oldest and newest page of each frequency's list (index =
+    /// frequency), side by side: a hit reads both ends of two neighbouring
+    /// frequencies, one cache line.
+    ends: Vec<[u32; 2]>,
     /// The least frequency of a resident page (1 when empty).
     min: u32,
     /// The last victim's frequency, its neighbour towards the newest end,
@@ -59,8 +64,7 @@ impl Lfu {
             len: 0,
             dirty_count: 0,
             nodes: Vec::new(),
-            first: vec![NIL; 2],
-            last: vec![NIL; 2],
+            ends: vec![[NIL; 2]; 2],
             min: 1,
             undo: (0, NIL, 1),
         }
@@ -80,14 +84,14 @@ impl Lfu {
     }
 
     /// Links `page` into the list of `freq` before `next` (`NIL`: newest).
+    #[inline]
     fn link(&mut self, page: DenseId, freq: u32, next: u32) {
         let f = freq as usize;
-        if f >= self.first.len() {
-            self.first.resize(f + 1, NIL);
-            self.last.resize(f + 1, NIL);
+        if f >= self.ends.len() {
+            self.ends.resize(f + 1, [NIL; 2]);
         }
         let prev = if next == NIL {
-            self.last[f]
+            self.ends[f][LAST]
         } else {
             self.nodes[next as usize].prev
         };
@@ -96,29 +100,30 @@ impl Lfu {
         n.next = next;
         n.freq = freq;
         if prev == NIL {
-            self.first[f] = page;
+            self.ends[f][FIRST] = page;
         } else {
             self.nodes[prev as usize].next = page;
         }
         if next == NIL {
-            self.last[f] = page;
+            self.ends[f][LAST] = page;
         } else {
             self.nodes[next as usize].prev = page;
         }
     }
 
+    #[inline]
     fn unlink(&mut self, page: DenseId) {
         let Node {
             prev, next, freq, ..
         } = self.nodes[page as usize];
         let f = freq as usize;
         if prev == NIL {
-            self.first[f] = next;
+            self.ends[f][FIRST] = next;
         } else {
             self.nodes[prev as usize].next = next;
         }
         if next == NIL {
-            self.last[f] = prev;
+            self.ends[f][LAST] = prev;
         } else {
             self.nodes[next as usize].prev = prev;
         }
@@ -154,7 +159,7 @@ impl Lfu {
             self.min = 1;
             return;
         }
-        while self.first[self.min as usize] == NIL {
+        while self.ends[self.min as usize][FIRST] == NIL {
             self.min += 1;
         }
     }
@@ -199,7 +204,7 @@ impl Policy for Lfu {
         }
         self.unlink(page);
         self.link(page, freq + 1, NIL);
-        if freq == self.min && self.first[freq as usize] == NIL {
+        if freq == self.min && self.ends[freq as usize][FIRST] == NIL {
             self.min = freq + 1;
         }
         if op.is_write() {
@@ -226,8 +231,8 @@ impl Policy for Lfu {
             return None;
         }
         let min = self.min;
-        for f in min as usize..self.first.len() {
-            let mut cur = self.first[f];
+        for f in min as usize..self.ends.len() {
+            let mut cur = self.ends[f][FIRST];
             while cur != NIL {
                 if evictable(cur) {
                     self.undo = (f as u32, self.nodes[cur as usize].next, min);
@@ -260,7 +265,7 @@ impl Policy for Lfu {
         }
         // Within the least frequency's list only: beyond it the order
         // depends on the hits to come.
-        let mut p = self.first[self.min as usize];
+        let mut p = self.ends[self.min as usize][FIRST];
         for _ in 0..k {
             if p == NIL {
                 return None;
