@@ -328,11 +328,32 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     /// Moves a listed page to the head of `list` (possibly the same list).
     #[inline]
     pub(crate) fn move_front(&mut self, list: u8, page: DenseId) {
-        if self.head[usize::from(list) - 1] == page {
+        let l = usize::from(list) - 1;
+        let head = self.head[l];
+        if head == page {
             return;
         }
-        self.unlink(page);
-        self.push_front(list, page);
+        let Node {
+            prev, next, tag, ..
+        } = self.nodes[page as usize];
+        if tag & LIST_MASK != list {
+            self.unlink(page);
+            self.push_front(list, page);
+            return;
+        }
+        // A hit, the commonest move: the page is in `list` and not its
+        // head, so it has a page before it and the list has a head; its
+        // tag, dirty bit and the list's length stay as they are.
+        self.nodes[prev as usize].next = next;
+        match next {
+            NIL => self.tail[l] = prev,
+            q => self.nodes[q as usize].prev = prev,
+        }
+        let n = &mut self.nodes[page as usize];
+        n.prev = NIL;
+        n.next = head;
+        self.nodes[head as usize].prev = page;
+        self.head[l] = page;
     }
 
     /// Unlinks `page` and clears its dirty bit and mark: it leaves the buffer.
