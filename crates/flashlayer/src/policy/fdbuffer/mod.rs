@@ -240,13 +240,16 @@ pub enum Mc {
     },
 }
 
-/// FD-Buffer over two pools.
+/// FD-Buffer over two pools, each managed by a `B`: [`Base`], any of the
+/// policies a pool may have, or one policy type named directly, whose calls
+/// then need no dispatch (the builder makes the default, two LRU pools,
+/// `FdBuffer<Lru>`).
 #[derive(Clone, Debug)]
-pub struct FdBuffer {
+pub struct FdBuffer<B = Base> {
     m: usize,
     mc: usize,
-    clean: Base,
-    dirty: Base,
+    clean: B,
+    dirty: B,
     /// The op of the miss announced last, for Algorithm 2.
     incoming: Op,
     /// The pool of the last victim, for [`Policy::reinstate`]. Its frame
@@ -266,23 +269,17 @@ pub struct FdBuffer {
     resident: usize,
 }
 
-impl FdBuffer {
+impl<B: Policy> FdBuffer<B> {
     /// FD-Buffer of `capacity` pages with a fixed clean-pool threshold `mc`
     /// (clamped to `capacity`) over the pools `clean` and `dirty` (their
     /// capacities are reset: every frame starts in the clean pool).
-    pub fn new(capacity: usize, mc: usize, clean: Base, dirty: Base) -> Self {
+    pub fn new(capacity: usize, mc: usize, clean: B, dirty: B) -> Self {
         Self::with_mc(capacity, Mc::Pages(mc), CostSource::Model, clean, dirty)
     }
 
     /// FD-Buffer of `capacity` pages with M_c set by `mc`; `cost` is where
     /// `mc=auto` takes the asymmetry from.
-    pub fn with_mc(
-        capacity: usize,
-        mc: Mc,
-        cost: CostSource,
-        mut clean: Base,
-        mut dirty: Base,
-    ) -> Self {
+    pub fn with_mc(capacity: usize, mc: Mc, cost: CostSource, mut clean: B, mut dirty: B) -> Self {
         clean.set_capacity(capacity);
         dirty.set_capacity(0);
         let (mc, tuner) = match mc {
@@ -334,7 +331,7 @@ impl FdBuffer {
         (self.clean.capacity(), self.dirty.capacity())
     }
 
-    fn pool(&mut self, p: Pool) -> &mut Base {
+    fn pool(&mut self, p: Pool) -> &mut B {
         match p {
             Pool::Clean => &mut self.clean,
             Pool::Dirty => &mut self.dirty,
@@ -369,7 +366,7 @@ impl FdBuffer {
     }
 }
 
-impl Policy for FdBuffer {
+impl<B: Policy> Policy for FdBuffer<B> {
     fn name(&self) -> String {
         format!(
             "FD-Buffer(mc={}, clean={}, dirty={}, cluster={})",
