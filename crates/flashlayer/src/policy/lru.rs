@@ -88,7 +88,11 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         self.l.prefetch(page);
     }
 
-    #[inline]
+    // LRU's request path is always inlined: with LRU also inside
+    // FD-Buffer's pools, the compiler otherwise leaves it out of line in
+    // LRU's own replay (cachegrind: 1,500M against 1,405M instructions on
+    // the benchmark trace).
+    #[inline(always)]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         if self.l.list_of(page) != L {
             return false;
@@ -102,14 +106,14 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         true
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
         self.l.push_front(L, page);
         self.l.set_dirty(page, op.is_write());
     }
 
-    #[inline]
+    #[inline(always)]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
         let page = self.l.find_from_back(L, evictable)?;
         self.undo_next = self.l.next_of(page);
