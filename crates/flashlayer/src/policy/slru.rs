@@ -44,9 +44,9 @@ pub struct Slru {
     held: [usize; MAX_SEGMENTS],
     /// Each segment's least recently used page (`NIL` when empty).
     last: [u32; MAX_SEGMENTS],
-    /// The last victim's place, its segment, and whether it was that
-    /// segment's LRU page, for [`Policy::reinstate`].
-    undo: Option<(Saved, usize, bool)>,
+    /// The last victim's place and whether it was its segment's LRU page,
+    /// for [`Policy::reinstate`] (its node keeps its segment).
+    undo: Option<(Saved, bool)>,
 }
 
 impl Slru {
@@ -113,11 +113,12 @@ impl Slru {
     }
 
     /// Takes `page` out of its segment's count and ends (not out of the
-    /// chain); returns the segment.
+    /// chain); returns whether it was the segment's LRU page.
     #[inline]
-    fn leave(&mut self, page: DenseId) -> usize {
+    fn leave(&mut self, page: DenseId) -> bool {
         let s = usize::from(*self.l.extra(page));
-        if self.last[s] == page {
+        let was_last = self.last[s] == page;
+        if was_last {
             self.last[s] = if self.held[s] > 1 {
                 self.l.prev_of(page)
             } else {
@@ -125,7 +126,7 @@ impl Slru {
             };
         }
         self.held[s] -= 1;
-        s
+        was_last
     }
 
     /// A hit below the top segment: `page` moves from segment `s` to the
@@ -211,19 +212,17 @@ impl Policy for Slru {
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
         let page = self.l.find_from_back(CHAIN, evictable)?;
         let saved = self.l.save(page);
-        let s = usize::from(*self.l.extra(page));
-        let was_last = self.last[s] == page;
-        self.leave(page);
-        self.undo = Some((saved, s, was_last));
+        let was_last = self.leave(page);
+        self.undo = Some((saved, was_last));
         let dirty = self.l.remove(page);
         Some(Victim { page, dirty })
     }
 
     fn reinstate(&mut self, v: Victim) {
-        let (saved, s, was_last) = self.undo.take().expect("reinstate follows an eviction");
+        let (saved, was_last) = self.undo.take().expect("reinstate follows an eviction");
         debug_assert_eq!(saved.page(), v.page);
         self.l.restore(saved);
-        *self.l.extra_mut(v.page) = s as u8;
+        let s = usize::from(*self.l.extra(v.page));
         self.held[s] += 1;
         if was_last {
             self.last[s] = v.page;

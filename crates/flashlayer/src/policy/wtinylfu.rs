@@ -23,7 +23,7 @@
 //! chosen by another hash), and the counters are 8-bit and saturate at 255
 //! (libCacheSim's are 32-bit). Counting a page then touches one page of
 //! memory, so one address translation instead of ten, in a sketch of one
-//! byte a counter (647 KiB for 45,000 pages, against 2.6 MiB); a page whose
+//! byte a counter (632 KiB for 45,000 pages, against 2.5 MiB); a page whose
 //! counters saturate is already far more frequent than any admission
 //! compares it with. Its collisions, and so some decisions, differ from
 //! libCacheSim's: `tests/test_libcachesim.py` states the bound.
