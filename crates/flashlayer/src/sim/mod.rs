@@ -110,22 +110,18 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     /// in an `flt` file), telling the policy a few requests ahead which
     /// pages come next ([`Policy::prefetch`]).
     pub fn run_bytes(&mut self, bytes: &[u8]) -> Result<()> {
-        let words = bytes.len() / 4;
-        let word = |i: usize| {
-            let b = &bytes[4 * i..4 * i + 4];
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        };
+        let (words, _) = bytes.as_chunks::<4>();
+        let ahead = |i: usize| words.get(i).map(|w| unpack(u32::from_le_bytes(*w)).0);
         let placing = self.d.placing();
         let dense = self.d.naming() == Naming::Dense;
-        for i in 0..words {
-            if i + PREFETCH_DISTANCE < words {
-                self.d.prefetch(unpack(word(i + PREFETCH_DISTANCE)).0);
+        for (i, w) in words.iter().enumerate() {
+            if let Some(d) = ahead(i + PREFETCH_DISTANCE) {
+                self.d.prefetch(d);
             }
             if placing && dense {
                 // A store named by dense ids finds a page's state in one
                 // step: hint it with the policy, and the next victim.
-                if i + PREFETCH_DISTANCE < words {
-                    let d = unpack(word(i + PREFETCH_DISTANCE)).0;
+                if let Some(d) = ahead(i + PREFETCH_DISTANCE) {
                     self.d.prefetch_store(&self.frames, d, true);
                 }
                 if let Some(v) = self.d.victim_ahead(1) {
@@ -135,15 +131,11 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                 // A store that places pages looks each one up in three
                 // dependent steps (its number, where the store keeps it,
                 // its state): start each a few requests before the next.
-                if i + 3 * STORE_STEP < words {
-                    crate::drive::Frames::prefetch_number(
-                        &self.frames,
-                        unpack(word(i + 3 * STORE_STEP)).0,
-                    );
+                if let Some(d) = ahead(i + 3 * STORE_STEP) {
+                    crate::drive::Frames::prefetch_number(&self.frames, d);
                 }
                 for (k, second) in [(2, false), (1, true)] {
-                    if i + k * STORE_STEP < words {
-                        let d = unpack(word(i + k * STORE_STEP)).0;
+                    if let Some(d) = ahead(i + k * STORE_STEP) {
                         self.d.prefetch_store(&self.frames, d, second);
                     }
                 }
@@ -158,7 +150,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                     }
                 }
             }
-            let (p, op) = unpack(word(i));
+            let (p, op) = unpack(u32::from_le_bytes(*w));
             self.request(p, op)?;
         }
         Ok(())
