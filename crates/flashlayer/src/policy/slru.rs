@@ -120,7 +120,11 @@ impl Slru {
         let was_last = self.last[s] == page;
         if was_last {
             self.last[s] = if self.held[s] > 1 {
-                self.l.prev_of(page)
+                // The new LRU page's node is read at this segment's next
+                // hand-down and written when a page enters the segment below.
+                let prev = self.l.prev_of(page);
+                self.l.prefetch(prev);
+                prev
             } else {
                 NIL
             };
