@@ -113,7 +113,7 @@ impl Marks {
 pub(crate) enum Words<'a> {
     Packed(&'a [u32]),
     /// Little-endian words, as in an `flt` file.
-    Bytes(&'a [u8]),
+    Bytes(&'a [[u8; 4]]),
 }
 
 impl Words<'_> {
@@ -121,10 +121,7 @@ impl Words<'_> {
     pub(crate) fn get(self, i: usize) -> u32 {
         match self {
             Words::Packed(w) => w[i],
-            Words::Bytes(b) => {
-                let b = &b[4 * i..4 * i + 4];
-                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-            }
+            Words::Bytes(b) => u32::from_le_bytes(b[i]),
         }
     }
 
@@ -138,14 +135,14 @@ impl Words<'_> {
     fn prefetch(self, i: usize) {
         match self {
             Words::Packed(w) => prefetch(&w[i]),
-            Words::Bytes(b) => prefetch(&b[4 * i]),
+            Words::Bytes(b) => prefetch(&b[i]),
         }
     }
 
     pub(crate) fn len(self) -> usize {
         match self {
             Words::Packed(w) => w.len(),
-            Words::Bytes(b) => b.len() / 4,
+            Words::Bytes(b) => b.len(),
         }
     }
 }
@@ -198,7 +195,7 @@ impl<'a> Belady<'a> {
     /// request section (so a mapped file needs no copy); `pages` is the
     /// number of distinct pages, a hint for sizing.
     pub fn from_bytes(capacity: usize, bytes: &'a [u8], pages: usize) -> crate::Result<Self> {
-        Self::build(capacity, Words::Bytes(bytes), pages)
+        Self::build(capacity, Words::Bytes(bytes.as_chunks().0), pages)
     }
 
     /// One backward pass over the trace.

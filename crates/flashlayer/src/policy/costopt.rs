@@ -55,7 +55,7 @@ impl<'a> Future<'a> {
     /// One backward pass over the packed words of an `flt` file's request
     /// section.
     pub fn from_bytes(bytes: &'a [u8], pages: usize) -> crate::Result<Self> {
-        Self::build(Words::Bytes(bytes), pages)
+        Self::build(Words::Bytes(bytes.as_chunks().0), pages)
     }
 
     /// One backward pass over packed request words.
