@@ -100,22 +100,30 @@ impl Sketch {
             .unwrap_or(0)
     }
 
-    /// Counts `page` once; the counters it changed (as indices over all
-    /// blocks), with their old values, go to `undo` when given.
+    /// Counts `page` once.
     #[inline]
-    fn add(&mut self, page: DenseId, mut undo: Option<&mut Vec<(usize, Count)>>) {
+    fn add(&mut self, page: DenseId) {
         let (k, first, stride) = self.place(page);
         let block = &mut self.blocks[k].0;
         for i in 0..HASHES {
             let x = Self::slot(first, stride, i);
-            if let Some(u) = undo.as_mut() {
-                u.push((k * BLOCK + x, block[x]));
-            }
             block[x] = block[x].saturating_add(1);
         }
     }
 
-    /// Puts back a counter [`Sketch::add`] changed.
+    /// Counts `page` once, putting the counters it changes (as indices over
+    /// all blocks), with their old values, in `undo`.
+    fn add_undoable(&mut self, page: DenseId, undo: &mut Vec<(usize, Count)>) {
+        let (k, first, stride) = self.place(page);
+        let block = &mut self.blocks[k].0;
+        for i in 0..HASHES {
+            let x = Self::slot(first, stride, i);
+            undo.push((k * BLOCK + x, block[x]));
+            block[x] = block[x].saturating_add(1);
+        }
+    }
+
+    /// Puts back a counter [`Sketch::add_undoable`] changed.
     fn restore(&mut self, index: usize, value: Count) {
         self.blocks[index / BLOCK].0[index % BLOCK] = value;
     }
@@ -217,7 +225,7 @@ impl WTinyLfu {
     }
 
     fn count(&mut self, page: DenseId) {
-        self.sketch.add(page, None);
+        self.sketch.add(page);
         self.hits += 1;
         if self.hits >= SAMPLE * self.main_cap {
             self.hits = 0;
@@ -298,7 +306,7 @@ impl Policy for WTinyLfu {
         debug_assert!(self.len() < self.cap);
         self.l.push_front(WINDOW, page);
         self.l.set_dirty(page, op.is_write());
-        self.sketch.add(page, None);
+        self.sketch.add(page);
     }
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
@@ -314,7 +322,7 @@ impl Policy for WTinyLfu {
                 self.undo.save(&self.l, oldest);
                 self.l.unlink(oldest);
                 self.admit(oldest);
-                self.sketch.add(oldest, Some(&mut self.undo_counters));
+                self.sketch.add_undoable(oldest, &mut self.undo_counters);
                 continue;
             }
             let candidate = self.l.find_from_back(WINDOW, &mut evictable);
@@ -332,7 +340,7 @@ impl Policy for WTinyLfu {
                 (None, None) => None,
             };
             if let Some(c) = candidate {
-                self.sketch.add(c, Some(&mut self.undo_counters));
+                self.sketch.add_undoable(c, &mut self.undo_counters);
             }
             break v;
         };
@@ -416,7 +424,7 @@ mod tests {
                     let t = self.prot.pop().unwrap();
                     self.prob.insert(0, t);
                 }
-                self.sketch.add(p, None);
+                self.sketch.add(p);
                 self.hits += 1;
                 if self.hits >= SAMPLE * self.main_cap {
                     self.hits = 0;
@@ -437,7 +445,7 @@ mod tests {
                     if self.prob.len() + self.prot.len() < self.main_cap {
                         self.window.pop();
                         self.admit(c);
-                        self.sketch.add(c, None);
+                        self.sketch.add(c);
                         continue;
                     }
                     let m = self.main_victim().unwrap();
@@ -450,12 +458,12 @@ mod tests {
                         self.window.pop();
                         victim = Some(c);
                     }
-                    self.sketch.add(c, None);
+                    self.sketch.add(c);
                     break;
                 }
             }
             self.window.insert(0, p);
-            self.sketch.add(p, None);
+            self.sketch.add(p);
             (false, victim)
         }
     }
