@@ -663,7 +663,7 @@ struct KoltsidasModel {
 }
 fn koltsidas_cost(page: u32) -> PageCost {
     // Even pages on flash, odd on the magnetic disk: Table 1.
-    if page % 2 == 0 {
+    if page.is_multiple_of(2) {
         PageCost {
             read: 1.0,
             write: 118.0,

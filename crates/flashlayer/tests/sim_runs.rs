@@ -173,7 +173,7 @@ fn victims<P: flashlayer::policy::Policy>(
         }
         if p.len() == p.capacity() {
             if trial {
-                let pinned = |q: u32| (q as usize * 7 + i) % 3 == 0;
+                let pinned = |q: u32| (q as usize * 7 + i).is_multiple_of(3);
                 if let Some(v) = p.evict(|q| !pinned(q)) {
                     p.reinstate(v);
                 }
@@ -350,7 +350,7 @@ proptest::proptest! {
         use flashlayer::policy::*;
         let t: Vec<(u32, Op)> = raw.iter().map(|&(p, w)| (p, if w { Op::Write } else { Op::Read })).collect();
         let every = (t.len() / sizes.len()).max(1);
-        let resize = |i: usize| (i > 0 && i % every == 0).then(|| sizes[(i / every) % sizes.len()]);
+        let resize = |i: usize| (i > 0 && i.is_multiple_of(every)).then(|| sizes[(i / every) % sizes.len()]);
         // The LRU model: a list whose size limit changes.
         let mut list: Vec<u32> = Vec::new();
         let mut limit = cap;

@@ -838,7 +838,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // it would take the pool lock's cache line from its holder.
             if gathered >= hits::MAX_GATHERED {
                 drop(self.drained());
-            } else if gathered % hits::BATCH == 0 {
+            } else if gathered.is_multiple_of(hits::BATCH) {
                 if let Ok(mut st) = self.state.0.try_lock() {
                     self.drain(&mut st);
                 }
@@ -885,7 +885,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             Some(_) => {}
         }
-        if st.series_every != 0 && st.driver.requests() % st.series_every == 0 {
+        if st.series_every != 0 && st.driver.requests().is_multiple_of(st.series_every) {
             st.driver.sample();
         }
         // Unpinned last: the page cannot leave before the policy heard.

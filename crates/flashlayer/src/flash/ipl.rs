@@ -98,7 +98,9 @@ impl Ipl {
     ) -> Result<Ipl> {
         let g = chip.geometry();
         let log_pages = log_bytes / g.page_size;
-        if log_bytes % g.page_size != 0 || log_pages == 0 || log_pages >= g.pages_per_block as usize
+        if !log_bytes.is_multiple_of(g.page_size)
+            || log_pages == 0
+            || log_pages >= g.pages_per_block as usize
         {
             return Err(Error::invalid(format!(
                 "IPL log area of {log_bytes} bytes: it must be a whole number of the chip's \

@@ -108,7 +108,7 @@ impl Method {
     /// The name the PDL paper's figures use: `IPL(18KB)`, `PDL(256B)`.
     pub fn label(&self) -> String {
         let size = |n: usize| {
-            if n % 1024 == 0 {
+            if n.is_multiple_of(1024) {
                 format!("{}KB", n / 1024)
             } else {
                 format!("{n}B")
@@ -126,7 +126,7 @@ impl Method {
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let size = |n: usize| {
-            if n % 1024 == 0 {
+            if n.is_multiple_of(1024) {
                 format!("{}k", n / 1024)
             } else {
                 n.to_string()

@@ -881,7 +881,11 @@ mod tests {
             rng ^= rng >> 7;
             rng ^= rng << 17;
             let p = (rng % 40) as DenseId;
-            let op = if rng % 3 == 0 { Op::Write } else { Op::Read };
+            let op = if rng.is_multiple_of(3) {
+                Op::Write
+            } else {
+                Op::Read
+            };
             if c.access(p, op) {
                 continue;
             }

@@ -100,7 +100,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
         if !hit {
             self.d.miss(page, op, &mut self.frames, |_| true)?;
         }
-        if self.series_every != 0 && self.d.requests() % self.series_every == 0 {
+        if self.series_every != 0 && self.d.requests().is_multiple_of(self.series_every) {
             self.d.sample();
         }
         Ok(hit)

@@ -56,7 +56,7 @@ impl FileStoreBuilder {
         if self.page_size == 0 {
             return Err(Error::invalid("page size must be at least 1 byte"));
         }
-        if self.direct && self.page_size % DIRECT_ALIGN != 0 {
+        if self.direct && !self.page_size.is_multiple_of(DIRECT_ALIGN) {
             return Err(Error::invalid(format!(
                 "O_DIRECT needs a page size that is a multiple of {DIRECT_ALIGN}, got {}",
                 self.page_size

@@ -90,7 +90,7 @@ impl Tac {
             self.sift_down(at as usize);
         }
         self.misses += 1;
-        if self.misses % self.age == 0 {
+        if self.misses.is_multiple_of(self.age) {
             self.increment *= 2.0;
             if self.increment > RESCALE_AT {
                 let k = self.increment;

@@ -52,7 +52,7 @@ impl Faults {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
-        if z % self.every == 0 {
+        if z.is_multiple_of(self.every) {
             self.injected.fetch_add(1, Ordering::Relaxed);
             return Err(Error::Store(format!(
                 "injected {what} failure of page {page}"
