@@ -9,8 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Stripes of read hits: one per thread, up to this many threads.
 const STRIPES: usize = 16;
-/// Read hits a stripe gathers before its thread offers to drain them.
+/// Read hits a stripe gathers before its thread offers to drain them (two
+/// under the model checker, whose small schedules then reach batch drains).
+#[cfg(not(feature = "shuttle"))]
 pub(super) const BATCH: usize = 64;
+#[cfg(feature = "shuttle")]
+pub(super) const BATCH: usize = 2;
 /// Read hits past which a thread waits for the pool lock to drain.
 pub(super) const MAX_GATHERED: usize = 16 * BATCH;
 /// How many gathered hits ahead a drain fetches the policy's state.
@@ -189,6 +193,15 @@ impl Stripes {
     fn mine(&self) -> MutexGuard<'_, Vec<Hit>> {
         let i = STRIPE.with(|&i| i);
         self.stripes[i].0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the hits this thread gathered into `out` (emptied first),
+    /// in order.
+    pub(super) fn take_mine(&self, out: &mut Vec<Hit>) {
+        out.clear();
+        let mut s = self.mine();
+        out.extend_from_slice(&s);
+        s.clear();
     }
 
     /// Moves every gathered hit, stripe by stripe, into `out` (emptied

@@ -58,8 +58,8 @@
 //! unpins; the pool lock
 //! tells the policy the gathered hits in a batch, stripe by stripe in
 //! order, before any other call into the policy (so one thread's pool
-//! calls the policy exactly as the simulator does) and whenever a stripe
-//! fills. An unfix that modified the page, or that must be recorded, takes
+//! calls the policy exactly as the simulator does); a thread whose stripe
+//! fills a batch drains its own stripe, whose lines its cache holds. An unfix that modified the page, or that must be recorded, takes
 //! the pool lock at once, so dirty state never lags.
 //!
 //! A miss (`io.rs`) marks its page as loading, so that other fixers of that
@@ -733,8 +733,20 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// stripe's in order, skipping hits on pages that left their frame
     /// since (their hit came before the eviction).
     fn drain(&self, st: &mut State<P, S>) {
+        self.drain_stripes(st, Stripes::take);
+    }
+
+    /// Tells the policy the read hits this thread gathered, as
+    /// [`BufferPool::drain`] does all of them: a thread whose stripe fills
+    /// drains its own, whose lines are in its cache already, and leaves the
+    /// other threads' lines where they are.
+    fn drain_mine(&self, st: &mut State<P, S>) {
+        self.drain_stripes(st, Stripes::take_mine);
+    }
+
+    fn drain_stripes(&self, st: &mut State<P, S>, take: fn(&Stripes, &mut Vec<hits::Hit>)) {
         let mut hits = std::mem::take(&mut st.drained);
-        self.hits.take(&mut hits);
+        take(&self.hits, &mut hits);
         if !hits.is_empty() {
             st.turns += 1;
         }
@@ -840,7 +852,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 drop(self.drained());
             } else if gathered.is_multiple_of(hits::BATCH) {
                 if let Ok(mut st) = self.state.0.try_lock() {
-                    self.drain(&mut st);
+                    self.drain_mine(&mut st);
                 }
             }
             return;
