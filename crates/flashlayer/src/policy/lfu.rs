@@ -84,7 +84,7 @@ impl Lfu {
     }
 
     /// Links `page` into the list of `freq` before `next` (`NIL`: newest).
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, page: DenseId, freq: u32, next: u32) {
         let f = freq as usize;
         if f >= self.ends.len() {
