@@ -164,6 +164,18 @@ pub(super) type Hit = (DenseId, u32);
 #[derive(Debug)]
 pub(super) struct Stripes {
     stripes: Box<[Padded<Mutex<Vec<Hit>>>]>,
+    /// The stripe whose thread drains every stripe when its own fills a
+    /// batch ([`NO_DRAINER`] before any): one thread does the policy's
+    /// work, whose lines then stay in its cache, instead of every thread
+    /// in turn pulling them to its own.
+    drainer: Padded<AtomicU32>,
+}
+
+/// No thread drains yet: the first whose batch fills becomes the drainer.
+const NO_DRAINER: u32 = u32::MAX;
+
+fn stripe() -> usize {
+    STRIPE.with(|&i| i)
 }
 
 /// Threads get stripes in turn.
@@ -179,7 +191,30 @@ impl Stripes {
             stripes: (0..STRIPES)
                 .map(|_| Padded(Mutex::new(Vec::with_capacity(MAX_GATHERED))))
                 .collect(),
+            drainer: Padded(AtomicU32::new(NO_DRAINER)),
         }
+    }
+
+    /// Whether this thread drains when its batch fills: the drainer's
+    /// does, and so does the first to ask while there is none.
+    #[inline]
+    pub(super) fn drains(&self) -> bool {
+        let me = stripe() as u32;
+        match self.drainer.0.load(Ordering::Relaxed) {
+            d if d == me => true,
+            NO_DRAINER => self
+                .drainer
+                .0
+                .compare_exchange(NO_DRAINER, me, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok(),
+            _ => false,
+        }
+    }
+
+    /// Makes this thread the drainer: it gathered so many hits that it
+    /// must drain, so the drainer, if any, has stopped fixing or lags.
+    pub(super) fn take_over(&self) {
+        self.drainer.0.store(stripe() as u32, Ordering::Relaxed);
     }
 
     /// Adds a read hit to this thread's stripe; returns how many it holds.
@@ -191,17 +226,10 @@ impl Stripes {
     }
 
     fn mine(&self) -> MutexGuard<'_, Vec<Hit>> {
-        let i = STRIPE.with(|&i| i);
-        self.stripes[i].0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Moves the hits this thread gathered into `out` (emptied first),
-    /// in order.
-    pub(super) fn take_mine(&self, out: &mut Vec<Hit>) {
-        out.clear();
-        let mut s = self.mine();
-        out.extend_from_slice(&s);
-        s.clear();
+        self.stripes[stripe()]
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Moves every gathered hit, stripe by stripe, into `out` (emptied
@@ -245,6 +273,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_first_thread_to_ask_drains_until_another_takes_over() {
+        let stripes = Stripes::new();
+        assert!(stripes.drains(), "no drainer yet: the first to ask");
+        assert!(stripes.drains(), "and it stays the drainer");
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    assert!(!stripes.drains(), "another thread's batches do not drain");
+                    stripes.take_over();
+                    assert!(stripes.drains(), "until it must drain, and takes over");
+                })
+                .join()
+                .unwrap();
+        });
+        assert!(!stripes.drains(), "the first thread no longer drains");
     }
 
     #[test]

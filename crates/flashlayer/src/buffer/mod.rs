@@ -58,9 +58,12 @@
 //! unpins; the pool lock
 //! tells the policy the gathered hits in a batch, stripe by stripe in
 //! order, before any other call into the policy (so one thread's pool
-//! calls the policy exactly as the simulator does); a thread whose stripe
-//! fills a batch drains its own stripe, whose lines its cache holds. An unfix that modified the page, or that must be recorded, takes
-//! the pool lock at once, so dirty state never lags.
+//! calls the policy exactly as the simulator does) and whenever the
+//! drainer's stripe fills a batch: one thread (the first whose batch
+//! filled, until another gathers so many hits that it must drain) does
+//! the policy's work for all, so the policy's lines stay in its cache.
+//! An unfix that modified the page, or that must be recorded, takes the
+//! pool lock at once, so dirty state never lags.
 //!
 //! A miss (`io.rs`) marks its page as loading, so that other fixers of that
 //! page wait for it alone, reads it into a spare buffer outside the lock,
@@ -733,20 +736,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// stripe's in order, skipping hits on pages that left their frame
     /// since (their hit came before the eviction).
     fn drain(&self, st: &mut State<P, S>) {
-        self.drain_stripes(st, Stripes::take);
-    }
-
-    /// Tells the policy the read hits this thread gathered, as
-    /// [`BufferPool::drain`] does all of them: a thread whose stripe fills
-    /// drains its own, whose lines are in its cache already, and leaves the
-    /// other threads' lines where they are.
-    fn drain_mine(&self, st: &mut State<P, S>) {
-        self.drain_stripes(st, Stripes::take_mine);
-    }
-
-    fn drain_stripes(&self, st: &mut State<P, S>, take: fn(&Stripes, &mut Vec<hits::Hit>)) {
         let mut hits = std::mem::take(&mut st.drained);
-        take(&self.hits, &mut hits);
+        self.hits.take(&mut hits);
         if !hits.is_empty() {
             st.turns += 1;
         }
@@ -846,13 +837,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // goes after, so the hit is gathered while its page is here.
             let gathered = self.hits.push((dense, frame));
             self.unpin(frame);
-            // A full batch offers to drain once: a try at every hit after
-            // it would take the pool lock's cache line from its holder.
+            // The drainer's full batch offers to drain once: a try at
+            // every hit after it would take the pool lock's cache line
+            // from its holder.
             if gathered >= hits::MAX_GATHERED {
+                self.hits.take_over();
                 drop(self.drained());
-            } else if gathered.is_multiple_of(hits::BATCH) {
+            } else if gathered.is_multiple_of(hits::BATCH) && self.hits.drains() {
                 if let Ok(mut st) = self.state.0.try_lock() {
-                    self.drain_mine(&mut st);
+                    self.drain(&mut st);
                 }
             }
             return;
