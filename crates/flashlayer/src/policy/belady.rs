@@ -276,7 +276,7 @@ impl<'a> Belady<'a> {
     }
 
     /// Files a resident page under its next use.
-    #[inline]
+    #[inline(always)]
     fn file(&mut self, page: DenseId, next: u32) {
         self.key[page as usize] = next;
         if next == NEVER {
@@ -376,7 +376,7 @@ impl Policy for Belady<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
         if !self.resident(page) {
             return false;
