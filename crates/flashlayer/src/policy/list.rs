@@ -326,7 +326,7 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     }
 
     /// Moves a listed page to the head of `list` (possibly the same list).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn move_front(&mut self, list: u8, page: DenseId) {
         let l = usize::from(list) - 1;
         let head = self.head[l];
