@@ -189,7 +189,7 @@ impl<const K: usize, X: Extra> Lists<K, X> {
 
     /// Links a page that is in no list into `list` between `prev` and
     /// `next`, neighbours in that list (`NIL` at either end).
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, list: u8, page: DenseId, prev: u32, next: u32) {
         self.ensure(page);
         let l = usize::from(list) - 1;
@@ -357,7 +357,7 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     }
 
     /// Unlinks `page` and clears its dirty bit and mark: it leaves the buffer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, page: DenseId) -> bool {
         let dirty = self.is_dirty(page);
         self.unlink(page);

@@ -139,6 +139,15 @@ impl LruK {
         usize::from(self.meta[page as usize].count) == k
     }
 
+    /// A page in the FIFO reached its K-th reference: it moves to the heap.
+    /// Out of line, so that the common hit stays small in the caller's loop.
+    #[inline(never)]
+    fn promote_to_heap(&mut self, page: DenseId) {
+        self.fifo.remove(page);
+        self.meta[page as usize].state = IN_HEAP;
+        self.heap.set(page, self.kth(page));
+    }
+
     /// The K-th most recent reference of a page with K of them.
     #[inline]
     fn kth(&self, page: DenseId) -> super::heap::Key {
@@ -187,9 +196,7 @@ impl Policy for LruK {
         }
         let full = self.reference(page);
         if at == IN_FIFO && full {
-            self.fifo.remove(page);
-            self.meta[page as usize].state = IN_HEAP;
-            self.heap.set(page, self.kth(page));
+            self.promote_to_heap(page);
         } else if at == IN_HEAP {
             self.heap.set(page, self.kth(page));
         }
