@@ -111,16 +111,16 @@ impl Sketch {
         }
     }
 
-    /// Counts `page` once, putting the counters it changes (as indices over
-    /// all blocks), with their old values, in `undo`.
+    /// Counts `page` once, first putting the counters it changes (as
+    /// indices over all blocks), with their old values, in `undo`.
     fn add_undoable(&mut self, page: DenseId, undo: &mut Vec<(usize, Count)>) {
         let (k, first, stride) = self.place(page);
-        let block = &mut self.blocks[k].0;
-        for i in 0..HASHES {
+        let block = &self.blocks[k].0;
+        undo.extend((0..HASHES).map(|i| {
             let x = Self::slot(first, stride, i);
-            undo.push((k * BLOCK + x, block[x]));
-            block[x] = block[x].saturating_add(1);
-        }
+            (k * BLOCK + x, block[x])
+        }));
+        self.add(page);
     }
 
     /// Puts back a counter [`Sketch::add_undoable`] changed.

@@ -111,7 +111,8 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     /// pages come next ([`Policy::prefetch`]).
     pub fn run_bytes(&mut self, bytes: &[u8]) -> Result<()> {
         let (words, _) = bytes.as_chunks::<4>();
-        let ahead = |i: usize| words.get(i).map(|w| unpack(u32::from_le_bytes(*w)).0);
+        let decode = |w: &[u8; 4]| unpack(u32::from_le_bytes(*w));
+        let ahead = |i: usize| words.get(i).map(|w| decode(w).0);
         let placing = self.d.placing();
         let dense = self.d.naming() == Naming::Dense;
         for (i, w) in words.iter().enumerate() {
@@ -150,7 +151,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
                     }
                 }
             }
-            let (p, op) = unpack(u32::from_le_bytes(*w));
+            let (p, op) = decode(w);
             self.request(p, op)?;
         }
         Ok(())

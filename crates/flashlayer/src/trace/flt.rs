@@ -571,8 +571,10 @@ impl Flt {
     /// Packed request words, decoded.
     pub fn words(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.request_bytes()
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|w| u32::from_le_bytes(*w))
     }
 
     /// Dense requests.
