@@ -44,6 +44,7 @@ struct Tally {
 /// all its acknowledged modifications; failed fixes and flushes must be
 /// injected ones.
 fn hammer<P: Policy + Send, S: PageStore + Send>(
+    name: &str,
     pool: &BufferPool<P, S>,
     ops: usize,
     seed: u64,
@@ -65,7 +66,11 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                         let roll = rng.random_range(0..100);
                         let outcome = if roll < 50 {
                             pool.fix_write(p).map(|mut g| {
-                                assert_eq!(slot(&g, t), counts[p as usize], "thread {t} page {p}");
+                                assert_eq!(
+                                    slot(&g, t),
+                                    counts[p as usize],
+                                    "{name}: thread {t} page {p}"
+                                );
                                 let v = counts[p as usize] + 1;
                                 g[8 * t..8 * t + 8].copy_from_slice(&v.to_le_bytes());
                                 drop(g);
@@ -75,11 +80,19 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                             // Fixed for writing, left unmodified: marked
                             // clean unless another thread changed it.
                             pool.fix_write(p).map(|g| {
-                                assert_eq!(slot(&g, t), counts[p as usize], "thread {t} page {p}");
+                                assert_eq!(
+                                    slot(&g, t),
+                                    counts[p as usize],
+                                    "{name}: thread {t} page {p}"
+                                );
                             })
                         } else if roll < 95 {
                             pool.fix_read(p).map(|g| {
-                                assert_eq!(slot(&g, t), counts[p as usize], "thread {t} page {p}");
+                                assert_eq!(
+                                    slot(&g, t),
+                                    counts[p as usize],
+                                    "{name}: thread {t} page {p}"
+                                );
                             })
                         } else {
                             tally.flushes += 1;
@@ -91,7 +104,7 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                             Err(Error::Store(msg)) if msg.starts_with("injected") => {
                                 tally.failed += 1;
                             }
-                            Err(e) => panic!("thread {t}: {e}"),
+                            Err(e) => panic!("{name}: thread {t}: {e}"),
                         }
                     }
                     tally
@@ -143,7 +156,7 @@ fn every_policy_loses_no_acknowledged_update_under_threads_and_store_failures() 
             faults: faults.clone(),
         };
         let pool = BufferPool::new(policy, store).unwrap();
-        let tally = hammer(&pool, 1_500, i as u64, &zeros());
+        let tally = hammer(entry.name, &pool, 1_500, i as u64, &zeros());
         assert!(tally.failed > 0, "{}: failures were injected", entry.name);
         faults.on.store(false, Ordering::Relaxed);
         let mut store = pool.close().unwrap();
@@ -190,7 +203,7 @@ fn file_store_pool_keeps_every_acknowledged_update_across_reopen_under_threads()
             },
         )
         .unwrap();
-        let tally = hammer(&pool, 2_000, 40 + round as u64, &before);
+        let tally = hammer(name, &pool, 2_000, 40 + round as u64, &before);
         faults.on.store(false, Ordering::Relaxed);
         drop(pool.close().unwrap());
         let mut reopened = FileStore::builder(&path)

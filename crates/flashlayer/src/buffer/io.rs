@@ -99,14 +99,19 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // The policy's calls when it last heard of this miss.
         let mut heard = st.turns;
         // The victim written last, its cluster, the write (sorted as the
-        // store saw it) and which of its pages nobody modified meanwhile.
+        // store saw it), what tells whether its pages were modified since
+        // they were copied, and which were not.
         let mut written: Option<DenseId> = None;
         let mut pages = Vec::new();
         let mut next = Vec::new();
         let mut batch = Vec::new();
+        let mut out = Outgoing::default();
         let mut unchanged = Vec::new();
         loop {
             self.drain(&mut st);
+            // Asked now, not when the write ended: a wait below releases
+            // the lock, and a page modified meanwhile must stay dirty.
+            self.unchanged(&st, &out, &mut unchanged);
             if st.turns != heard {
                 // Other requests reached the policy since it heard of this
                 // miss: it is announced again, as a retry is, so the policy
@@ -157,7 +162,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                         }
                     }
                     let wrote;
-                    (st, wrote, unchanged) = self.write_outside(st, &batch);
+                    (st, wrote, out) = self.write_outside(st, &batch);
                     if let Err(e) = wrote {
                         return (st, Err(e));
                     }
@@ -168,20 +173,32 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     }
 
     /// Writes the pages of `batch` with the pool lock released meanwhile.
-    /// Returns the lock, the write's outcome and, per page, whether nobody
-    /// modified it while the write was in flight.
+    /// Returns the lock, the write's outcome and the pages as they were
+    /// copied ([`BufferPool::unchanged`] tells which are unchanged since).
     fn write_outside<'a>(
         &'a self,
         mut st: Guard<'a, P, S>,
         batch: &[(PageId, DenseId)],
-    ) -> (Guard<'a, P, S>, Result<()>, Vec<bool>) {
+    ) -> (Guard<'a, P, S>, Result<()>, Outgoing) {
         let out = self.start_write(&mut st, batch);
         drop(st);
         let wrote = self.write_out(&out);
         let mut st = self.lock();
-        let unchanged = self.unpin_written(&mut st, &out);
+        self.unpin_written(&mut st, &out);
         self.done.notify_all();
-        (st, wrote, unchanged)
+        (st, wrote, out)
+    }
+
+    /// Per page of `out`, into `unchanged`: whether it is still in the
+    /// frame it was copied from and nobody modified it since, so that the
+    /// store holds it as it is now. Only true while the caller holds the
+    /// pool lock without a break since asking: a modification is counted
+    /// at its unfix, under the lock.
+    fn unchanged(&self, st: &State<P, S>, out: &Outgoing, unchanged: &mut Vec<bool>) {
+        unchanged.clear();
+        unchanged.extend(out.pages.iter().map(|&(_, d, f, version)| {
+            st.frame_of[d as usize] == f && st.versions[f as usize] == version
+        }));
     }
 
     /// Marks the pages of `batch` as being written outside the lock and
@@ -229,21 +246,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
     }
 
-    /// Ends the write of `out`. Returns, per page, whether nobody modified it
-    /// while its write was in flight; those have their changed ranges
-    /// cleared (the store has them as they are).
-    fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing) -> Vec<bool> {
-        out.pages
-            .iter()
-            .map(|&(_, _, f, version)| {
-                st.writing[f as usize] = false;
-                let same = st.versions[f as usize] == version;
-                if same && !out.ranges.is_empty() {
-                    st.changes[f as usize].clear();
-                }
-                same
-            })
-            .collect()
+    /// Ends the write of `out`. The pages nobody modified while it was in
+    /// flight have their changed ranges cleared (the store has them as they
+    /// are).
+    fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing) {
+        for &(_, _, f, version) in &out.pages {
+            st.writing[f as usize] = false;
+            if st.versions[f as usize] == version && !out.ranges.is_empty() {
+                st.changes[f as usize].clear();
+            }
+        }
     }
 
     /// [`BufferPool::flush`] for a store that does not listen: the dirty
@@ -267,9 +279,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 let (driver, frames, _) = self.split(&mut st);
                 driver.dirty_batch(&dirty, &frames, &mut batch);
             }
-            let (wrote, unchanged);
-            (st, wrote, unchanged) = self.write_outside(st, &batch);
+            let (wrote, out);
+            (st, wrote, out) = self.write_outside(st, &batch);
             wrote?;
+            let mut unchanged = Vec::new();
+            self.unchanged(&st, &out, &mut unchanged);
             let mut changed: Vec<DenseId> = batch
                 .iter()
                 .zip(&unchanged)
