@@ -282,6 +282,21 @@ fn compare<P: Policy + Clone>(p: P, trace: &[(u32, Op)]) -> Result<(), TestCaseE
 }
 
 #[test]
+fn a_read_hit_counted_without_the_pool_lock_pins_its_page() {
+    let pool = BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap();
+    drop(pool.fix_read(1).unwrap());
+    drop(pool.fix_read(2).unwrap());
+    // Both are hits now, pinned by this thread's reader counts alone.
+    let a = pool.fix_read(1).unwrap();
+    let b = pool.fix_read(2).unwrap();
+    assert!(matches!(pool.fix_read(3), Err(Error::AllPinned(2))));
+    drop(b);
+    drop(pool.fix_read(3).unwrap());
+    assert!(pool.is_resident(1) && pool.is_resident(3) && !pool.is_resident(2));
+    drop(a);
+}
+
+#[test]
 fn full_pool_of_pinned_pages_is_an_error_not_a_hang() {
     let pool = BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap();
     let a = pool.fix_read(1).unwrap();

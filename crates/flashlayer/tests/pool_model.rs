@@ -224,6 +224,10 @@ fn readers() {
                             page[0]
                         );
                         last = page[0];
+                        // A read guard, counted without the pool lock or
+                        // not, keeps every writer out while it is held.
+                        thread::yield_now();
+                        assert_eq!(page[0], last, "page 1 changed under a read guard");
                     } else {
                         assert_eq!(page[0], 0, "page {p} holds another page's bytes");
                     }

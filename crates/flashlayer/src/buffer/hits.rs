@@ -1,7 +1,9 @@
 //! The pool's hit path without its lock: a page table that hits read
-//! without any lock, and read hits gathered per thread in stripes that the
-//! pool lock drains in batches (Caffeine's buffers). The protocol is stated
-//! in the module docs of [`super`].
+//! without any lock, read guards counted per thread stripe (so a read hit
+//! writes no line that another thread's hits write), and read hits
+//! gathered per thread in stripes that the pool lock drains in batches
+//! (Caffeine's buffers). The protocol is stated in the module docs of
+//! [`super`].
 
 use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard};
 use crate::types::{DenseId, PageId};
@@ -154,6 +156,67 @@ impl Table {
             j = self.next(j);
         }
         self.slots[hole].page.store(NO_PAGE, Ordering::Release);
+    }
+}
+
+/// Read guards taken without the pool lock, counted per stripe and frame:
+/// a count pins its frame and holds its latch shared (BRAVO's visible
+/// readers, Dice & Kogan, USENIX ATC 2019, with one slot per stripe and
+/// frame instead of a hashed table). A thread's counts are its own lines,
+/// so read hits of different threads on one page write no common line;
+/// whoever must know that a frame has no such reader (a claim, a writer)
+/// reads every stripe that ever counted in this pool.
+#[derive(Debug)]
+pub(super) struct Readers {
+    /// Stripe-major: stripe `s`'s count for frame `f` is at
+    /// `s × frames + f`.
+    counts: Box<[AtomicU32]>,
+    frames: usize,
+    /// Bit `s` is set once stripe `s` has counted a reader.
+    used: Padded<AtomicU32>,
+}
+
+impl Readers {
+    pub(super) fn new(frames: usize) -> Self {
+        Readers {
+            counts: (0..STRIPES * frames).map(|_| AtomicU32::new(0)).collect(),
+            frames,
+            used: Padded(AtomicU32::new(0)),
+        }
+    }
+
+    /// Counts a reader of frame `f` in this thread's stripe. Sequentially
+    /// consistent, as is every check of a frame after it: of this count
+    /// and a claim or writer that checks the counts after changing the
+    /// frame, one sees the other.
+    #[inline]
+    pub(super) fn enter(&self, f: u32) {
+        let s = stripe();
+        let bit = 1 << s;
+        if self.used.0.load(Ordering::Relaxed) & bit == 0 {
+            self.used.0.fetch_or(bit, Ordering::SeqCst);
+        }
+        self.counts[s * self.frames + f as usize].fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Takes back a count of [`Readers::enter`], on the thread that
+    /// counted it (read guards are not `Send`).
+    #[inline]
+    pub(super) fn leave(&self, f: u32) {
+        self.counts[stripe() * self.frames + f as usize].fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Whether any stripe counts a reader of frame `f`.
+    pub(super) fn any(&self, f: u32) -> bool {
+        let mut used = self.used.0.load(Ordering::SeqCst);
+        while used != 0 {
+            let s = used.trailing_zeros() as usize;
+            if self.counts[s * self.frames + f as usize].load(Ordering::SeqCst) != 0 {
+                return true;
+            }
+            used &= used - 1;
+        }
+        false
     }
 }
 

@@ -47,15 +47,24 @@
 //! once around it.
 //!
 //! Hits (`hits.rs`) take no lock: a fix finds a resident page's frame in a
-//! page table that it reads without a lock, pins the frame (an atomic
-//! count), then checks that the frame holds the page (each frame names the
-//! page hits may find in it). A victim is claimed the other way round: its
-//! frame stops naming its page, then it must be unpinned, else it names the
-//! page again and the policy chooses anew. Each side's two steps are
-//! sequentially consistent, so of a hit and a claim on one frame at least
-//! one sees the other and backs off: no hit ever holds a frame that is
-//! being reused. A read unfix gathers the hit in its thread's stripe and
-//! unpins; the pool lock
+//! page table that it reads without a lock, pins the frame, then checks
+//! that the frame holds the page (each frame names the page hits may find
+//! in it). A write hit pins with the frame's own atomic count. A read hit
+//! counts itself as a reader of the frame in its thread's stripe
+//! ([`Readers`]), which both pins the frame and holds its latch shared,
+//! and then also checks that no writer holds the latch (else it takes the
+//! count back and fixes under the pool lock, waiting on the latch's lock):
+//! so a read hit writes only its own thread's lines, and two threads
+//! reading one page share its frame's line for reading only. A victim is
+//! claimed the other way round: its frame stops naming its page, then it
+//! must have no pin and no counted reader, else it names the page again
+//! and the policy chooses anew. Each side's steps are sequentially
+//! consistent, so of a hit and a claim on one frame at least one sees the
+//! other and backs off: no hit ever holds a frame that is being reused. A
+//! writer latches a frame the same way: it takes the latch's lock, sets the
+//! frame's writer flag, then waits until no reader is counted. A read
+//! unfix gathers the hit in its thread's stripe and then takes back its
+//! count; the pool lock
 //! tells the policy the gathered hits in a batch, stripe by stripe in
 //! order, before any other call into the policy (so one thread's pool
 //! calls the policy exactly as the simulator does) and whenever the
@@ -80,11 +89,13 @@
 //! flight stays dirty (frames count their modifications). A store that
 //! listens to the order of requests (the hybrid store's placement) has each
 //! miss run whole under the pool lock. Each frame has a reader-writer latch,
-//! held by guards, and its pin count beside it; its bytes lie in one slab
-//! with every other frame's (`slab.rs`), read and written only under its
-//! latch. A frame is only reused when its pin count is 0 at its claim, and
-//! a guard unpins only after releasing its latch, so taking a victim's
-//! latch never waits. A page missed by [`BufferPool::fix_write`] enters
+//! held by guards (a read hit's count holds it shared), and its pin count
+//! beside it; its bytes lie in one slab with every other frame's
+//! (`slab.rs`), read and written only under its latch. A frame is only
+//! reused when it has no pin and no counted reader at its claim, and a
+//! guard unpins only after releasing its latch, so taking a victim's latch
+//! never waits for long (at most for a hit that counted itself on a stale
+//! page-table entry and is taking its count back). A page missed by [`BufferPool::fix_write`] enters
 //! dirty and is marked clean at unfix if that guard changed nothing, unless
 //! another guard modified it since it was installed.
 
@@ -100,9 +111,10 @@ use crate::sync::{
     AtomicU32, AtomicU64, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
 };
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
-use hits::{Padded, Stripes, Table, NO_PAGE};
+use hits::{Padded, Readers, Stripes, Table, NO_PAGE};
 use rustc_hash::FxHashMap;
 use slab::Slab;
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, TryLockError};
@@ -208,6 +220,7 @@ impl<P: Policy, S: PageStore> State<P, S> {
 /// so that no hit can pin it unseen.
 struct PoolGate<'a> {
     frames: &'a [Frame],
+    readers: &'a Readers,
     writing: &'a [bool],
     frame_of: &'a [u32],
     originals: &'a [PageId],
@@ -216,7 +229,9 @@ struct PoolGate<'a> {
 
 impl PoolGate<'_> {
     fn free(&self, f: usize) -> bool {
-        self.frames[f].pins.load(Ordering::Acquire) == 0 && !self.writing[f]
+        self.frames[f].pins.load(Ordering::Acquire) == 0
+            && !self.readers.any(f as u32)
+            && !self.writing[f]
     }
 }
 
@@ -227,7 +242,7 @@ impl Gate for PoolGate<'_> {
     fn claim(&mut self, page: DenseId) -> bool {
         let number = self.originals[page as usize];
         let f = self.frame_of[page as usize] as usize;
-        if self.writing[f] || !self.frames[f].claim(number) {
+        if self.writing[f] || !self.frames[f].claim(number, self.readers, f as u32) {
             return false;
         }
         self.table.remove(number);
@@ -381,14 +396,17 @@ impl Frames for PoolFrames<'_> {
 /// reports the whole page as changed.
 const MAX_TRACKED: usize = 256;
 
-/// A frame: the latch of its bytes (in the [`Slab`]), held by guards; the
-/// guards holding it, changed without the pool lock (a frame is reused only
-/// when 0); and the page hits may find in it. A hit touches one cache line
-/// for all of them.
+/// A frame: the latch of its bytes (in the [`Slab`]), held by guards that
+/// took the pool lock and by writers; the guards holding it that way,
+/// changed without the pool lock (a frame is reused only when 0 and no
+/// reader is counted in [`Readers`]); whether a writer holds the latch; and
+/// the page hits may find in it. A read hit only reads this line.
 #[derive(Debug)]
 struct Frame {
     latch: RwLock<()>,
     pins: AtomicU32,
+    /// 1 while a [`WriteLatch`] holds `latch`: counted readers stay away.
+    writer: AtomicU32,
     /// The dense id of `page` (valid while `page` is not [`NO_PAGE`]).
     dense: AtomicU32,
     /// The page number hits may find here; [`NO_PAGE`] while the frame is
@@ -401,6 +419,7 @@ impl Frame {
         Frame {
             latch: RwLock::new(()),
             pins: AtomicU32::new(0),
+            writer: AtomicU32::new(0),
             dense: AtomicU32::new(0),
             page: AtomicU64::new(NO_PAGE),
         }
@@ -418,12 +437,12 @@ impl Frame {
         None
     }
 
-    /// Takes the frame, holding page `number`, from hits: whether no guard
-    /// pins it. If one does, hits may find the page here again. Only under
-    /// the pool lock.
-    fn claim(&self, number: PageId) -> bool {
+    /// Takes the frame (number `f`), holding page `number`, from hits:
+    /// whether no guard pins it. If one does, hits may find the page here
+    /// again. Only under the pool lock.
+    fn claim(&self, number: PageId, readers: &Readers, f: u32) -> bool {
         self.page.store(NO_PAGE, Ordering::SeqCst);
-        if self.pins.load(Ordering::SeqCst) == 0 {
+        if self.pins.load(Ordering::SeqCst) == 0 && !readers.any(f) {
             return true;
         }
         self.page.store(number, Ordering::SeqCst);
@@ -435,6 +454,22 @@ impl Frame {
     fn publish(&self, number: PageId, dense: DenseId) {
         self.dense.store(dense, Ordering::Relaxed);
         self.page.store(number, Ordering::SeqCst);
+    }
+}
+
+/// A frame's latch held exclusively ([`BufferPool::write_latch`]): its
+/// lock, and its writer flag until drop.
+#[derive(Debug)]
+struct WriteLatch<'a> {
+    writer: &'a AtomicU32,
+    _guard: RwLockWriteGuard<'a, ()>,
+}
+
+impl Drop for WriteLatch<'_> {
+    fn drop(&mut self) {
+        // Before the lock goes: counted readers come back once the writer
+        // is done.
+        self.writer.store(0, Ordering::SeqCst);
     }
 }
 
@@ -451,6 +486,13 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     shadows: Box<[Mutex<Shadow>]>,
     /// Resident pages, for hits without the pool lock.
     table: Table,
+    /// Read guards taken without the pool lock.
+    readers: Readers,
+    /// Taken to wait for, and to announce, the last counted reader of a
+    /// frame that a writer waits to latch.
+    unlatched: Mutex<()>,
+    /// Signalled when a counted reader leaves a frame a writer waits for.
+    left: Condvar,
     /// Read hits not yet told to the policy.
     hits: Stripes,
     /// Whether the store uses changed byte ranges (fixed with the store).
@@ -510,6 +552,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             shadows: (0..n).map(|_| Mutex::default()).collect(),
             done: Condvar::new(),
             table: Table::new(n),
+            readers: Readers::new(n),
+            unlatched: Mutex::new(()),
+            left: Condvar::new(),
             hits: Stripes::new(),
             track,
             slow: AtomicBool::new(false),
@@ -584,6 +629,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         };
         let gate = PoolGate {
             frames: &self.frames,
+            readers: &self.readers,
             writing: &st.writing,
             frame_of: &st.frame_of,
             originals: &st.originals,
@@ -606,18 +652,22 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Pins `page` for reading.
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, installed, _) = self.fix(page, Op::Read)?;
-        let guard = self.frames[frame as usize]
-            .latch
-            .read()
-            .unwrap_or_else(|e| e.into_inner());
+        let (frame, dense, installed, counted) = self.fix(page, Op::Read)?;
+        // A hit counted as a reader holds the latch already.
+        let guard = (!counted).then(|| {
+            self.frames[frame as usize]
+                .latch
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+        });
         Ok(PageRef {
             pool: self,
             frame,
             page,
             dense,
             installed,
-            guard: Some(guard),
+            guard,
+            _thread: PhantomData,
         })
     }
 
@@ -625,10 +675,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
-        let guard = self.frames[frame as usize]
-            .latch
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
+        let guard = self.write_latch(frame);
         // SAFETY: the frame's latch is held exclusively (`guard`) while
         // the bytes are read here.
         let page_bytes = unsafe { self.slab.page(frame) };
@@ -676,12 +723,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// Pins the page, loading it on a miss, which is announced with `op`.
     /// Returns (frame, dense id, for a miss the frame's modification count
-    /// when the page was installed, whether byte ranges are being recorded).
+    /// when the page was installed, and for a write whether byte ranges
+    /// are being recorded, for a read whether it is a hit counted in
+    /// [`Readers`]).
     fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, Option<u64>, bool)> {
         // A hit: found and pinned without a lock.
         if !self.slow.load(Ordering::Relaxed) {
             if let Some(f) = self.table.get(page) {
-                if let Some(d) = self.frames[f as usize].pin_if_holding(page) {
+                if !op.is_write() {
+                    if let Some(d) = self.count_reader(f, page) {
+                        return Ok((f, d, None, true));
+                    }
+                } else if let Some(d) = self.frames[f as usize].pin_if_holding(page) {
                     return Ok((f, d, None, self.track));
                 }
             }
@@ -695,7 +748,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 LOADING => st = self.wait(st),
                 f => {
                     self.pin(f);
-                    return Ok((f, d, None, bytes));
+                    return Ok((f, d, None, bytes && op.is_write()));
                 }
             }
         };
@@ -706,7 +759,67 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         } else {
             self.miss(st, page, d, op)?
         };
-        Ok((f, d, Some(installed), bytes))
+        Ok((f, d, Some(installed), bytes && op.is_write()))
+    }
+
+    /// A read hit on `page` in frame `f`: counts a reader of the frame in
+    /// this thread's stripe, then checks that the frame holds the page and
+    /// no writer holds its latch. Returns the page's dense id; else takes
+    /// the count back.
+    #[inline]
+    fn count_reader(&self, f: u32, page: PageId) -> Option<DenseId> {
+        self.readers.enter(f);
+        let frame = &self.frames[f as usize];
+        if frame.page.load(Ordering::SeqCst) == page && frame.writer.load(Ordering::SeqCst) == 0 {
+            return Some(frame.dense.load(Ordering::Relaxed));
+        }
+        self.leave(f);
+        None
+    }
+
+    /// Takes back this thread's count of a reader of frame `f`, waking a
+    /// writer that waits for the frame's readers to leave.
+    #[inline]
+    fn leave(&self, f: u32) {
+        self.readers.leave(f);
+        if self.frames[f as usize].writer.load(Ordering::SeqCst) != 0 {
+            self.announce_left();
+        }
+    }
+
+    #[cold]
+    fn announce_left(&self) {
+        let _announce = self.unlatched.lock().unwrap_or_else(|e| e.into_inner());
+        self.left.notify_all();
+    }
+
+    /// Frame `f`'s latch, exclusively: its lock, then its writer flag,
+    /// then the wait until no counted reader is left. A reader counted
+    /// after the flag sees it and takes the lock instead.
+    fn write_latch(&self, f: u32) -> WriteLatch<'_> {
+        let frame = &self.frames[f as usize];
+        let guard = frame.latch.write().unwrap_or_else(|e| e.into_inner());
+        frame.writer.store(1, Ordering::SeqCst);
+        if self.readers.any(f) {
+            let mut announce = self.unlatched.lock().unwrap_or_else(|e| e.into_inner());
+            while self.readers.any(f) {
+                announce = self.left.wait(announce).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        WriteLatch {
+            writer: &frame.writer,
+            _guard: guard,
+        }
+    }
+
+    /// Unpins frame `f`: a counted reader's count, or its pin count.
+    #[inline]
+    fn release(&self, f: u32, counted: bool) {
+        if counted {
+            self.leave(f);
+        } else {
+            self.unpin(f);
+        }
     }
 
     #[inline]
@@ -759,10 +872,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Copies `bytes` into frame `f`, which nobody else holds (a free frame
     /// or a claimed victim's, pin count 0), so its latch never waits.
     fn fill(&self, f: u32, bytes: &[u8]) {
-        let _latch = self.frames[f as usize]
-            .latch
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
+        let _latch = self.write_latch(f);
         // SAFETY: the frame's latch is held exclusively until the copy ends.
         unsafe { self.slab.page_mut(f) }.copy_from_slice(bytes);
     }
@@ -828,6 +938,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         page: PageId,
         dense: DenseId,
         installed: Option<u64>,
+        counted: bool,
         write_fix: bool,
         modified: bool,
         changed: &[ByteRange],
@@ -836,7 +947,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
             let gathered = self.hits.push((dense, frame));
-            self.unpin(frame);
+            self.release(frame, counted);
             // The drainer's full batch offers to drain once: a try at
             // every hit after it would take the pool lock's cache line
             // from its holder.
@@ -894,7 +1005,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             st.driver.sample();
         }
         // Unpinned last: the page cannot leave before the policy heard.
-        self.unpin(frame);
+        self.release(frame, counted);
     }
 
     /// Writes every dirty page, then makes the store durable. Pages modified
@@ -933,7 +1044,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // Every frame is claimed first, so that no hit pins one meanwhile.
         let claimed: Vec<bool> = resident
             .iter()
-            .map(|&d| self.frames[st.frame_of[d as usize] as usize].claim(st.originals[d as usize]))
+            .map(|&d| {
+                let f = st.frame_of[d as usize];
+                self.frames[f as usize].claim(st.originals[d as usize], &self.readers, f)
+            })
             .collect();
         let pinned = claimed.iter().filter(|&&c| !c).count();
         if pinned > 0 {
@@ -1014,7 +1128,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     }
 }
 
-/// A page pinned for reading; unpinned on drop.
+/// A page pinned for reading; unpinned on drop. It stays on the thread
+/// that fixed it:
+///
+/// ```compile_fail
+/// use flashlayer::buffer::PageRef;
+/// use flashlayer::policy::Lru;
+/// use flashlayer::store::MemStore;
+/// fn send<T: Send>() {}
+/// send::<PageRef<'static, Lru, MemStore>>();
+/// ```
 #[derive(Debug)]
 pub struct PageRef<'a, P: Policy, S: PageStore> {
     pool: &'a BufferPool<P, S>,
@@ -1023,28 +1146,33 @@ pub struct PageRef<'a, P: Policy, S: PageStore> {
     dense: DenseId,
     /// For a miss, the frame's modification count when it was installed.
     installed: Option<u64>,
-    /// The frame's latch, held shared until drop.
+    /// The frame's latch, held shared until drop; `None` for a hit
+    /// counted in [`Readers`], whose count holds the latch.
     guard: Option<RwLockReadGuard<'a, ()>>,
+    /// Not `Send`: a counted hit is taken back in the stripe of the thread
+    /// that counted it, found again at drop.
+    _thread: PhantomData<*const ()>,
 }
 
 impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        debug_assert!(self.guard.is_some(), "the latch is held until drop");
-        // SAFETY: this guard holds the frame's latch shared, and the
-        // slice's borrow of the guard ends before the latch is released.
+        // SAFETY: this guard holds the frame's latch shared (its lock, or
+        // its count as a reader), and the slice's borrow of the guard ends
+        // before the latch is released.
         unsafe { self.pool.slab.page(self.frame) }
     }
 }
 
 impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     fn drop(&mut self) {
-        drop(self.guard.take());
+        let counted = self.guard.take().is_none();
         self.pool.unfix(
             self.frame,
             self.page,
             self.dense,
             self.installed,
+            counted,
             false,
             false,
             &[],
@@ -1066,7 +1194,7 @@ pub struct PageMut<'a, P: Policy, S: PageStore> {
     /// Copy of the page at fix time, when byte ranges are recorded.
     before: Option<Vec<u8>>,
     /// The frame's latch, held exclusively until drop.
-    guard: Option<RwLockWriteGuard<'a, ()>>,
+    guard: Option<WriteLatch<'a>>,
 }
 
 impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
@@ -1104,6 +1232,7 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
             self.page,
             self.dense,
             self.installed,
+            false,
             true,
             self.modified,
             &changed,
