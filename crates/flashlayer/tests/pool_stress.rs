@@ -165,9 +165,8 @@ fn every_policy_loses_no_acknowledged_update_under_threads_and_store_failures() 
     }
 }
 
-/// The long run, as the note reports it: LRU and FD-Buffer over a memory
-/// store with 20 µs per I/O, then over a file store that is closed and
-/// reopened.
+/// LRU, FD-Buffer with clusters and ARC over a file store with 20 µs per
+/// I/O and injected failures, closed and reopened after each policy's run.
 #[test]
 fn file_store_pool_keeps_every_acknowledged_update_across_reopen_under_threads() {
     let dir = tempfile::tempdir().unwrap();
