@@ -5,7 +5,7 @@
 //! (Caffeine's buffers). The protocol is stated in the module docs of
 //! [`super`].
 
-use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard};
+use crate::sync::{AtomicU32, AtomicU64};
 use crate::types::{DenseId, PageId};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -226,12 +226,38 @@ pub(super) type Hit = (DenseId, u32);
 /// Read hits not yet told to the policy, gathered per thread.
 #[derive(Debug)]
 pub(super) struct Stripes {
-    stripes: Box<[Padded<Mutex<Vec<Hit>>>]>,
+    stripes: Box<[Padded<Stripe>]>,
     /// The stripe whose thread drains every stripe when its own fills a
     /// batch ([`NO_DRAINER`] before any): one thread does the policy's
     /// work, whose lines then stay in its cache, instead of every thread
     /// in turn pulling them to its own.
     drainer: Padded<AtomicU32>,
+}
+
+/// One stripe: a ring of [`MAX_GATHERED`] read hits that its threads fill
+/// (one compare-and-swap each, on the stripe's own line, where a lock
+/// took two) and the pool lock's holder empties.
+#[derive(Debug)]
+struct Stripe {
+    /// Hits pushed so far: the next slot to fill, modulo the ring.
+    tail: AtomicU64,
+    /// Hits taken so far; only the pool lock's holder changes it.
+    head: AtomicU64,
+    /// Packed hits ([`pack`]); [`EMPTY`] for a slot taken, or reserved by
+    /// a push that has not yet filled it.
+    slots: Box<[AtomicU64]>,
+}
+
+/// A slot holding no hit. A hit's frame is never `u32::MAX`, so no packed
+/// hit is this value.
+const EMPTY: u64 = u64::MAX;
+
+fn pack((dense, frame): Hit) -> u64 {
+    (u64::from(dense) << 32) | u64::from(frame)
+}
+
+fn unpack(v: u64) -> Hit {
+    ((v >> 32) as DenseId, v as u32)
 }
 
 /// No thread drains yet: the first whose batch fills becomes the drainer.
@@ -252,7 +278,13 @@ impl Stripes {
     pub(super) fn new() -> Self {
         Stripes {
             stripes: (0..STRIPES)
-                .map(|_| Padded(Mutex::new(Vec::with_capacity(MAX_GATHERED))))
+                .map(|_| {
+                    Padded(Stripe {
+                        tail: AtomicU64::new(0),
+                        head: AtomicU64::new(0),
+                        slots: (0..MAX_GATHERED).map(|_| AtomicU64::new(EMPTY)).collect(),
+                    })
+                })
                 .collect(),
             drainer: Padded(AtomicU32::new(NO_DRAINER)),
         }
@@ -280,29 +312,49 @@ impl Stripes {
         self.drainer.0.store(stripe() as u32, Ordering::Relaxed);
     }
 
-    /// Adds a read hit to this thread's stripe; returns how many it holds.
+    /// Adds a read hit to this thread's stripe; returns how many it holds,
+    /// or `None` if it is full (several threads share it and the pool lock
+    /// must drain it first).
     #[inline]
-    pub(super) fn push(&self, hit: Hit) -> usize {
-        let mut s = self.mine();
-        s.push(hit);
-        s.len()
-    }
-
-    fn mine(&self) -> MutexGuard<'_, Vec<Hit>> {
-        self.stripes[stripe()]
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+    pub(super) fn push(&self, hit: Hit) -> Option<usize> {
+        let s = &self.stripes[stripe()].0;
+        loop {
+            let t = s.tail.load(Ordering::Relaxed);
+            let h = s.head.load(Ordering::Acquire);
+            if t - h >= MAX_GATHERED as u64 {
+                return None;
+            }
+            // The slot was emptied before `head` passed it (its release).
+            if s.tail
+                .compare_exchange_weak(t, t + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                s.slots[t as usize % MAX_GATHERED].store(pack(hit), Ordering::Release);
+                return Some((t + 1 - h) as usize);
+            }
+        }
     }
 
     /// Moves every gathered hit, stripe by stripe, into `out` (emptied
-    /// first), keeping each stripe's order.
+    /// first), keeping each stripe's order. Only under the pool lock. A
+    /// stripe is taken up to its first slot reserved but not yet filled.
     pub(super) fn take(&self, out: &mut Vec<Hit>) {
         out.clear();
         for s in self.stripes.iter() {
-            let mut s = s.0.lock().unwrap_or_else(|e| e.into_inner());
-            out.extend_from_slice(&s);
-            s.clear();
+            let s = &s.0;
+            let mut h = s.head.load(Ordering::Relaxed);
+            let t = s.tail.load(Ordering::Acquire);
+            while h < t {
+                let slot = &s.slots[h as usize % MAX_GATHERED];
+                let v = slot.load(Ordering::Acquire);
+                if v == EMPTY {
+                    break;
+                }
+                out.push(unpack(v));
+                slot.store(EMPTY, Ordering::Relaxed);
+                h += 1;
+            }
+            s.head.store(h, Ordering::Release);
         }
     }
 }
@@ -336,6 +388,77 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_stripe_gives_its_hits_back_in_order_around_the_ring_and_says_when_full() {
+        let stripes = Stripes::new();
+        let mut out = Vec::new();
+        let mut want = Vec::new();
+        let mut next = 0u32;
+        for round in 0..5 {
+            for _ in 0..MAX_GATHERED - round {
+                let hit = (next, next + 1);
+                assert!(stripes.push(hit).is_some());
+                want.push(hit);
+                next += 1;
+            }
+            stripes.take(&mut out);
+            assert_eq!(out, want, "round {round}");
+            want.clear();
+        }
+        for i in 0..MAX_GATHERED {
+            assert_eq!(stripes.push((1, 2)), Some(i + 1));
+        }
+        assert_eq!(stripes.push((1, 2)), None, "a full stripe takes no hit");
+        stripes.take(&mut out);
+        assert_eq!(out.len(), MAX_GATHERED);
+        assert_eq!(stripes.push((3, 4)), Some(1));
+    }
+
+    /// More threads than stripes, so several push into one stripe at once,
+    /// while another thread takes (under a lock, as the pool lock's holder
+    /// does): every hit comes out once, each thread's in its order.
+    #[test]
+    fn threads_sharing_stripes_lose_no_hit_and_keep_their_order() {
+        const THREADS: u32 = 2 * STRIPES as u32 + 3;
+        const EACH: u32 = 3_000;
+        let stripes = Stripes::new();
+        let taker = std::sync::Mutex::new(Vec::new());
+        let take = |all: &mut Vec<Hit>| {
+            let mut out = Vec::new();
+            stripes.take(&mut out);
+            all.extend(out);
+        };
+        std::thread::scope(|scope| {
+            for t in 0..THREADS {
+                let (stripes, taker, take) = (&stripes, &taker, &take);
+                scope.spawn(move || {
+                    for i in 0..EACH {
+                        while stripes.push((t, i)).is_none() {
+                            take(&mut taker.lock().unwrap());
+                        }
+                    }
+                });
+            }
+            scope.spawn(|| {
+                for _ in 0..200 {
+                    take(&mut taker.lock().unwrap());
+                    std::thread::yield_now();
+                }
+            });
+        });
+        let mut all = taker.into_inner().unwrap();
+        take(&mut all);
+        let mut seen = vec![0u32; THREADS as usize];
+        for (t, i) in all {
+            assert_eq!(
+                i, seen[t as usize],
+                "thread {t}'s hits out of order or lost"
+            );
+            seen[t as usize] += 1;
+        }
+        assert!(seen.iter().all(|&n| n == EACH), "every hit comes out once");
     }
 
     #[test]

@@ -946,7 +946,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
-            let gathered = self.hits.push((dense, frame));
+            let gathered = loop {
+                match self.hits.push((dense, frame)) {
+                    Some(n) => break n,
+                    None => {
+                        self.hits.take_over();
+                        drop(self.drained());
+                    }
+                }
+            };
             self.release(frame, counted);
             // The drainer's full batch offers to drain once: a try at
             // every hit after it would take the pool lock's cache line
