@@ -193,7 +193,9 @@ impl Readers {
     pub(super) fn enter(&self, f: u32) {
         let s = stripe();
         let bit = 1 << s;
-        if self.used.0.load(Ordering::Relaxed) & bit == 0 {
+        // Acquire: a bit another thread of this stripe set comes before
+        // this count in the order that every check of `used` follows.
+        if self.used.0.load(Ordering::Acquire) & bit == 0 {
             self.used.0.fetch_or(bit, Ordering::SeqCst);
         }
         self.counts[s * self.frames + f as usize].fetch_add(1, Ordering::SeqCst);
