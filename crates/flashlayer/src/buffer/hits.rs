@@ -185,6 +185,12 @@ impl Readers {
         }
     }
 
+    /// Stripe `s`'s count of readers of frame `f`.
+    #[inline]
+    fn count(&self, s: usize, f: u32) -> &AtomicU32 {
+        &self.counts[s * self.frames + f as usize]
+    }
+
     /// Counts a reader of frame `f` in this thread's stripe. Sequentially
     /// consistent, as is every check of a frame after it: of this count
     /// and a claim or writer that checks the counts after changing the
@@ -198,14 +204,14 @@ impl Readers {
         if self.used.0.load(Ordering::Acquire) & bit == 0 {
             self.used.0.fetch_or(bit, Ordering::SeqCst);
         }
-        self.counts[s * self.frames + f as usize].fetch_add(1, Ordering::SeqCst);
+        self.count(s, f).fetch_add(1, Ordering::SeqCst);
     }
 
     /// Takes back a count of [`Readers::enter`], on the thread that
     /// counted it (read guards are not `Send`).
     #[inline]
     pub(super) fn leave(&self, f: u32) {
-        self.counts[stripe() * self.frames + f as usize].fetch_sub(1, Ordering::SeqCst);
+        self.count(stripe(), f).fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Whether any stripe counts a reader of frame `f`.
@@ -213,7 +219,7 @@ impl Readers {
         let mut used = self.used.0.load(Ordering::SeqCst);
         while used != 0 {
             let s = used.trailing_zeros() as usize;
-            if self.counts[s * self.frames + f as usize].load(Ordering::SeqCst) != 0 {
+            if self.count(s, f).load(Ordering::SeqCst) != 0 {
                 return true;
             }
             used &= used - 1;
