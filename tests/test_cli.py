@@ -305,7 +305,13 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["bench", "--pool", "--threads", "4,2"], ["expected increasing thread counts, got '4,2'"]),
         (["bench", "--pool", "--flash"], ["--flash, --pool, --oltp and --libcachesim are separate benchmarks"]),
         (["bench", "--oltp", "--pool"], ["--flash, --pool, --oltp and --libcachesim are separate benchmarks"]),
-        (["bench", "--threads", "2"], ["--threads applies only with --pool or --oltp"]),
+        (["bench", "--threads", "2"], ["--threads does not apply to the policy benchmark"]),
+        (["bench", "--pool", "--requests", "5"], ["--requests does not apply to --pool (it takes --threads, --seed, "
+                                                  "--repeat and --json)"]),
+        (["bench", "--oltp", "--markdown", "{dir}/o.md"], ["--markdown does not apply to --oltp"]),
+        (["bench", "--flash", "--buffer", "10"], ["--buffer does not apply to --flash (it takes only --repeat and "
+                                                  "--json)"]),
+        (["bench", "--libcachesim", "--alpha", "0.5"], ["--alpha does not apply to --libcachesim"]),
         (["bench", "--oltp", "--policies", "lru,nosuch"], ["nosuch"]),
         (["frobnicate"], ["invalid choice"]),
     ],

@@ -122,13 +122,43 @@ def _oltp(a: argparse.Namespace) -> None:
     )
 
 
+#: The options each benchmark reads, by destination and flag (``--repeat``
+#: and ``--json`` apply to every one); another one given is refused.
+OPTIONS = {"requests": "--requests", "pages": "--pages", "alpha": "--alpha", "write_ratio": "--write-ratio",
+           "buffer": "--buffer", "policies": "--policies", "threads": "--threads", "seed": "--seed",
+           "trace": "--trace", "format": "--format", "page_size": "--page-size", "markdown": "--markdown"}
+READS = {
+    "policies": {"requests", "pages", "alpha", "write_ratio", "buffer", "policies", "seed", "trace", "format",
+                 "page_size", "markdown"},
+    "libcachesim": {"buffer", "policies", "trace", "format", "page_size", "markdown"},
+    "pool": {"threads", "seed"},
+    "oltp": {"threads", "policies", "seed"},
+    "flash": set(),
+}
+#: Each option's default, as the parser has it (filled in by ``add``).
+_DEFAULTS: dict[str, Any] = {}
+
+
+def _refuse_unread(a: argparse.Namespace, mode: str) -> None:
+    """One line for an option the chosen benchmark would not read."""
+    for dest, flag in OPTIONS.items():
+        if dest not in READS[mode] and getattr(a, dest) != _DEFAULTS[dest]:
+            which = "the policy benchmark" if mode == "policies" else f"--{mode}"
+            takes = [OPTIONS[d] for d in OPTIONS if d in READS[mode]]
+            raise UsageError(f"{flag} does not apply to {which} (it takes "
+                             f"{', '.join(takes) + ', ' if takes else 'only '}--repeat and --json)")
+
+
 def run(a: argparse.Namespace) -> None:
     from flashlayer import bench
 
     if a.flash + a.pool + a.oltp + a.libcachesim > 1:
         raise UsageError("--flash, --pool, --oltp and --libcachesim are separate benchmarks: give one")
-    if a.threads and not (a.pool or a.oltp):
-        raise UsageError("--threads applies only with --pool or --oltp")
+    mode = ("flash" if a.flash else "pool" if a.pool else "oltp" if a.oltp else
+            "libcachesim" if a.libcachesim else "policies")
+    _refuse_unread(a, mode)
+    if a.markdown is not None and not Path(a.markdown).resolve().parent.is_dir():
+        raise UsageError(f"--markdown: {Path(a.markdown).resolve().parent}: no such directory")
     if a.repeat is None:
         a.repeat = 1 if a.oltp else 3
     if a.flash:
@@ -145,8 +175,6 @@ def run(a: argparse.Namespace) -> None:
     buffers = buffer_specs(a.buffer)
     if len(buffers) != 1:
         raise UsageError("bench takes one buffer size")
-    if a.markdown is not None and not Path(a.markdown).resolve().parent.is_dir():
-        raise UsageError(f"--markdown: {Path(a.markdown).resolve().parent}: no such directory")
     result = bench.run(
         requests=a.requests,
         pages=a.pages,
@@ -161,14 +189,17 @@ def run(a: argparse.Namespace) -> None:
         page_size=a.page_size,
         quiet=a.json,
     )
+    heading = _heading(result)
     if a.markdown is not None:
-        page = _markdown(result, _command(a))
-
-        atomic_output(Path(a.markdown), lambda tmp: tmp.write_text(page, encoding="utf-8"))
+        _write_page(a.markdown, "Performance",
+                    "Simulator throughput per policy, end to end (open an `flt` trace, replay it), single-threaded; "
+                    "`vs LRU` is the ratio to plain LRU timed in the same rounds (each round times every row "
+                    "once), which is what the goals are stated in.",
+                    _command(a), heading, _cells(result), BENCH_COLUMNS)
     if a.json:
         emit_json(result)
         return
-    print(_heading(result))
+    print(heading)
     print_table(_cells(result), BENCH_COLUMNS)
     if a.markdown is not None:
         print(f"\nwrote {a.markdown}")
@@ -195,9 +226,15 @@ def _cells(result: dict[str, Any]) -> list[dict[str, Any]]:
 def _command(a: argparse.Namespace) -> str:
     """The bench command line that reproduces this run."""
     parts = ["flashlayer bench"]
+    if a.libcachesim:
+        parts.append("--libcachesim")
     if a.trace:
         parts.append(f"--trace {a.trace}")
-    else:
+        if a.format:
+            parts.append(f"--format {a.format}")
+        if a.page_size is not None:
+            parts.append(f"--page-size {a.page_size}")
+    elif not a.libcachesim:
         parts.append(f"--requests {a.requests} --pages {a.pages} --alpha {a.alpha} --write-ratio {a.write_ratio} "
                      f"--seed {a.seed}")
     parts.append(f"--buffer {a.buffer} --repeat {a.repeat}")
@@ -207,9 +244,10 @@ def _command(a: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def _markdown(result: dict[str, Any], command: str) -> str:
-    """The run as a page of the repository's docs, with the command that
-    regenerates it and the machine it ran on."""
+def _write_page(path: str, title: str, intro: str, command: str, heading: str, cells: list[dict[str, Any]],
+                columns: list[tuple[str, str]]) -> None:
+    """Writes a run as a page of the repository's docs: what it measures,
+    the command that regenerates it, the machine it ran on, the table."""
     import datetime
     import os
     import platform
@@ -222,29 +260,28 @@ def _markdown(result: dict[str, Any], command: str) -> str:
             cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
     except OSError:
         pass
-    cells = _cells(result)
     lines = [
-        "# Performance",
+        f"# {title}",
         "",
-        "Simulator throughput per policy, end to end (open an `flt` trace, replay it), single-threaded; "
-        "`vs LRU` is the ratio to plain LRU timed in the same rounds (each round times every row once), "
-        "which is what the goals are stated in. Regenerate this page with",
+        f"{intro} Regenerate this page with",
         "",
         "```sh",
         command,
         "```",
         "",
         f"Measured {datetime.date.today().isoformat()} on {cpu} ({os.cpu_count()} CPUs), "
-        f"flashlayer {__version__}. {_heading(result)[0].upper()}{_heading(result)[1:]}.",
+        f"flashlayer {__version__}. {heading[0].upper()}{heading[1:]}.",
         "",
-        "| " + " | ".join(h for _, h in BENCH_COLUMNS) + " |",
-        "|" + "|".join("---" if k == "policy" else "---:" for k, _ in BENCH_COLUMNS) + "|",
+        "| " + " | ".join(h for _, h in columns) + " |",
+        "|" + "|".join("---" if k == "policy" else "---:" for k, _ in columns) + "|",
     ]
     for c in cells:
         lines.append("| " + " | ".join("" if c.get(k) is None else f"`{c[k]}`" if k == "policy" else
-                                       f"{c[k]:.4f}" if k == "miss_ratio" else f"{c[k]:.2f}" if k == "seconds"
-                                       else str(c[k]) for k, _ in BENCH_COLUMNS) + " |")
-    return "\n".join(lines) + "\n"
+                                       f"{c[k]:.2f}" if k == "seconds" else f"{c[k]:.4f}" if isinstance(c[k], float)
+                                       else str(c[k])
+                                       for k, _ in columns) + " |")
+    page = "\n".join(lines) + "\n"
+    atomic_output(Path(path), lambda tmp: tmp.write_text(page, encoding="utf-8"))
 
 
 def _compare(a: argparse.Namespace, policies: list[str]) -> None:
@@ -253,21 +290,33 @@ def _compare(a: argparse.Namespace, policies: list[str]) -> None:
     buffers = buffer_specs(a.buffer)
     if len(buffers) != 1 or not isinstance(buffers[0], int):
         raise UsageError("with --libcachesim, --buffer is one cache size in objects")
-    result = compare.run(Path(a.trace) if a.trace else None, buffers[0], policies, a.repeat, quiet=a.json)
+    result = compare.run(Path(a.trace) if a.trace else None, buffers[0], policies, a.repeat, quiet=a.json,
+                         format=a.format, page_size=a.page_size)
+    t = result["trace"]
+    heading = (f"trace: {t['name']}, {t['requests']:,} requests, {t['distinct_pages']:,} distinct objects; cache "
+               f"{result['cache_objects']:,} objects; libCacheSim {result['libcachesim_version']}; in-process "
+               f"replay, median of {result['repeat']} interleaved rounds")
+    rows = [{**r, "x": f"{r['speedup']:.1f}x", "g": f">= {r['goal']:.0f}x",
+             "ls": f"{r['libcachesim_seconds']:.3f}", "fs": f"{r['flashlayer_seconds']:.3f}"}
+            for r in result["policies"]]
+    columns = [("policy", "policy"), ("ls", "libCacheSim s"), ("fs", "flashlayer s"), ("x", "speedup"),
+               ("g", "goal"), ("meets_goal", "meets"), ("libcachesim_miss_ratio", "their miss ratio"),
+               ("flashlayer_miss_ratio", "our miss ratio"), ("same_miss_ratio", "same")]
+    if a.markdown is not None:
+        _write_page(a.markdown, "flashlayer beside libCacheSim",
+                    "Each policy flashlayer shares with libCacheSim, replayed by both in-process on the same "
+                    "trace and cache size (the trace already open), single-threaded; a round runs libCacheSim "
+                    "then flashlayer, and each side's time is its median over the rounds. Belady's time "
+                    "includes computing next uses, which libCacheSim reads from its trace. A miss ratio that "
+                    "differs is a documented choice (the README's policy table).",
+                    _command(a), heading, rows, columns)
     if a.json:
         emit_json(result)
         return
-    t = result["trace"]
-    print(f"trace: {t['name']}, {t['requests']:,} requests, {t['distinct_pages']:,} distinct objects; cache "
-          f"{result['cache_objects']:,} objects; libCacheSim {result['libcachesim_version']}; in-process replay, "
-          f"median of {result['repeat']}")
-    rows = [{**r, "x": f"{r['speedup']:.1f}x"} for r in result["policies"]]
-    print_table(
-        rows,
-        [("policy", "policy"), ("libcachesim_seconds", "libCacheSim s"), ("flashlayer_seconds", "flashlayer s"),
-         ("x", "speedup"), ("libcachesim_miss_ratio", "their miss ratio"),
-         ("flashlayer_miss_ratio", "our miss ratio"), ("same_miss_ratio", "same")],
-    )
+    print(heading)
+    print_table(rows, columns)
+    if a.markdown is not None:
+        print(f"\nwrote {a.markdown}")
 
 
 def add(sub: Any) -> None:
@@ -295,7 +344,9 @@ def add(sub: Any) -> None:
     b.add_argument("--libcachesim", action="store_true",
                    help="time libCacheSim on the same trace and cache size beside us, median of --repeat, and "
                    "compare miss ratios; without --trace uses libCacheSim's own 10M-request Twitter trace "
-                   "(fetched once from PyPI's libcachesim source). Needs pip install 'flashlayer[compare]'")
+                   "(fetched once from PyPI's libcachesim source). Goals: 12x libCacheSim's throughput for lru, "
+                   "fifo, clock, 2q and arc, 10x for every other policy (Belady's next-use pass included). "
+                   "Needs pip install 'flashlayer[compare]'")
     b.add_argument("--flash", action="store_true",
                    help="instead, time the NAND emulator (page operations/s of an in-memory chip) and each flash "
                    f"method's update operations/s in steady state ({', '.join(FLASH_METHODS)})")
@@ -326,5 +377,7 @@ def add(sub: Any) -> None:
     b.add_argument("--json", action="store_true", help="print the results as JSON")
     b.add_argument("--markdown", metavar="MD",
                    help="also write the table as a Markdown page with the command that regenerates it and the "
-                   "machine it ran on (the repository's docs/PERFORMANCE.md is written this way)")
+                   "machine it ran on (the repository's docs/PERFORMANCE.md is written this way, and with "
+                   "--libcachesim docs/LIBCACHESIM.md)")
     b.set_defaults(func=run)
+    _DEFAULTS.update({dest: b.get_default(dest) for dest in OPTIONS})
