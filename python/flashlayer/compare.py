@@ -22,6 +22,7 @@ import hashlib
 import re
 import statistics
 import tarfile
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -167,57 +168,58 @@ def run(
         if p not in POLICIES:
             raise FlashlayerError(f"libCacheSim has no counterpart here for '{p}' (it runs each policy with its "
                                   f"defaults); compare: {', '.join(POLICIES)}")
-    work = CACHE / "compare"
-    work.mkdir(parents=True, exist_ok=True)
-    if trace_path is None:
-        oracle = fetch_twitter(quiet)
-        name = TWITTER
-    else:
-        # Any trace flashlayer reads: its page ids become object ids.
-        name = trace_path.name
-        t = _native.Trace.open(str(trace_path), format=format, page_size=page_size)
-        oracle = work / "input.oracleGeneral.bin"
-        write_oracle(np.fromiter((p for p, _ in t), dtype=np.uint64, count=len(t)), oracle)
-    flt = work / "input.flt"
-    _native.convert(oracle, flt, "oracle", "flt", None)
-    trace = _native.Trace.open(flt)
-    params = lcs.ReaderInitParam(ignore_obj_size=True)
-    rows: list[dict[str, Any]] = []
-    with progress.bar(len(policies) * repeat * 2, "flashlayer vs libCacheSim", quiet=quiet) as bar:
-        for p in policies:
-            theirs: list[float] = []
-            ours: list[float] = []
-            their_miss = our_miss = 0.0
-            # Interleaved, a run of each per round: a slow minute of the
-            # machine slows both sides, not one.
-            for _ in range(repeat):
-                reader = lcs.TraceReader(str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, params)
-                cls = getattr(lcs, POLICIES[p])
-                cache = cls(cache_objects, reader=reader) if p == "belady" else cls(cache_objects)
-                t0 = time.perf_counter()
-                their_miss = cache.process_trace(reader)[0]
-                theirs.append(time.perf_counter() - t0)
-                bar.advance()
-                t0 = time.perf_counter()
-                our_miss = _native.replay(trace, p, cache_objects)["miss_ratio"]
-                ours.append(time.perf_counter() - t0)
-                bar.advance()
-            a, b = statistics.median(theirs), statistics.median(ours)
-            rows.append({
-                "policy": p,
-                "libcachesim_seconds": a,
-                "flashlayer_seconds": b,
-                "speedup": a / b,
-                "goal": speedup_goal(p),
-                "meets_goal": a / b >= speedup_goal(p),
-                "libcachesim_miss_ratio": their_miss,
-                "flashlayer_miss_ratio": our_miss,
-                "same_miss_ratio": abs(their_miss - our_miss) < 1e-9,
-            })
-    return {
-        "trace": {"name": name, "requests": len(trace), "distinct_pages": trace.pages},
-        "cache_objects": cache_objects,
-        "repeat": repeat,
-        "libcachesim_version": getattr(lcs, "__version__", LIBCACHESIM_VERSION),
-        "policies": rows,
-    }
+    # The converted trace is this run's alone, and goes with it.
+    with tempfile.TemporaryDirectory(prefix="flashlayer-compare-") as tmp:
+        work = Path(tmp)
+        if trace_path is None:
+            oracle = fetch_twitter(quiet)
+            name = TWITTER
+        else:
+            # Any trace flashlayer reads: its page ids become object ids.
+            name = trace_path.name
+            t = _native.Trace.open(str(trace_path), format=format, page_size=page_size)
+            oracle = work / "input.oracleGeneral.bin"
+            write_oracle(np.fromiter((p for p, _ in t), dtype=np.uint64, count=len(t)), oracle)
+        flt = work / "input.flt"
+        _native.convert(oracle, flt, "oracle", "flt", None)
+        trace = _native.Trace.open(flt)
+        params = lcs.ReaderInitParam(ignore_obj_size=True)
+        rows: list[dict[str, Any]] = []
+        with progress.bar(len(policies) * repeat * 2, "flashlayer vs libCacheSim", quiet=quiet) as bar:
+            for p in policies:
+                theirs: list[float] = []
+                ours: list[float] = []
+                their_miss = our_miss = 0.0
+                # Interleaved, a run of each per round: a slow minute of the
+                # machine slows both sides, not one.
+                for _ in range(repeat):
+                    reader = lcs.TraceReader(str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, params)
+                    cls = getattr(lcs, POLICIES[p])
+                    cache = cls(cache_objects, reader=reader) if p == "belady" else cls(cache_objects)
+                    t0 = time.perf_counter()
+                    their_miss = cache.process_trace(reader)[0]
+                    theirs.append(time.perf_counter() - t0)
+                    bar.advance()
+                    t0 = time.perf_counter()
+                    our_miss = _native.replay(trace, p, cache_objects)["miss_ratio"]
+                    ours.append(time.perf_counter() - t0)
+                    bar.advance()
+                a, b = statistics.median(theirs), statistics.median(ours)
+                rows.append({
+                    "policy": p,
+                    "libcachesim_seconds": a,
+                    "flashlayer_seconds": b,
+                    "speedup": a / b,
+                    "goal": speedup_goal(p),
+                    "meets_goal": a / b >= speedup_goal(p),
+                    "libcachesim_miss_ratio": their_miss,
+                    "flashlayer_miss_ratio": our_miss,
+                    "same_miss_ratio": abs(their_miss - our_miss) < 1e-9,
+                })
+        return {
+            "trace": {"name": name, "requests": len(trace), "distinct_pages": trace.pages},
+            "cache_objects": cache_objects,
+            "repeat": repeat,
+            "libcachesim_version": getattr(lcs, "__version__", LIBCACHESIM_VERSION),
+            "policies": rows,
+        }

@@ -184,6 +184,11 @@ impl WTinyLfu {
         };
         w.size();
         w.sketch = Sketch::for_pages(w.main_cap);
+        // The first eviction moves the whole main cache's worth of pages
+        // out of the window, each counted undoably: reserved at once, the
+        // journal is one large block (huge pages, where the allocator asks
+        // for them) instead of a dozen grown ones.
+        w.undo_counters = Vec::with_capacity(HASHES as usize * (w.main_cap + 1));
         w
     }
 
