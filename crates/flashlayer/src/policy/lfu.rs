@@ -228,6 +228,9 @@ impl Policy for Lfu {
         self.set_dirty(page, op.is_write());
     }
 
+    // Inlined into the replay loop: out of line, LFU took 6% longer on
+    // libCacheSim's Twitter trace.
+    #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         if self.len == 0 {
             return None;

@@ -231,6 +231,17 @@ impl<const K: usize, X: Extra> Lists<K, X> {
         self.nodes[page as usize].next
     }
 
+    /// Puts a page that is in no list into `list` just after `prev` (a page
+    /// of that list), or at its head if `prev` is `NIL`.
+    #[inline]
+    pub(crate) fn insert_after(&mut self, list: u8, page: DenseId, prev: u32) {
+        let next = match prev {
+            NIL => self.head[usize::from(list) - 1],
+            p => self.nodes[p as usize].next,
+        };
+        self.link(list, page, prev, next);
+    }
+
     /// Puts a page that is in no list into `list` just before `next` (a page
     /// of that list), or at its tail if `next` is `NIL`.
     pub(crate) fn insert_before(&mut self, list: u8, page: DenseId, next: u32) {
