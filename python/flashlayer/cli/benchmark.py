@@ -327,7 +327,8 @@ def add(sub: Any) -> None:
                        "close together). Reports requests/s and the ratio to LRU. With LRU among the policies, more rows "
                        "time LRU over a hybrid flash + magnetic store (placement hybrid, Koltsidas Table 1 costs) and "
                        "each DRAM / SSD / disk scheme (hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the "
-                       "buffer, HyPro Table 4 devices); each of these rows' goal is 0.25x plain LRU.")
+                       "buffer, HyPro Table 4 devices); each of these rows' goal is 0.25x plain LRU. --libcachesim, "
+                       "--flash, --pool and --oltp are other benchmarks: each refuses an option it does not read.")
     b.add_argument("--requests", type=int_arg(1, "--requests"), default=10_000_000,
                    help="Zipf requests (default: 10,000,000)")
     b.add_argument("--pages", type=int_arg(1, "--pages"), default=1_100_000, help="Zipf page universe (default: 1,100,000; gives ~1.05M distinct)")
