@@ -655,6 +655,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     }
 
     /// Pins `page` for reading.
+    // Inlined into the caller, as the guard's drop is: called out of line
+    // from another crate, one thread's all-hit fixes ran at 13–15M/s
+    // against 24M/s.
+    #[inline]
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
         let (frame, dense, installed, counted) = self.fix(page, Op::Read)?;
         // A hit counted as a reader holds the latch already.
@@ -1183,6 +1187,7 @@ impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
 }
 
 impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
+    #[inline]
     fn drop(&mut self) {
         let counted = self.guard.take().is_none();
         self.pool.unfix(
