@@ -313,13 +313,18 @@ impl<'a> Belady<'a> {
         }
     }
 
+    /// The page of request `m` if it was filed lately (from
+    /// [`Belady::recent`]).
+    #[inline]
+    fn filed(&self, m: usize) -> Option<DenseId> {
+        let (at, page) = self.recent[m % RECENT];
+        (at as usize == m).then_some(page)
+    }
+
     /// The page of request `m`, a set mark.
     #[inline]
     fn page_at(&self, m: usize) -> DenseId {
-        match self.recent[m % RECENT] {
-            (at, page) if at as usize == m => page,
-            _ => self.words.page(m),
-        }
+        self.filed(m).unwrap_or_else(|| self.words.page(m))
     }
 
     /// Takes a resident page out of the bitmap (its stack entry, if it was
@@ -479,9 +484,9 @@ impl Policy for Belady<'_> {
                     // The next victim is likely the next lower mark: its
                     // page sits at a random place in a large array.
                     if let Some(n) = m.checked_sub(1).and_then(|k| self.marks.prev(k)) {
-                        match self.recent[n % RECENT] {
-                            (at, page) if at as usize == n => prefetch(&self.slots[page as usize]),
-                            _ => self.words.prefetch(n),
+                        match self.filed(n) {
+                            Some(page) => prefetch(&self.slots[page as usize]),
+                            None => self.words.prefetch(n),
                         }
                     }
                     break;
