@@ -1,20 +1,50 @@
-"""Outputs written whole or not at all: a file through a temporary name
-renamed on success, with the mode a plain ``open()`` gives it under the
-umask (``DESIGN.md`` §2, "Outputs are written whole or not at all")."""
+"""What a command writes, and the one rule by which it may replace what is
+there (``DESIGN.md`` §2, "Outputs are written whole or not at all, and
+never over what flashlayer did not write").
+
+- A file is written through a temporary name in its folder and renamed on
+  success, so a failed run never leaves a partial file. An existing file
+  at the path is replaced only when flashlayer wrote it (`is_own_file`: a
+  PNG, Parquet file or Markdown page carries flashlayer's mark, an ``flt``
+  trace is flashlayer's format) or the user passed ``--force``.
+- A folder (``report``, ``reproduce``) carries a marker file,
+  ``.flashlayer-output``, listing the files flashlayer wrote into it. A
+  new folder is filled beside its place and renamed into it whole. Onto an
+  existing folder that is empty or has the marker, only the files written
+  now are replaced (each by a rename) and the files the marker lists that
+  this run does not write are removed: they were flashlayer's. An
+  existing folder that is neither is refused unless ``--force``, which
+  writes the files into it and removes nothing.
+
+Every file and folder gets the mode a plain ``open()`` or ``mkdir`` gives it
+under the umask, so an output can be shared or served.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from flashlayer import __version__
 from flashlayer._native import FlashlayerError
 
-__all__ = ["atomic_output", "dir_mode", "file_mode"]
+__all__ = ["MARKER", "OWN_MARK", "atomic_output", "check_writable", "dir_mode", "file_mode", "is_own_file",
+           "write_folder"]
 
 T = TypeVar("T")
+
+#: The marker file of a folder flashlayer wrote.
+MARKER = ".flashlayer-output"
+#: The mark flashlayer leaves in the files it writes: a PNG's ``Software``
+#: text, a Parquet file's schema metadata key, a Markdown page's first line.
+OWN_MARK = "flashlayer"
+MARKDOWN_MARK = "<!-- written by flashlayer; regenerate, do not edit -->"
+FLT_MAGIC = b"FLTRACE\x01"
 
 
 def _umask() -> int:
@@ -33,24 +63,146 @@ def dir_mode() -> int:
     return 0o777 & ~_umask()
 
 
-def atomic_output(out: Path, write: Callable[[Path], T]) -> T:
-    """Writes through a temporary file in the same folder, renamed only on
-    success, so a failed run never leaves a partial file under `out`. The
-    file gets the mode a plain ``open()`` would give it. Returns what
-    `write` returns."""
-    out = out.resolve()
-    if not out.parent.is_dir():
-        raise FlashlayerError(f"{out.parent}: no such directory")
+def png_software() -> dict[str, str]:
+    """The metadata every PNG flashlayer draws carries (matplotlib's
+    ``savefig(metadata=...)``)."""
+    return {"Software": f"{OWN_MARK} {__version__}"}
+
+
+def is_own_file(path: Path) -> bool:
+    """Whether flashlayer wrote the file `path`, by the mark its format
+    carries; a file it cannot tell is not its own."""
+    name = path.name.lower()
+    try:
+        if name.endswith(".flt"):
+            with path.open("rb") as f:
+                return f.read(len(FLT_MAGIC)) == FLT_MAGIC
+        if name.endswith(".md"):
+            with path.open("rb") as f:
+                return f.readline().rstrip(b"\r\n") == MARKDOWN_MARK.encode()
+        if name.endswith(".png"):
+            from PIL import Image
+
+            with Image.open(path) as im:
+                text = getattr(im, "text", {}) or {}
+                return str(text.get("Software", "")).startswith(OWN_MARK)
+        if name.endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            meta = pq.read_schema(path).metadata or {}
+            return OWN_MARK.encode() in meta
+    except Exception:  # an unreadable or damaged file is not recognisably ours
+        return False
+    return False
+
+
+def check_writable(out: Path, force: bool) -> None:
+    """Refuses, before a long run, an output file `out` that would replace
+    a file flashlayer did not write (unless `force`), or that cannot be
+    written (a folder, a missing parent folder)."""
+    if out.is_dir():
+        raise FlashlayerError(f"{out}: is a directory")
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise FlashlayerError(f"{parent}: no such directory")
+    if out.exists() and not force and not is_own_file(out):
+        raise FlashlayerError(f"{out}: exists and was not written by flashlayer; choose another name, or pass "
+                              "--force to replace it")
+
+
+def _temp_file(out: Path) -> Path:
     # The temporary name ends like `out`, so writers that pick the format
     # from the extension pick the same one.
     suffix = "".join(out.suffixes) or ".tmp"
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
+    except OSError as e:
+        raise FlashlayerError(f"{out}: cannot write here ({e.strerror or e})") from None
     os.close(fd)
+    return Path(tmp)
+
+
+def atomic_output(out: Path, write: Callable[[Path], T], force: bool = False) -> T:
+    """Writes `out` through a temporary file in the same folder, renamed
+    only on success, so a failed run never leaves a partial file under
+    `out`; an existing `out` flashlayer did not write is refused unless
+    `force` (`check_writable`). Returns what `write` returns."""
+    check_writable(out, force)
+    out = out.resolve()
+    tmp = _temp_file(out)
     try:
         os.chmod(tmp, file_mode())
-        n = write(Path(tmp))
+        n = write(tmp)
         os.replace(tmp, out)
         return n
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _listed(folder: Path) -> list[str] | None:
+    """The files the marker of `folder` lists, or None if it has none. A
+    listed path is kept only if it stays inside the folder."""
+    marker = folder / MARKER
+    if not marker.is_file():
+        return None
+    try:
+        listed = json.loads(marker.read_text()).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    safe = []
+    for p in listed:
+        if isinstance(p, str) and p and not os.path.isabs(p) and ".." not in Path(p).parts:
+            safe.append(p)
+    return safe
+
+
+def check_folder(out: Path, force: bool) -> None:
+    """Refuses, before a long run, an output folder `out` that holds files
+    flashlayer did not write (no marker), unless `force`."""
+    if out.exists() and not out.is_dir():
+        raise FlashlayerError(f"{out}: exists and is not a directory")
+    if out.is_dir() and not force and _listed(out) is None and any(out.iterdir()):
+        raise FlashlayerError(f"{out}: a folder that flashlayer did not write and is not empty; choose another "
+                              "folder, or pass --force to write into it (files of the same names are replaced, "
+                              "nothing is removed)")
+
+
+def write_folder(out: Path, fill: Callable[[Path], None], force: bool = False) -> None:
+    """Writes the folder `out` by the rule of this module: `fill` writes
+    into a temporary folder beside it, whose files then take their places
+    in `out`."""
+    check_folder(out, force)
+    out = out.resolve()
+    previous = _listed(out) if out.is_dir() else None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as e:
+        raise FlashlayerError(f"{out}: cannot write here ({e.strerror or e})") from None
+    try:
+        os.chmod(tmp, dir_mode())
+        fill(tmp)
+        for p in tmp.rglob("*"):
+            os.chmod(p, dir_mode() if p.is_dir() else file_mode())
+        files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
+        (tmp / MARKER).write_text(json.dumps({"written_by": f"{OWN_MARK} {__version__}", "files": files},
+                                             indent=1) + "\n")
+        os.chmod(tmp / MARKER, file_mode())
+        if not out.exists():
+            os.replace(tmp, out)
+            return
+        # Into an existing folder: file by file, the marker last, so a
+        # folder is never marked with files it does not hold.
+        for rel in files:
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp / rel, dest)
+        for rel in previous or []:
+            old = out / rel
+            if rel not in files and old.is_file() and not old.is_symlink():
+                old.unlink()
+        os.replace(tmp / MARKER, out / MARKER)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)

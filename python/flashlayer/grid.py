@@ -7,10 +7,11 @@ A grid file is TOML (``flashlayer sweep --example`` prints one). Every
 cell's row holds the grid values, every field of ``sim --json``, the
 trace's content hash (SHA-256 of the trace file), the flashlayer version,
 the cell's wall time and ``error`` (None, or why the cell failed: a failed
-cell is a row too, and the sweep goes on).
+cell is a row too, and the sweep goes on). The file has every column any
+row has, whichever cell finished first; a row without one holds null.
 
-Each trace is converted to ``flt`` once, by the driver, into a folder
-beside the output (``OUT.traces/HASH.flt``); local workers open that file.
+Each trace is converted to ``flt`` once, by the driver, into a temporary
+folder of the run's own, removed at its end; local workers open that file.
 Ray workers get it through Ray's object store: the driver puts the bytes
 once, each node fetches them once and keeps a copy in its temporary folder
 keyed by the hash, so a cluster needs no shared file system and a trace
@@ -207,7 +208,11 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
 
 def load_grid(path: Path) -> Grid:
     """Reads and checks a grid file (globs relative to its folder)."""
-    return parse_grid(path.read_text(), str(path), path.parent)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FlashlayerError(f"{path}: not a grid file (TOML text expected; byte {e.start} is not UTF-8)") from None
+    return parse_grid(text, str(path), path.parent)
 
 
 def content_hash(path: Path) -> str:
@@ -275,34 +280,55 @@ def _pyarrow() -> Any:
     return pa, pq
 
 
+#: The columns every row has, in this order; a cell that ran adds the
+#: fields of ``sim --json`` after them, and ``cell_seconds`` ends each row.
+HEAD = ("cell", "trace", "trace_hash", "grid_policy", "grid_buffer", "grid_store", "flashlayer_version", "error")
+#: The columns `flashlayer report` draws from, besides `HEAD`.
+DRAWN = ("policy", "buffer_pages", "virtual_time", "miss_ratio")
+
+
 def read_rows(path: Path) -> Rows:
-    """The rows of a results file."""
+    """The rows of a results file that ``sweep`` wrote; a file that is not
+    one is refused with one line."""
     _, pq = _pyarrow()
     try:
-        return Rows(pq.read_table(path).to_pylist())
+        table = pq.read_table(path)
     except Exception as e:  # pyarrow raises several kinds for a bad file
-        raise FlashlayerError(f"{path}: not a readable Parquet file ({e})") from None
+        raise FlashlayerError(f"{path}: not a readable Parquet file ({str(e).splitlines()[0] if str(e) else e})"
+                              ) from None
+    missing = [c for c in HEAD if c not in table.column_names]
+    if missing:
+        raise FlashlayerError(f"{path}: not a results file of 'flashlayer sweep' (no column {missing[0]})")
+    rows = Rows(table.to_pylist())
+    if any(r.get("error") is None for r in rows):
+        absent = [c for c in DRAWN if c not in table.column_names]
+        if absent:
+            raise FlashlayerError(f"{path}: its cells that ran have no column {absent[0]}; run the sweep again")
+    return rows
+
+
+def columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every column any row has: `HEAD`, then the others in the order they
+    first appear, ``cell_seconds`` last."""
+    seen = dict.fromkeys(HEAD)
+    for r in rows:
+        seen.update(dict.fromkeys(r))
+    seen.pop("cell_seconds", None)
+    return [*seen, "cell_seconds"]
 
 
 def write_rows(rows: Sequence[dict[str, Any]], path: Path) -> None:
     """Writes `rows` to `path` atomically (a temporary file, then a
-    rename), so the file is always a complete Parquet file."""
+    rename), so the file is always a complete Parquet file with every
+    column any row has (a row without one holds null there), marked as
+    flashlayer's (:mod:`flashlayer.files`)."""
+    from flashlayer.files import OWN_MARK, atomic_output
+
     pa, pq = _pyarrow()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(pa.Table.from_pylist(list(rows)), tmp)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _umask() -> int:
-    m = os.umask(0)
-    os.umask(m)
-    return m
+    names = columns(rows)
+    table = pa.table({c: [r.get(c) for r in rows] for c in names})
+    table = table.replace_schema_metadata({OWN_MARK: __version__})
+    atomic_output(path, lambda tmp: pq.write_table(table, tmp), force=True)
 
 
 @dataclass
@@ -403,12 +429,15 @@ def sweep_grid(
     resume: bool = False,
     flush_every: float = 1.0,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    force: bool = False,
 ) -> Rows:
     """Runs every cell of `grid` (a `Grid`, or a grid file's path) and
     returns the rows. With `out` (a ``.parquet`` path) the rows are written
     as they arrive, at most every `flush_every` seconds and at the end, so a
     sweep killed half-way keeps what it finished; `resume` skips the cells
-    already in `out` without an error. `engine` is ``"local"`` (`jobs`
+    already in `out` without an error (a failed cell runs again). An
+    existing `out` that flashlayer did not write is refused unless
+    `force` (:mod:`flashlayer.files`). `engine` is ``"local"`` (`jobs`
     threads, default: this machine's CPUs) or ``"ray"`` (tasks on the
     cluster at `address`, or on a local Ray started with `jobs` CPUs).
     The rows are the same whichever engine ran them, but for the wall
@@ -417,18 +446,27 @@ def sweep_grid(
         grid = load_grid(Path(grid))
     if engine not in ("local", "ray"):
         raise FlashlayerError(f"engine must be 'local' or 'ray', got '{engine}'")
-    if out is not None:
-        _pyarrow()
-        if out.exists() and out.is_dir():
-            raise FlashlayerError(f"{out}: is a directory")
-        out.parent.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or os.cpu_count() or 1
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise FlashlayerError(f"jobs must be a whole number of at least 1, got {jobs!r}")
     rows = Rows()
-    if resume and out is not None and out.exists():
-        rows = Rows(r for r in read_rows(out) if r.get("error") is None)
+    if out is not None:
+        out = Path(out)
+        _pyarrow()
+        if not out.name.lower().endswith(".parquet"):
+            raise FlashlayerError(f"{out}: a sweep's results are written as Parquet; use a name ending in .parquet")
+        if resume and out.is_file():
+            # Failed cells run again.
+            rows = Rows(r for r in read_rows(out) if r.get("error") is None)
+        else:
+            from flashlayer.files import check_writable
+
+            check_writable(out, force)
+    jobs = jobs or os.cpu_count() or 1
     done = {r["cell"] for r in rows}
     cells = [c for c in grid.cells() if c.key not in done]
-    folder = (out.parent / f"{out.name}.traces") if out is not None else Path(tempfile.mkdtemp(prefix="flashlayer-"))
+    # The traces converted once, in a folder of the run's own: nothing is
+    # written beside the user's files but `out`.
+    folder = Path(tempfile.mkdtemp(prefix="flashlayer-sweep-"))
     try:
         prep = prepare(grid, folder)
         stream = (_local(cells, prep, grid.flush_at_end, jobs) if engine == "local"
@@ -453,6 +491,5 @@ def sweep_grid(
         if out is not None:
             write_rows(rows, out)
     finally:
-        if out is None:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
     return rows

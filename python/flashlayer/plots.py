@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from flashlayer._native import FlashlayerError  # noqa: E402
+from flashlayer.files import png_software  # noqa: E402
 
 MARKERS = "osD^v<>ph*"
 
@@ -67,7 +68,7 @@ def render(fig: dict[str, Any], path: Path) -> None:
     factor of 20; y if it says ``log_y``. Long series (time series) are
     drawn without markers."""
     f, _ = draw(fig)
-    f.savefig(path, format="png")
+    f.savefig(path, format="png", metadata=png_software())
     plt.close(f)
 
 
@@ -167,7 +168,7 @@ def render_results(results: Any, path: Path, title: str = "") -> int:
             ax.grid(True, alpha=0.3)
             _legend(ax, len(policies))
     f.tight_layout()
-    f.savefig(path, format="png")
+    f.savefig(path, format="png", metadata=png_software())
     plt.close(f)
     return n
 
@@ -192,6 +193,6 @@ def render_curve(curve: dict[str, Any], path: Path, title: str = "") -> int:
         ax.grid(True, alpha=0.3)
         _legend(ax, len(series))
     f.tight_layout()
-    f.savefig(path, format="png")
+    f.savefig(path, format="png", metadata=png_software())
     plt.close(f)
     return 3

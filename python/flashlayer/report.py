@@ -3,9 +3,8 @@
 
 The report is written into a temporary folder beside ``out`` and moved into
 place only when every section has finished, so a failed run never leaves a
-report that looks complete. Files and folders get the modes a plain
-``open()`` and ``mkdir`` give under the user's umask, so a report can be
-shared or served.
+report that looks complete; onto an existing folder only by the rule of
+:mod:`flashlayer.files` (its own folder, or ``--force``).
 """
 
 from __future__ import annotations
@@ -15,11 +14,8 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -28,6 +24,7 @@ from markdown_it import MarkdownIt
 
 from flashlayer import __version__, _native, plots, progress
 from flashlayer._native import FlashlayerError
+from flashlayer.files import check_folder, write_folder
 
 REPO = Path(__file__).resolve().parents[2]
 #: Sections run at a time. Each spreads its own runs over the cores as
@@ -54,30 +51,6 @@ def find_traces(explicit: Path | None, files: list[str]) -> Path:
         f"cannot find the recorded traces {', '.join(missing)} (looked in "
         f"{', '.join(str(c) for c in candidates)}); pass --traces DIR"
     )
-
-
-def _write_folder(out: Path, fill: Callable[[Path], None]) -> None:
-    """Writes the folder `out` in full or not at all: `fill` writes into a
-    temporary folder beside it, which then replaces `out`, every file and
-    folder with the modes a plain ``open()`` and ``mkdir`` give."""
-    from flashlayer.files import dir_mode, file_mode
-
-    out = out.resolve()
-    if out.exists() and not out.is_dir():
-        raise FlashlayerError(f"{out}: exists and is not a directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        os.chmod(tmp, dir_mode())
-        fill(tmp)
-        for p in tmp.rglob("*"):
-            os.chmod(p, dir_mode() if p.is_dir() else file_mode())
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
 
 
 def _trace_meta(path: Path) -> dict[str, Any]:
@@ -118,7 +91,7 @@ def _captures(sections: list[str], cache: Path | None, quiet: bool) -> dict[str,
 
 
 def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None, quiet: bool,
-              capture: bool = True, cache: Path | None = None) -> dict[str, Any]:
+              capture: bool = True, cache: Path | None = None, force: bool = False) -> dict[str, Any]:
     """Runs `sections` and writes the report into `out`. In ``full`` mode
     with `capture`, the sections that ask for paper-scale traces run on
     them, recorded into `cache` first where missing."""
@@ -126,8 +99,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
     from flashlayer.experiments import EXPERIMENTS, TRACE_FILES, Inputs
 
     traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
-    if out.exists() and not out.is_dir():
-        raise FlashlayerError(f"{out.resolve()}: exists and is not a directory")
+    check_folder(out, force)
     started = time.time()
     captured = _captures(sections, cache, quiet) if mode == "full" and capture else {}
     inputs = Inputs(traces, {name: c.path for name, c in captured.items()})
@@ -173,7 +145,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         (tmp / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         (tmp / "index.html").write_text(_html(done, results, traces))
 
-    _write_folder(out, fill)
+    write_folder(out, fill, force)
     return results
 
 
@@ -329,7 +301,7 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
     return "\n".join(parts)
 
 
-def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str, Any]:
+def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool = False) -> dict[str, Any]:
     """``flashlayer report``: for each trace and store of a sweep's rows, virtual time and miss ratio against
     buffer size, one series per policy, as PNGs and an HTML page; written
     into a temporary folder and moved into place when complete. Returns
@@ -377,5 +349,5 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str) -> dict[str
         parts.append("</body></html>")
         (tmp / "index.html").write_text("\n".join(parts))
 
-    _write_folder(out, fill)
+    write_folder(out, fill, force)
     return figures

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native
+from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     UsageError,
+    add_force,
     add_read_opts,
     buffer_specs,
     emit_json,
@@ -21,7 +23,7 @@ from flashlayer.cli.common import (
     print_table,
     rate,
 )
-from flashlayer.files import atomic_output
+from flashlayer.files import MARKDOWN_MARK, atomic_output, check_writable
 
 
 DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,clockpro,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"
@@ -126,11 +128,12 @@ def _oltp(a: argparse.Namespace) -> None:
 #: and ``--json`` apply to every one); another one given is refused.
 OPTIONS = {"requests": "--requests", "pages": "--pages", "alpha": "--alpha", "write_ratio": "--write-ratio",
            "buffer": "--buffer", "policies": "--policies", "threads": "--threads", "seed": "--seed",
-           "trace": "--trace", "format": "--format", "page_size": "--page-size", "markdown": "--markdown"}
+           "trace": "--trace", "format": "--format", "page_size": "--page-size", "markdown": "--markdown",
+           "force": "--force"}
 READS = {
     "policies": {"requests", "pages", "alpha", "write_ratio", "buffer", "policies", "seed", "trace", "format",
-                 "page_size", "markdown"},
-    "libcachesim": {"buffer", "policies", "trace", "format", "page_size", "markdown"},
+                 "page_size", "markdown", "force"},
+    "libcachesim": {"buffer", "policies", "trace", "format", "page_size", "markdown", "force"},
     "pool": {"threads", "seed"},
     "oltp": {"threads", "policies", "seed"},
     "flash": set(),
@@ -157,8 +160,11 @@ def run(a: argparse.Namespace) -> None:
     mode = ("flash" if a.flash else "pool" if a.pool else "oltp" if a.oltp else
             "libcachesim" if a.libcachesim else "policies")
     _refuse_unread(a, mode)
-    if a.markdown is not None and not Path(a.markdown).resolve().parent.is_dir():
-        raise UsageError(f"--markdown: {Path(a.markdown).resolve().parent}: no such directory")
+    if a.markdown is not None:
+        try:
+            check_writable(Path(a.markdown), a.force)
+        except FlashlayerError as e:
+            raise UsageError(f"--markdown: {e}") from None
     if a.repeat is None:
         a.repeat = 1 if a.oltp else 3
     if a.flash:
@@ -195,7 +201,7 @@ def run(a: argparse.Namespace) -> None:
                     "Simulator throughput per policy, end to end (open an `flt` trace, replay it), single-threaded; "
                     "`vs LRU` is the ratio to plain LRU timed in the same rounds (each round times every row "
                     "once), which is what the goals are stated in.",
-                    _command(a), heading, _cells(result), BENCH_COLUMNS)
+                    _command(a), heading, _cells(result), BENCH_COLUMNS, a.force)
     if a.json:
         emit_json(result)
         return
@@ -245,7 +251,7 @@ def _command(a: argparse.Namespace) -> str:
 
 
 def _write_page(path: str, title: str, intro: str, command: str, heading: str, cells: list[dict[str, Any]],
-                columns: list[tuple[str, str]]) -> None:
+                columns: list[tuple[str, str]], force: bool) -> None:
     """Writes a run as a page of the repository's docs: what it measures,
     the command that regenerates it, the machine it ran on, the table."""
     import datetime
@@ -261,6 +267,7 @@ def _write_page(path: str, title: str, intro: str, command: str, heading: str, c
     except OSError:
         pass
     lines = [
+        MARKDOWN_MARK,
         f"# {title}",
         "",
         f"{intro} Regenerate this page with",
@@ -281,7 +288,7 @@ def _write_page(path: str, title: str, intro: str, command: str, heading: str, c
                                        else str(c[k])
                                        for k, _ in columns) + " |")
     page = "\n".join(lines) + "\n"
-    atomic_output(Path(path), lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    atomic_output(Path(path), lambda tmp: tmp.write_text(page, encoding="utf-8"), force)
 
 
 def _compare(a: argparse.Namespace, policies: list[str]) -> None:
@@ -309,7 +316,7 @@ def _compare(a: argparse.Namespace, policies: list[str]) -> None:
                     "then flashlayer, and each side's time is its median over the rounds. Belady's time "
                     "includes computing next uses, which libCacheSim reads from its trace. A miss ratio that "
                     "differs is a documented choice (the README's policy table).",
-                    _command(a), heading, rows, columns)
+                    _command(a), heading, rows, columns, a.force)
     if a.json:
         emit_json(result)
         return
@@ -380,5 +387,6 @@ def add(sub: Any) -> None:
                    help="also write the table as a Markdown page with the command that regenerates it and the "
                    "machine it ran on (the repository's docs/PERFORMANCE.md is written this way, and with "
                    "--libcachesim docs/LIBCACHESIM.md)")
+    add_force(b)
     b.set_defaults(func=run)
     _DEFAULTS.update({dest: b.get_default(dest) for dest in OPTIONS})

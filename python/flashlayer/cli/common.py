@@ -182,13 +182,26 @@ def duration(v: float, unit: str) -> str:
     return f"{v:,.0f} us"
 
 
-def out_format(path: str) -> str:
+def out_format(path: str, flag: str | None = None) -> str:
+    """The trace format an output's name asks for; `flag` is the option
+    that names the format instead, where the command has one."""
     name = Path(path).name.lower()
     if name.endswith(".flt"):
         return "flt"
     if name.endswith(".csv") or name.endswith(".csv.gz"):
         return "csv"
-    raise UsageError(f"{path}: cannot tell the output format from the name; use .flt, .csv or .csv.gz, or pass --to")
+    instead = f", or pass {flag}" if flag else ""
+    raise UsageError(f"{path}: cannot tell the output format from the name; use .flt, .csv or .csv.gz{instead}")
+
+
+FORCE_HELP = ("replace an output that flashlayer did not write (without it such an output is refused; a folder "
+              "flashlayer wrote, and a file it wrote, are replaced without it); a folder's other files are kept")
+
+
+def add_force(p: argparse.ArgumentParser) -> None:
+    """``--force``: the one flag that lets a command write over what
+    flashlayer did not write (:mod:`flashlayer.files`)."""
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
 def report_written(a: argparse.Namespace, n: int, out: str) -> None:

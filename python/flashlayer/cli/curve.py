@@ -11,6 +11,7 @@ from flashlayer import _native, progress
 from flashlayer.cli.common import (
     check_devices,
     UsageError,
+    add_force,
     add_read_opts,
     buffer_specs,
     emit_json,
@@ -19,7 +20,7 @@ from flashlayer.cli.common import (
     open_with_progress,
     print_table,
 )
-from flashlayer.files import atomic_output
+from flashlayer.files import atomic_output, check_writable
 
 
 def run(a: argparse.Namespace) -> None:
@@ -36,6 +37,7 @@ def run(a: argparse.Namespace) -> None:
         from flashlayer.plots import check_png_path
 
         check_png_path(Path(a.plot))
+        check_writable(Path(a.plot), a.force)
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
     with progress.bar(len(trace), f"one pass over {Path(a.trace).name}", quiet=a.json) as bar:
         last = 0
@@ -50,7 +52,7 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import render_curve
 
-        atomic_output(Path(a.plot), lambda tmp: render_curve(r, tmp, title=Path(a.trace).name))
+        atomic_output(Path(a.plot), lambda tmp: render_curve(r, tmp, title=Path(a.trace).name), a.force)
     if a.json:
         emit_json(r)
         return
@@ -94,6 +96,7 @@ def add(sub: Any) -> None:
     c.add_argument("--sample-size", type=int_arg(1, "--sample-size"), default=None, metavar="S",
                    help="SHARDS keeping at most S pages (default: exact)")
     c.add_argument("--plot", metavar="PNG", help="also draw miss ratio, write-backs and virtual time against size")
+    add_force(c)
     c.add_argument("--json", action="store_true",
                    help='print {"sizes", "misses", "writebacks", "miss_ratio", "virtual_time": {DEVICE: [...]}, ...}')
     c.set_defaults(func=run)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer._native import FlashlayerError
+from flashlayer.cli.common import add_force
 from flashlayer.files import atomic_output
 
 
@@ -16,7 +17,11 @@ def run(a: argparse.Namespace) -> None:
 
     src = Path(a.results)
     try:
-        results = json.loads(src.read_text())
+        results = json.loads(src.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        hint = "; draw a sweep's results with 'flashlayer report'" if src.suffix.lower() == ".parquet" else ""
+        raise FlashlayerError(f"{src}: not JSON (expected the output of 'flashlayer sim --json' or a report's "
+                              f"results.json){hint}") from None
     except json.JSONDecodeError as e:
         raise FlashlayerError(f"{src}:{e.lineno}: not JSON ({e.msg})") from None
     out = Path(a.out)
@@ -31,7 +36,7 @@ def run(a: argparse.Namespace) -> None:
             raise FlashlayerError(f"{src}: {e}") from None
         return panels
 
-    atomic_output(out, draw)
+    atomic_output(out, draw, a.force)
     print(f"wrote {out}: {panels} device panel row(s)")
 
 
@@ -48,4 +53,5 @@ def add(sub: Any) -> None:
     p.add_argument("results", metavar="RESULTS.json")
     p.add_argument("--out", required=True, metavar="PNG", help="output figure (.png)")
     p.add_argument("--title", help="title prefix (default: none)")
+    add_force(p)
     p.set_defaults(func=run)

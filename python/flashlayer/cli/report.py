@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from flashlayer.cli.common import add_force
+
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer.grid import read_rows
@@ -16,7 +18,7 @@ def run(a: argparse.Namespace) -> None:
     if not path.is_file():
         raise FileNotFoundError(2, "no such file", str(path))
     rows = read_rows(path)
-    figures = sweep_report(rows, Path(a.out), path.name)
+    figures = sweep_report(rows, Path(a.out), path.name, a.force)
     print(f"wrote {a.out}/index.html: {len(figures)} figures from {len(rows):,} rows")
 
 
@@ -30,5 +32,7 @@ def add(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("results", help="a results file of 'flashlayer sweep'")
-    c.add_argument("--out", required=True, metavar="DIR", help="output folder (replaced when complete)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder: created if missing; an existing folder flashlayer wrote has its files replaced; "
+                   "any other non-empty folder is refused (see --force)")
+    add_force(c)
     c.set_defaults(func=run)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import UsageError, emit_json
+from flashlayer.cli.common import UsageError, add_force, emit_json
 
 
 def run(a: argparse.Namespace) -> None:
@@ -24,7 +24,8 @@ def run(a: argparse.Namespace) -> None:
     if a.no_capture and not a.full:
         raise UsageError("--no-capture is for --full (--quick never captures)")
     results = report.reproduce(papers, mode, out, traces_dir=Path(a.traces) if a.traces else None, quiet=a.json,
-                               capture=not a.no_capture, cache=Path(a.cache) if a.cache else None)
+                               capture=not a.no_capture, cache=Path(a.cache) if a.cache else None,
+                               force=a.force)
     if a.json:
         emit_json(results)
     else:
@@ -58,7 +59,9 @@ def add(sub: Any) -> None:
                    help="with --full: run every section on the shipped traces, recording nothing")
     r.add_argument("--cache", metavar="DIR",
                    help="the trace cache (default: $FLASHLAYER_CACHE/traces, else ~/.cache/flashlayer/traces)")
-    r.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing, replaced whole)")
+    r.add_argument("--out", required=True, metavar="DIR", help="output folder: created if missing; an existing folder flashlayer wrote has its files replaced; "
+                   "any other non-empty folder is refused (see --force)")
+    add_force(r)
     r.add_argument("--traces", metavar="DIR",
                    help="folder with the PostgreSQL traces (default: $FLASHLAYER_TRACES, else the repository's "
                    "data/traces)")

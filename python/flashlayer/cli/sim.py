@@ -12,6 +12,7 @@ from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     EPILOG_DEVICES,
     UsageError,
+    add_force,
     add_read_opts,
     groups,
     buffer_specs,
@@ -23,7 +24,7 @@ from flashlayer.cli.common import (
     print_table,
     table_cells,
 )
-from flashlayer.files import atomic_output
+from flashlayer.files import atomic_output, check_writable
 
 COLUMNS = [
     ("policy", "policy"),
@@ -125,6 +126,7 @@ def run(a: argparse.Namespace) -> None:
         from flashlayer.plots import check_png_path
 
         check_png_path(Path(a.plot))
+        check_writable(Path(a.plot), a.force)
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
     runs = len(policies) * len(buffers) * len(specs)
     with progress.bar(runs * len(trace), f"replaying {Path(a.trace).name} ({runs} runs)", quiet=a.json) as bar:
@@ -142,7 +144,7 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import render_results
 
-        atomic_output(Path(a.plot), lambda tmp: render_results(out, tmp, title=Path(a.trace).name))
+        atomic_output(Path(a.plot), lambda tmp: render_results(out, tmp, title=Path(a.trace).name), a.force)
     if a.json:
         emit_json(out)
         return
@@ -209,5 +211,6 @@ def add(sub: Any) -> None:
                    help="parallel runs (default: number of CPUs)")
     s.add_argument("--plot", metavar="PNG",
                    help="also draw miss ratio and virtual time against buffer size (a panel per device) to PNG")
+    add_force(s)
     s.add_argument("--json", action="store_true", help="print a JSON list of result objects")
     s.set_defaults(func=run)

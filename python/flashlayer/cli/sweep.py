@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import progress
-from flashlayer.cli.common import UsageError, emit_json, int_arg
+from flashlayer.cli.common import UsageError, add_force, emit_json, int_arg
 
 
 def run(a: argparse.Namespace) -> None:
@@ -30,7 +30,7 @@ def run(a: argparse.Namespace) -> None:
             bar.advance()
 
         rows = sweep_grid(grid, engine=a.engine, out=out, address=a.address, jobs=a.jobs, resume=a.resume,
-                          on_row=advance)
+                          on_row=advance, force=a.force)
     failed = sum(1 for r in rows if r.get("error") is not None)
     if a.json:
         emit_json({"out": str(out), "cells": cells, "rows": len(rows), "ran": rows.ran, "failed": failed})
@@ -50,7 +50,8 @@ def add(sub: Any) -> None:
         "hybrid placements, tiers, ...) and writes one row per cell to a Parquet file as cells finish: "
         "the grid values, every field of 'sim --json', the trace's SHA-256, the flashlayer version, the cell's "
         "wall time and its error, if any (a failed cell does not stop the sweep; the exit code is 1 if any "
-        "failed). Each trace is converted to flt once (beside the output). --engine local uses this machine's "
+        "failed). The file has every column any row has. Each trace is converted to flt once, into a temporary "
+        "folder removed at the end. --engine local uses this machine's "
         "cores; --engine ray submits the cells as Ray tasks (pip install 'flashlayer[ray]'). The grid is checked "
         "completely before any cell runs.",
         epilog="Examples:\n  flashlayer sweep --example > grid.toml\n"
@@ -70,5 +71,6 @@ def add(sub: Any) -> None:
     c.add_argument("--resume", action="store_true",
                    help="skip the cells already in --out without an error (failed cells run again)")
     c.add_argument("--example", action="store_true", help="print a commented grid to start from")
+    add_force(c)
     c.add_argument("--json", action="store_true", help='print {"out", "cells", "rows", "ran", "failed"}')
     c.set_defaults(func=run)

@@ -13,6 +13,7 @@ from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     Parser,
     UsageError,
+    add_force,
     add_read_opts,
     emit_json,
     float_arg,
@@ -41,7 +42,9 @@ def cmd_trace_convert(a: argparse.Namespace) -> None:
         raise UsageError("input and output are the same file")
     n = atomic_output(
         Path(a.output),
-        lambda tmp: _native.convert(a.input, tmp, a.from_format, a.to_format or out_format(a.output), a.page_size),
+        lambda tmp: _native.convert(a.input, tmp, a.from_format, a.to_format or out_format(a.output, "--to"),
+                                    a.page_size),
+        a.force,
     )
     report_written(a, n, a.output)
 
@@ -49,14 +52,15 @@ def cmd_trace_convert(a: argparse.Namespace) -> None:
 def cmd_gen_zipf(a: argparse.Namespace) -> None:
     out_format(a.out)
     n = atomic_output(
-        Path(a.out), lambda tmp: _native.gen_zipf(tmp, a.requests, a.pages, a.alpha, a.write_ratio, a.seed)
+        Path(a.out), lambda tmp: _native.gen_zipf(tmp, a.requests, a.pages, a.alpha, a.write_ratio, a.seed), a.force
     )
     report_written(a, n, a.out)
 
 
 def cmd_gen_concat(a: argparse.Namespace) -> None:
     out_format(a.out)
-    n = atomic_output(Path(a.out), lambda tmp: _native.concat(a.inputs, tmp, a.disjoint, a.format, a.page_size))
+    n = atomic_output(Path(a.out), lambda tmp: _native.concat(a.inputs, tmp, a.disjoint, a.format, a.page_size),
+                      a.force)
     report_written(a, n, a.out)
 
 
@@ -103,7 +107,7 @@ def cmd_gen_workload(a: argparse.Namespace) -> None:
             report.update(_native.gen_workload(spec, tmp, a.seed, None, a.with_bytes, a.frames, tick))
             return int(report["requests"])
 
-        atomic_output(Path(a.out), write)
+        atomic_output(Path(a.out), write, a.force)
     report["output"] = a.out
     report["seed"] = a.seed
     report["params"] = {k: _number(v) for k, v in (kv.split("=", 1) for kv in spec.split(":", 1)[1].split(","))}
@@ -134,7 +138,7 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
         summary.update(capture.capture(opts, quiet=a.json))
         return int(summary["requests"])
 
-    atomic_output(Path(a.out), write)
+    atomic_output(Path(a.out), write, a.force)
     summary["output"] = a.out
     if a.json:
         emit_json(summary)
@@ -159,7 +163,7 @@ def cmd_capture_strace(a: argparse.Namespace) -> None:
         summary.update(capture_strace.capture(opts, quiet=a.json))
         return int(summary["requests"])
 
-    atomic_output(Path(a.out), write)
+    atomic_output(Path(a.out), write, a.force)
     summary["output"] = a.out
     if a.json:
         emit_json(summary)
@@ -187,6 +191,7 @@ def add(sub: Any) -> None:
     cv.add_argument("output", metavar="OUT")
     add_read_opts(cv, "--from")
     cv.add_argument("--to", dest="to_format", metavar="F", help="output format csv or flt (default: from OUT's name)")
+    add_force(cv)
     cv.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     cv.set_defaults(func=cmd_trace_convert)
 
@@ -203,6 +208,7 @@ def add(sub: Any) -> None:
                    help="probability that a request is a write (default: 0.2)")
     z.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
     z.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    add_force(z)
     z.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     z.set_defaults(func=cmd_gen_zipf)
     for name, about, params in _native.table("workload"):
@@ -221,6 +227,7 @@ def add(sub: Any) -> None:
                        help="frames of the generating buffer pool; bounds memory only, the trace does not depend "
                        "on it (default: 16384)")
         w.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+        add_force(w)
         w.add_argument("--json", action="store_true", help="print the generation report as JSON")
         w.set_defaults(func=cmd_gen_workload)
     c = gsub.add_parser("concat", help="join traces in phases (CASA's CONCAT)",
@@ -229,6 +236,7 @@ def add(sub: Any) -> None:
                         "space (tag in the top 8 bits), and an input named twice refers to the same pages.")
     c.add_argument("inputs", nargs="+", metavar="IN")
     c.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    add_force(c)
     c.add_argument("--disjoint", action="store_true", help="keep the inputs' pages apart (default: shared ids)")
     add_read_opts(c)
     c.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
@@ -263,6 +271,7 @@ def add(sub: Any) -> None:
                     help=f"with --workload tpch: TPC-H scale factor, about 1.6 GB a unit in PostgreSQL (default: "
                     f"{d.scale_factor})")
     pg.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    add_force(pg)
     pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=d.seconds, help=f"pgbench run time (default: {d.seconds})")
     pg.add_argument("--clients", type=int_arg(1, "--clients"), default=d.clients, help=f"pgbench clients (default: {d.clients})")
     pg.add_argument("--scale", type=int_arg(1, "--scale"), default=d.scale,
@@ -283,6 +292,7 @@ def add(sub: Any) -> None:
         "flashlayer's stand-in, a Linux 6.1 tinyconfig build.",
     )
     sx.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    add_force(sx)
     sx.add_argument("--page-size", type=int_arg(512, "--page-size"), default=4096,
                     help="bytes per page, a power of two (default: 4096, the Linux page cache's)")
     sx.add_argument("--json", action="store_true", help="print a summary (requests, writes, files, processes)")
