@@ -54,8 +54,9 @@ class SimResult(TypedDict):
     #: for ("5%" or "2000") and the share of the trace's distinct pages.
     buffer_spec: NotRequired[str]
     buffer_share: NotRequired[float]
-    #: On a flash store: the method, the chip's operations and time, the
-    #: method's own counters.
+    #: On a flash store: the method, ``changed`` (the bytes at the start of
+    #: the page each write changed, or None where the trace's byte ranges
+    #: said), the chip's operations and time, the method's own counters.
     flash: NotRequired[dict[str, Any]]
     #: Over a hybrid flash + magnetic store (``hybrid:...``): the
     #: placement, each disk's reads and writes (migrations included), the

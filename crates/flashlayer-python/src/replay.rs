@@ -88,10 +88,14 @@ fn row<'py>(
     d.set_item("store_name", store.name())?;
     d.set_item("flush_at_end", r.flushed_at_end)?;
     match &store.kind {
-        StoreKind::Flash { method, .. } => {
+        StoreKind::Flash {
+            method, changed, ..
+        } => {
             let f = r.flash.as_ref().expect("a flash run");
             let out = PyDict::new(py);
             out.set_item("method", method.to_string())?;
+            // None: each write changed the bytes of the trace's byte ranges.
+            out.set_item("changed", changed)?;
             crate::flash::put_chip_stats(&out, &f.chip)?;
             crate::flash::put_flash_stats(&out, &f.flash)?;
             d.set_item("flash", out)?;

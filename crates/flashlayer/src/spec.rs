@@ -25,10 +25,13 @@ use crate::error::{Error, Result};
 /// The type of a key's value.
 #[derive(Clone, Copy, Debug)]
 pub enum Ty {
-    /// A whole number of at least this.
-    Int(u64),
+    /// A whole number from the first to the second ([`NO_MAX`]: no upper
+    /// limit).
+    Int(u64, u64),
     /// A fraction from 0 to 1.
     Fraction,
+    /// A fraction from 0 to this.
+    FractionTo(f64),
     /// A fraction from 0 to 1, or `auto`.
     FractionOrAuto,
     /// One of these words.
@@ -44,6 +47,9 @@ pub enum Ty {
     /// these keys continue it.
     Keyed(&'static [&'static str], &'static str),
 }
+
+/// The upper limit of a [`Ty::Int`] that has none.
+pub const NO_MAX: u64 = u64::MAX;
 
 /// One key of a name.
 #[derive(Clone, Copy, Debug)]
@@ -63,9 +69,11 @@ impl Param {
     /// Allowed values, in words.
     pub fn allowed(&self) -> String {
         match self.ty {
-            Ty::Int(0) => "a whole number".to_owned(),
-            Ty::Int(min) => format!("a whole number of at least {min}"),
+            Ty::Int(0, NO_MAX) => "a whole number".to_owned(),
+            Ty::Int(min, NO_MAX) => format!("a whole number of at least {min}"),
+            Ty::Int(min, max) => format!("a whole number from {min} to {max}"),
             Ty::Fraction => "a fraction from 0 to 1".to_owned(),
+            Ty::FractionTo(max) => format!("a fraction from 0 to {max}"),
             Ty::FractionOrAuto => "auto, or a fraction from 0 to 1".to_owned(),
             Ty::Choice(words) => match words {
                 [.., last] if words.len() > 1 => {
@@ -279,8 +287,9 @@ impl Given {
     fn check(&self, param: &Param, v: &str) -> Result<()> {
         let lower = v.to_ascii_lowercase();
         let ok = match param.ty {
-            Ty::Int(min) => lower.parse::<u64>().is_ok_and(|x| x >= min),
+            Ty::Int(min, max) => lower.parse::<u64>().is_ok_and(|x| (min..=max).contains(&x)),
             Ty::Fraction => fraction(&lower).is_some(),
+            Ty::FractionTo(max) => fraction(&lower).is_some_and(|x| x <= max),
             Ty::FractionOrAuto => lower == "auto" || fraction(&lower).is_some(),
             Ty::Choice(words) => words.contains(&lower.as_str()),
             Ty::Switch => switch(&lower).is_some(),
@@ -335,7 +344,7 @@ impl Given {
         self.given(key).map(|_| self.int(key))
     }
 
-    /// A fraction key.
+    /// A fraction key (of either fraction type).
     pub fn fraction(&self, key: &str) -> f64 {
         fraction(&self.value(key)).expect("checked by the grammar")
     }

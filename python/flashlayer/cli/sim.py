@@ -72,10 +72,12 @@ FLASH_COLUMNS = [
 
 def print_flash(rows: list[dict[str, Any]]) -> None:
     """One table per flash method."""
-    for group in groups(rows, lambda r: str(r["flash"]["method"])):
-        m = group[0]["flash"]["method"]
+    for group in groups(rows, lambda r: f"{r['flash']['method']}/{r['flash']['changed']}"):
+        m, changed = group[0]["flash"]["method"], group[0]["flash"]["changed"]
+        what = ("writes change the bytes the trace's byte ranges say" if changed is None else
+                f"each write changes the page's first {changed:,} bytes (changed={changed})")
         print(f"store flash:method={m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice "
-              "the trace's pages; writes change the bytes the trace's byte ranges say; dirty pages flushed at the end")
+              f"the trace's pages; {what}; dirty pages flushed at the end")
         for r in group:
             table_cells(r, "us")
             r["chip_reads"] = r["flash"]["reads"]

@@ -340,7 +340,7 @@ impl FlashStoreBuilder {
         spare::check_geometry(chip)?;
         if self.obsolete_in_memory && matches!(self.method, Method::Ipu | Method::Ipl { .. }) {
             return Err(Error::invalid(format!(
-                "obsolete_in_memory applies to OPU and PDL; {} keeps no obsolete marks",
+                "obsolete marks kept in memory apply to OPU and PDL; {} keeps no obsolete marks",
                 self.method.label()
             )));
         }

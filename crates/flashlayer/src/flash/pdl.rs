@@ -274,7 +274,7 @@ impl Pdl {
         if !obsolete_in_memory && chip.spare_programs() < 2 {
             return Err(Error::invalid(
                 "this chip forbids re-programming a spare area, so obsolete marks cannot be \
-                 programmed; use obsolete_in_memory",
+                 programmed; keep them in memory instead",
             ));
         }
         let pages = g.pages() as usize;

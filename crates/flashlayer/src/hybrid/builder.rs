@@ -101,10 +101,32 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
                 "flash capacity must be at least 1 page (leave it unset for no limit)",
             ));
         }
-        if self.flash_capacity.is_some() && matches!(self.placement, Placement::Optimal(_)) {
+        // A recording pass is the first pass of `optimal`.
+        if self.flash_capacity.is_some()
+            && (self.record || matches!(self.placement, Placement::Optimal(_)))
+        {
             return Err(Error::invalid(
                 "a flash capacity applies to the online placements, not to optimal",
             ));
+        }
+        if let (Placement::Fixed(device), false) = (&self.placement, self.record) {
+            let name = if *device == DeviceId::FLASH {
+                "f-only"
+            } else {
+                "m-only"
+            };
+            if self.flash_capacity.is_some() {
+                return Err(Error::invalid(format!(
+                    "placement {name} keeps every page on one disk, so a flash capacity means nothing \
+                     there; it applies to conservative, optimistic and hybrid"
+                )));
+            }
+            if self.defer > 0 {
+                return Err(Error::invalid(format!(
+                    "placement {name} moves no page, so there are no migrations to defer; defer \
+                     applies to the placements that migrate"
+                )));
+            }
         }
         let (fc, mc) = (self.flash.cost_of(0), self.magnetic.cost_of(0));
         let costs = Costs {

@@ -120,6 +120,13 @@ macro_rules! online_policy {
                 $use
             }
             PolicyKind::FdBuffer {
+                mc: super::Mc::Pages(k),
+                ..
+            } if k > cap => Err(Error::invalid(format!(
+                "policy 'fdbuffer': mc={k} is more pages than the buffer's {cap}; give 0 to {cap} \
+                 pages, or a share of the buffer such as 0.5"
+            ))),
+            PolicyKind::FdBuffer {
                 mc,
                 clean,
                 dirty,

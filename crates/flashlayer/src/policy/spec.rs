@@ -8,7 +8,7 @@
 pub use super::costs::CostSource;
 use super::fdbuffer::{BasePolicy, Mc};
 use crate::error::Result;
-use crate::spec::{self, Entry, Given, Param, Table, Ty};
+use crate::spec::{self, Entry, Given, Param, Table, Ty, NO_MAX};
 use std::fmt;
 
 /// The policies the engine can build by name, with their parameters.
@@ -129,19 +129,19 @@ const S3_GHOST: Param = Param {
 };
 const S3_THRESHOLD: Param = Param {
     key: "threshold",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, u8::MAX as u64),
     default: "2",
     help: "hits a page needs in the small FIFO to move to the main FIFO when it reaches the small FIFO's end",
 };
 const K: Param = Param {
     key: "k",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, super::lruk::MAX_K as u64),
     default: "2",
-    help: "K: pages are ordered by the time of their K-th most recent reference (1 to 8; 1 is LRU)",
+    help: "K: pages are ordered by the time of their K-th most recent reference (1 is LRU)",
 };
 const SEGMENTS: Param = Param {
     key: "segments",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, super::slru::MAX_SEGMENTS as u64),
     default: "4",
     help: "LRU segments, each a share of the buffer; a hit moves a page one segment up (libCacheSim's 4; the paper's 2)",
 };
@@ -159,14 +159,14 @@ const WINDOW: Param = Param {
 };
 const COLD: Param = Param {
     key: "cold",
-    ty: Ty::Fraction,
+    ty: Ty::FractionTo(0.5),
     default: "0.01",
     help: "least share of the buffer the resident cold pages target, and where the target starts; \
-           the most is 1 - cold (the authors' reference simulator's 1%, at least one page); at most 0.5",
+           the most is 1 - cold (the authors' reference simulator's 1%, at least one page)",
 };
 const ITERATIONS: Param = Param {
     key: "iterations",
-    ty: Ty::Int(0),
+    ty: Ty::Int(0, NO_MAX),
     default: "100",
     help: "subgradient iterations of the planner (more: a tighter lower bound, a schedule found among more prices)",
 };
@@ -184,7 +184,7 @@ const LAMBDA: Param = Param {
 };
 const LAMBDA_EPOCH: Param = Param {
     key: "epoch",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, NO_MAX),
     default: "4",
     help: "with lambda=auto: requests between adjustments of λ, in multiples of the buffer size",
 };
@@ -214,7 +214,7 @@ const DIRTY: Param = Param {
 };
 const EPOCH: Param = Param {
     key: "epoch",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, NO_MAX),
     default: "100000",
     help: "with mc=auto: requests between two decisions of M_c",
 };
@@ -232,19 +232,19 @@ const CFDC_W: Param = Param {
 };
 const CFDC_CLUSTER: Param = Param {
     key: "cluster",
-    ty: Ty::Int(0),
+    ty: Ty::Int(0, NO_MAX),
     default: "64",
     help: "largest cluster of dirty pages with neighbouring page numbers, written in one batch (0: none)",
 };
 const CLUSTER: Param = Param {
     key: "cluster",
-    ty: Ty::Int(0),
+    ty: Ty::Int(0, NO_MAX),
     default: "0",
     help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back (0: none)",
 };
 const N: Param = Param {
     key: "n",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, NO_MAX),
     default: "32768",
     help: "with cost=measured: points in the moving average of measured read and write latencies \
            (CASA §5.3 leaves n open: long enough to smooth a flash device's garbage-collection spikes)",
@@ -413,17 +413,14 @@ impl PolicySpec {
             "s3fifo" => PolicyKind::S3Fifo {
                 small: g.fraction("small"),
                 ghost: g.fraction("ghost"),
-                threshold: u8::try_from(g.int("threshold"))
-                    .map_err(|_| g.bad("threshold", &g.value("threshold")))?,
+                threshold: g.int("threshold") as u8,
             },
             "lfu" => PolicyKind::Lfu,
-            "lruk" => match g.int("k") as usize {
-                k @ 1..=super::lruk::MAX_K => PolicyKind::LruK { k },
-                _ => return Err(g.bad("k", &g.value("k"))),
+            "lruk" => PolicyKind::LruK {
+                k: g.int("k") as usize,
             },
-            "slru" => match g.int("segments") as usize {
-                n @ 1..=super::slru::MAX_SEGMENTS => PolicyKind::Slru { segments: n },
-                _ => return Err(g.bad("segments", &g.value("segments"))),
+            "slru" => PolicyKind::Slru {
+                segments: g.int("segments") as usize,
             },
             "lirs" => PolicyKind::Lirs {
                 hirs: g.fraction("hirs"),
@@ -431,9 +428,8 @@ impl PolicySpec {
             "wtinylfu" => PolicyKind::WTinyLfu {
                 window: g.fraction("window"),
             },
-            "clockpro" => match g.fraction("cold") {
-                cold if cold <= 0.5 => PolicyKind::ClockPro { cold },
-                _ => return Err(g.bad("cold", &g.value("cold"))),
+            "clockpro" => PolicyKind::ClockPro {
+                cold: g.fraction("cold"),
             },
             "belady" => PolicyKind::Belady,
             "costopt-ub" => PolicyKind::CostOptUb {

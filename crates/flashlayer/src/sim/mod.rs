@@ -372,7 +372,7 @@ impl WithPolicy for Job<'_, '_, RunOptions> {
 #[derive(Clone, Debug)]
 pub(crate) struct FileRunOptions {
     /// The database file (created if missing; its contents are overwritten
-    /// page by page).
+    /// page by page): the trace's pages packed in order of number.
     pub path: std::path::PathBuf,
     /// Page size in bytes. Default in Python: 4096.
     pub page_size: usize,
@@ -398,10 +398,14 @@ impl WithPolicy for Job<'_, '_, FileRunOptions> {
             opts,
             progress,
         } = self;
+        // The trace's pages packed into the file in order of number: its
+        // page numbers may be sparse (PostgreSQL's relfilenode in the high
+        // bits), and neighbours stay neighbours for write clustering.
         let store = crate::store::FileStore::builder(&opts.path)
             .page_size(opts.page_size)
             .direct(opts.direct)
             .device(opts.device.clone())
+            .pages((0..trace.pages()).map(|d| trace.original(d as DenseId)))
             .open()?;
         let pool = crate::buffer::BufferPool::new(policy, store)?.with_series(opts.series_every);
         on_pool(
@@ -455,6 +459,9 @@ pub(crate) struct FlashRunOptions {
     pub method: crate::flash::Method,
     /// Obsolete marks in memory (OPU, PDL). Default: off.
     pub obsolete_in_memory: bool,
+    /// On a trace without byte ranges, the bytes at the start of the page
+    /// each write changes ([`replay`](crate::sim::replay) requires it there).
+    pub changed: usize,
     /// Time-series interval in requests (0: none).
     pub series_every: u64,
 }
@@ -480,7 +487,7 @@ pub const FLASH_PAGE: usize = 2048;
 /// for IPL's sectors) twice the trace's pages, with one logical page per
 /// page of the trace. Each `R` is a `fix_read`; each `W` a `fix_write`
 /// that changes the bytes the trace's byte-range section says it changed
-/// (a trace without one changes the page's first 8 bytes), so the pool
+/// (on a trace without one, the page's first `changed` bytes), so the pool
 /// hands those ranges to the store at write-back and a differential or a
 /// log holds just them. Ends with a flush.
 impl WithPolicy for Job<'_, '_, FlashRunOptions> {
@@ -512,9 +519,12 @@ impl WithPolicy for Job<'_, '_, FlashRunOptions> {
                     .expect("validated when opened");
             }
             let Some(g) = page else { return Ok(()) };
-            let stamp = (i as u64).to_le_bytes();
+            // Every byte a write is said to change does change: one more
+            // than it held.
             if section.is_none() {
-                g[..8].copy_from_slice(&stamp);
+                for b in &mut g[..opts.changed] {
+                    *b = b.wrapping_add(1);
+                }
             }
             for r in &ranges {
                 let (at, len) = (usize::from(r.offset), usize::from(r.len));
@@ -525,8 +535,8 @@ impl WithPolicy for Job<'_, '_, FlashRunOptions> {
                         i + 1
                     )));
                 }
-                for (k, b) in g[at..at + len].iter_mut().enumerate() {
-                    *b = stamp[k % 8] ^ (k as u8);
+                for b in &mut g[at..at + len] {
+                    *b = b.wrapping_add(1);
                 }
             }
             Ok(())

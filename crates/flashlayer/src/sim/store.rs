@@ -16,7 +16,7 @@ use crate::flash::{FlashStats, Method};
 use crate::hybrid::PLACEMENTS;
 use crate::nand::ChipStats;
 use crate::policy::PolicySpec;
-use crate::spec::{self, Entry, Given, Param, Size, Table, Ty};
+use crate::spec::{self, Entry, Given, Param, Size, Table, Ty, NO_MAX};
 use crate::tier::{IoCounts, SchemeSpec, TierStats, SCHEMES};
 use crate::trace::Flt;
 use crate::types::Metrics;
@@ -49,11 +49,11 @@ pub static STORES: Table = Table {
                     key: "path",
                     ty: Ty::Other("a file path"),
                     default: "",
-                    help: "the database file, created or overwritten page by page (default: a temporary file, removed after the run)",
+                    help: "the database file, created or overwritten page by page, the trace's pages packed in order of number (default: a temporary file, removed after the run; a file the run created is removed if the run fails)",
                 },
                 Param {
                     key: "page_size",
-                    ty: Ty::Int(512),
+                    ty: Ty::Int(512, NO_MAX),
                     default: "4096",
                     help: "bytes per page",
                 },
@@ -73,7 +73,7 @@ pub static STORES: Table = Table {
         },
         Entry {
             name: "flash",
-            description: "a real buffer pool over a NAND flash store (PDL Table 1's chip, twice the trace's pages): a write changes the bytes the trace's byte ranges say; the time is the chip's",
+            description: "a real buffer pool over a NAND flash store (PDL Table 1's chip, twice the trace's pages): a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
             params: &[
                 Param {
                     key: "method",
@@ -86,6 +86,12 @@ pub static STORES: Table = Table {
                     ty: Ty::Switch,
                     default: "off",
                     help: "obsolete marks in memory instead of on flash (OPU, PDL)",
+                },
+                Param {
+                    key: "changed",
+                    ty: Ty::Int(1, crate::sim::FLASH_PAGE as u64),
+                    default: "",
+                    help: "on a trace without byte ranges: each write changes the page's first this many bytes (a trace with byte ranges says what each write changes, and takes no 'changed')",
                 },
             ],
         },
@@ -113,13 +119,13 @@ pub static STORES: Table = Table {
                 },
                 Param {
                     key: "capacity",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "",
                     help: "at most this many pages on flash (default: no limit)",
                 },
                 Param {
                     key: "defer",
-                    ty: Ty::Int(0),
+                    ty: Ty::Int(0, NO_MAX),
                     default: "0",
                     help: "migrations deferred and run in batches of this many pages (0: move at eviction)",
                 },
@@ -183,6 +189,9 @@ pub enum StoreKind {
         method: Method,
         /// Obsolete marks in memory.
         obsolete_in_memory: bool,
+        /// On a trace without byte ranges: the bytes at the start of the
+        /// page each write changes.
+        changed: Option<usize>,
     },
     /// A [`crate::hybrid::HybridStore`].
     Hybrid {
@@ -239,6 +248,7 @@ impl StoreSpec {
                 method: Method::parse(&g.value("method"))
                     .map_err(|e| g.error(format!("method: {e}")))?,
                 obsolete_in_memory: g.switch("obsolete"),
+                changed: g.int_given("changed").map(|b| b as usize),
             },
             "hybrid" => {
                 let (flash, magnetic) = (device(&g, "flash")?, device(&g, "magnetic")?);
@@ -323,11 +333,18 @@ impl fmt::Display for StoreSpec {
             StoreKind::Flash {
                 method,
                 obsolete_in_memory,
-            } => write!(
-                f,
-                "flash:method={method},obsolete={}",
-                if *obsolete_in_memory { "on" } else { "off" }
-            ),
+                changed,
+            } => {
+                write!(
+                    f,
+                    "flash:method={method},obsolete={}",
+                    if *obsolete_in_memory { "on" } else { "off" }
+                )?;
+                if let Some(b) = changed {
+                    write!(f, ",changed={b}")?;
+                }
+                Ok(())
+            }
             StoreKind::Hybrid {
                 placement,
                 flash,
@@ -479,12 +496,12 @@ pub fn replay(
             device,
         } => {
             let tmp;
-            let path = match path {
-                Some(p) => p.clone(),
+            let (path, created) = match path {
+                Some(p) => (p.clone(), !p.exists()),
                 None => {
                     tmp = tempfile::NamedTempFile::new()
                         .map_err(|e| Error::io(std::env::temp_dir(), e))?;
-                    tmp.path().to_path_buf()
+                    (tmp.path().to_path_buf(), false)
                 }
             };
             let o = FileRunOptions {
@@ -494,15 +511,39 @@ pub fn replay(
                 device: device.clone(),
                 series_every: opts.series_every,
             };
-            out.metrics = Job::new(trace, &o, progress).run(policy, buffer_pages, None)?;
+            let run = Job::new(trace, &o, progress).run(policy, buffer_pages, None);
+            if run.is_err() && created {
+                // A file this run created holds nothing the user had.
+                let _ = std::fs::remove_file(&o.path);
+            }
+            out.metrics = run?;
         }
         StoreKind::Flash {
             method,
             obsolete_in_memory,
+            changed,
         } => {
+            match (trace.byte_section().is_some(), changed) {
+                (false, None) => {
+                    return Err(Error::invalid(
+                        "the trace has no byte ranges, so the flash store cannot tell what a \
+                         write changes: generate it with them ('flashlayer trace gen WORKLOAD \
+                         --with-bytes'), or say it with the store's changed=BYTES (each write \
+                         changes the page's first BYTES bytes)",
+                    ))
+                }
+                (true, Some(_)) => {
+                    return Err(Error::invalid(
+                        "the trace's byte ranges say what each write changes; changed=BYTES \
+                         applies to a trace without them",
+                    ))
+                }
+                _ => {}
+            }
             let o = FlashRunOptions {
                 method: *method,
                 obsolete_in_memory: *obsolete_in_memory,
+                changed: changed.unwrap_or(0),
                 series_every: opts.series_every,
             };
             let r = Job::new(trace, &o, progress).run(policy, buffer_pages, None)?;

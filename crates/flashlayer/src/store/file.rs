@@ -1,5 +1,10 @@
 //! A store backed by a real file: page `p` lives at byte offset
-//! `p × page_size`. Reads and writes are positioned (`pread`/`pwrite`);
+//! `p × page_size`, or, for a store built for a known set of pages
+//! ([`FileStoreBuilder::pages`]), at its rank among them × `page_size`, so
+//! sparse page numbers (a PostgreSQL trace's `relfilenode << 34 | block`)
+//! need a file of only as many pages as there are, and pages with
+//! neighbouring numbers stay neighbours in the file. Reads and writes are
+//! positioned (`pread`/`pwrite`);
 //! `flush` calls `fsync`. With `O_DIRECT` the page cache is bypassed and I/O
 //! goes through an aligned bounce buffer.
 //!
@@ -28,6 +33,7 @@ pub struct FileStoreBuilder {
     page_size: usize,
     direct: bool,
     device: DeviceModel,
+    pages: Option<Box<[PageId]>>,
 }
 
 impl FileStoreBuilder {
@@ -47,6 +53,19 @@ impl FileStoreBuilder {
     /// Device model that prices the I/O. Default: `ratio:1:1` (read = write = 1).
     pub fn device(mut self, device: DeviceModel) -> Self {
         self.device = device;
+        self
+    }
+
+    /// The pages this store holds: each lives at its rank among them (in
+    /// order of number) × the page size, and any other page is an error.
+    /// The placement follows from the set, so a store reopened with the
+    /// same set finds its pages. Default: every page at its own number ×
+    /// the page size.
+    pub fn pages(mut self, pages: impl IntoIterator<Item = PageId>) -> Self {
+        let mut v: Vec<PageId> = pages.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        self.pages = Some(v.into_boxed_slice());
         self
     }
 
@@ -76,6 +95,7 @@ impl FileStoreBuilder {
                 path: self.path,
                 page_size: self.page_size,
                 direct: self.direct,
+                pages: self.pages,
                 bounces: Mutex::default(),
                 cost: Meter::new(self.device.clone()).page_cost(),
                 meter: Mutex::new(Meter::new(self.device)),
@@ -132,6 +152,10 @@ struct FileIo {
     path: PathBuf,
     page_size: usize,
     direct: bool,
+    /// The pages held, sorted, when the store was built for a set
+    /// ([`FileStoreBuilder::pages`]). Fixed and read by every thread, so a
+    /// binary search, not a table with a remembered last answer.
+    pages: Option<Box<[PageId]>>,
     /// Aligned buffers for `O_DIRECT`, one per transfer in flight.
     bounces: Mutex<Vec<AlignedBuf>>,
     meter: Mutex<Meter>,
@@ -163,6 +187,7 @@ impl FileStore {
             page_size: 4096,
             direct: false,
             device: DeviceModel::unit(),
+            pages: None,
         }
     }
 
@@ -174,8 +199,22 @@ impl FileStore {
 
 impl FileIo {
     fn offset(&self, page: PageId) -> Result<u64> {
-        page.checked_mul(self.page_size as u64)
-            .ok_or_else(|| Error::invalid(format!("page {page} is beyond the largest file offset")))
+        let slot = match &self.pages {
+            None => page,
+            Some(pages) => pages.binary_search(&page).map_err(|_| {
+                Error::invalid(format!(
+                    "{}: page {page} is not one of the {} pages this store holds",
+                    self.path.display(),
+                    pages.len()
+                ))
+            })? as u64,
+        };
+        slot.checked_mul(self.page_size as u64).ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: page {page} is beyond the largest file offset",
+                self.path.display()
+            ))
+        })
     }
 
     /// Reads at `off` into `buf`, zero-filling past the end of the file.

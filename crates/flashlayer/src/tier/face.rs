@@ -11,8 +11,9 @@
 //!   front: only then is a dirty version written to the disk (invalid
 //!   versions leave without a write).
 //! - **Group replacement**: when the log is full, the `group` slots at its
-//!   front (default 64, at most 1/16 of the log so small caches are not
-//!   emptied in one go; at least 1) are replaced at once.
+//!   front are replaced at once: at most 1/16 of the log (at least 1), so
+//!   a small cache is not emptied in one go; by default 64, or that limit
+//!   where it is fewer ([`Face::group_limit`]).
 //! - **Group second chance**: a valid version in that group whose page was
 //!   hit on the SSD since it was appended (its reference bit) is given a
 //!   second chance: moved to the rear with its bit cleared. Where the rear
@@ -28,6 +29,9 @@
 //! newest version of each page wins): that is FaCE's recovery.
 
 use super::{Found, Io, Reason, Scheme, Serve, NIL};
+
+/// Slots replaced at once by default (where the log allows).
+pub const DEFAULT_GROUP: usize = 64;
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
@@ -43,26 +47,32 @@ pub struct Face {
     slot_of: Vec<u32>,
     flags: Vec<u8>,
     group: usize,
-    asked_group: usize,
     second_chance: bool,
     valid: u64,
     dirty: u64,
 }
 
 impl Face {
+    /// The most slots a log of `capacity` slots replaces at once: 1/16 of
+    /// them, at least 1.
+    pub fn group_limit(capacity: usize) -> usize {
+        (capacity / 16).max(1)
+    }
+
     /// A log of `capacity` slots (≥ 1) for dense ids `0..pages`, replaced
-    /// `group` slots at a time (capped as the module docs say), with or
-    /// without the group second chance.
-    pub fn new(capacity: usize, pages: usize, group: usize, second_chance: bool) -> Self {
+    /// `group` slots at a time (at most [`Face::group_limit`]; `None`: 64,
+    /// or the limit where it is fewer), with or without the group second
+    /// chance.
+    pub fn new(capacity: usize, pages: usize, group: Option<usize>, second_chance: bool) -> Self {
         let cap = capacity.max(1);
+        let limit = Self::group_limit(cap);
         Face {
             log: vec![NIL; cap],
             head: 0,
             used: 0,
             slot_of: vec![NIL; pages],
             flags: vec![0; pages],
-            group: group.min(cap / 16).max(1),
-            asked_group: group,
+            group: group.unwrap_or(DEFAULT_GROUP.min(limit)).clamp(1, limit),
             second_chance,
             valid: 0,
             dirty: 0,
@@ -154,7 +164,7 @@ impl Scheme for Face {
     fn name(&self) -> String {
         format!(
             "FaCE(group={}, second_chance={})",
-            self.asked_group,
+            self.group,
             if self.second_chance { "on" } else { "off" }
         )
     }

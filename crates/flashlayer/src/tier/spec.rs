@@ -5,9 +5,9 @@
 use super::tac::DEFAULT_AGE_FACTOR;
 use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac};
 use crate::device::DeviceModel;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::policy::{PolicySpec, POLICIES};
-use crate::spec::{self, Entry, Given, Param, Table, Ty};
+use crate::spec::{self, Entry, Given, Param, Table, Ty, NO_MAX};
 use crate::types::{DenseId, Op, PageCost};
 
 const LEVEL: Param = Param {
@@ -40,13 +40,13 @@ pub static SCHEMES: Table = Table {
                 },
                 Param {
                     key: "seed",
-                    ty: Ty::Int(0),
+                    ty: Ty::Int(0, NO_MAX),
                     default: "0",
                     help: "seed of the generator that draws both",
                 },
                 Param {
                     key: "window",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "10000",
                     help: "requests between tuning steps",
                 },
@@ -59,13 +59,13 @@ pub static SCHEMES: Table = Table {
             params: &[
                 Param {
                     key: "extent",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "32",
                     help: "pages per extent",
                 },
                 Param {
                     key: "age",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "",
                     help: "DRAM misses per halving of temperatures (default 8 × the SSD's pages)",
                 },
@@ -77,9 +77,9 @@ pub static SCHEMES: Table = Table {
             params: &[
                 Param {
                     key: "group",
-                    ty: Ty::Int(1),
-                    default: "64",
-                    help: "slots replaced at once (at most 1/16 of the SSD)",
+                    ty: Ty::Int(1, NO_MAX),
+                    default: "",
+                    help: "slots replaced at once, at most 1/16 of the SSD's slots (default: 64, or 1/16 of the SSD's slots where that is fewer)",
                 },
                 Param {
                     key: "second_chance",
@@ -130,8 +130,9 @@ pub enum SchemeKind {
     },
     /// FaCE.
     Face {
-        /// Slots replaced at once.
-        group: usize,
+        /// Slots replaced at once; `None`: 64, or 1/16 of the SSD's slots
+        /// where that is fewer.
+        group: Option<usize>,
         /// Group second chance.
         second_chance: bool,
     },
@@ -186,7 +187,7 @@ impl SchemeSpec {
                 age: g.int_given("age"),
             },
             "face" => SchemeKind::Face {
-                group: g.int("group") as usize,
+                group: g.int_given("group").map(|x| x as usize),
                 second_chance: g.switch("second_chance"),
             },
             "lc" => SchemeKind::Lc {
@@ -275,7 +276,16 @@ impl SchemeSpec {
             SchemeKind::Face {
                 group,
                 second_chance,
-            } => AnyScheme::Face(Face::new(ssd_pages, pages, *group, *second_chance)),
+            } => {
+                let limit = Face::group_limit(ssd_pages);
+                if let Some(g) = group.filter(|&g| g > limit) {
+                    return Err(Error::invalid(format!(
+                        "scheme 'face': group={g} is more than 1/16 of the SSD's {ssd_pages} slots; \
+                         give 1 to {limit}"
+                    )));
+                }
+                AnyScheme::Face(Face::new(ssd_pages, pages, *group, *second_chance))
+            }
             SchemeKind::Lc {
                 dirty,
                 level: policy,
@@ -311,11 +321,17 @@ impl std::fmt::Display for SchemeSpec {
             SchemeKind::Face {
                 group,
                 second_chance,
-            } => write!(
-                f,
-                "face:group={group},second_chance={}",
-                if *second_chance { "on" } else { "off" }
-            ),
+            } => {
+                f.write_str("face:")?;
+                if let Some(g) = group {
+                    write!(f, "group={g},")?;
+                }
+                write!(
+                    f,
+                    "second_chance={}",
+                    if *second_chance { "on" } else { "off" }
+                )
+            }
             SchemeKind::Lc { dirty, level } => write!(f, "lc:dirty={dirty},level={level}"),
         }
     }

@@ -9,19 +9,19 @@ use super::{
     TpcC, TpcCParams, TpcH, TpcHParams, Workload,
 };
 use crate::error::Result;
-use crate::spec::{self, Entry, Given, Param, Table, Ty};
+use crate::spec::{self, Entry, Given, Param, Table, Ty, NO_MAX};
 
 const PAGE_SIZE: &str = "page size in bytes, 512-32768";
 const TRANSACTIONS: Param = Param {
     key: "transactions",
-    ty: Ty::Int(1),
+    ty: Ty::Int(1, NO_MAX),
     default: "100000",
     help: "transactions to run",
 };
 const SHARE: Ty = Ty::Fraction;
 const PAGE_8192: Param = Param {
     key: "page_size",
-    ty: Ty::Int(512),
+    ty: Ty::Int(512, NO_MAX),
     default: "8192",
     help: PAGE_SIZE,
 };
@@ -36,7 +36,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "warehouses",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "1",
                     help: "scale in warehouses",
                 },
@@ -56,7 +56,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "branches",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "1",
                     help: "scale in branches (pgbench -s)",
                 },
@@ -70,7 +70,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "scale",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "1",
                     help: "subscribers in units of 100,000",
                 },
@@ -90,7 +90,7 @@ pub static WORKLOADS: Table = Table {
                 },
                 Param {
                     key: "queries",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "100",
                     help: "queries to run",
                 },
@@ -107,32 +107,32 @@ pub static WORKLOADS: Table = Table {
             name: "btree",
             description: "Koltsidas & Viglas 2008 section 6: B+-tree of 16-byte keys and 80-byte payloads, query sets by page class",
             params: &[
-                Param { key: "records", ty: Ty::Int(1), default: "1000000", help: "records in the tree" },
-                Param { key: "queries", ty: Ty::Int(1), default: "100000", help: "queries in the query set" },
-                Param { key: "repeat", ty: Ty::Int(1), default: "1", help: "times the query set runs" },
+                Param { key: "records", ty: Ty::Int(1, NO_MAX), default: "1000000", help: "records in the tree" },
+                Param { key: "queries", ty: Ty::Int(1, NO_MAX), default: "100000", help: "queries in the query set" },
+                Param { key: "repeat", ty: Ty::Int(1, NO_MAX), default: "1", help: "times the query set runs" },
                 Param { key: "read_only", ty: SHARE, default: "0", help: "share of keys only read (first in key order)" },
                 Param { key: "update_only", ty: SHARE, default: "0", help: "share of keys only written (next)" },
                 Param { key: "interesting", ty: SHARE, default: "0", help: "share of keys in the interesting set (next)" },
                 Param { key: "interesting_read_prob", ty: SHARE, default: "0.5", help: "read probability of interesting keys" },
                 Param { key: "read_prob", ty: SHARE, default: "0.5", help: "read probability of the remaining keys" },
                 Param { key: "range_share", ty: SHARE, default: "0.2", help: "share of reads that are range queries" },
-                Param { key: "range_len", ty: Ty::Int(1), default: "100", help: "records per range query" },
+                Param { key: "range_len", ty: Ty::Int(1, NO_MAX), default: "100", help: "records per range query" },
                 Param { key: "insert_share", ty: SHARE, default: "0.3", help: "share of writes that are inserts" },
                 Param { key: "hot_keys", ty: SHARE, default: "0", help: "share of keys, from the first, that are hot" },
                 Param { key: "hot_queries", ty: SHARE, default: "0", help: "share of queries that pick a hot key (0: every key equally likely)" },
-                Param { key: "page_size", ty: Ty::Int(512), default: "4096", help: PAGE_SIZE },
+                Param { key: "page_size", ty: Ty::Int(512, NO_MAX), default: "4096", help: PAGE_SIZE },
             ],
         },
         Entry {
             name: "pdl-updates",
             description: "Kim, Whang & Song 2010 section 5.1: synthetic update operations on a relation",
             params: &[
-                Param { key: "pages", ty: Ty::Int(1), default: "51200", help: "pages in the relation" },
-                Param { key: "operations", ty: Ty::Int(1), default: "100000", help: "operations" },
+                Param { key: "pages", ty: Ty::Int(1, NO_MAX), default: "51200", help: "pages in the relation" },
+                Param { key: "operations", ty: Ty::Int(1, NO_MAX), default: "100000", help: "operations" },
                 Param { key: "update_share", ty: SHARE, default: "1", help: "%UpdateOps as a fraction" },
                 Param {
                     key: "updates_till_write",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "1",
                     help: "N_updates_till_write: updates applied in memory per operation",
                 },
@@ -142,7 +142,7 @@ pub static WORKLOADS: Table = Table {
                     default: "0.02",
                     help: "%ChangedByOneU_Op as a fraction of the page",
                 },
-                Param { key: "page_size", ty: Ty::Int(512), default: "2048", help: PAGE_SIZE },
+                Param { key: "page_size", ty: Ty::Int(512, NO_MAX), default: "2048", help: PAGE_SIZE },
             ],
         },
     ],
