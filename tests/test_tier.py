@@ -79,7 +79,7 @@ def test_scheme_lists_continue_parameters_and_write_out_defaults() -> None:
     assert _native.canonical_list("scheme", "hypro:p_sink=0.1,seed=2,lc,dirty=0.3") == [
         "hypro:p_sink=0.1,p_elevate=auto,seed=2,window=10000,level=lru", "lc:dirty=0.3,level=lru"]
     assert _native.canonical_list("scheme", ",".join(SCHEMES))[1:] == [
-        "tac:extent=32", "face:group=64,second_chance=on", "lc:dirty=0.5,level=lru"]
+        "tac:extent=32", "face:second_chance=on", "lc:dirty=0.5,level=lru"]
     with pytest.raises(flashlayer.FlashlayerError, match="'dirty=0.5' is a parameter but no scheme comes before it"):
         _native.canonical_list("scheme", "dirty=0.5")
     with pytest.raises(flashlayer.FlashlayerError, match="given twice"):

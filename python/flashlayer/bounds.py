@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from flashlayer import _native
+from flashlayer.checks import items, whole
 from flashlayer.replay import BufferSpec, TraceLike, open_trace, resolve_buffer
 
 #: Planner iterations by default: the engine's, from its table of policies
@@ -50,6 +51,11 @@ def cost_bounds(
     ``virtual_time`` and ``above_bound`` (%). `progress` is called once per
     planner iteration. A device of `devices` is a device spec, or None for
     the engine's default (``ratio:1:1``)."""
+    buffers = items("buffers", buffers, (int, str))
+    devices = items("devices", devices, (str, type(None)))
+    # No policies is a run of the bound alone.
+    policies = [] if isinstance(policies, (list, tuple)) and not policies else items("policies", policies)
+    iterations = whole("iterations", iterations)
     t = open_trace(trace, format, page_size)
     rows: list[dict[str, Any]] = []
     for spec in buffers:

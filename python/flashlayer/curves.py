@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from flashlayer import _native
-from flashlayer._native import FlashlayerError
+from flashlayer.checks import items, whole_or_none
 from flashlayer.replay import BufferSpec, TraceLike, open_trace
 
 
@@ -38,8 +38,9 @@ def lru_curve(
     "pages", "sampled", "exact", "seconds"}``; sampled counts are estimates
     (floats). `devices` are device specs (default: the engine's,
     ``ratio:1:1``)."""
-    if devices is not None and not devices:
-        raise FlashlayerError("expected at least one device")
+    devices = None if devices is None else items("devices", devices)
+    sizes = None if sizes is None else items("sizes", sizes, (int, str))
+    points = whole_or_none("points", points, 2)
+    sample_size = whole_or_none("sample_size", sample_size, 1)
     t = open_trace(trace, format, page_size)
-    return _native.lru_curve(t, None if sizes is None else [s if isinstance(s, int) else str(s) for s in sizes],
-                             points, None if devices is None else list(devices), sample, sample_size, None, progress)
+    return _native.lru_curve(t, sizes, points, devices, sample, sample_size, None, progress)

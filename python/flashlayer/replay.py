@@ -26,6 +26,7 @@ from typing import TypeVar
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
+from flashlayer.checks import items, whole_or_none
 from flashlayer.results import SimResult
 
 TraceLike = str | PathLike[str] | Trace
@@ -46,9 +47,9 @@ def resolve_buffer(spec: BufferSpec, distinct_pages: int) -> int:
     """Pages for a size: a whole number of pages (>= 1), or ``"P%"`` of
     `distinct_pages` (0 < P <= 100), rounded, at least 1 page (the
     engine's rule)."""
-    if isinstance(spec, bool):
+    if isinstance(spec, bool) or not isinstance(spec, (int, str)):
         raise FlashlayerError(f"a size is pages or 'P%', not {spec!r}")
-    return _native.size_pages(spec if isinstance(spec, int) else str(spec), distinct_pages)
+    return _native.size_pages(spec, distinct_pages)
 
 
 def stores_of(store: str | Sequence[str] | None, device: str | Sequence[str] | None) -> list[str]:
@@ -58,15 +59,11 @@ def stores_of(store: str | Sequence[str] | None, device: str | Sequence[str] | N
     if store is not None and device is not None:
         raise FlashlayerError("give store= or its shorthand device=, not both")
     if device is not None:
-        devices = [device] if isinstance(device, str) else list(device)
-        if not devices:
-            raise FlashlayerError("expected at least one device")
+        devices = [device] if isinstance(device, str) else items("device", device)
         store = [f"cost:device={d}" for d in devices]
     if store is None:
         store = ["cost"]
-    specs = [store] if isinstance(store, str) else list(store)
-    if not specs:
-        raise FlashlayerError("expected at least one store")
+    specs = [store] if isinstance(store, str) else items("stores", store)
     out = [_native.canonical("store", s) for s in specs]
     for s in out:
         if out.count(s) > 1:
@@ -116,8 +113,12 @@ def simulate(
     include opening the trace when a path is given.
     """
     start = time.perf_counter()
+    if not isinstance(policy, str):
+        raise FlashlayerError(f"policy must be one policy spec, got {policy!r}")
+    series_every = whole_or_none("series_every", series_every)
     (spec,) = stores_of(store, device)
     t = open_trace(trace, format, page_size)
+    resolve_buffer(buffer, t.pages)
     r = _native.replay(t, policy, buffer, spec, series_every, flush_at_end)
     if not isinstance(trace, Trace):
         r["seconds"] = time.perf_counter() - start
@@ -152,14 +153,12 @@ def sweep(
     progress bar. An exception from either callback, or Ctrl-C, stops the
     sweep and propagates.
     """
-    names = [_native.canonical("policy", p) for p in policies]
-    if not names:
-        raise FlashlayerError("expected at least one policy")
+    names = [_native.canonical("policy", p) for p in items("policies", policies)]
+    series_every = whole_or_none("series_every", series_every)
+    workers = whole_or_none("workers", workers, 1)
     specs = stores_of(stores, device)
     t = open_trace(trace, format, page_size)
-    sizes = [(b, resolve_buffer(b, t.pages)) for b in buffers]
-    if not sizes:
-        raise FlashlayerError("expected at least one buffer size")
+    sizes = [(b, resolve_buffer(b, t.pages)) for b in items("buffers", buffers, (int, str))]
     grid = [(s, p, b) for s in specs for p in names for b in sizes]
 
     # Set when the sweep fails or is interrupted: running engine calls see it

@@ -118,7 +118,8 @@ impl NandChip {
     }
 
     /// Stops the chip at its `n`-th operation from now (`n >= 1`).
-    fn power_cut_after(&self, n: u64) -> PyResult<()> {
+    fn power_cut_after(&self, n: &Bound<'_, PyAny>) -> PyResult<()> {
+        let n = crate::whole("n", n, 1)?;
         lock(&self.chip).power_cut_after(n).map_err(err)
     }
 
@@ -245,10 +246,11 @@ impl FlashStore {
     #[pyo3(signature = (page_id, data, changed=None))]
     fn write(
         &mut self,
-        page_id: u64,
+        page_id: &Bound<'_, PyAny>,
         data: &[u8],
         changed: Option<Vec<(u32, u32)>>,
     ) -> PyResult<()> {
+        let page_id = crate::whole("page_id", page_id, 0)?;
         match changed {
             Some(c) => self.store.write_changed(page_id, data, &c),
             None => self.store.write(page_id, data),
@@ -257,7 +259,12 @@ impl FlashStore {
     }
 
     /// Page `page_id`'s contents (zeros if never written).
-    fn read<'py>(&mut self, py: Python<'py>, page_id: u64) -> PyResult<Bound<'py, PyBytes>> {
+    fn read<'py>(
+        &mut self,
+        py: Python<'py>,
+        page_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let page_id = crate::whole("page_id", page_id, 0)?;
         let mut buf = vec![0u8; self.store.page_size()];
         self.store.read(page_id, &mut buf).map_err(flash_err)?;
         Ok(PyBytes::new(py, &buf))

@@ -42,6 +42,28 @@ pub(crate) fn err(e: flashlayer::Error) -> PyErr {
     FlashlayerError::new_err(e.to_string())
 }
 
+/// The argument `name` as a whole number of at least `lo`: a negative
+/// number, a bool or a non-number is a `FlashlayerError` naming it, not
+/// the bare `OverflowError` or `TypeError` of PyO3's conversion.
+pub(crate) fn whole(name: &str, value: &Bound<'_, PyAny>, lo: u64) -> PyResult<u64> {
+    let bad = || {
+        FlashlayerError::new_err(format!(
+            "{name} must be a whole number of at least {lo}, got {}",
+            value
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "?".into())
+        ))
+    };
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(bad());
+    }
+    match value.extract::<u64>() {
+        Ok(v) if v >= lo => Ok(v),
+        _ => Err(bad()),
+    }
+}
+
 /// A store's I/O counts as a dict: reads, writes, erases and the device
 /// time in µs (`IoStats`).
 pub(crate) fn io_dict<'py>(

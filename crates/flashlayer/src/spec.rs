@@ -173,9 +173,19 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
         entry,
         pairs: Vec::new(),
     };
+    if text.contains(':') && rest.trim().is_empty() {
+        return Err(g.error("':' must be followed by key=value"));
+    }
     // The key of a spec-typed value that later pieces may continue.
     let mut open: Option<usize> = None;
-    for piece in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for piece in rest
+        .split(',')
+        .map(str::trim)
+        .filter(|_| !rest.trim().is_empty())
+    {
+        if piece.is_empty() {
+            return Err(g.error(format!("empty item in '{rest}'")));
+        }
         let Some((k, v)) = piece.split_once('=').filter(|_| is_pair(piece)) else {
             return Err(g.error(format!("expected key=value, got '{piece}'")));
         };
@@ -443,7 +453,16 @@ pub fn split_list<T>(
     parse_one: impl Fn(&str) -> Result<T>,
 ) -> Result<Vec<T>> {
     let mut specs: Vec<String> = Vec::new();
-    for piece in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    if list.trim().is_empty() {
+        return Err(Error::invalid(format!("no {} given", table.what)));
+    }
+    for piece in list.split(',').map(str::trim) {
+        if piece.is_empty() {
+            return Err(Error::invalid(format!(
+                "empty item in the list '{}' (two commas in a row, or one at an end)",
+                list.trim()
+            )));
+        }
         match specs.last_mut() {
             Some(last) if is_pair(piece) => {
                 last.push(if last.contains(':') { ',' } else { ':' });
@@ -541,7 +560,7 @@ mod tests {
                 },
                 Param {
                     key: "n",
-                    ty: Ty::Int(1),
+                    ty: Ty::Int(1, NO_MAX),
                     default: "8",
                     help: "",
                 },
@@ -597,6 +616,10 @@ mod tests {
         assert!(e("cache:on=maybe").contains("expected on or off"));
         assert!(split_list(&OUTER, "n=1,cache", |s| parse(&OUTER, s).map(|_| ())).is_err());
         assert!(split_list(&OUTER, " , ", |s| parse(&OUTER, s).map(|_| ())).is_err());
+        assert!(split_list(&OUTER, "cache,,cache", |s| parse(&OUTER, s).map(|_| ())).is_err());
+        assert!(split_list(&OUTER, "cache,", |s| parse(&OUTER, s).map(|_| ())).is_err());
+        assert!(e("cache:").contains("':' must be followed by key=value"));
+        assert!(e("cache:n=2,").contains("empty item"));
     }
 
     #[test]

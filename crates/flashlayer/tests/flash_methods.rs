@@ -270,5 +270,5 @@ fn bad_arguments_are_clear_errors() {
     // A chip that forbids re-programming a spare area needs marks in memory.
     let strict = Chip::builder(8).spare_programs(1).build().unwrap();
     let e = FlashStoreBuilder::new(Method::Opu).create(strict);
-    assert!(e.unwrap_err().to_string().contains("obsolete_in_memory"));
+    assert!(e.unwrap_err().to_string().contains("keep them in memory"));
 }

@@ -502,7 +502,7 @@ fn every_policy_runs_on_every_store_or_is_refused_with_one_line() {
     let stores = [
         "cost",
         "file:page_size=512",
-        "flash:method=opu",
+        "flash:method=opu,changed=16",
         "hybrid",
         "hybrid:placement=optimal",
         "tier:scheme=hypro",

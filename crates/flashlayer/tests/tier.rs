@@ -213,6 +213,11 @@ proptest! {
         ssd in 1usize..9,
     ) {
         for spec in SCHEMES {
+            // A group of 3 needs an SSD of at least 3 slots (a larger one
+            // is refused).
+            if spec.starts_with("face:group=3") && ssd < 3 {
+                continue;
+            }
             let failures = replay_versions(spec, dram, ssd, 24, &trace);
             prop_assert!(failures.is_empty(), "{spec}: {}", failures[..failures.len().min(3)].join("; "));
         }

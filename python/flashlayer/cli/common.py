@@ -35,9 +35,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def split(value: str, what: str) -> list[str]:
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    if not items:
-        raise UsageError(f"expected one or more {what} separated by commas, found '{value}'")
+    items = [v.strip() for v in value.split(",")]
+    if not value.strip() or any(not v for v in items):
+        raise UsageError(f"expected one or more {what} separated by single commas, found '{value}'")
     return items
 
 

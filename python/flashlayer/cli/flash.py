@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from flashlayer import _native, progress
-from flashlayer.cli.common import emit_json, int_arg, print_table
+from flashlayer.cli.common import emit_json, int_arg, print_table, split
 
 METHODS_HELP = "ipu, opu, ipl:SIZE (e.g. ipl:18k, ipl:64k) or pdl:SIZE (e.g. pdl:256, pdl:2k)"
 
@@ -84,7 +84,7 @@ def add(sub: Any) -> None:
         epilog="Example:\n  flashlayer flash crash-test --method pdl:256,opu --cuts 10000 --seed 1",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ct.add_argument("--method", required=True, type=lambda s: [m.strip() for m in s.split(",") if m.strip()],
+    ct.add_argument("--method", required=True, type=lambda s: split(s, "methods"),
                     help=f"method(s), comma-separated: {METHODS_HELP}")
     ct.add_argument("--cuts", type=int_arg(1, "--cuts"), default=1000, help="power cuts (default: 1,000)")
     ct.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="seed of workload, cuts and tears (default: 0)")

@@ -114,6 +114,8 @@ def run(a: argparse.Namespace) -> None:
     from flashlayer.cli import sim_hybrid, sim_tier
     from flashlayer.replay import sweep
 
+    if a.series_every and not a.json:
+        raise UsageError("--series-every records time series, which only --json prints; add --json")
     specs = stores(a)
     kinds = {s.split(":", 1)[0] for s in specs}
     if a.policy is None:
@@ -208,7 +210,7 @@ def add(sub: Any) -> None:
     sim_tier.add_args(s)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
                    help="record a time series point every N requests, with the policy's and the store's state "
-                   "(JSON output only; default: 0, off)")
+                   "(needs --json, the one output that carries them; default: 0, off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",
                    help="parallel runs (default: number of CPUs)")
     s.add_argument("--plot", metavar="PNG",

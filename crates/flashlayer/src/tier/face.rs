@@ -11,9 +11,9 @@
 //!   front: only then is a dirty version written to the disk (invalid
 //!   versions leave without a write).
 //! - **Group replacement**: when the log is full, the `group` slots at its
-//!   front are replaced at once: at most 1/16 of the log (at least 1), so
-//!   a small cache is not emptied in one go; by default 64, or that limit
-//!   where it is fewer ([`Face::group_limit`]).
+//!   front are replaced at once, at most the whole log. By default 64, or
+//!   1/16 of the log (at least 1) where that is fewer, so that a small
+//!   cache is not emptied in one go ([`Face::default_group`]).
 //! - **Group second chance**: a valid version in that group whose page was
 //!   hit on the SSD since it was appended (its reference bit) is given a
 //!   second chance: moved to the rear with its bit cleared. Where the rear
@@ -53,26 +53,24 @@ pub struct Face {
 }
 
 impl Face {
-    /// The most slots a log of `capacity` slots replaces at once: 1/16 of
-    /// them, at least 1.
-    pub fn group_limit(capacity: usize) -> usize {
-        (capacity / 16).max(1)
+    /// The slots a log of `capacity` slots replaces at once unless told:
+    /// 64, or 1/16 of the log (at least 1) where that is fewer.
+    pub fn default_group(capacity: usize) -> usize {
+        DEFAULT_GROUP.min(capacity / 16).max(1)
     }
 
     /// A log of `capacity` slots (≥ 1) for dense ids `0..pages`, replaced
-    /// `group` slots at a time (at most [`Face::group_limit`]; `None`: 64,
-    /// or the limit where it is fewer), with or without the group second
-    /// chance.
+    /// `group` slots at a time (1 to `capacity`; `None`:
+    /// [`Face::default_group`]), with or without the group second chance.
     pub fn new(capacity: usize, pages: usize, group: Option<usize>, second_chance: bool) -> Self {
         let cap = capacity.max(1);
-        let limit = Self::group_limit(cap);
         Face {
             log: vec![NIL; cap],
             head: 0,
             used: 0,
             slot_of: vec![NIL; pages],
             flags: vec![0; pages],
-            group: group.unwrap_or(DEFAULT_GROUP.min(limit)).clamp(1, limit),
+            group: group.unwrap_or(Self::default_group(cap)).clamp(1, cap),
             second_chance,
             valid: 0,
             dirty: 0,

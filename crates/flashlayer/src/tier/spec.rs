@@ -79,7 +79,7 @@ pub static SCHEMES: Table = Table {
                     key: "group",
                     ty: Ty::Int(1, NO_MAX),
                     default: "",
-                    help: "slots replaced at once, at most 1/16 of the SSD's slots (default: 64, or 1/16 of the SSD's slots where that is fewer)",
+                    help: "slots replaced at once, at most the SSD's slots (default: 64, or 1/16 of the SSD's slots where that is fewer)",
                 },
                 Param {
                     key: "second_chance",
@@ -277,11 +277,10 @@ impl SchemeSpec {
                 group,
                 second_chance,
             } => {
-                let limit = Face::group_limit(ssd_pages);
-                if let Some(g) = group.filter(|&g| g > limit) {
+                if let Some(g) = group.filter(|&g| g > ssd_pages) {
                     return Err(Error::invalid(format!(
-                        "scheme 'face': group={g} is more than 1/16 of the SSD's {ssd_pages} slots; \
-                         give 1 to {limit}"
+                        "scheme 'face': group={g} is more slots than the SSD's {ssd_pages}; give 1 \
+                         to {ssd_pages}"
                     )));
                 }
                 AnyScheme::Face(Face::new(ssd_pages, pages, *group, *second_chance))

@@ -1,0 +1,45 @@
+"""The API's checks of what a caller passes, so that a mistake is one
+`FlashlayerError` naming the argument and what it takes, never a bare
+``OverflowError`` from the engine's bindings or a string walked as a list
+of its characters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from flashlayer._native import FlashlayerError
+
+__all__ = ["items", "whole", "whole_or_none"]
+
+T = TypeVar("T")
+
+
+def whole(name: str, value: Any, lo: int = 0) -> int:
+    """`value` as a whole number of at least `lo` (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FlashlayerError(f"{name} must be a whole number of at least {lo}, got {value!r}")
+    if value < lo:
+        raise FlashlayerError(f"{name} must be a whole number of at least {lo}, got {value}")
+    return value
+
+
+def whole_or_none(name: str, value: Any, lo: int = 0) -> int | None:
+    """`whole`, or None for None."""
+    return None if value is None else whole(name, value, lo)
+
+
+def items(name: str, value: Any, kinds: tuple[type, ...] = (str,)) -> list[Any]:
+    """`value` as a non-empty list of items of `kinds`: a string (or a bool)
+    is not a list, an empty string not an item."""
+    what = " or ".join(k.__name__ for k in kinds)
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise FlashlayerError(f"{name} must be a list of {what}, got {value!r}"
+                              + (f"; for one, pass [{value!r}]" if isinstance(value, str) else ""))
+    out = list(value)
+    if not out:
+        raise FlashlayerError(f"{name} must not be empty")
+    for v in out:
+        if isinstance(v, bool) or not isinstance(v, kinds) or (isinstance(v, str) and not v.strip()):
+            raise FlashlayerError(f"{name}: {v!r} is not a {what}")
+    return out
