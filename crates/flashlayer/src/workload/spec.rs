@@ -11,7 +11,9 @@ use super::{
 use crate::error::Result;
 use crate::spec::{self, Entry, Given, Param, Table, Ty, NO_MAX};
 
-const PAGE_SIZE: &str = "page size in bytes, 512-32768";
+const PAGE_SIZE: &str = "page size in bytes";
+/// The page sizes the B+-tree and heap pages take.
+const PAGE_TY: Ty = Ty::Int(crate::btree::MIN_PAGE as u64, crate::btree::MAX_PAGE as u64);
 const TRANSACTIONS: Param = Param {
     key: "transactions",
     ty: Ty::Int(1, NO_MAX),
@@ -21,7 +23,7 @@ const TRANSACTIONS: Param = Param {
 const SHARE: Ty = Ty::Fraction;
 const PAGE_8192: Param = Param {
     key: "page_size",
-    ty: Ty::Int(512, NO_MAX),
+    ty: PAGE_TY,
     default: "8192",
     help: PAGE_SIZE,
 };
@@ -36,7 +38,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "warehouses",
-                    ty: Ty::Int(1, NO_MAX),
+                    ty: Ty::Int(1, u32::MAX as u64),
                     default: "1",
                     help: "scale in warehouses",
                 },
@@ -56,7 +58,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "branches",
-                    ty: Ty::Int(1, NO_MAX),
+                    ty: Ty::Int(1, u32::MAX as u64),
                     default: "1",
                     help: "scale in branches (pgbench -s)",
                 },
@@ -70,7 +72,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "scale",
-                    ty: Ty::Int(1, NO_MAX),
+                    ty: Ty::Int(1, u32::MAX as u64),
                     default: "1",
                     help: "subscribers in units of 100,000",
                 },
@@ -120,7 +122,7 @@ pub static WORKLOADS: Table = Table {
                 Param { key: "insert_share", ty: SHARE, default: "0.3", help: "share of writes that are inserts" },
                 Param { key: "hot_keys", ty: SHARE, default: "0", help: "share of keys, from the first, that are hot" },
                 Param { key: "hot_queries", ty: SHARE, default: "0", help: "share of queries that pick a hot key (0: every key equally likely)" },
-                Param { key: "page_size", ty: Ty::Int(512, NO_MAX), default: "4096", help: PAGE_SIZE },
+                Param { key: "page_size", ty: PAGE_TY, default: "4096", help: PAGE_SIZE },
             ],
         },
         Entry {
@@ -142,7 +144,7 @@ pub static WORKLOADS: Table = Table {
                     default: "0.02",
                     help: "%ChangedByOneU_Op as a fraction of the page",
                 },
-                Param { key: "page_size", ty: Ty::Int(512, NO_MAX), default: "2048", help: PAGE_SIZE },
+                Param { key: "page_size", ty: PAGE_TY, default: "2048", help: PAGE_SIZE },
             ],
         },
     ],
