@@ -54,6 +54,8 @@ class SimResult(TypedDict):
     #: for ("5%" or "2000") and the share of the trace's distinct pages.
     buffer_spec: NotRequired[str]
     buffer_share: NotRequired[float]
+    #: On a file store: the database file's size at the end, in bytes.
+    file_bytes: NotRequired[int]
     #: On a flash store: the method, ``changed`` (the bytes at the start of
     #: the page each write changed, or None where the trace's byte ranges
     #: said), the chip's operations and time, the method's own counters.

@@ -87,6 +87,9 @@ fn row<'py>(
     d.set_item("store", store.to_string())?;
     d.set_item("store_name", store.name())?;
     d.set_item("flush_at_end", r.flushed_at_end)?;
+    if let Some(b) = r.file_bytes {
+        d.set_item("file_bytes", b)?;
+    }
     match &store.kind {
         StoreKind::Flash {
             method, changed, ..

@@ -247,7 +247,10 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
 /// innermost first).
 fn accepts(table: &'static Table, text: &str, key: &str) -> bool {
     let Ok(g) = parse(table, text) else {
-        return false;
+        // A bad value inside does not change whose key this is: the spec
+        // is then refused for that value, not for this key.
+        let name = text.split_once(':').map_or(text, |(n, _)| n).trim();
+        return table.entry(name).is_some_and(|e| e.param(key).is_some());
     };
     if g.entry.param(key).is_some() {
         return true;
@@ -613,6 +616,8 @@ mod tests {
         assert!(e("cache:n=1,n=2").contains("given twice"));
         assert!(e("cache:n").contains("expected key=value"));
         assert!(e("cache:level=pool:w=2").contains("level: policy 'pool': bad value '2' for 'w'"));
+        // A key after a bad nested value still continues the spec it names.
+        assert!(e("cache:level=nosuch,n=2").contains("level: unknown policy 'nosuch'"));
         assert!(e("cache:on=maybe").contains("expected on or off"));
         assert!(split_list(&OUTER, "n=1,cache", |s| parse(&OUTER, s).map(|_| ())).is_err());
         assert!(split_list(&OUTER, " , ", |s| parse(&OUTER, s).map(|_| ())).is_err());

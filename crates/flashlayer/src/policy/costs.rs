@@ -140,3 +140,28 @@ impl Costs {
             .map(|(r, w)| (r.mean().unwrap_or(f64::NAN), w.mean().unwrap_or(f64::NAN)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::IoKind;
+
+    /// `n` (`casa:cost=measured,n=N`) is the window of the averages: after
+    /// a change of latency, a short window follows it and a long one
+    /// still remembers the old one.
+    #[test]
+    fn the_measured_costs_average_the_last_n_latencies() {
+        let costs = |n: usize| {
+            let mut c = Costs::new(CostSource::Measured { n });
+            for cost in [1.0, 1.0, 1.0, 1.0, 9.0, 9.0] {
+                c.observed(IoKind::Read, 1.0);
+                c.observed(IoKind::Write, cost);
+            }
+            c.asymmetry()
+        };
+        assert_eq!(costs(1), 9.0);
+        assert_eq!(costs(2), 9.0);
+        assert_eq!(costs(4), 5.0);
+        assert_eq!(costs(100), 22.0 / 6.0);
+    }
+}

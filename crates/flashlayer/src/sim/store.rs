@@ -446,6 +446,8 @@ pub struct Replayed {
     pub tier: Option<TierOut>,
     /// A flash store's.
     pub flash: Option<FlashOut>,
+    /// A file store's: the database file's size at the end, in bytes.
+    pub file_bytes: Option<u64>,
 }
 
 /// Replays `trace` with the policy `policy` and a buffer of `buffer` over
@@ -478,6 +480,7 @@ pub fn replay(
         hybrid: None,
         tier: None,
         flash: None,
+        file_bytes: None,
     };
     match &store.kind {
         StoreKind::Cost { device } => {
@@ -517,6 +520,11 @@ pub fn replay(
                 let _ = std::fs::remove_file(&o.path);
             }
             out.metrics = run?;
+            out.file_bytes = Some(
+                std::fs::metadata(&o.path)
+                    .map_err(|e| Error::io(&o.path, e))?
+                    .len(),
+            );
         }
         StoreKind::Flash {
             method,

@@ -70,7 +70,9 @@ impl Face {
             used: 0,
             slot_of: vec![NIL; pages],
             flags: vec![0; pages],
-            group: group.unwrap_or_else(|| Self::default_group(cap)).clamp(1, cap),
+            group: group
+                .unwrap_or_else(|| Self::default_group(cap))
+                .clamp(1, cap),
             second_chance,
             valid: 0,
             dirty: 0,
