@@ -15,12 +15,14 @@ __all__ = ["items", "whole", "whole_or_none"]
 T = TypeVar("T")
 
 
+#: The largest whole number an argument takes: the engine counts in 64 bits.
+INT_MAX = 2**63 - 1
+
+
 def whole(name: str, value: Any, lo: int = 0) -> int:
-    """`value` as a whole number of at least `lo` (a bool is not one)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FlashlayerError(f"{name} must be a whole number of at least {lo}, got {value!r}")
-    if value < lo:
-        raise FlashlayerError(f"{name} must be a whole number of at least {lo}, got {value}")
+    """`value` as a whole number from `lo` to `INT_MAX` (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= INT_MAX:
+        raise FlashlayerError(f"{name} must be a whole number from {lo} to {INT_MAX:,}, got {value!r}")
     return value
 
 

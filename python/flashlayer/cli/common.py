@@ -82,7 +82,11 @@ def _int_or_text(item: str) -> int | str:
         return item
 
 
-def int_arg(lo: int, name: str) -> Callable[[str], int]:
+#: The largest whole number an option takes: the engine counts in 64 bits.
+INT_MAX = 2**63 - 1
+
+
+def int_arg(lo: int, name: str, hi: int = INT_MAX) -> Callable[[str], int]:
     def parse(s: str) -> int:
         try:
             v = int(s)
@@ -90,6 +94,8 @@ def int_arg(lo: int, name: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number, found '{s}'") from None
         if v < lo:
             raise argparse.ArgumentTypeError(f"{name} must be at least {lo}, found {v}")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {hi:,}, found {v:,}")
         return v
 
     return parse

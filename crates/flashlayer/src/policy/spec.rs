@@ -242,9 +242,12 @@ const CLUSTER: Param = Param {
     default: "0",
     help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back (0: none)",
 };
+/// The longest window of measured latencies: two arrays of this many
+/// points (8 MiB each).
+const MAX_N: u64 = 1 << 20;
 const N: Param = Param {
     key: "n",
-    ty: Ty::Int(1, NO_MAX),
+    ty: Ty::Int(1, MAX_N),
     default: "32768",
     help: "with cost=measured: points in the moving average of measured read and write latencies \
            (CASA §5.3 leaves n open: long enough to smooth a flash device's garbage-collection spikes)",

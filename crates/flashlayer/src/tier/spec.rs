@@ -239,6 +239,14 @@ impl SchemeSpec {
                 self.text
             )));
         }
+        // Slots are named by 32-bit numbers, one of them kept spare.
+        if ssd_pages >= u32::MAX as usize {
+            return Err(crate::Error::invalid(format!(
+                "scheme '{}': an SSD of {ssd_pages} pages is more than the {} slots an SSD can have",
+                self.text,
+                u32::MAX - 1
+            )));
+        }
         let cost = PageCost::new(ssd.read, ssd.write);
         let level = |policy: &PolicySpec| PolicyLevel::new(policy, ssd_pages, pages, cost);
         Ok(match &self.kind {
