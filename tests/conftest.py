@@ -26,6 +26,27 @@ def run_cli(*args: str, check: bool = False, umask: int = -1) -> subprocess.Comp
     return p
 
 
+def cli_in_process(args: list[str]) -> tuple[int, str, str]:
+    """Runs the CLI in this process, for tests that run it thousands of
+    times: exit code, stdout, stderr. An exception other than the CLI's own
+    exit (an engine panic is one) fails the test, naming the command."""
+    import contextlib
+    import io
+
+    from flashlayer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(args)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 0
+        except BaseException as e:  # noqa: BLE001 - a panic is a BaseException
+            raise AssertionError(f"flashlayer {args!r}: {type(e).__name__}: {e}") from e
+    return code, out.getvalue(), err.getvalue()
+
+
 #: The first report of each section's quick run in this test process, and
 #: what that run printed.
 _QUICK_REPORTS: dict[str, tuple[Path, str]] = {}

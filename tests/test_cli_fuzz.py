@@ -4,15 +4,13 @@ output it was given."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import random
 from pathlib import Path
 
 import pytest
 
-from flashlayer.cli import main
+from tests.conftest import cli_in_process
 
 #: Command lines that work, with OUT the one output a run may write.
 SEEDS: list[list[str]] = [
@@ -89,16 +87,7 @@ def test_mutated_command_lines_exit_0_or_2_and_touch_only_their_output(
         args = _mutate(rng, rng.choice(SEEDS))
         args = [a.replace("T", "T.csv") if a == "T" else a for a in args]
         before = _files(work)
-        out, err = io.StringIO(), io.StringIO()
-        code = 0
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(args)
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else 0
-            except BaseException as e:  # an engine panic is a BaseException
-                raise AssertionError(f"flashlayer {args!r}: {type(e).__name__}: {e}") from e
-        text = err.getvalue()
+        code, _, text = cli_in_process(args)
         assert code in (0, 2), f"case {seed}/{n}: flashlayer {args!r} exited {code}: {text}"
         assert "Traceback" not in text and "panicked" not in text, f"flashlayer {args!r}: {text}"
         if code == 2:
