@@ -187,11 +187,13 @@ def test_the_file_store_takes_a_postgresql_trace_and_leaves_no_file_on_failure(t
     pages = int(json.loads(run_cli("trace", "stats", PG, "--json", check=True).stdout)["distinct_pages"])
     # Page ids packed into dense slots: the file holds the trace's pages.
     assert db.stat().st_size <= pages * 4096 and row["physical_writes"] > 0
-    # A run that fails removes the file it created.
+    # A run that fails after creating its file (its frames cannot be
+    # had) removes it; a file the user had is kept.
     db2 = tmp_path / "db2.file"
-    p = run_cli("sim", PG, "--policy", "casa:cost=measured", "--buffer", "500", "--store",
-                f"file:path={db2},page_size=512,direct=on")
-    assert p.returncode == 2 and not db2.exists(), p.stderr
+    p = run_cli("sim", PG, "--policy", "lru", "--buffer", "500", "--store", f"file:path={db2},page_size={2**40}")
+    assert p.returncode == 2 and "cannot allocate" in p.stderr and not db2.exists(), p.stderr
+    p = run_cli("sim", PG, "--policy", "lru", "--buffer", "500", "--store", f"file:path={db},page_size={2**40}")
+    assert p.returncode == 2 and db.exists()
 
 
 def test_the_flash_store_refuses_to_invent_what_a_write_changes(tmp_path: Path) -> None:

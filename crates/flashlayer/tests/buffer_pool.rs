@@ -416,6 +416,44 @@ fn file_store_pool_persists_across_reopen() {
     assert!(pool.fix_read(1).unwrap().iter().all(|&b| b == 0));
 }
 
+/// A store built for a set of sparse page numbers (a PostgreSQL trace's
+/// `relfilenode << 34 | block`) packs them into a file of as many pages, in
+/// order of number, finds them again when reopened with the same set, and
+/// refuses a page outside it, naming the file.
+#[test]
+fn a_file_store_for_sparse_pages_packs_them_and_finds_them_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sparse.db");
+    let pages: Vec<u64> = (0..10u64)
+        .map(|i| (16384 + i % 3) << 34 | (i * 7))
+        .collect();
+    let open = || {
+        FileStore::builder(&path)
+            .page_size(512)
+            .pages(pages.iter().rev().copied())
+            .open()
+            .unwrap()
+    };
+    {
+        let pool = BufferPool::new(Lru::new(3), open()).unwrap();
+        for &p in &pages {
+            pool.fix_write(p).unwrap()[..8].copy_from_slice(&p.to_le_bytes());
+        }
+        pool.close().unwrap();
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 10 * 512);
+    let pool = BufferPool::new(Lru::new(2), open()).unwrap();
+    for &p in &pages {
+        let g = pool.fix_read(p).unwrap();
+        assert_eq!(u64::from_le_bytes(g[..8].try_into().unwrap()), p);
+    }
+    let e = pool.fix_read(5).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        e.contains("sparse.db") && e.contains("not one of the 10 pages"),
+        "{e}"
+    );
+}
+
 /// Whether the filesystem under `dir` accepts `O_DIRECT`, asked of the
 /// kernel directly (not through the store under test).
 fn filesystem_takes_o_direct(dir: &std::path::Path) -> bool {
