@@ -215,3 +215,13 @@ def test_the_flash_store_refuses_to_invent_what_a_write_changes(tmp_path: Path) 
     p = run_cli("sim", str(bytes_trace), "--policy", "lru", "--buffer", "50", "--store",
                 "flash:method=opu,changed=64")
     assert p.returncode == 2 and "byte ranges say" in p.stderr
+
+
+def test_a_capture_refuses_a_users_file_before_it_records(tmp_path: Path) -> None:
+    users = tmp_path / "users.csv.gz"
+    users.write_bytes(b"not a trace of flashlayer's")
+    for args in (["trace", "capture", "strace", "--out", str(users), "--", "true"],
+                 ["trace", "capture", "postgres", "--out", str(users), "--seconds", "1"]):
+        p = run_cli(*args)
+        assert p.returncode == 2 and "--force" in p.stderr, p.stderr
+        assert users.read_bytes() == b"not a trace of flashlayer's"
