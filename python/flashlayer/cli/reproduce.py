@@ -29,10 +29,11 @@ def run(a: argparse.Namespace) -> None:
     if a.json:
         emit_json(results)
     else:
-        held = sum(1 for c in results["claims"] if c["holds"])
+        (ph, pn), (bh, bn), (oh, on) = (report.tally(results["claims"], k) for k in report.KINDS)
         checks = sum(1 for c in results["checks"] if c["holds"])
         print(f"wrote {out / 'index.html'} and {out / 'results.json'}: {len(results['figures'])} figures, "
-              f"{held}/{len(results['claims'])} claims hold, {checks}/{len(results['checks'])} provenance checks pass")
+              f"{ph}/{pn} of the papers' claims hold (besides: {bh}/{bn} bound, {oh}/{on} beyond the papers), "
+              f"{checks}/{len(results['checks'])} provenance checks pass")
         unexplained = [c["id"] for c in results["claims"] if not c["holds"] and not c.get("why")]
         if unexplained:
             print(f"{len(unexplained)} failing claims name no cause: {', '.join(unexplained)}")

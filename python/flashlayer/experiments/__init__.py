@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl
 
@@ -38,12 +38,18 @@ class Figure(TypedDict):
 class Claim(TypedDict):
     """A statement from a source beside what we measured.
 
-    ``source`` says where the expected value comes from (a paper's figure or
-    table, or a theorem); ``gap`` says by how much a claim that does not
-    hold misses, and ``why`` names the cause, pointing at the figure or
-    table of the report that shows it (both None when it holds)."""
+    ``kind`` says whose statement it is: ``paper``, a result one of the five
+    papers reports; ``bound``, the soundness of our cost bound (a policy's
+    cost is never below it); ``ours``, a result beyond the papers (a
+    theorem, another paper's result on our traces). The report's tallies
+    per paper count ``paper`` claims only. ``source`` says where the
+    expected value comes from (a paper's figure or table, or a theorem);
+    ``gap`` says by how much a claim that does not hold misses, and ``why``
+    names the cause, pointing at the figure or table of the report that
+    shows it (both None when it holds)."""
 
     paper: str
+    kind: Literal["paper", "bound", "ours"]
     id: str
     text: str
     source: str

@@ -165,6 +165,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
     out.append(
         {
             "paper": "baselines",
+            "kind": "ours",
             "id": f"{key}-belady-fewest-misses",
             "text": f"{label}: Belady's MIN has the fewest misses of all policies at every buffer size",
             "source": "Belady 1966: MIN is optimal for any reference string (theorem)",
@@ -179,6 +180,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
     out.append(
         {
             "paper": "baselines",
+            "kind": "ours",
             "id": f"{key}-lru-stack-property",
             "text": f"{label}: LRU's misses never rise as the buffer grows",
             "source": "Mattson et al. 1970: LRU is a stack algorithm (theorem)",
@@ -194,6 +196,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
     out.append(
         {
             "paper": "baselines",
+            "kind": "ours",
             "id": f"{key}-arc-vs-lru",
             "text": f"{label}: ARC has no more misses than LRU at every buffer size",
             "source": "Megiddo & Modha, FAST 2003, section V (ARC ahead of LRU on database and other traces)",

@@ -129,6 +129,7 @@ def bound_claim(paper: str, fid: str, label: str, costs: dict[str, list[float]],
         parts.append(f"{name} +{sum(pct) / len(pct):.0f}% ({min(pct):.0f}-{max(pct):.0f})")
     return {
         "paper": paper,
+        "kind": "bound",
         "id": f"{fid.replace('/', '-')}-above-bound",
         "text": f"{label}: no policy costs less than the lower bound (costopt-lb, {SERIES_ITERATIONS[mode]} "
         "planner iterations); each policy's cost above it, mean (range) over the figure's points",
@@ -216,6 +217,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     }
     claims.append({
         "paper": "bounds",
+        "kind": "bound",
         "id": "bounds-sound",
         "text": "No policy, Belady or costopt-ub costs less than the lower bound",
         "source": "weak Lagrangian duality (Rust bound module doc)",
@@ -227,6 +229,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     wins = [(k, g) for k, _, g in belady_beaten if g > 0]
     claims.append({
         "paper": "bounds",
+        "kind": "ours",
         "id": "bounds-belady-not-cost-optimal",
         "text": "Belady's MIN is not cost-optimal once writes cost more than reads: a writeback-aware schedule "
         "(costopt-ub) costs less at 1:8 and 1:64",
@@ -243,6 +246,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     landlord_holds = sum(at64) * 2 > len(at64)
     claims.append({
         "paper": "bounds",
+        "kind": "ours",
         "id": "bounds-wblandlord-best-when-writes-costly",
         "text": "Writeback-Aware Landlord costs least among the online policies when write-backs are costly (1:64)",
         "source": "Beckmann et al. APOCS 2020, abstract and §7 (outperforms state-of-the-art policies when "

@@ -213,6 +213,7 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
     holds = worst_casa <= 1 + CLOSE and at_largest >= 1 + FAR
     claims.append({
         "paper": "casa",
+        "kind": "paper",
         "id": "casa-fig2a-close-to-lru",
         "text": f"At 1:1 on CONCAT, CASA's virtual time stays within {CLOSE:.0%} of LRU's at every buffer size, "
         f"while CCF-LRU is far worse (at least {FAR:.0%} above LRU at {buffers[-1]:,} pages, the paper's 16,000 at "
@@ -254,6 +255,7 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
         why = why[0].upper() + why[1:]
     claims.append({
         "paper": "casa",
+        "kind": "paper",
         "id": "casa-fig2b-beats-best-cflru",
         "text": "At 1:64 on CONCAT, CASA's virtual time is at or below the best of CFLRU's three windows at every "
         "buffer size",
@@ -322,6 +324,7 @@ def _fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], 
     holds = dss_full and oltp_low
     claims.append({
         "paper": "casa",
+        "kind": "paper",
         "id": "casa-fig3-clean-list-follows-phases",
         "text": f"With {buffer:,} pages (the paper's 1,000 at our scale) at 1:64, CASA's clean list fills the buffer "
         f"in the read-only DSS phases of CONCAT (mean |C| at least 95%, {0.95 * buffer:.0f}) and is smaller in the "
@@ -381,6 +384,7 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
     ok = all(falls.values())
     claims.append({
         "paper": "casa",
+        "kind": "paper",
         "id": "casa-table2-writes-fall-with-ratio",
         "text": "CASA's physical writes do not rise as the write cost grows from 1:1 to 1:128, at 1,000 and at "
         "10,000 pages",
@@ -408,6 +412,7 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
     casa_128 = rel[10000]["CASA"][-1]
     claims.append({
         "paper": "casa",
+        "kind": "paper",
         "id": "casa-fig4b-faster-than-lru-at-1to128",
         "text": "At 1:128 and 10,000 pages, CASA's virtual time is below LRU's",
         "source": "CASA Fig. 4b and §5.2 (about 30% faster than LRU)",

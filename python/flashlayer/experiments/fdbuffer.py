@@ -176,6 +176,7 @@ def _table1(work: Path, tables: dict[str, Table], claims: list[Claim]) -> None:
     want = {"Belady": (6, 2), "FD-Buffer": (8, 1)}
     claims.append({
         "paper": "fdbuffer",
+        "kind": "paper",
         "id": "fdbuffer-table1-exactly",
         "text": "Table 1: after the warm-up Belady reads 6 pages and writes 2; FD-Buffer reads 8 and writes 1",
         "source": "FD-Buffer Table 1",
@@ -207,6 +208,7 @@ def _gain_claim(gains: dict[str, dict[float, float]], shapes: dict[str, str]) ->
     ok = all(grows.values())
     return {
         "paper": "fdbuffer",
+        "kind": "paper",
         "id": "fdbuffer-gain-grows-with-asymmetry",
         "text": "FD-Buffer's gain over LRU is positive and grows with the asymmetry (5.8, 39.6, 121.3) on every trace",
         "source": "FD-Buffer §5.2 (+9%, +13%, +26% at 5.8, 39.6, 121.3)",
@@ -224,6 +226,7 @@ def _clustering_claim(label: str, cost: dict[tuple[str, str], float], rows: list
     key = label.split(" ")[0].lower().replace("-", "") + ("-pg" if "PostgreSQL" in label else "")
     return {
         "paper": "fdbuffer",
+        "kind": "paper",
         "id": f"fdbuffer-clustering-adds-{key}",
         "text": f"{label}: write clustering lowers FD-Buffer's cost at every asymmetry (never raises it)",
         "source": "FD-Buffer §5 (clustering adds to the gain)",
@@ -297,6 +300,7 @@ def _mc(trace: tuple[str, str, Path, int], figures: dict[str, Figure], claims: l
            + ("the time it takes to get there." if first > second else "where it settles."))
     claims.append({
         "paper": "fdbuffer",
+        "kind": "paper",
         "id": "fdbuffer-mc-auto-near-best-fixed",
         "text": f"{label} at R = 39.6: mc=auto costs at most {WITHIN:.0%} more than the best fixed M_c of a sweep",
         "source": "FD-Buffer §4.1 (adaptive M_c); the best fixed M_c from our sweep of 0.0-1.0 of the buffer",

@@ -146,7 +146,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     }
     best = min(fig8, key=lambda m: fig8[m]["overall"])
     claims.append({
-        "paper": "pdl", "id": "pdl-256b-best-overall",
+        "paper": "pdl", "kind": "paper", "id": "pdl-256b-best-overall",
         "text": "PDL(256B) has the best overall time per update operation (N=1, 2% changed)",
         "source": "PDL §5.2, Fig. 8(c)",
         "paper_value": "PDL(256B) lowest of the six",
@@ -192,7 +192,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                   if above else "PDL(256B) erases less than IPL(64KB) at every share of a page we ran, so the "
                   "paper's order, which puts PDL(256B) above IPL(64KB), is not reached in this range."))
     claims.append({
-        "paper": "pdl", "id": "pdl-erase-order",
+        "paper": "pdl", "kind": "paper", "id": "pdl-erase-order",
         "text": "At N=1, erases per update operation are ordered OPU > PDL(2KB) > IPL(18KB) > PDL(256B) > IPL(64KB)",
         "source": "PDL §5.2, Fig. 13",
         "paper_value": " > ".join(PAPER_ERASE_ORDER),
@@ -240,7 +240,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                "ratio follows from these counts at Table 1's prices, so it is set by how many of the operations write "
                "and by how often the method collects.")
         claims.append({
-            "paper": "pdl", "id": cid,
+            "paper": "pdl", "kind": "paper", "id": cid,
             "text": f"Across %UpdateOps (N = 1 and 5) PDL(256B) is {lo}-{hi}x as fast as {other} "
                     "(holds if every ratio lies within the range widened by 25%)",
             "source": "PDL §5.2, Fig. 11 and abstract",
@@ -281,7 +281,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                + ". Where it is beaten (" + "; ".join(beaten) + ") the extra reads cost more than the programs and "
                "erases PDL saves (figure pdl/fig12).")
     claims.append({
-        "paper": "pdl", "id": "pdl-256b-best-any-timing",
+        "paper": "pdl", "kind": "paper", "id": "pdl-256b-best-any-timing",
         "text": "PDL(256B) outperforms OPU and IPL at every T_read (10-1,500 µs) and T_write (500, 1,000 µs)",
         "source": "PDL §5.2, Fig. 12",
         "paper_value": "always lowest",
@@ -391,7 +391,7 @@ def _tpcc(mode: str, quiet: bool, figures: dict[str, Figure], claims: list[Claim
                 if erased == 0 else "These are the operations that set the ends of the range."))
         why = why[0].upper() + why[1:]
     claims.append({
-        "paper": "pdl", "id": "pdl-tpcc",
+        "paper": "pdl", "kind": "paper", "id": "pdl-tpcc",
         "text": "TPC-C: PDL(256B) improves the I/O time per transaction over IPL, OPU and PDL(2KB) by 1.2-6.1x "
                 "at every buffer size (holds if every ratio lies within the range widened by 25%)",
         "source": "PDL §5.2, Fig. 14 and abstract",
