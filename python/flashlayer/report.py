@@ -119,9 +119,9 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         t0 = time.perf_counter()
         section = EXPERIMENTS[name](mode, inputs, quiet)
         secs = time.perf_counter() - t0
-        held, n = tally(section["claims"], "paper")
-        progress.note(f"section {i}/{len(sections)}: {name} done in {secs:.1f} s, {held}/{n} paper claims hold",
-                      quiet)
+        (held, n), others = tally(section["claims"], "paper"), [c for c in section["claims"] if c["kind"] != "paper"]
+        progress.note(f"section {i}/{len(sections)}: {name} done in {secs:.1f} s, claims holding: {held}/{n} of "
+                      f"the paper's, {sum(c['holds'] for c in others)}/{len(others)} bound and own", quiet)
         return name, dict(section), secs
 
     # Sections are independent and spend their time in native code that
