@@ -6,14 +6,11 @@ of its characters."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from flashlayer._native import FlashlayerError
 
-__all__ = ["items", "whole", "whole_or_none"]
-
-T = TypeVar("T")
-
+__all__ = ["INT_MAX", "items", "whole", "whole_or_none"]
 
 #: The largest whole number an argument takes: the engine counts in 64 bits.
 INT_MAX = 2**63 - 1

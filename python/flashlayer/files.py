@@ -33,8 +33,8 @@ from typing import TypeVar
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
 
-__all__ = ["MARKER", "OWN_MARK", "atomic_output", "check_writable", "dir_mode", "file_mode", "is_own_file",
-           "write_folder"]
+__all__ = ["MARKDOWN_MARK", "MARKER", "OWN_MARK", "atomic_output", "check_folder", "check_writable", "dir_mode",
+           "file_mode", "is_own_file", "png_software", "write_folder"]
 
 T = TypeVar("T")
 
@@ -200,7 +200,10 @@ def write_folder(out: Path, fill: Callable[[Path], None], force: bool = False) -
             os.replace(tmp / rel, dest)
         for rel in previous or []:
             old = out / rel
-            if rel not in files and old.is_file() and not old.is_symlink():
+            # Only a file the marker names that still sits in this folder,
+            # not one reached through a link the user put in its place.
+            inside = old.resolve().is_relative_to(out)
+            if rel not in files and inside and old.is_file() and not old.is_symlink():
                 old.unlink()
         os.replace(tmp / MARKER, out / MARKER)
     finally:

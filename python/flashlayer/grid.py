@@ -37,6 +37,7 @@ from typing import Any
 
 from flashlayer import __version__, _native
 from flashlayer._native import FlashlayerError
+from flashlayer.checks import whole_or_none
 
 #: Keys a grid file may have, with what each holds.
 KEYS = {
@@ -446,8 +447,7 @@ def sweep_grid(
         grid = load_grid(Path(grid))
     if engine not in ("local", "ray"):
         raise FlashlayerError(f"engine must be 'local' or 'ray', got '{engine}'")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise FlashlayerError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    jobs = whole_or_none("jobs", jobs, 1)
     rows = Rows()
     if out is not None:
         out = Path(out)

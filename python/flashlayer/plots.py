@@ -20,17 +20,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from flashlayer._native import FlashlayerError  # noqa: E402
-from flashlayer.files import png_software  # noqa: E402
+from flashlayer.files import check_writable, png_software  # noqa: E402
 
 MARKERS = "osD^v<>ph*"
 
 
-def check_png_path(path: Path) -> None:
-    """Fails early, before a long run, if `path` cannot take a PNG."""
+def check_png_path(path: Path, force: bool) -> None:
+    """Fails early, before a long run, if `path` cannot take a PNG: not a
+    ``.png`` name, or not writable there by the rule of
+    :mod:`flashlayer.files` (`check_writable`)."""
     if path.suffix.lower() != ".png":
         raise FlashlayerError(f"{path}: figures are written as PNG; use a name ending in .png")
-    if not path.resolve().parent.is_dir():
-        raise FlashlayerError(f"{path.resolve().parent}: no such directory")
+    check_writable(path, force)
 
 
 def _log_x(ax: Any, xs: Sequence[float]) -> None:

@@ -156,9 +156,10 @@ fn is_pair(piece: &str) -> bool {
 /// once, and every value of a checked type is valid.
 pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
     let text = text.trim();
+    // `rest`: what follows the colon, if there is one.
     let (name, rest) = match text.split_once(':') {
-        Some((n, r)) => (n.trim(), r),
-        None => (text, ""),
+        Some((n, r)) => (n.trim(), Some(r)),
+        None => (text, None),
     };
     let entry = table.entry(name).ok_or_else(|| {
         Error::invalid(format!(
@@ -173,18 +174,14 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
         entry,
         pairs: Vec::new(),
     };
-    if text.contains(':') && rest.trim().is_empty() {
+    if rest.is_some_and(|r| r.trim().is_empty()) {
         return Err(g.error("':' must be followed by key=value"));
     }
     // The key of a spec-typed value that later pieces may continue.
     let mut open: Option<usize> = None;
-    for piece in rest
-        .split(',')
-        .map(str::trim)
-        .filter(|_| !rest.trim().is_empty())
-    {
+    for piece in rest.into_iter().flat_map(|r| r.split(',')).map(str::trim) {
         if piece.is_empty() {
-            return Err(g.error(format!("empty item in '{rest}'")));
+            return Err(g.error(format!("empty item in '{}'", rest.unwrap_or_default())));
         }
         let Some((k, v)) = piece.split_once('=').filter(|_| is_pair(piece)) else {
             return Err(g.error(format!("expected key=value, got '{piece}'")));

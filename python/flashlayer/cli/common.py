@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TextIO
 
 from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
+from flashlayer.checks import INT_MAX
 
 EXIT_USAGE = 2
 
@@ -80,10 +81,6 @@ def _int_or_text(item: str) -> int | str:
         return int(item)
     except ValueError:
         return item
-
-
-#: The largest whole number an option takes: the engine counts in 64 bits.
-INT_MAX = 2**63 - 1
 
 
 def int_arg(lo: int, name: str, hi: int = INT_MAX) -> Callable[[str], int]:
@@ -202,6 +199,10 @@ def out_format(path: str, flag: str | None = None) -> str:
 
 FORCE_HELP = ("replace an output that flashlayer did not write (without it such an output is refused; a folder "
               "flashlayer wrote, and a file it wrote, are replaced without it); a folder's other files are kept")
+
+
+OUT_DIR_HELP = ("output folder: created if missing; an existing folder flashlayer wrote has its files replaced; "
+                "any other non-empty folder is refused (see --force)")
 
 
 def add_force(p: argparse.ArgumentParser) -> None:

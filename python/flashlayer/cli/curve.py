@@ -20,7 +20,7 @@ from flashlayer.cli.common import (
     open_with_progress,
     print_table,
 )
-from flashlayer.files import atomic_output, check_writable
+from flashlayer.files import atomic_output
 
 
 def run(a: argparse.Namespace) -> None:
@@ -36,8 +36,7 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import check_png_path
 
-        check_png_path(Path(a.plot))
-        check_writable(Path(a.plot), a.force)
+        check_png_path(Path(a.plot), a.force)
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
     with progress.bar(len(trace), f"one pass over {Path(a.trace).name}", quiet=a.json) as bar:
         last = 0

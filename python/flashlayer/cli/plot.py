@@ -25,7 +25,7 @@ def run(a: argparse.Namespace) -> None:
     except json.JSONDecodeError as e:
         raise FlashlayerError(f"{src}:{e.lineno}: not JSON ({e.msg})") from None
     out = Path(a.out)
-    check_png_path(out)
+    check_png_path(out, a.force)
     panels = 0
 
     def draw(tmp: Path) -> int:

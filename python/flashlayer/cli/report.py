@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import add_force
+from flashlayer.cli.common import OUT_DIR_HELP, add_force
 
 
 def run(a: argparse.Namespace) -> None:
@@ -32,7 +32,6 @@ def add(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("results", help="a results file of 'flashlayer sweep'")
-    c.add_argument("--out", required=True, metavar="DIR", help="output folder: created if missing; an existing folder flashlayer wrote has its files replaced; "
-                   "any other non-empty folder is refused (see --force)")
+    c.add_argument("--out", required=True, metavar="DIR", help=OUT_DIR_HELP)
     add_force(c)
     c.set_defaults(func=run)

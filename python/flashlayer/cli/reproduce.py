@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import UsageError, add_force, emit_json
+from flashlayer.cli.common import OUT_DIR_HELP, UsageError, add_force, emit_json
 
 
 def run(a: argparse.Namespace) -> None:
@@ -60,8 +60,7 @@ def add(sub: Any) -> None:
                    help="with --full: run every section on the shipped traces, recording nothing")
     r.add_argument("--cache", metavar="DIR",
                    help="the trace cache (default: $FLASHLAYER_CACHE/traces, else ~/.cache/flashlayer/traces)")
-    r.add_argument("--out", required=True, metavar="DIR", help="output folder: created if missing; an existing folder flashlayer wrote has its files replaced; "
-                   "any other non-empty folder is refused (see --force)")
+    r.add_argument("--out", required=True, metavar="DIR", help=OUT_DIR_HELP)
     add_force(r)
     r.add_argument("--traces", metavar="DIR",
                    help="folder with the PostgreSQL traces (default: $FLASHLAYER_TRACES, else the repository's "

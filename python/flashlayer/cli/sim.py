@@ -24,7 +24,7 @@ from flashlayer.cli.common import (
     print_table,
     table_cells,
 )
-from flashlayer.files import atomic_output, check_writable
+from flashlayer.files import atomic_output
 
 COLUMNS = [
     ("policy", "policy"),
@@ -129,8 +129,7 @@ def run(a: argparse.Namespace) -> None:
             raise UsageError("--plot draws runs on cost stores (--device); use --json with other stores")
         from flashlayer.plots import check_png_path
 
-        check_png_path(Path(a.plot))
-        check_writable(Path(a.plot), a.force)
+        check_png_path(Path(a.plot), a.force)
     trace = open_with_progress(a.trace, a.format, a.page_size, a.json)
     runs = len(policies) * len(buffers) * len(specs)
     with progress.bar(runs * len(trace), f"replaying {Path(a.trace).name} ({runs} runs)", quiet=a.json) as bar:

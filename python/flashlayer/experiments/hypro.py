@@ -347,8 +347,9 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
 
 def _claim(cid: str, text: str, source: str, paper_value: str, ours: str, holds: bool, gap: str | None,
            why: str | None = None) -> Claim:
-    return {"paper": "hypro", "kind": "paper", "id": f"hypro-{cid}" if not cid.startswith("hypro") else cid, "text": text,
-            "source": source, "paper_value": paper_value, "ours": ours, "holds": holds, "gap": gap, "why": why}
+    return {"paper": "hypro", "kind": "paper", "id": f"hypro-{cid}" if not cid.startswith("hypro") else cid,
+            "text": text, "source": source, "paper_value": paper_value, "ours": ours, "holds": holds, "gap": gap,
+            "why": why}
 
 
 def _io_table(by: dict[str, list[SimResult]]) -> Table:

@@ -405,5 +405,5 @@ def _fig14(ctx: _Ctx, figures: dict[str, Figure], tables: dict[str, Table], clai
 
 def _claim(cid: str, text: str, source: str, paper_value: str, ours: str, holds: bool, gap: str | None,
            why: str | None = None) -> Claim:
-    return {"paper": "koltsidas", "kind": "paper", "id": cid, "text": text, "source": source, "paper_value": paper_value,
-            "ours": ours, "holds": holds, "gap": gap, "why": why}
+    return {"paper": "koltsidas", "kind": "paper", "id": cid, "text": text, "source": source,
+            "paper_value": paper_value, "ours": ours, "holds": holds, "gap": gap, "why": why}

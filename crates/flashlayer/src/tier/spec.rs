@@ -234,14 +234,14 @@ impl SchemeSpec {
         hdd: &DeviceModel,
     ) -> Result<AnyScheme> {
         if ssd_pages == 0 {
-            return Err(crate::Error::invalid(format!(
+            return Err(Error::invalid(format!(
                 "scheme '{}': the SSD must hold at least 1 page",
                 self.text
             )));
         }
         // Slots are named by 32-bit numbers, one of them kept spare.
         if ssd_pages >= u32::MAX as usize {
-            return Err(crate::Error::invalid(format!(
+            return Err(Error::invalid(format!(
                 "scheme '{}': an SSD of {ssd_pages} pages is more than the {} slots an SSD can have",
                 self.text,
                 u32::MAX - 1
