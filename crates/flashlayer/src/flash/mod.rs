@@ -22,6 +22,7 @@
 //! by a cut is recognised and ignored.
 
 pub mod crash;
+mod differential;
 pub mod ipl;
 pub mod ipu;
 pub mod opu;
