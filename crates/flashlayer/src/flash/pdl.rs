@@ -16,7 +16,7 @@
 //!
 //! Layout and choices where the paper is silent:
 //! - A differential's encoding and the buffers that collect them are in
-//!   [`super::differential`].
+//!   `flash/differential.rs`.
 //! - Every base page, differential and differential page has a creation
 //!   time stamp from one counter, persisted in the headers.
 //! - Space: pages are appended to one active block; when taking a fresh
