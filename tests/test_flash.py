@@ -139,6 +139,26 @@ def test_pdl_writes_small_updates_cheaper_than_opu() -> None:
     assert runs["pdl:256"]["read"]["reads"] <= 2 * runs["pdl:256"]["operations"], "PDL at most two"
 
 
+def _per_update(method: str, n: int) -> float:
+    r = _native.flash_updates(method, 32, operations=4000, updates_till_write=n,
+                              warmup_erases_per_block=10.0)
+    return float(r["read"]["time_us"] + r["write"]["time_us"]) / r["updates"]
+
+
+def test_pdl_2k_rises_only_slightly_with_updates_till_write_and_256b_stays_below_opu() -> None:
+    """PDL §5.2, Fig. 9: PDL(2KB)'s time "increases only very slightly" with
+    N_updates_till_write (a differential averages half a page whatever N,
+    footnote 17), and PDL(256B) stays below OPU while its differential fits.
+    Collection must not thrash at any N, the steady state included."""
+    opu = _per_update("opu", 1)
+    pdl2k = {n: _per_update("pdl:2k", n) for n in (1, 2, 4, 8)}
+    for n in (2, 4, 8):
+        assert pdl2k[n] <= 1.5 * pdl2k[1], pdl2k
+    assert max(pdl2k.values()) < 2 * opu, (pdl2k, opu)
+    pdl256 = [_per_update("pdl:256", n) for n in (1, 2, 4)]
+    assert pdl256 == sorted(pdl256) and pdl256[-1] < opu, (pdl256, opu)
+
+
 def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: Path) -> None:
     trace = tmp_path / "pu.flt"
     _native.gen_workload("pdl-updates", trace, 0, {"pages": 500, "operations": 3000}, with_bytes=True)

@@ -19,10 +19,12 @@
 //!   `flash/differential.rs`.
 //! - Every base page, differential and differential page has a creation
 //!   time stamp from one counter, persisted in the headers.
-//! - Space: pages are appended to one active block; when taking a fresh
-//!   block would leave fewer than one erased block in reserve, garbage
-//!   collection reclaims the block with the fewest valid pages (greedy, as
-//!   Woodhouse's JFFS collector the paper uses), moving its valid base
+//! - Space: new writes append to one open block and collection's copies
+//!   to another, as §4.2 reserves a block for collection. When taking a fresh block would leave
+//!   `RESERVE` erased blocks or fewer, garbage collection reclaims the
+//!   block whose valid pages cost least to move (greedy; the paper cites
+//!   Woodhouse's JFFS, whose collector prefers blocks with the most
+//!   obsolete space, and says no more), moving its valid base
 //!   pages and compacting its valid differentials into new differential
 //!   pages written directly, never through the volatile write buffer, each
 //!   keeping its time stamp.
@@ -34,7 +36,8 @@
 //!   page the base page and the differential of the highest time stamp,
 //!   and drops a differential not newer than its base page. It writes
 //!   nothing, so a cut during recovery changes nothing. Appending resumes
-//!   in the partly programmed block with the most room.
+//!   in the partly programmed blocks with the most room, one per stream,
+//!   so cuts never leave more partly programmed blocks than streams.
 //! - `flush()` programs the write buffer if it holds a differential (§4.5).
 
 use super::differential::{apply, encode_diff, entries, parse_entry, DiffBuf, ENTRY_HEAD};
@@ -48,6 +51,19 @@ const NIL: u32 = u32::MAX;
 /// to copy a victim into, and one so that pages torn by repeated cuts
 /// during collection never leave it without room.
 const RESERVE: usize = 2;
+
+/// Pages append to one open block per stream: new writes, and
+/// collection's copies (§4.2: valid pages move "into a new block, which is
+/// reserved for the garbage collection process"). What survives a
+/// collection tends to survive the next, so copies kept apart from new
+/// writes fill blocks of like lifetimes.
+const STREAMS: usize = 4;
+
+/// The stream of a page written by collection or not, a differential page
+/// or a base page.
+fn stream(gc: bool, diff: bool) -> usize {
+    usize::from(gc) * 2 + usize::from(diff)
+}
 
 /// The out-of-place engine; PDL with `max_diff`, OPU without.
 #[derive(Debug)]
@@ -79,7 +95,9 @@ pub struct Pdl {
     valid: Vec<u32>,
     erased: Vec<bool>,
     free: Vec<u32>,
-    active: u32,
+    /// The open blocks pages append to, one per [`stream`]; `NIL` where
+    /// none is open.
+    open: [u32; STREAMS],
     clock: u64,
     dwb: DiffBuf,
     /// Pages whose differential is in the write buffer.
@@ -95,9 +113,9 @@ pub struct Pdl {
 
 impl Pdl {
     /// The most logical pages a chip of geometry `g` holds out of place:
-    /// all but an active block and the collection reserve.
+    /// all but the open blocks and the collection reserve.
     pub(crate) fn most_logical(g: Geometry) -> u32 {
-        g.blocks.saturating_sub(1 + RESERVE as u32) * g.pages_per_block
+        g.blocks.saturating_sub((STREAMS + RESERVE) as u32) * g.pages_per_block
     }
 
     pub(crate) fn open(
@@ -116,12 +134,13 @@ impl Pdl {
                 )));
             }
         }
-        let need = u64::from(logical).div_ceil(u64::from(g.pages_per_block)) + 1 + RESERVE as u64;
+        let need =
+            u64::from(logical).div_ceil(u64::from(g.pages_per_block)) + (STREAMS + RESERVE) as u64;
         if u64::from(g.blocks) < need {
             return Err(Error::invalid(format!(
                 "a chip of {} blocks is too small for {logical} logical pages out of place: \
-                 it needs at least {need} blocks of {} pages (the pages, an active block and \
-                 a reserve for garbage collection)",
+                 it needs at least {need} blocks of {} pages (the pages, {STREAMS} open \
+                 blocks and a reserve for garbage collection)",
                 g.blocks, g.pages_per_block
             )));
         }
@@ -151,7 +170,7 @@ impl Pdl {
             valid: vec![0; g.blocks as usize],
             erased: vec![true; g.blocks as usize],
             free: Vec::new(),
-            active: NIL,
+            open: [NIL; STREAMS],
             clock: 0,
             dwb: DiffBuf::new(g.page_size),
             pending: vec![false; logical as usize],
@@ -174,7 +193,8 @@ impl Pdl {
     /// PDL Fig. 7, computed to its fixed point (module docs).
     fn recover(&mut self, chip: &mut Chip) -> Result<()> {
         let g = self.geo;
-        let mut best_room = 0;
+        // Partly programmed blocks, by room: the roomiest are reopened.
+        let mut partial: Vec<(u32, u32)> = Vec::new();
         // Ties between copies collection left behind: a base page's copy
         // counts its moves; a compacted differential's page is newer.
         let mut base_moves = vec![0u32; self.logical as usize];
@@ -185,9 +205,8 @@ impl Pdl {
                 continue;
             }
             self.erased[b as usize] = false;
-            if n < g.pages_per_block && g.pages_per_block - n > best_room {
-                best_room = g.pages_per_block - n;
-                self.active = b;
+            if n < g.pages_per_block {
+                partial.push((g.pages_per_block - n, b));
             }
             for i in 0..n {
                 let ppn = g.first_page(b) + i;
@@ -241,6 +260,10 @@ impl Pdl {
             .rev()
             .filter(|&b| self.erased[b as usize])
             .collect();
+        partial.sort_unstable_by(|a, b| b.cmp(a));
+        for (open, &(_, b)) in self.open.iter_mut().zip(&partial) {
+            *open = b;
+        }
         Ok(())
     }
 
@@ -315,39 +338,57 @@ impl Pdl {
         self.clock
     }
 
-    /// Erased pages left: the active block's room and the erased blocks.
-    fn erased_pages(&self, chip: &Chip) -> usize {
-        let ppb = self.geo.pages_per_block;
-        let room = if self.active == NIL {
+    /// Erased pages left in open block `b` (none if `b` is `NIL`).
+    fn room(&self, chip: &Chip, b: u32) -> usize {
+        if b == NIL {
             0
         } else {
-            ppb - chip.programmed_pages(self.active)
-        };
-        room as usize + self.free.len() * ppb as usize
+            (self.geo.pages_per_block - chip.programmed_pages(b)) as usize
+        }
     }
 
-    /// The next page to program. A write outside collection never takes
-    /// one of the last `RESERVE` blocks' worth of erased pages: collection
-    /// runs first, so it always has room to copy a block's valid pages,
-    /// even when a cut left the reserve block partly written.
-    fn alloc(&mut self, chip: &mut Chip) -> Result<Ppn> {
+    /// Erased pages left: the open blocks' room and the erased blocks.
+    fn erased_pages(&self, chip: &Chip) -> usize {
+        let open: usize = self.open.iter().map(|&b| self.room(chip, b)).sum();
+        open + self.free.len() * self.geo.pages_per_block as usize
+    }
+
+    /// Whether block `b` is open with room left.
+    fn is_open(&self, chip: &Chip, b: u32) -> bool {
+        self.open.contains(&b) && self.room(chip, b) > 0
+    }
+
+    /// The next page to program. A write never takes one of the last
+    /// `RESERVE` blocks' worth of erased pages: collection runs first, so
+    /// it always has room to copy a block's valid pages, even when a cut
+    /// left a reserve block partly written.
+    fn alloc(&mut self, chip: &mut Chip, diff: bool) -> Result<Ppn> {
         let reserve = RESERVE * self.geo.pages_per_block as usize;
         if !self.in_gc && self.erased_pages(chip) <= reserve {
             self.collect(chip)?;
         }
+        let s = stream(self.in_gc, diff);
         loop {
-            if self.active != NIL {
-                let n = chip.programmed_pages(self.active);
+            let b = self.open[s];
+            if b != NIL {
+                let n = chip.programmed_pages(b);
                 if n < self.geo.pages_per_block {
-                    return Ok(self.geo.first_page(self.active) + n);
+                    return Ok(self.geo.first_page(b) + n);
                 }
-                self.active = NIL;
+                self.open[s] = NIL;
+            }
+            if self.free.is_empty() {
+                // Out of erased blocks, collection copies into the other
+                // stream's room rather than fail.
+                if let Some(&b) = self.open.iter().find(|&&b| self.room(chip, b) > 0) {
+                    return Ok(self.geo.first_page(b) + chip.programmed_pages(b));
+                }
             }
             let b = self.free.pop().ok_or_else(|| {
                 Error::Store("flash full: no erased block left to write into".into())
             })?;
             self.erased[b as usize] = false;
-            self.active = b;
+            self.open[s] = b;
         }
     }
 
@@ -381,13 +422,6 @@ impl Pdl {
         let ppb = self.geo.pages_per_block;
         let reserve = RESERVE * ppb as usize;
         while self.erased_pages(chip) <= reserve {
-            // The active block is a candidate once it is full: after a cut
-            // it may be full of torn pages, with nothing valid to copy.
-            let room = if self.active == NIL {
-                0
-            } else {
-                ppb - chip.programmed_pages(self.active)
-            };
             let full = || {
                 Error::Store(
                     "flash full: no block can be reclaimed; give the store fewer logical pages \
@@ -396,7 +430,7 @@ impl Pdl {
                 )
             };
             let victim = (0..self.geo.blocks)
-                .filter(|&b| !(self.erased[b as usize] || (b == self.active && room > 0)))
+                .filter(|&b| !(self.erased[b as usize] || self.is_open(chip, b)))
                 .min_by_key(|&b| self.pages_to_move(b))
                 .ok_or_else(full)?;
             let need = self.pages_to_move(victim);
@@ -412,8 +446,12 @@ impl Pdl {
                 }
                 continue;
             }
-            if victim == self.active {
-                self.active = NIL;
+            // A full open block may be the victim (after a cut it may be
+            // full of torn pages, with nothing valid to copy).
+            for o in &mut self.open {
+                if *o == victim {
+                    *o = NIL;
+                }
             }
             for i in 0..chip.programmed_pages(victim) {
                 let ppn = self.geo.first_page(victim) + i;
@@ -431,7 +469,7 @@ impl Pdl {
                         ..h
                     };
                     spare::encode(moved, &self.page, &mut self.spare);
-                    let q = self.alloc(chip)?;
+                    let q = self.alloc(chip, false)?;
                     chip.program(q, &self.page, &self.spare)?;
                     self.base[h.id as usize] = q;
                     self.live[ppn as usize] = false;
@@ -522,7 +560,7 @@ impl Pdl {
     /// (writingDifferentialWriteBuffer, Fig. 5). Collection passes its
     /// victim as `erasing`, so no obsolete mark goes there.
     fn program_diffs(&mut self, chip: &mut Chip, buf: &mut DiffBuf, erasing: u32) -> Result<()> {
-        let q = self.alloc(chip)?;
+        let q = self.alloc(chip, true)?;
         let ts = self.next_stamp();
         let head = Header {
             kind: DIFF,
@@ -575,7 +613,7 @@ impl Pdl {
             self.dwb.remove(lpn);
             self.pending[l] = false;
         }
-        let q = self.alloc(chip)?;
+        let q = self.alloc(chip, false)?;
         let ts = self.next_stamp();
         spare::encode(
             Header {
