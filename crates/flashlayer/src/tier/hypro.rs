@@ -21,44 +21,52 @@
 //! # Tuning (`p_sink=auto`, `p_elevate=auto`, the defaults)
 //!
 //! Both start where §5.2 found the best fixed values (0.2 and 0.02) and are
-//! re-decided every `window` requests (the `window` key, default 10,000) from
-//! what the window saw. `R_m`, `W_m` are the read and write requests on the
-//! page at DRAM's evict position (the page its policy would evict next:
-//! Definition 1), `R_f`, `W_f` the same at the SSD's evict position, `E`
-//! the evictions from DRAM that drew for sinking, `C_fr`, `C_fw`, `C_dr`,
-//! `C_dw` the SSD's and disk's read and write prices.
+//! re-decided every `window` requests (the `window` key, default 10,000).
+//! `C_fr`, `C_fw`, `C_dr`, `C_dw` are the SSD's and disk's read and write
+//! prices.
 //!
-//! **p_sink**, §4 Eqs. 1–2 summed over the window's evictions: each
-//! eviction adds, with the requests on the evict positions seen since the
-//! previous eviction,
+//! **p_sink**, §4 Eqs. 1–2. The paper defines `R_mevict`, `W_mevict` as
+//! the requests on a page evicted from DRAM (`P_mevict`) and `R_fevict`,
+//! `W_fevict` as those on the page a sink pushes off the full SSD
+//! (`P_fevict`), "accumulated on all the evicted pages in a certain
+//! window". Our reading, in which both equations price the same requests
+//! over the same span: every page DRAM evicts on a draw (a miss) is
+//! followed for `window` requests after its eviction, and its first
+//! request in that span counts in `R_m` or `W_m` by its kind — the request
+//! the SSD serves if the page sank and the disk serves if it did not
+//! (which brings it back into DRAM; later requests depend on `p_elevate`,
+//! not on the sink). Pages pushed off the SSD are followed the same way
+//! into `R_f`, `W_f`. A window's evictions are complete one window later,
+//! so the decision at the end of window *k* sums Eqs. 1–2 over the `E`
+//! evictions of window *k − 1*:
 //!
 //! ```text
-//! C_sinkf += C_fw + R_m·C_fr + W_m·C_fw + R_f·C_dr + W_f·C_dw
-//! C_sinkd +=        R_m·C_dr + W_m·C_dw + R_f·C_fr + W_f·C_fw
+//! C_sinkf = E·C_fw + R_m·C_fr + W_m·C_fw + s·(R_f·C_dr + W_f·C_dw)
+//! C_sinkd =          R_m·C_dr + W_m·C_dw + s·(R_f·C_fr + W_f·C_fw)
 //! ```
 //!
-//! where the `R_f`, `W_f` terms count only while the SSD is full (Eq. 1's
-//! "if flash is full": a sink into free space displaces nothing, and the
-//! SSD page's requests then cost the same either way). If
-//! `C_sinkf < C_sinkd` sinking pays and `p_sink` grows, else it shrinks.
-//! The rule judges a page by the requests on DRAM's evict position, so it
-//! sinks when pages about to leave DRAM are still being used; reuse at a
-//! distance longer than DRAM's queue (a loop over a set larger than DRAM)
-//! is invisible to it, as it is to the paper's equations.
+//! where `s` is the evictions made while the SSD was full over the pages
+//! actually pushed off (so the pages pushed off stand for every eviction
+//! that would push one off; Eq. 1's "if flash is full"). If
+//! `C_sinkf < C_sinkd`, sinking pays and `p_sink` grows, else it shrinks.
+//! Counting the requests on DRAM's evict position instead (Definition 1)
+//! sees almost none on an LRU end, so every sink looks like a wasted SSD
+//! write and `p_sink` falls to its floor whatever the trace; counting every
+//! request while the page is out of DRAM charges the not-sunk page with
+//! SSD hits it would have had in DRAM, and `p_sink` climbs to its ceiling.
 //!
-//! **p_elevate** (the paper omits it; derived the same way). Elevating a
-//! page `P` hit on the SSD swaps it with DRAM's evict-position page `M`.
-//! The read of `P` happens either way. Elevating costs the SSD write of
-//! `M`, and from then on `M`'s requests are served by the SSD instead of
-//! DRAM; not elevating leaves `P`'s later requests on the SSD. `M`'s later
-//! requests are estimated, as for sinking, by the requests on DRAM's evict
-//! position (`R_m`, `W_m`); `P`'s by the SSD hits on pages already hit on
-//! the SSD earlier in the same window (`R_rep`, `W_rep`: exactly the
-//! requests elevation at the earlier hit would have served from DRAM).
-//! Over the window's `H` SSD hits that drew for elevation:
+//! **p_elevate** (the paper omits it: "in a similar way"). Elevating a page
+//! `P` hit on the SSD swaps it with a page `M` that DRAM evicts. The read
+//! of `P` happens either way. Elevating costs the SSD write of `M`, and
+//! `M`'s next request is then served by the SSD rather than DRAM;
+//! `M` is priced as the last complete window's evicted pages were
+//! (`R_m/E`, `W_m/E` per eviction). Not elevating leaves `P`'s later
+//! requests on the SSD: the SSD hits on pages already hit on the SSD
+//! earlier in the same window (`R_rep`, `W_rep`). Over the window's `H`
+//! SSD hits:
 //!
 //! ```text
-//! C_elev = H·C_fw + R_m·C_fr + W_m·C_fw
+//! C_elev = H·C_fw + H·(R_m·C_fr + W_m·C_fw)/E
 //! C_stay = R_rep·C_fr + W_rep·C_fw
 //! ```
 //!
@@ -66,15 +74,14 @@
 //! multiplies or divides by 1.2 (scale-free: `p_elevate` lives near 0.01,
 //! `p_sink` near 0.2); `p_sink` stays in [0.01, 0.99], `p_elevate` in
 //! [0.001, 0.5]. A window without a decision of a kind leaves that
-//! probability alone. Both need to know the evict position, so `auto`
-//! needs level policies that name their next victim (`lru`, `fifo`).
+//! probability alone. Any SSD level policy works with `auto`.
 //!
 //! Run totals of `C_sinkf` and `C_sinkd` are kept with fixed probabilities
 //! too, for §5.2's Figure 5(a).
 
 use super::{Io, PolicyLevel, Reason, Scheme, Serve};
 use crate::device::DeviceModel;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::policy::Policy;
 use crate::types::{DenseId, Op};
 use rand::{Rng, SeedableRng};
@@ -98,21 +105,24 @@ pub enum Prob {
     Auto,
 }
 
+/// What one window's decisions were followed by (module docs).
 #[derive(Clone, Copy, Debug, Default)]
-struct Window {
-    requests: u64,
-    // Requests on each level's evict position since the last eviction
-    // from DRAM that drew for sinking.
+struct Tally {
+    /// Evictions from DRAM that drew for sinking, and of them those made
+    /// while the SSD was full.
+    evictions: u64,
+    full: u64,
+    /// Those pages requested again within a window's length of their
+    /// eviction (the first request on each, by its kind).
     r_m: u64,
     w_m: u64,
+    /// Pages sinking pushed off the full SSD, and of them those requested
+    /// again within a window's length (the first request, by its kind).
+    displaced: u64,
     r_f: u64,
     w_f: u64,
-    // The window's totals.
-    sinkf: f64,
-    sinkd: f64,
-    evictions: u64,
-    r_m_total: u64,
-    w_m_total: u64,
+    /// SSD hits that drew for elevation, and of them those on a page hit
+    /// on the SSD earlier in the same window.
     ssd_hits: u64,
     r_rep: u64,
     w_rep: u64,
@@ -129,9 +139,18 @@ pub struct Hypro {
     seed: u64,
     rng: Pcg64,
     window_len: u64,
-    window: Window,
-    window_id: u32,
-    hit_in: Vec<u32>,
+    /// Requests seen; the current window is `now / window_len`.
+    now: u64,
+    /// The last finished window's tally and the current one's.
+    last: Tally,
+    tally: Tally,
+    /// Per page: the request number (from 1) at which it left DRAM on a
+    /// draw, or was pushed off the SSD by a sink; 0 once it is requested
+    /// again.
+    left_dram: Vec<u64>,
+    left_ssd: Vec<u64>,
+    /// Per page: the window (from 1) of its last SSD hit.
+    hit_in: Vec<u64>,
     // C_fr, C_fw, C_dr, C_dw
     prices: [f64; 4],
     c_sinkf: f64,
@@ -148,22 +167,13 @@ impl Hypro {
         p_elevate: Prob,
         seed: u64,
         window: u64,
-    ) -> Result<Self> {
-        let auto = matches!(p_sink, Prob::Auto) || matches!(p_elevate, Prob::Auto);
-        if auto && !ssd.names_next_victim() {
-            return Err(Error::invalid(format!(
-                "hypro: p_sink=auto and p_elevate=auto count requests on the SSD's evict position, \
-                 which {} does not name; use level=lru or level=fifo, or give both probabilities a value",
-                ssd.policy().name()
-            )));
-        }
+    ) -> Self {
         let (s, d) = devices;
         let value = |p: Prob, default: f64| match p {
             Prob::Fixed(x) => x,
             Prob::Auto => default,
         };
-        Ok(Hypro {
-            hit_in: Vec::new(),
+        Hypro {
             ssd,
             p_sink: value(p_sink, DEFAULT_P_SINK),
             p_elevate: value(p_elevate, DEFAULT_P_ELEVATE),
@@ -172,12 +182,16 @@ impl Hypro {
             seed,
             rng: Pcg64::seed_from_u64(seed),
             window_len: window.max(1),
-            window: Window::default(),
-            window_id: 1,
+            now: 0,
+            last: Tally::default(),
+            tally: Tally::default(),
+            left_dram: Vec::new(),
+            left_ssd: Vec::new(),
+            hit_in: Vec::new(),
             prices: [s.read, s.write, d.read, d.write],
             c_sinkf: 0.0,
             c_sinkd: 0.0,
-        })
+        }
     }
 
     /// The current probabilities `(p_sink, p_elevate)`.
@@ -195,47 +209,84 @@ impl Hypro {
         &self.ssd
     }
 
-    /// Adds one eviction's share of Eqs. 1–2: the requests on the evict
-    /// positions since the previous one. A sink displaces the SSD's evict
-    /// position page only when the SSD is full; otherwise that page stays
-    /// on the SSD either way and its requests cost the same in both cases.
-    fn account_eviction(&mut self) {
-        let [fr, fw, dr, dw] = self.prices;
-        let w = &mut self.window;
-        let (rm, wm) = (w.r_m as f64, w.w_m as f64);
-        w.sinkf += fw + rm * fr + wm * fw;
-        w.sinkd += rm * dr + wm * dw;
-        if self.ssd.is_full() {
-            let (rf, wf) = (w.r_f as f64, w.w_f as f64);
-            w.sinkf += rf * dr + wf * dw;
-            w.sinkd += rf * fr + wf * fw;
-        }
-        w.evictions += 1;
-        w.r_m_total += w.r_m;
-        w.w_m_total += w.w_m;
-        (w.r_m, w.w_m, w.r_f, w.w_f) = (0, 0, 0, 0);
+    /// The current window, from 1: that of request number `now`.
+    fn window(&self) -> u64 {
+        self.now.max(1).div_ceil(self.window_len)
     }
 
-    fn end_window(&mut self) {
-        let w = std::mem::take(&mut self.window);
-        let [fr, fw, _, _] = self.prices;
-        self.c_sinkf += w.sinkf;
-        self.c_sinkd += w.sinkd;
-        if self.auto_sink && w.evictions > 0 {
-            self.p_sink = step(self.p_sink, w.sinkf < w.sinkd, SINK_RANGE);
+    /// The tally of the window of request number `at`, if it is the
+    /// current or the last one and `at` is within a window's length.
+    fn tally_of(&mut self, at: u64) -> Option<&mut Tally> {
+        if at == 0 || self.now - at >= self.window_len {
+            return None;
         }
-        if self.auto_elevate && w.ssd_hits > 0 {
-            let (rm, wm) = (w.r_m_total + w.r_m, w.w_m_total + w.w_m);
-            let elev = w.ssd_hits as f64 * fw + rm as f64 * fr + wm as f64 * fw;
-            let stay = w.r_rep as f64 * fr + w.w_rep as f64 * fw;
+        let w = at.div_ceil(self.window_len);
+        if w == self.window() {
+            Some(&mut self.tally)
+        } else if w + 1 == self.window() {
+            Some(&mut self.last)
+        } else {
+            None
+        }
+    }
+
+    /// Eqs. 1–2 summed over window `t`'s evictions: `(C_sinkf, C_sinkd)`.
+    /// A page pushed off the SSD stands for every eviction made while the
+    /// SSD was full: its requests, averaged over the pages pushed off,
+    /// count once per such eviction.
+    fn sink_costs_of(&self, t: &Tally) -> (f64, f64) {
+        let [fr, fw, dr, dw] = self.prices;
+        let (rm, wm) = (t.r_m as f64, t.w_m as f64);
+        let mut sinkf = t.evictions as f64 * fw + rm * fr + wm * fw;
+        let mut sinkd = rm * dr + wm * dw;
+        if t.displaced > 0 {
+            let per = t.full as f64 / t.displaced as f64;
+            let (rf, wf) = (t.r_f as f64 * per, t.w_f as f64 * per);
+            sinkf += rf * dr + wf * dw;
+            sinkd += rf * fr + wf * fw;
+        }
+        (sinkf, sinkd)
+    }
+
+    /// The last window is complete: every eviction in it has been followed
+    /// for a window's length. Decide from it; the current window's SSD
+    /// hits decide `p_elevate`.
+    fn end_window(&mut self) {
+        let [fr, fw, _, _] = self.prices;
+        let done = self.last;
+        let (sinkf, sinkd) = self.sink_costs_of(&done);
+        self.c_sinkf += sinkf;
+        self.c_sinkd += sinkd;
+        if self.auto_sink && done.evictions > 0 {
+            self.p_sink = step(self.p_sink, sinkf < sinkd, SINK_RANGE);
+        }
+        let t = self.tally;
+        if self.auto_elevate && t.ssd_hits > 0 && done.evictions > 0 {
+            // Each elevation demotes a page that DRAM evicts: it is expected
+            // to be requested as often as the last window's evicted pages.
+            let per = t.ssd_hits as f64 / done.evictions as f64;
+            let elev = t.ssd_hits as f64 * fw + per * (done.r_m as f64 * fr + done.w_m as f64 * fw);
+            let stay = t.r_rep as f64 * fr + t.w_rep as f64 * fw;
             self.p_elevate = step(self.p_elevate, elev < stay, ELEVATE_RANGE);
         }
-        // Requests since the last eviction carry over to the next one.
-        self.window.r_m = w.r_m;
-        self.window.w_m = w.w_m;
-        self.window.r_f = w.r_f;
-        self.window.w_f = w.w_f;
-        self.window_id = self.window_id.wrapping_add(1).max(1);
+        self.last = std::mem::take(&mut self.tally);
+    }
+
+    /// `page` is followed no more: requested again, or back in DRAM.
+    fn back_in_dram(&mut self, page: DenseId) {
+        for marks in [&mut self.left_dram, &mut self.left_ssd] {
+            if let Some(m) = marks.get_mut(page as usize) {
+                *m = 0;
+            }
+        }
+    }
+
+    fn mark(marks: &mut Vec<u64>, page: DenseId, at: u64) {
+        let i = page as usize;
+        if i >= marks.len() {
+            marks.resize(i + 1, 0);
+        }
+        marks[i] = at;
     }
 
     #[inline]
@@ -274,26 +325,22 @@ impl Scheme for Hypro {
 
     #[inline]
     fn ssd_hit(&mut self, page: DenseId, op: Op, io: &mut impl Io) -> Result<Serve> {
-        let w = &mut self.window;
-        w.ssd_hits += 1;
-        if self.ssd.next_victim() == Some(page) {
-            match op {
-                Op::Read => w.r_f += 1,
-                Op::Write => w.w_f += 1,
-            }
-        }
+        let window = self.window();
+        let t = &mut self.tally;
+        t.ssd_hits += 1;
         let i = page as usize;
         if i >= self.hit_in.len() {
             self.hit_in.resize(i + 1, 0);
         }
-        if self.hit_in[i] == self.window_id {
+        if self.hit_in[i] == window {
             match op {
-                Op::Read => w.r_rep += 1,
-                Op::Write => w.w_rep += 1,
+                Op::Read => t.r_rep += 1,
+                Op::Write => t.w_rep += 1,
             }
         }
-        self.hit_in[i] = self.window_id;
+        self.hit_in[i] = window;
         if self.draw() < self.p_elevate {
+            self.back_in_dram(page);
             let slot = self.ssd.slot(page);
             if op == Op::Read {
                 io.ssd_read(page, slot)?;
@@ -322,8 +369,12 @@ impl Scheme for Hypro {
             }
             return Ok(false);
         }
-        if why == Reason::Miss {
-            self.account_eviction();
+        let drew = why == Reason::Miss;
+        if drew {
+            let now = self.now;
+            Self::mark(&mut self.left_dram, page, now);
+            self.tally.evictions += 1;
+            self.tally.full += u64::from(self.ssd.is_full());
             if self.draw() >= self.p_sink {
                 if dirty {
                     io.hdd_write(page)?;
@@ -336,7 +387,15 @@ impl Scheme for Hypro {
             if v.dirty {
                 io.ssd_to_hdd(v.page, slot)?;
             }
+            if drew {
+                let now = self.now;
+                Self::mark(&mut self.left_ssd, v.page, now);
+                self.tally.displaced += 1;
+            }
             debug_assert!(stale.is_none(), "HyPro never relocates");
+        }
+        if let Some(m) = self.left_ssd.get_mut(page as usize) {
+            *m = 0;
         }
         let slot = self.ssd.admit(page, dirty);
         io.ssd_write(page, slot, dirty, false)?;
@@ -344,17 +403,35 @@ impl Scheme for Hypro {
     }
 
     #[inline]
-    fn dram_request(&mut self, at_victim: bool, op: Op) {
-        if at_victim {
-            match op {
-                Op::Read => self.window.r_m += 1,
-                Op::Write => self.window.w_m += 1,
-            }
-        }
-        self.window.requests += 1;
-        if self.window.requests >= self.window_len {
+    fn hdd_loaded(&mut self, page: DenseId, _op: Op, _io: &mut impl Io) -> Result<()> {
+        self.back_in_dram(page);
+        Ok(())
+    }
+
+    #[inline]
+    fn dram_request(&mut self, page: DenseId, op: Op) {
+        if self.now > 0 && self.now.is_multiple_of(self.window_len) {
             self.end_window();
         }
+        self.now += 1;
+        let i = page as usize;
+        let (m, f) = (
+            self.left_dram.get(i).copied().unwrap_or(0),
+            self.left_ssd.get(i).copied().unwrap_or(0),
+        );
+        let write = u64::from(op == Op::Write);
+        if let Some(t) = self.tally_of(m) {
+            t.r_m += 1 - write;
+            t.w_m += write;
+        }
+        if let Some(t) = self.tally_of(f) {
+            t.r_f += 1 - write;
+            t.w_f += write;
+        }
+        // Only the first request counts: it is served by the SSD if the
+        // page sank and by the disk if not, and brings it back into DRAM
+        // in the second case; what follows depends on `p_elevate`.
+        self.back_in_dram(page);
     }
 
     fn watches_dram(&self) -> bool {
@@ -370,8 +447,10 @@ impl Scheme for Hypro {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.ssd.prefetch(page);
-        if let Some(h) = self.hit_in.get(page as usize) {
-            crate::types::prefetch(h);
+        for marks in [&self.hit_in, &self.left_dram, &self.left_ssd] {
+            if let Some(h) = marks.get(page as usize) {
+                crate::types::prefetch(h);
+            }
         }
     }
 

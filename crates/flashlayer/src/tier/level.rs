@@ -4,7 +4,7 @@
 
 use super::{Slots, NIL};
 use crate::error::Result;
-use crate::policy::{boxed_online_policy, BoxedPolicy, Policy, PolicyKind, PolicySpec, Victim};
+use crate::policy::{boxed_online_policy, BoxedPolicy, Policy, PolicySpec, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
 /// An SSD level of `capacity` pages ordered by any online policy, chosen by
@@ -19,7 +19,6 @@ use crate::types::{DenseId, Op, PageCost};
 #[derive(Debug)]
 pub struct PolicyLevel {
     policy: BoxedPolicy,
-    names_victim: bool,
     slots: Slots,
     cost: PageCost,
     spare: u32,
@@ -35,7 +34,6 @@ impl PolicyLevel {
         let spare = slots.take_free();
         Ok(PolicyLevel {
             policy: boxed_online_policy(policy, capacity, pages)?,
-            names_victim: matches!(policy.kind, PolicyKind::Lru | PolicyKind::Fifo),
             slots,
             cost,
             spare,
@@ -46,12 +44,6 @@ impl PolicyLevel {
     /// The policy, for its name and hints.
     pub fn policy(&self) -> &BoxedPolicy {
         &self.policy
-    }
-
-    /// Whether the policy always names the page its next eviction takes
-    /// (LRU's and FIFO's queue end): HyPro's tuning counts requests there.
-    pub fn names_next_victim(&self) -> bool {
-        self.names_victim
     }
 
     /// Starts loading what the level keeps about `page`, and about the
@@ -169,12 +161,6 @@ impl PolicyLevel {
     #[inline]
     pub fn mark_clean(&mut self, page: DenseId) {
         self.policy.mark_clean(page, self.cost);
-    }
-
-    /// The page the next eviction would take, where the policy knows it.
-    #[inline]
-    pub fn next_victim(&self) -> Option<DenseId> {
-        self.policy.victim_ahead(0)
     }
 
     /// Pages on the level and dirty pages among them.

@@ -268,11 +268,11 @@ pub trait Scheme {
         why: Reason,
         io: &mut impl Io,
     ) -> Result<bool>;
-    /// A request reached the DRAM level; `at_victim`: the page was the one
-    /// DRAM's policy would evict next (HyPro's tuning counts these).
-    /// Called only when [`Scheme::watches_dram`].
-    fn dram_request(&mut self, at_victim: bool, op: Op) {
-        let _ = (at_victim, op);
+    /// A request for `page` reached the DRAM level, before DRAM serves it
+    /// (HyPro's tuning follows evicted pages by these). Called only when
+    /// [`Scheme::watches_dram`].
+    fn dram_request(&mut self, page: DenseId, op: Op) {
+        let _ = (page, op);
     }
     /// Whether the scheme wants [`Scheme::dram_request`].
     fn watches_dram(&self) -> bool {

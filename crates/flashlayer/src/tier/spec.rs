@@ -263,7 +263,7 @@ impl SchemeSpec {
                 *p_elevate,
                 *seed,
                 *window,
-            )?),
+            )),
             SchemeKind::Tac { extent, age } => {
                 let mut ids = rustc_hash::FxHashMap::default();
                 let extent_of = (0..pages as DenseId)
@@ -395,8 +395,8 @@ impl Scheme for AnyScheme {
         with_scheme!(self, s => s.dram_evicted(page, dirty, why, io))
     }
     #[inline]
-    fn dram_request(&mut self, at_victim: bool, op: Op) {
-        with_scheme!(self, s => s.dram_request(at_victim, op))
+    fn dram_request(&mut self, page: DenseId, op: Op) {
+        with_scheme!(self, s => s.dram_request(page, op))
     }
     #[inline]
     fn watches_dram(&self) -> bool {

@@ -311,14 +311,15 @@ impl<S: Scheme, I: Io> PageStore for SsdTier<S, I> {
     fn listens(&self) -> Listens {
         Listens {
             accesses: self.watches,
-            next_victim: self.watches,
+            next_victim: false,
             evictions: true,
         }
     }
 
     #[inline]
-    fn accessed(&mut self, _page: PageId, op: Op, at_victim: bool) {
-        self.scheme.dram_request(at_victim, op);
+    fn accessed(&mut self, page: PageId, op: Op, _at_victim: bool) {
+        let d = self.dense(page);
+        self.scheme.dram_request(d, op);
     }
 
     #[inline]
