@@ -79,8 +79,9 @@ def assert_claim_complete(c: dict[str, object]) -> None:
     """A report claim carries what the report promises: the paper's value
     beside ours, a gap exactly when it fails, and then a why that names the
     cause (not the gap again)."""
-    assert {"paper", "kind", "id", "text", "source", "paper_value", "ours", "holds", "gap"} <= c.keys(), c
+    assert {"paper", "kind", "id", "text", "source", "paper_value", "tolerance", "ours", "holds", "gap"} <= c.keys(), c
     assert c["source"] and c["paper_value"] and c["ours"], c["id"]
+    assert isinstance(c["tolerance"], str) and len(c["tolerance"]) > 8, f"{c['id']} states no tolerance"
     # A bound's soundness and results beyond the papers are not the papers'.
     assert c["kind"] in ("paper", "bound", "ours"), c["id"]
     assert (c["kind"] == "bound") == (str(c["id"]).endswith("-above-bound") or c["id"] == "bounds-sound"), c["id"]

@@ -264,12 +264,14 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
                     f"<td>{_e(f'{v:,}' if isinstance(v, int) else v)}</td>" for v in row) + "</tr>")
             parts.append("</table>")
         parts.append(f"<h3 id='{_e(name)}-claims'>Claims</h3><table><tr><th>id</th><th>kind</th><th>claim</th>"
-                     "<th>source</th><th>expected</th><th>ours</th><th>holds</th><th>gap</th><th>why</th></tr>")
+                     "<th>source</th><th>expected</th><th>tolerance</th><th>ours</th><th>holds</th><th>gap</th><th>why</th>"
+                     "</tr>")
         for c in s["claims"]:
             why = "" if c["holds"] else (c.get("why") or UNEXPLAINED)
             parts.append(
                 f"<tr id='claim-{_e(c['id'])}'><td>{_e(c['id'])}</td><td>{_e(c['kind'])}</td><td>{_e(c['text'])}</td>"
-                f"<td>{_e(c['source'])}</td><td>{_e(c['paper_value'])}</td><td>{_e(c['ours'])}</td>"
+                f"<td>{_e(c['source'])}</td><td>{_e(c['paper_value'])}</td><td>{_e(c['tolerance'])}</td>"
+                f"<td>{_e(c['ours'])}</td>"
                 f"{_verdict(c['holds'])}<td>{_e(c['gap'] or '')}</td><td>{_link_ids(why)}</td></tr>"
             )
         parts.append("</table>")

@@ -44,7 +44,8 @@ class Claim(TypedDict):
     theorem, another paper's result on our traces). The report's tallies
     per paper count ``paper`` claims only. ``source`` says where the
     expected value comes from (a paper's figure or table, or a theorem);
-    ``gap`` says by how much a claim that does not hold misses, and ``why``
+    ``tolerance`` states, once, how far from ``paper_value`` and over which
+    points of the figure our value may lie for the claim to hold; ``gap`` says by how much a claim that does not hold misses, and ``why``
     names the cause, pointing at the figure or table of the report that
     shows it (both None when it holds)."""
 
@@ -54,6 +55,7 @@ class Claim(TypedDict):
     text: str
     source: str
     paper_value: str
+    tolerance: str
     ours: str
     holds: bool
     gap: str | None

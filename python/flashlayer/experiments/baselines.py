@@ -170,6 +170,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
             "text": f"{label}: Belady's MIN has the fewest misses of all policies at every buffer size",
             "source": "Belady 1966: MIN is optimal for any reference string (theorem)",
             "paper_value": "fewest at every size",
+            "tolerance": "exact: no policy with fewer misses at any size",
             "ours": f"fewest at {held}/{n} sizes",
             "holds": held == n,
             "gap": None if held == n else f"{worst[0]:.2%} more misses than the best policy at {worst[1]:,} pages",
@@ -185,6 +186,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
             "text": f"{label}: LRU's misses never rise as the buffer grows",
             "source": "Mattson et al. 1970: LRU is a stack algorithm (theorem)",
             "paper_value": "non-increasing",
+            "tolerance": "exact: no rise between any two sizes",
             "ours": "non-increasing over all sizes" if not rises else f"rises {len(rises)} times",
             "holds": not rises,
             "gap": None if not rises else ", ".join(f"+{d:,} misses from {a:,} to {b:,} pages" for d, a, b in rises),
@@ -201,6 +203,7 @@ def _claims(label: str, key: str, buffers: list[int], results: dict[str, list[Si
             "text": f"{label}: ARC has no more misses than LRU at every buffer size",
             "source": "Megiddo & Modha, FAST 2003, section V (ARC ahead of LRU on database and other traces)",
             "paper_value": "ARC <= LRU",
+            "tolerance": "exact: ARC's misses at most LRU's at every size",
             "ours": f"ARC <= LRU at {wins}/{n} sizes",
             "holds": not losses,
             "gap": None if not losses else "ARC above LRU by " + ", ".join(

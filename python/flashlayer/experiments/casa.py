@@ -106,6 +106,12 @@ CLOSE = 0.05
 #: "Far worse" for CCF-LRU in Fig. 2a: at least 25% above LRU (the paper
 #: reports 2x at 16,000 pages).
 FAR = 0.25
+#: Fig. 4(b): CASA's virtual time over LRU's at 1:128 and 10,000 pages
+#: ("about 30% faster"), and how far ours may lie from it.
+FIG4B_AT_128 = 0.70
+FIG4_TOLERANCE = 0.10
+#: Fig. 4: a curve "falls" with the ratio if no step rises by more than this.
+TREND_SLACK = 0.02
 
 
 def _device(ratio: int) -> str:
@@ -220,6 +226,8 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
         "our scale)",
         "source": "CASA Fig. 2a and §5.1 (CCF-LRU 2x LRU at 16,000 pages)",
         "paper_value": "CASA close to 1.0; CCF-LRU about 2.0 at 16,000 pages",
+        "tolerance": f"CASA at most {1 + CLOSE:g}x LRU at every size; CCF-LRU at least {1 + FAR:g}x LRU at the "
+                     "largest",
         "ours": f"CASA at most {worst_casa:.3f}; CCF-LRU {at_largest:.3f} at {buffers[-1]:,} pages",
         "holds": holds,
         "gap": None if holds else ", ".join(
@@ -261,6 +269,7 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
         "buffer size",
         "source": "CASA Fig. 2b and §5.1",
         "paper_value": "at or below at every size",
+        "tolerance": "exact: at or below the best CFLRU window at every buffer size",
         "ours": f"at or below at {len(wins)}/{len(buffers)} sizes",
         "holds": not misses,
         "gap": None if not misses else ", ".join(f"+{d:.3f} (relative to LRU) at {b:,} pages" for d, b in misses),
@@ -331,6 +340,8 @@ def _fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], 
         "OLTP phases",
         "source": "CASA Fig. 3a (|C| about 200 in OLTP phases, 1,000 in DSS phases)",
         "paper_value": "OLTP about 200; DSS 1,000",
+        "tolerance": "mean |C| at least 95% of the buffer in both DSS phases, and both OLTP phases' means below "
+                     "both DSS phases'",
         "ours": "mean |C| per phase " + " / ".join(f"{m:.0f}" for m in means),
         "holds": holds,
         "gap": None if holds else (f"DSS phases at {min(means[1], means[3]):.0f} pages, below the "
@@ -390,6 +401,7 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
         "10,000 pages",
         "source": "CASA Table 2 (n_W 77,884 -> 71,116 at 1,000 pages; 44,975 -> 35,666 at 10,000)",
         "paper_value": "non-increasing",
+        "tolerance": f"exact: no rise at any of the {len(RATIOS) - 1} steps between ratios, at both sizes",
         "ours": "; ".join(f"{b:,} pages: " + " -> ".join(f"{x:,}" for x in casa_nw[b]) for b in buffers),
         "holds": ok,
         "gap": None if ok else "rises at " + ", ".join(f"{b:,} pages" for b in buffers if not falls[b]),
@@ -410,16 +422,33 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
         costs = {name: [by[(canon[name], b, d)]["virtual_time"] for d in devices] for name in canon}
         claims.append(bound_claim("casa", fid, f"Generated TPC-C at {b:,} pages", costs, bound, mode))
     casa_128 = rel[10000]["CASA"][-1]
+    near = abs(casa_128 - FIG4B_AT_128) <= FIG4_TOLERANCE
+    falls = {b: all(y <= x * (1 + TREND_SLACK) for x, y in zip(rel[b]["CASA"], rel[b]["CASA"][1:])) for b in buffers}
+    ok = near and all(falls.values())
+    c1 = {b: by[(canon["CASA"], b, devices[0])] for b in buffers}
+    lru1 = {b: by[(LRU, b, devices[0])] for b in buffers}
     claims.append({
         "paper": "casa",
         "kind": "paper",
         "id": "casa-fig4b-faster-than-lru-at-1to128",
-        "text": "At 1:128 and 10,000 pages, CASA's virtual time is below LRU's",
-        "source": "CASA Fig. 4b and §5.2 (about 30% faster than LRU)",
-        "paper_value": "about 0.70",
-        "ours": f"{casa_128:.3f}",
-        "holds": casa_128 < 1.0,
-        "gap": None if casa_128 < 1.0 else f"{casa_128 - 1:.1%} above LRU",
+        "text": "CASA's virtual time relative to LRU falls as the write cost grows, at 1,000 and 10,000 pages, to "
+                "about 0.70 at 1:128 and 10,000 pages",
+        "source": "CASA Fig. 4 and §5.2 (about 30% faster than LRU at 1:128)",
+        "paper_value": "falling with the ratio; about 0.70 at 1:128, 10,000 pages",
+        "tolerance": f"at each size no rise of more than {TREND_SLACK:.0%} from one ratio to the next, and "
+                     f"{FIG4B_AT_128:g} ± {FIG4_TOLERANCE:g} at 1:128, 10,000 pages",
+        "ours": "; ".join(f"{b:,} pages: " + ", ".join(f"{v:.3f}" for v in rel[b]["CASA"]) for b in buffers)
+                + f" at 1:{', 1:'.join(map(str, RATIOS))}",
+        "holds": ok,
+        "gap": None if ok else "; ".join(
+            ([f"{casa_128:.3f} at 1:128, 10,000 pages"] if not near else [])
+            + [f"rises with the ratio at {b:,} pages" for b in buffers if not falls[b]]),
+        "why": None if ok else (
+            f"At 1:1 CASA writes {c1[10000]['physical_writes']:,} pages at 10,000 against LRU's "
+            f"{lru1[10000]['physical_writes']:,} and reads {c1[10000]['physical_reads']:,} against "
+            f"{lru1[10000]['physical_reads']:,} (table casa/table2): on this generated TPC-C, with "
+            f"{stats['write_share']:.0%} of requests writes, CASA starts above LRU at 1:1 and the curve falls "
+            "from there (figures casa/fig4a and casa/fig4b)."),
     })
 
 

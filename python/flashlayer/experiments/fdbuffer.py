@@ -53,6 +53,16 @@ MC_SHARES = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 WITHIN = 0.03
 #: The paper's gains of FD-Buffer over LRU (Fig. 5 and §5.2).
 PAPER_GAINS = {5.8: 0.09, 39.6: 0.13, 121.3: 0.26}
+#: A gain or saving holds within this share of the paper's value (either way).
+GAIN_TOLERANCE = 0.5
+#: "Beats" holds where the policy costs at most this much more than the
+#: other (ties between curves the paper draws as one).
+TIE = 0.01
+#: §5.2's largest savings: FD-Buffer over CFLRU, FD-Buffer with clustering
+#: over CFDC; and its bound on the HDD (R = 1.1), in either direction.
+PAPER_OVER_CFLRU = 0.17
+PAPER_CLUSTERED_OVER_CFDC = 0.33
+HDD_WITHIN = 0.01
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
@@ -77,6 +87,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                 traces.append((fid, label, path, _native.Trace.open(path).pages))
         gains: dict[str, dict[float, float]] = {}
         shapes: dict[str, str] = {}
+        by_trace: dict[str, tuple[str, dict[tuple[str, str], float]]] = {}
         for fid, label, path, db_pages in traces:
             buffer = max(1, round(SHARE * db_pages))
             total = len(POLICIES) * len(DEVICES)
@@ -115,7 +126,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                          + "; with clustering: " + ", ".join(
                              f"R={r}: {1 - cost[(clustered, d)] / cost[(lru, d)]:+.1%}" for d, r in DEVICES.items()))
             claims.append(_clustering_claim(label, cost, rows))
+            by_trace[label] = (fid, cost)
         claims.insert(1, _gain_claim(gains, shapes))
+        claims.extend(_savings_claims(by_trace))
         tables["fdbuffer/devices"] = _devices_table()
         _mc(traces[1], figures, claims, notes, quiet)
     return {
@@ -181,6 +194,7 @@ def _table1(work: Path, tables: dict[str, Table], claims: list[Claim]) -> None:
         "text": "Table 1: after the warm-up Belady reads 6 pages and writes 2; FD-Buffer reads 8 and writes 1",
         "source": "FD-Buffer Table 1",
         "paper_value": "Belady 6 + 2, FD-Buffer 8 + 1",
+        "tolerance": "exact counts",
         "ours": f"Belady {after['Belady'][0]} + {after['Belady'][1]}, FD-Buffer {after['FD-Buffer'][0]} + "
                 f"{after['FD-Buffer'][1]}",
         "holds": after == want,
@@ -201,23 +215,96 @@ def _devices_table() -> Table:
             "rows": rows}
 
 
+def _within(ours: float, paper: float) -> bool:
+    return abs(ours - paper) <= GAIN_TOLERANCE * paper
+
+
 def _gain_claim(gains: dict[str, dict[float, float]], shapes: dict[str, str]) -> Claim:
     rs = list(PAPER_GAINS)
+    mean = {r: sum(g[r] for g in gains.values()) / len(gains) for r in rs}
     grows = {label: all(g[a] <= g[b] for a, b in zip(rs, rs[1:], strict=False)) and g[rs[0]] > 0
              for label, g in gains.items()}
-    ok = all(grows.values())
+    near = {r: _within(mean[r], PAPER_GAINS[r]) for r in rs}
+    ok = all(grows.values()) and all(near.values())
+    gap = ([f"not growing (or not positive) on {', '.join(k for k, v in grows.items() if not v)}"]
+           if not all(grows.values()) else []) + [
+        f"mean {mean[r]:+.1%} at R={r} against +{PAPER_GAINS[r]:.0%}" for r in rs if not near[r]]
     return {
         "paper": "fdbuffer",
         "kind": "paper",
         "id": "fdbuffer-gain-grows-with-asymmetry",
-        "text": "FD-Buffer's gain over LRU is positive and grows with the asymmetry (5.8, 39.6, 121.3) on every trace",
+        "text": "FD-Buffer's gain over LRU is positive and grows with the asymmetry (5.8, 39.6, 121.3) on every "
+                "trace, by about +9%, +13% and +26% on average",
         "source": "FD-Buffer §5.2 (+9%, +13%, +26% at 5.8, 39.6, 121.3)",
         "paper_value": ", ".join(f"+{g:.0%}" for g in PAPER_GAINS.values()),
-        "ours": "; ".join(f"{label}: " + ", ".join(f"{g[r]:+.1%}" for r in rs) for label, g in gains.items()),
+        "tolerance": f"on every trace positive and growing with R; the mean over traces within ±{GAIN_TOLERANCE:.0%} "
+                     "of the paper's gain at each R",
+        "ours": "mean " + ", ".join(f"{mean[r]:+.1%}" for r in rs) + "; "
+                + "; ".join(f"{label}: " + ", ".join(f"{g[r]:+.1%}" for r in rs) for label, g in gains.items()),
         "holds": ok,
-        "gap": None if ok else "not growing (or not positive) on " + ", ".join(k for k, v in grows.items() if not v),
-        "why": None if ok else "; ".join(shapes[k] for k, v in grows.items() if not v) + ".",
+        "gap": None if ok else "; ".join(gap),
+        "why": None if ok else "; ".join(shapes[k] for k, v in grows.items() if not v or not all(near.values()))
+        + ".",
     }
+
+
+def _savings_claims(by_trace: dict[str, tuple[str, dict[tuple[str, str], float]]]) -> list[Claim]:
+    """§5.2's other headline numbers, over every trace and asymmetry:
+    FD-Buffer beats CFLRU by up to 17%, with clustering beats CFDC by up to
+    33%, and differs from LRU by under 1% on the HDD."""
+    c = {name: _native.canonical("policy", spec) for name, spec in POLICIES.items()}
+    flash = [d for d, r in DEVICES.items() if r > 1.5]
+    hdd = next(d for d, r in DEVICES.items() if r <= 1.5)
+    out: list[Claim] = []
+    for cid, mine, other, paper in (("fdbuffer-beats-cflru", "FD-Buffer", "CFLRU", PAPER_OVER_CFLRU),
+                                    ("fdbuffer-clustered-beats-cfdc", "FD-Buffer+clustering", "CFDC",
+                                     PAPER_CLUSTERED_OVER_CFDC)):
+        save = {(label, d): 1 - cost[(c[mine], d)] / cost[(c[other], d)]
+                for label, (_, cost) in by_trace.items() for d in flash}
+        top = max(save, key=lambda k: save[k])
+        behind = [(k, v) for k, v in save.items() if v < -TIE]
+        ok = not behind and _within(save[top], paper)
+        gap = [f"{-v:.1%} above {other} on {k[0]} at R={DEVICES[k[1]]}" for k, v in behind]
+        if not _within(save[top], paper):
+            gap.append(f"largest saving {save[top]:.1%} against {paper:.0%}")
+        figs = ", ".join(f"figure {by_trace[label][0]}" for label in by_trace)
+        out.append({
+            "paper": "fdbuffer", "kind": "paper", "id": cid,
+            "text": f"{mine} costs less than {other} on every trace and flash device, by up to {paper:.0%}",
+            "source": "FD-Buffer §5.2",
+            "paper_value": f"up to {paper:.0%}, never behind",
+            "tolerance": f"never more than {TIE:.0%} above {other} at R = {', '.join(str(DEVICES[d]) for d in flash)} "
+                         f"on any trace; the largest saving within ±{GAIN_TOLERANCE:.0%} of {paper:.0%}",
+            "ours": f"largest {save[top]:.1%} ({top[0]}, R={DEVICES[top[1]]}); smallest "
+                    f"{min(save.values()):+.1%}",
+            "holds": ok,
+            "gap": None if ok else "; ".join(gap),
+            "why": None if ok else (
+                f"Costs per page access ({figs}): " + "; ".join(
+                    f"{k[0]} at R={DEVICES[k[1]]}: {mine} {by_trace[k[0]][1][(c[mine], k[1])]:.3f}, {other} "
+                    f"{by_trace[k[0]][1][(c[other], k[1])]:.3f}" for k, _ in (behind or [(top, 0.0)]))
+                + f". {mine} splits the buffer by M_c, chosen by its tuner (figure fdbuffer/mc shows M_c over "
+                  "time and the best fixed M_c); where that split keeps fewer of the pages read again than "
+                  f"{other}'s one order does, its extra reads outweigh the writes it saves."),
+        })
+    gain = {label: 1 - cost[(c["FD-Buffer"], hdd)] / cost[(c["LRU"], hdd)] for label, (_, cost) in by_trace.items()}
+    off = {k: v for k, v in gain.items() if abs(v) > HDD_WITHIN}
+    ok = not off
+    out.append({
+        "paper": "fdbuffer", "kind": "paper", "id": "fdbuffer-hdd-like-lru",
+        "text": "On the magnetic disk (R = 1.1) FD-Buffer performs like LRU",
+        "source": "FD-Buffer §5.2 (under 1% difference on the HDD)",
+        "paper_value": "under 1%",
+        "tolerance": f"the gain over LRU within ±{HDD_WITHIN:.0%} on every trace",
+        "ours": ", ".join(f"{k}: {v:+.2%}" for k, v in gain.items()),
+        "holds": ok,
+        "gap": None if ok else ", ".join(f"{v:+.2%} on {k}" for k, v in off.items()),
+        "why": None if ok else (
+            "At R = 1.1 a write costs about a read, so FD-Buffer's split buys nothing and its pools' two LRU "
+            "orders differ from one LRU's by which page leaves (" + ", ".join(
+                f"figure {by_trace[k][0]}" for k in off) + ")."),
+    })
+    return out
 
 
 def _clustering_claim(label: str, cost: dict[tuple[str, str], float], rows: list[SimResult]) -> Claim:
@@ -231,6 +318,7 @@ def _clustering_claim(label: str, cost: dict[tuple[str, str], float], rows: list
         "text": f"{label}: write clustering lowers FD-Buffer's cost at every asymmetry (never raises it)",
         "source": "FD-Buffer §5 (clustering adds to the gain)",
         "paper_value": "lower or equal at every R",
+        "tolerance": "exact: never above unclustered FD-Buffer at any of the four R",
         "ours": ", ".join(f"R={r}: {cost[(clustered, d)]:.4f} vs {cost[(fd, d)]:.4f}" for d, r in DEVICES.items()),
         "holds": not worse,
         "gap": None if not worse else ", ".join(f"+{g:.2%} at {d}" for d, g in worse),
@@ -305,6 +393,7 @@ def _mc(trace: tuple[str, str, Path, int], figures: dict[str, Figure], claims: l
         "text": f"{label} at R = 39.6: mc=auto costs at most {WITHIN:.0%} more than the best fixed M_c of a sweep",
         "source": "FD-Buffer §4.1 (adaptive M_c); the best fixed M_c from our sweep of 0.0-1.0 of the buffer",
         "paper_value": f"within {WITHIN:.0%}",
+        "tolerance": f"at most {WITHIN:.0%} above the best fixed M_c of the sweep",
         "ours": f"{ratio - 1:+.2%} (best fixed M_c = {best_mc:,} pages)",
         "holds": holds,
         "gap": None if holds else f"{ratio - 1 - WITHIN:.2%} beyond",

@@ -63,10 +63,19 @@ GENERATED = {
 }
 #: "Equal" in "equal or better": within this of the best competitor.
 EQUAL = 0.02
-#: "Up to 50% less": the largest saving reaches at least this.
+#: "Up to 50% less": the largest saving lies between these.
 HALF = 0.40
+MOST_HALF = 0.60
 #: "auto within 5% of the best fixed pair".
 WITHIN = 0.05
+#: The fixed pairs auto is held against: Table 4's p_sink values, and its
+#: p_elevate range at four points (the best lies at its low end on every
+#: trace, figure hypro/fig5b).
+GRID_ELEVATES = [0.001, 0.01, 0.02, 0.05]
+#: Seeds of auto's draws.
+SEEDS = [0, 1, 2]
+#: Fig. 6's traces, their SSDs and figure ids.
+FIG6 = (("fig6a", "MLK", LOW_END), ("fig6b", "TATP", HIGH_END), ("fig6c", "TPC-B", LOW_END))
 #: Points of the tuning time series.
 POINTS = 200
 
@@ -80,9 +89,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                  for name, f in (("TPC-B", TPCB), ("TATP", TATP), ("MLK", MLK))}
         traces = _traces(mode, paths, work, checks, tables, quiet)
         best = _fig5(traces["TPC-B"], figures, claims, runs, notes, quiet)
-        _tuning(traces["TPC-B"], best, figures, claims, runs, notes, quiet)
+        _tuning(traces, best, figures, runs, quiet)
+        _auto_vs_grid(traces, figures, tables, claims, runs, quiet)
         fig6: dict[str, dict[str, list[SimResult]]] = {}
-        for fid, name, ssd in (("fig6a", "MLK", LOW_END), ("fig6b", "TATP", HIGH_END), ("fig6c", "TPC-B", LOW_END)):
+        for fid, name, ssd in FIG6:
             fig6[name] = _fig6(fid, name, traces[name], ssd, figures, runs, quiet)
         for name in ("TPC-B generated", "TATP generated"):
             _fig6(f"fig6-{name.split()[0].lower().replace('-', '')}-generated", name, traces[name], LOW_END, figures,
@@ -160,29 +170,47 @@ def _label(rows: list[SimResult], trace: str) -> list[dict[str, Any]]:
 def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
           notes: list[str], quiet: bool) -> tuple[float, float]:
     with progress.bar(None, "hypro: Fig. 5, p_sink and p_elevate", quiet=quiet):
-        sink_rows = _tiers(trace, [f"hypro:p_sink={p},p_elevate=0.02" for p in P_SINKS], [FIG5_SSD])
-        elev_rows = _tiers(trace, [f"hypro:p_sink=0.2,p_elevate={p}" for p in P_ELEVATES], [FIG5_SSD])
-    runs.extend(_label(sink_rows + elev_rows, "TPC-B"))
+        sink_all = _tiers(trace, [f"hypro:p_sink={p},p_elevate=0.02,seed={s}" for p in P_SINKS for s in SEEDS],
+                          [FIG5_SSD])
+        elev_all = _tiers(trace, [f"hypro:p_sink=0.2,p_elevate={p},seed={s}" for p in P_ELEVATES for s in SEEDS],
+                          [FIG5_SSD])
+    runs.extend(_label(sink_all + elev_all, "TPC-B"))
+    # Seed 0's rows, and each point's I/O time as the mean over the seeds.
+    n = len(SEEDS)
+    sink_rows, elev_rows = sink_all[::n], elev_all[::n]
+    sink_io = [sum(r["io_time"] for r in sink_all[i:i + n]) / n for i in range(0, len(sink_all), n)]
+    elev_io = [sum(r["io_time"] for r in elev_all[i:i + n]) / n for i in range(0, len(elev_all), n)]
     sec = 1e-6
     figures["hypro/fig5a"] = {
-        "title": f"Fig. 5(a): I/O time, C_sinkf, C_sinkd (TPC-B, SSD {FIG5_SSD}, p_elevate 0.02)",
+        "title": f"Fig. 5(a): I/O time (mean of seeds {', '.join(map(str, SEEDS))}), C_sinkf, C_sinkd (seed 0) "
+                 f"(TPC-B, SSD {FIG5_SSD}, p_elevate 0.02)",
         "x_label": "p_sink", "y_label": "seconds", "x": P_SINKS, "log_x": False, "log_y": True,
         "series": {
-            "I/O time": [r["io_time"] * sec for r in sink_rows],
+            "I/O time": [t * sec for t in sink_io],
             "C_sinkf": [(r["c_sinkf"] or 0.0) * sec for r in sink_rows],
             "C_sinkd": [(r["c_sinkd"] or 0.0) * sec for r in sink_rows],
         },
     }
     figures["hypro/fig5b"] = {
-        "title": f"Fig. 5(b): I/O time (TPC-B, SSD {FIG5_SSD}, p_sink 0.2)",
+        "title": f"Fig. 5(b): I/O time, mean of seeds {', '.join(map(str, SEEDS))} (TPC-B, SSD {FIG5_SSD}, "
+                 "p_sink 0.2)",
         "x_label": "p_elevate", "y_label": "seconds", "x": P_ELEVATES, "log_x": False,
-        "series": {"I/O time": [r["io_time"] * sec for r in elev_rows]},
+        "series": {"I/O time": [t * sec for t in elev_io]},
     }
-    best_sink = P_SINKS[min(range(len(sink_rows)), key=lambda i: sink_rows[i]["io_time"])]
-    best_elev = P_ELEVATES[min(range(len(elev_rows)), key=lambda i: elev_rows[i]["io_time"])]
+    best_sink = P_SINKS[min(range(len(sink_io)), key=lambda i: sink_io[i])]
+    best_elev = P_ELEVATES[min(range(len(elev_io)), key=lambda i: elev_io[i])]
+    span = (max(elev_io) - min(elev_io)) / min(elev_io)
+    ok = 0.1 <= best_sink <= 0.2
     claims.append(_claim(
         "best-p-sink", "The best fixed p_sink is near 0.15", "HyPro §5.2, Fig. 5(a)", "about 0.15",
-        f"{best_sink:g}", 0.1 <= best_sink <= 0.2, None if 0.1 <= best_sink <= 0.2 else f"best at {best_sink:g}"))
+        f"{best_sink:g} (I/O time {min(sink_io) * sec:,.0f} s, mean of {n} seeds; {max(sink_io) * sec:,.0f} s at "
+        "the worst p_sink)", ok, None if ok else f"best at {best_sink:g}",
+        None if ok else (
+            f"Figure hypro/fig5a: the I/O time falls from p_sink {P_SINKS[0]:g} to {best_sink:g}, where sinking "
+            f"pages the SSD then serves ({sink_rows[P_SINKS.index(best_sink)]['ssd_hits']:,} SSD hits against "
+            f"{sink_rows[0]['ssd_hits']:,} at {P_SINKS[0]:g}) stops paying for the SSD writes "
+            f"({sink_rows[P_SINKS.index(best_sink)]['ssd_writes']:,} against {sink_rows[0]['ssd_writes']:,})."),
+        tolerance="the best of Table 4's p_sink values in [0.1, 0.2], by the mean over seeds"))
     ok = 0.01 <= best_elev <= 0.02
     lo, at = elev_rows[0], elev_rows[P_ELEVATES.index(0.02)]
     why = (f"Each elevation moves an SSD hit into DRAM, which then evicts a page that sinks or goes to disk: from "
@@ -192,44 +220,104 @@ def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: lis
            "for the traffic it causes, so the least elevation is best.")
     claims.append(_claim(
         "best-p-elevate", "The best fixed p_elevate lies between 0.01 and 0.02", "HyPro §5.2, Fig. 5(b)",
-        "0.01-0.02", f"{best_elev:g}", ok, None if ok else f"best at {best_elev:g}", None if ok else why))
-    f, d = sink_rows[0]["c_sinkf"] or 0.0, sink_rows[0]["c_sinkd"] or 0.0
+        "0.01-0.02", f"{best_elev:g} (mean of {n} seeds; the whole curve spans {span:.1%})", ok,
+        None if ok else f"best at {best_elev:g}", None if ok else why,
+        tolerance="the best of Table 4's p_elevate values in [0.01, 0.02], by the mean over seeds"))
     notes.append(
-        f"Eqs. 1-2 on this trace: at p_sink 0.01, C_sinkf = {f * sec:,.0f} s and C_sinkd = {d * sec:,.0f} s. The "
-        "equations judge a page leaving DRAM by the requests on DRAM's evict position (Definition 1); few requests "
-        "land exactly on the least recently used page, so the SSD write of each sink (C_fw in Eq. 1) dominates and "
-        "the rule lowers p_sink."
+        "Eqs. 1-2 as flashlayer reads them (flashlayer::tier::hypro): every page DRAM evicts on a miss is followed "
+        "for a window (10,000 requests) and its first request in that time counts in R_mevict or W_mevict - the "
+        "request the SSD serves if the page sank and the disk if it did not; pages a sink pushes off the SSD are "
+        "followed the same way into R_fevict, W_fevict. Figure hypro/fig5a shows the run totals: sinking pays "
+        "(C_sinkf below C_sinkd) while the SSD has room for pages that come back."
     )
     return best_sink, best_elev
 
 
-def _tuning(trace: Any, best: tuple[float, float], figures: dict[str, Figure], claims: list[Claim],
-            runs: list[dict[str, Any]], notes: list[str], quiet: bool) -> None:
-    every = max(1, len(trace) // POINTS)
-    with progress.bar(None, "hypro: auto against the best fixed pair", quiet=quiet):
-        auto = _tiers(trace, ["hypro"], [FIG5_SSD], series_every=every)[0]
-        pair = _tiers(trace, [f"hypro:p_sink={best[0]},p_elevate={best[1]}"], [FIG5_SSD])[0]
-    runs.extend(_label([auto, pair], "TPC-B"))
-    ts = auto["series"]
-    n = len(ts["requests"])
-    figures["hypro/tuning"] = {
-        "title": f"auto's p_sink and p_elevate over time (TPC-B, SSD {FIG5_SSD})",
-        "x_label": "requests", "y_label": "probability", "x": [float(x) for x in ts["requests"]], "log_x": False,
-        "log_y": True,
-        "series": {
-            "p_sink (auto)": ts["state"]["p_sink"],
-            "p_elevate (auto)": ts["state"]["p_elevate"],
-            "best fixed p_sink": [best[0]] * n,
-            "best fixed p_elevate": [best[1]] * n,
-        },
+def _tuning(traces: dict[str, Any], best: tuple[float, float], figures: dict[str, Figure],
+            runs: list[dict[str, Any]], quiet: bool) -> None:
+    """auto's probabilities over time: on TPC-B at Fig. 5's SSD size, and
+    on MLK at 10%, where they move the most."""
+    for fid, name, size in (("tuning", "TPC-B", FIG5_SSD), ("tuning-mlk", "MLK", "10%")):
+        trace = traces[name]
+        every = max(1, len(trace) // POINTS)
+        ssd = dict((n, d) for _, n, d in FIG6)[name] if name == "MLK" else HIGH_END
+        with progress.bar(None, f"hypro: auto's probabilities over time on {name}", quiet=quiet):
+            auto = _tiers(trace, ["hypro"], [size], ssd=ssd, series_every=every)[0]
+        runs.extend(_label([auto], name))
+        ts = auto["series"]
+        n = len(ts["requests"])
+        series = {"p_sink (auto)": ts["state"]["p_sink"], "p_elevate (auto)": ts["state"]["p_elevate"]}
+        if name == "TPC-B":
+            series |= {"best fixed p_sink (Fig. 5a)": [best[0]] * n, "best fixed p_elevate (Fig. 5b)": [best[1]] * n}
+        figures[f"hypro/{fid}"] = {
+            "title": f"auto's p_sink and p_elevate over time ({name}, SSD {size})",
+            "x_label": "requests", "y_label": "probability", "x": [float(x) for x in ts["requests"]],
+            "log_x": False, "log_y": True, "series": series,
+        }
+
+
+def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: dict[str, Table],
+                  claims: list[Claim], runs: list[dict[str, Any]], quiet: bool) -> None:
+    """auto (mean of `SEEDS`) against the best fixed pair of the grid at
+    every SSD size of Fig. 6, on each of its traces and SSDs."""
+    pairs = [f"hypro:p_sink={a},p_elevate={b}" for a in P_SINKS for b in GRID_ELEVATES]
+    autos = [f"hypro:seed={s}" for s in SEEDS]
+    ratio: dict[str, list[float]] = {}
+    spread: dict[str, list[tuple[float, float]]] = {}
+    rows: list[list[object]] = []
+    finals: dict[tuple[str, str], tuple[tuple[float, float], str]] = {}
+    with progress.bar(len(FIG6), f"hypro: auto against {len(pairs)} fixed pairs x {len(SSD_SIZES)} SSD sizes",
+                      quiet=quiet) as bar:
+        for _, name, ssd in FIG6:
+            got = _tiers(traces[name], autos + pairs, SSD_SIZES, ssd=ssd)
+            runs.extend(_label(got[:len(autos) * len(SSD_SIZES)], name))
+            ratio[name], spread[name] = [], []
+            for i, size in enumerate(SSD_SIZES):
+                at = [got[k * len(SSD_SIZES) + i] for k in range(len(autos) + len(pairs))]
+                auto = [r["io_time"] for r in at[:len(autos)]]
+                best = min(at[len(autos):], key=lambda r: r["io_time"])
+                mean = sum(auto) / len(auto)
+                ratio[name].append(mean / best["io_time"])
+                finals[(name, size)] = ((best["p_sink"] or 0.0, best["p_elevate"] or 0.0),
+                                        ", ".join(f"{r['p_sink']:.2g}/{r['p_elevate']:.2g}" for r in at[:len(autos)]))
+                spread[name].append((min(auto) / best["io_time"], max(auto) / best["io_time"]))
+                rows.append([name, size, f"{mean / 1e6:,.1f}", f"{(max(auto) - min(auto)) / 1e6:,.1f}",
+                             f"{best['p_sink']:g}, {best['p_elevate']:g}", f"{best['io_time'] / 1e6:,.1f}",
+                             f"{mean / best['io_time'] - 1:+.1%}", finals[(name, size)][1]])
+            bar.advance(1)
+    figures["hypro/auto-vs-grid"] = {
+        "title": f"auto (mean of seeds {', '.join(map(str, SEEDS))}) over the best of {len(pairs)} fixed pairs",
+        "x_label": "SSD size (% of the pages)", "y_label": "I/O time, auto / best fixed pair", "x": SSD_X,
+        "log_x": False, "log_y": False,
+        "series": {name: r for name, r in ratio.items()} | {"5% above": [1 + WITHIN] * len(SSD_X)},
     }
-    gap = auto["io_time"] / pair["io_time"] - 1
+    tables["hypro/auto-vs-grid"] = {
+        "title": "auto against the best fixed (p_sink, p_elevate) of Table 4's p_sink values x p_elevate "
+                 f"{', '.join(f'{e:g}' for e in GRID_ELEVATES)}, at every SSD size of Fig. 6 (I/O time in s)",
+        "columns": ["trace", "SSD", "auto (mean)", "auto spread", "best pair", "best pair's time", "auto over best",
+                    "auto's final p_sink/p_elevate per seed"],
+        "rows": rows,
+    }
+    worst = max((r, name, SSD_SIZES[i]) for name, rs in ratio.items() for i, r in enumerate(rs))
+    worst_best, worst_auto = finals[(worst[1], worst[2])]
+    misses = [f"{name} {SSD_SIZES[i]} ({r - 1:+.1%}, seeds {lo - 1:+.1%} to {hi - 1:+.1%})"
+              for name, rs in ratio.items() for i, r in enumerate(rs) if r > 1 + WITHIN
+              for lo, hi in [spread[name][i]]]
+    held = sum(1 for rs in ratio.values() for r in rs if r <= 1 + WITHIN)
+    ok = not misses
     claims.append(_claim(
-        "auto-within-5pct", "p_sink=auto and p_elevate=auto come within 5% of the best fixed pair",
-        "HyPro §4 and §5.2 (tuning by cost analysis)", "within 5%",
-        f"{gap:+.1%} ({auto['io_time'] / 1e6:,.0f} s against {pair['io_time'] / 1e6:,.0f} s at p_sink {best[0]:g}, "
-        f"p_elevate {best[1]:g}); auto ended at p_sink {auto['p_sink']:.3g}, p_elevate {auto['p_elevate']:.3g}",
-        gap <= WITHIN, None if gap <= WITHIN else f"{gap - WITHIN:.1%} beyond 5%"))
+        "auto-within-5pct", "p_sink=auto and p_elevate=auto come within 5% of the best fixed pair at every SSD "
+        "size of Fig. 6, on every trace", "HyPro §4 (tuning by cost analysis) and §5.2", "within 5% everywhere",
+        f"{held}/{sum(map(len, ratio.values()))} points within 5%; worst {worst[0] - 1:+.1%} ({worst[1]} at "
+        f"{worst[2]})", ok, None if ok else "beyond 5% at " + "; ".join(misses),
+        None if ok else (
+            f"At the worst point ({worst[1]} at {worst[2]}) the best fixed pair is p_sink {worst_best[0]:g}, "
+            f"p_elevate {worst_best[1]:g}, and auto's seeds end at p_sink/p_elevate {worst_auto} (table "
+            "hypro/auto-vs-grid): each window's decision answers whether the pages DRAM evicted in the last window "
+            "came back within a window, which swings with the trace's phases, so auto's p_sink wanders instead "
+            "of settling where the best pair sits (figure hypro/tuning-mlk shows it over time on MLK at 10%)."),
+        tolerance=f"auto's mean over seeds at most {WITHIN:.0%} above the best pair, at each of the "
+                  f"{len(SSD_SIZES)} sizes x {len(FIG6)} traces"))
 
 
 def _fig6(fid: str, name: str, trace: Any, ssd: str, figures: dict[str, Figure], runs: list[dict[str, Any]],
@@ -269,19 +357,44 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
             if hy["io_time"] > by[best][i]["io_time"] * (1 + EQUAL):
                 lost.append(f"{name} {size} ({best} {1 - by[best][i]['io_time'] / hy['io_time']:.0%} less; HyPro "
                             f"ends at p_sink {hy['p_sink']:g}, p_elevate {hy['p_elevate']:g})")
-    why = ("HyPro loses where the SSD is large enough to pay for sinking pages and its tuner has driven p_sink down "
-           "(Eqs. 1-2 count only requests on DRAM's evict position, so every sink looks dear; figure hypro/fig5a): " + "; ".join(lost)
+    why = ("HyPro loses to a competitor at these settings, with the probabilities its tuning ends at "
+           "(its tuning over time: figures hypro/tuning and hypro/tuning-mlk; against fixed pairs: table "
+           "hypro/auto-vs-grid): " + "; ".join(lost)
            + " (figures hypro/fig6a, hypro/fig6b, hypro/fig6c; table hypro/fig6c-io).")
     claims.append(_claim(
         "hypro-most-settings", "HyPro is equal to (within 2%) or better than every competitor in most settings",
         "HyPro §5.3, Fig. 6", "most of the settings", f"{equal_or_better}/{settings} settings", ok,
-        None if ok else f"{settings // 2 + 1 - equal_or_better} settings short of most", None if ok else why))
+        None if ok else f"{settings // 2 + 1 - equal_or_better} settings short of most", None if ok else why,
+        tolerance=f"HyPro within {EQUAL:.0%} of the best competitor at more than half of the {settings} settings"))
     top = max(savings)
-    ok = top[0] >= HALF
+    ok = HALF <= top[0] <= MOST_HALF
     claims.append(_claim(
         "hypro-up-to-half", "HyPro saves up to 50% of the total I/O time against a competitor",
-        "HyPro abstract and §5.3", "up to 50% (we require at least 40%)", f"{top[0]:.1%} {top[1]}", ok,
-        None if ok else f"{HALF - top[0]:.1%} short of 40%"))
+        "HyPro abstract and §5.3", "up to 50%", f"{top[0]:.1%} {top[1]}", ok,
+        None if ok else (f"{HALF - top[0]:.1%} short of {HALF:.0%}" if top[0] < HALF
+                         else f"{top[0] - MOST_HALF:.1%} beyond {MOST_HALF:.0%}"),
+        None if ok else (
+            f"The largest saving is {top[1]} (figures hypro/fig6a, hypro/fig6b, hypro/fig6c): the competitor's "
+            "I/O time there is set by its own admission, which the table hypro/fig6c-io breaks down for TPC-B."),
+        tolerance=f"the largest saving over a competitor, over all {settings} settings, in [{HALF:.0%}, {MOST_HALF:.0%}]"))
+    tpcb = fig6["TPC-B"]
+    hy_t = [r["io_time"] for r in tpcb["HyPro"]]
+    best_t = [min(v[i]["io_time"] for v in tpcb.values()) for i in range(len(SSD_SIZES))]
+    falls = all(b < a for a, b in zip(hy_t, hy_t[1:]))
+    off = [hy_t[i] / best_t[i] - 1 for i in range(len(SSD_SIZES))]
+    ok = falls and max(off) <= 0.10
+    claims.append(_claim(
+        "good-at-every-size-tpcb", "On TPC-B, HyPro adapts to a larger SSD and performs well in all cases",
+        "HyPro §5.3, Fig. 6(c)", "good in all cases",
+        f"I/O time {', '.join(f'{t / 1e6:,.0f}' for t in hy_t)} s from 1.25% to 20%; above the best scheme by "
+        f"{', '.join(f'{o:.0%}' for o in off)}", ok,
+        None if ok else ("its I/O time does not fall with every larger SSD" if not falls
+                         else f"{max(off):.0%} above the best scheme at {SSD_SIZES[off.index(max(off))]}"),
+        None if ok else (
+            f"Figure hypro/fig6c and table hypro/auto-vs-grid: at {SSD_SIZES[off.index(max(off))]} HyPro ends at "
+            f"p_sink {tpcb['HyPro'][off.index(max(off))]['p_sink']:g}, p_elevate "
+            f"{tpcb['HyPro'][off.index(max(off))]['p_elevate']:g}; the table gives the best fixed pair there."),
+        tolerance="I/O time falls with each larger SSD, and is at most 10% above the best scheme at each size"))
     tpcb = fig6["TPC-B"]
     small = [min(tpcb, key=lambda k: tpcb[k][i]["io_time"]) for i in (0, 1)]
     ok = all(s == "TAC" for s in small)
@@ -300,7 +413,8 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
                f"{(papers.HYPRO_TPCB.distinct_pages or 0) * 0.0125:.0f} pages against our {tac0['ssd_pages']:,}, and "
                f"TAC's extent temperatures see {PAPER_TABLE3['TPC-B'].requests / tac0['requests']:.0f}x more "
                "references to warm up."
-               if tac0["requests"] < PAPER_TABLE3["TPC-B"].requests else ""))))
+               if tac0["requests"] < PAPER_TABLE3["TPC-B"].requests else "")),
+        tolerance="exact: TAC has the lowest I/O time at both sizes"))
     large = min(tpcb, key=lambda k: tpcb[k][-1]["io_time"])
     ok = large != "TAC"
     tac, face = tpcb["TAC"][-1], tpcb["FaCE"][-1]
@@ -313,7 +427,8 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
             f"admits pages of hot extents, FaCE every page DRAM evicts, so FaCE's {face['ssd_pages']:,} SSD pages "
             f"churn): {face['hdd_reads'] - tac['hdd_reads']:,} disk reads fewer outweigh the "
             f"{tac['hdd_writes'] - face['hdd_writes']:,} disk writes FaCE's write-back saves (table hypro/fig6c-io). "
-            "On the generated TPC-B (figure hypro/fig6-tpcb-generated) TAC does fall behind at 20%.")))
+            "On the generated TPC-B (figure hypro/fig6-tpcb-generated) TAC does fall behind at 20%."),
+        tolerance="exact: another scheme has a lower I/O time than TAC at 20%"))
     mlk = fig6["MLK"]
     worst = [max(mlk, key=lambda k: mlk[k][i]["io_time"]) for i in range(len(SSD_SIZES))]
     n_face = worst.count("FaCE")
@@ -321,7 +436,12 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
     claims.append(_claim(
         "face-worst-mlk", "On MLK, FaCE performs the worst (it caches pages used once)",
         "HyPro §5.3, Fig. 6(a)", "FaCE worst", f"FaCE worst at {n_face}/{len(SSD_SIZES)} sizes "
-        f"(worst: {', '.join(worst)})", ok, None if ok else "FaCE is not the worst at most sizes"))
+        f"(worst: {', '.join(worst)})", ok, None if ok else "FaCE is not the worst at most sizes",
+        None if ok else (
+            "Figure hypro/fig6a: " + ", ".join(f"{w} is the worst at {SSD_SIZES[i]}" for i, w in enumerate(worst))
+            + f"; MLK is read-mostly and {fig6['MLK']['FaCE'][0]['ssd_writes']:,} of FaCE's SSD writes at 1.25% "
+            "are pages DRAM evicts."),
+        tolerance=f"FaCE has the highest I/O time at more than half of the {len(SSD_SIZES)} sizes"))
     tatp = fig6["TATP"]
     close = sum(1 for i in range(len(SSD_SIZES))
                 if abs(tatp["HyPro"][i]["io_time"] / tatp["FaCE"][i]["io_time"] - 1) <= 0.10
@@ -342,14 +462,16 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
     claims.append(_claim(
         "tatp-hypro-face", "On TATP, HyPro and FaCE perform alike (within 10%) and better than TAC",
         "HyPro §5.3, Fig. 6(b)", "alike and better than TAC", f"at {close}/{len(SSD_SIZES)} sizes", ok,
-        None if ok else "not at most sizes", None if ok else why))
+        None if ok else "not at most sizes", None if ok else why,
+        tolerance=f"at more than half of the {len(SSD_SIZES)} sizes: HyPro within 10% of FaCE, and the lower of "
+                  "them below TAC"))
 
 
 def _claim(cid: str, text: str, source: str, paper_value: str, ours: str, holds: bool, gap: str | None,
-           why: str | None = None) -> Claim:
+           why: str | None = None, *, tolerance: str) -> Claim:
     return {"paper": "hypro", "kind": "paper", "id": f"hypro-{cid}" if not cid.startswith("hypro") else cid,
-            "text": text, "source": source, "paper_value": paper_value, "ours": ours, "holds": holds, "gap": gap,
-            "why": why}
+            "text": text, "source": source, "paper_value": paper_value, "tolerance": tolerance, "ours": ours,
+            "holds": holds, "gap": gap, "why": why}
 
 
 def _io_table(by: dict[str, list[SimResult]]) -> Table:

@@ -256,14 +256,14 @@ impl SchemeSpec {
                 seed,
                 window,
                 level: policy,
-            } => AnyScheme::Hypro(Hypro::new(
+            } => AnyScheme::Hypro(Box::new(Hypro::new(
                 level(policy)?,
                 (ssd, hdd),
                 *p_sink,
                 *p_elevate,
                 *seed,
                 *window,
-            )),
+            ))),
             SchemeKind::Tac { extent, age } => {
                 let mut ids = rustc_hash::FxHashMap::default();
                 let extent_of = (0..pages as DenseId)
@@ -347,8 +347,8 @@ impl std::fmt::Display for SchemeSpec {
 /// Any of the four schemes, chosen at run time.
 #[derive(Debug)]
 pub enum AnyScheme {
-    /// HyPro.
-    Hypro(Hypro),
+    /// HyPro (boxed: its tuning state makes it the largest by far).
+    Hypro(Box<Hypro>),
     /// TAC.
     Tac(Tac),
     /// FaCE.
