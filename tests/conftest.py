@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,6 +75,27 @@ def small_csv(tmp_path: Path) -> Path:
     p = tmp_path / "small.csv"
     p.write_text("page,op\n1,R\n2,W\n1,R\n3,R\n2,R\n4,W\n1,W\n5,R\n")
     return p
+
+
+#: The full-scale report kept in the repository (``reproduce --full``).
+FULL_REPORT = Path(__file__).resolve().parent.parent / "docs" / "report-full" / "results.json"
+
+
+def assert_full_report_states(section: str, quick: dict[str, Any]) -> None:
+    """The full-scale report in ``docs/`` states the claims this code
+    states: the section's claim ids in a quick run are its ids there, the
+    full run adding only claims on the paper-scale captures (ids with
+    ``-pg``), and its commit is recorded."""
+    full = json.loads(FULL_REPORT.read_text())
+    assert full["meta"]["mode"] == "full" and full["meta"]["git_commit"], full["meta"]
+    ours = {c["id"] for c in quick["claims"] if c["paper"] == section}
+    theirs = {c["id"] for c in full["claims"] if c["paper"] == section}
+    assert ours, section
+    assert ours <= theirs, f"claims missing from {FULL_REPORT}: regenerate it ({sorted(ours - theirs)})"
+    assert all("-pg" in i for i in theirs - ours), f"{FULL_REPORT} has claims the code no longer states: " \
+        f"{sorted(i for i in theirs - ours if '-pg' not in i)}"
+    for c in full["claims"]:
+        assert_claim_complete(c)
 
 
 def assert_claim_complete(c: dict[str, object]) -> None:

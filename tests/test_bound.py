@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flashlayer.bounds import cost_bounds
-from tests.conftest import assert_claim_complete, reproduce_quick, run_cli
+from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick, run_cli
 
 PG = "data/traces/pg15-tpcb-s5.csv.gz"
 
@@ -58,6 +58,7 @@ def test_reproduce_bounds_draws_a_figure_per_trace_and_ratio(tmp_path: Path) -> 
     out = tmp_path / "r"
     reproduce_quick("bounds", out)
     results = json.loads((out / "results.json").read_text())
+    assert_full_report_states("bounds", results)
     assert {f"bounds/{t}-1-{r}" for t in ("tpcc", "tpcb", "tatp") for r in (1, 8, 64)} <= set(results["figures"])
     assert (out / "figures" / "bounds" / "tpcc-1-64.png").stat().st_size > 10_000
     sound = next(c for c in results["claims"] if c["id"] == "bounds-sound")

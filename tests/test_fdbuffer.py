@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import flashlayer
-from tests.conftest import assert_claim_complete, reproduce_quick
+from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick
 
 
 @pytest.mark.parametrize("spec", ["fdbuffer:mc=-1", "fdbuffer:mc=1.5", "fdbuffer:clean=nosuch",
@@ -33,6 +33,7 @@ def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -
     out = tmp_path / "fd"
     reproduce_quick("fdbuffer", out)
     saved = json.loads((out / "results.json").read_text())
+    assert_full_report_states("fdbuffer", saved)
     figs = saved["figures"]
     assert {"fdbuffer/fig1", "fdbuffer/mc"} <= set(figs)
     assert set(figs["fdbuffer/fig1"]["series"]) == {"LRU", "CFLRU", "CFDC", "FD-Buffer", "FD-Buffer+clustering",
@@ -43,7 +44,8 @@ def test_reproduce_fdbuffer_reports_table_1_figures_and_claims(tmp_path: Path) -
     assert [r[3] for r in table[2:11]] == ["miss"] * 7 + ["hit", "miss"]
     claims = {c["id"]: c for c in saved["claims"]}
     assert claims["fdbuffer-table1-exactly"]["holds"]
-    assert {"fdbuffer-gain-grows-with-asymmetry", "fdbuffer-mc-auto-near-best-fixed"} <= set(claims)
+    assert {"fdbuffer-gain-grows-with-asymmetry", "fdbuffer-mc-auto-near-best-fixed", "fdbuffer-beats-cflru",
+            "fdbuffer-clustered-beats-cfdc", "fdbuffer-hdd-like-lru"} <= set(claims)
     for c in claims.values():
         assert_claim_complete(c)
         assert c["source"].startswith("FD-Buffer") or c["id"].endswith("-above-bound"), c["id"]

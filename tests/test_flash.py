@@ -11,7 +11,7 @@ import pytest
 
 import flashlayer
 from flashlayer import _native
-from tests.conftest import assert_claim_complete, reproduce_quick, run_cli
+from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick, run_cli
 
 PS = 2048
 
@@ -191,9 +191,12 @@ def test_reproduce_pdl_draws_its_figures_and_explains_every_failing_claim(tmp_pa
     out = tmp_path / "pdl"
     reproduce_quick("pdl", out)
     results = json.loads((out / "results.json").read_text())
+    assert_full_report_states("pdl", results)
     assert {"pdl/fig8", "pdl/fig13", "pdl/fig14", "pdl/erases-vs-changed"} <= set(results["figures"])
     for c in results["claims"]:
         assert_claim_complete(c)
+    assert {"pdl-fig9-2k-flat", "pdl-fig9-256b-towards-opu", "pdl-read-order", "pdl-write-order",
+            "pdl-vs-ipl64-update-ops"} <= {c["id"] for c in results["claims"]}
     # The erase experiment: one series per method of the paper's order, one point per share changed.
     fig = results["figures"]["pdl/erases-vs-changed"]
     assert set(fig["series"]) == {"OPU", "PDL(2KB)", "IPL(18KB)", "PDL(256B)", "IPL(64KB)"}

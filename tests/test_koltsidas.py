@@ -10,7 +10,7 @@ import pytest
 
 import flashlayer
 from flashlayer import _native
-from tests.conftest import assert_claim_complete, reproduce_quick, run_cli
+from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick, run_cli
 
 PG = "data/traces/pg15-tpcc-sysbench-w2.csv.gz"
 HYBRID_FIELDS = {"placement", "flash_reads", "flash_writes", "magnetic_reads", "magnetic_writes", "migrations",
@@ -95,6 +95,7 @@ def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_
     out = tmp_path / "k"
     reproduce_quick("koltsidas", out)
     saved = json.loads((out / "results.json").read_text())
+    assert_full_report_states("koltsidas", saved)
     figs = saved["figures"]
     want = {"fig9a", "fig9b", "fig10a", "fig10b", "fig11", "fig12", "fig11-flash", "fig12-flash", "totals-seq1",
             "totals-seq2", "fig13", "fig14a", "fig14b", "seq2-vs-reads"}
@@ -115,7 +116,8 @@ def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_
     # LRU is the cost segment at λ = 0.
     assert figs["koltsidas/fig14a"]["series"]["cost segment"][0] == figs["koltsidas/fig14a"]["series"]["LRU"][0]
     claims = {c["id"]: c for c in saved["claims"]}
-    assert {"koltsidas-seq1-order", "koltsidas-seq2-order", "koltsidas-fig14-a-best-lambda-gain",
+    assert {"koltsidas-seq1-order", "koltsidas-seq2-order", "koltsidas-seq1-distance-to-optimum",
+            "koltsidas-seq2-distance-to-optimum", "koltsidas-fig14-a-best-lambda-gain",
             "koltsidas-fig14-b-lambda-auto-near-best"} <= set(claims)
     for c in claims.values():
         assert c["source"].startswith("Koltsidas")
