@@ -363,13 +363,16 @@ fn pages_of(trace: &[(u32, bool)]) -> usize {
         .unwrap_or(0)
 }
 
-fn p_sink_after(trace: &[(u32, bool)], dram: usize, pages: usize) -> f64 {
-    let t = run("hypro:p_elevate=0,window=2000", dram, 400, pages, trace);
+fn p_sink_after(spec: &str, trace: &[(u32, bool)], dram: usize, pages: usize) -> f64 {
+    let t = run(spec, dram, 400, pages, trace);
     match t.scheme() {
         AnyScheme::Hypro(h) => h.probabilities().0,
         _ => unreachable!(),
     }
 }
+
+const GROWN: f64 = 0.2 * 1.2 * 1.2;
+const SHRUNK: f64 = 0.2 / 1.2 / 1.2;
 
 #[test]
 fn hypro_auto_sinks_more_when_evicted_pages_come_back_within_a_window() {
@@ -379,39 +382,25 @@ fn hypro_auto_sinks_more_when_evicted_pages_come_back_within_a_window() {
     // read for an SSD write (Eqs. 1-2 with R_m = E, R_f = 0), so p_sink
     // grows.
     let uniform = random_trace(3, 40_000, 200, 0.0);
-    let t = run("hypro:p_elevate=0.05,window=2000", 20, 400, 200, &uniform);
-    match t.scheme() {
-        AnyScheme::Hypro(h) => assert!(
-            h.probabilities().0 > 0.2 * 1.2 * 1.2,
-            "{:?}",
-            h.probabilities()
-        ),
-        _ => unreachable!(),
-    }
+    let p = p_sink_after("hypro:p_elevate=0.05,window=2000", &uniform, 20, 200);
+    assert!(p > GROWN, "{p}");
     // A scan of pages never seen again: no evicted page is requested, and
     // a sink is a wasted SSD write.
     let scan: Vec<(u32, bool)> = (0..60_000).map(|i| (i as u32, false)).collect();
-    let p = p_sink_after(&scan, 20, pages_of(&scan));
-    assert!(p < 0.2 / 1.2 / 1.2, "{p}");
+    let p = p_sink_after("hypro:p_elevate=0,window=2000", &scan, 20, pages_of(&scan));
+    assert!(p < SHRUNK, "{p}");
     // A page requested twice in a row and never again leaves DRAM
     // unrequested: nothing to gain by sinking it.
     let twice: Vec<(u32, bool)> = (0..40_000).map(|i| ((i / 2) as u32, false)).collect();
-    let p = p_sink_after(&twice, 1, pages_of(&twice));
-    assert!(p < 0.2 / 1.2 / 1.2, "{p}");
+    let p = p_sink_after("hypro:p_elevate=0,window=2000", &twice, 1, pages_of(&twice));
+    assert!(p < SHRUNK, "{p}");
 }
 
 #[test]
 fn hypro_auto_tunes_over_any_ssd_level_policy() {
     let uniform = random_trace(3, 40_000, 200, 0.0);
-    let t = run("hypro:level=clock,window=2000", 20, 400, 200, &uniform);
-    match t.scheme() {
-        AnyScheme::Hypro(h) => assert!(
-            h.probabilities().0 > 0.2 * 1.2 * 1.2,
-            "{:?}",
-            h.probabilities()
-        ),
-        _ => unreachable!(),
-    }
+    let p = p_sink_after("hypro:level=clock,window=2000", &uniform, 20, 200);
+    assert!(p > GROWN, "{p}");
 }
 
 #[test]
