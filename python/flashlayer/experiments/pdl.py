@@ -74,8 +74,10 @@ TPCC_PAGE = 4096
 #: Fig. 8(a) and (b): the reading and writing steps' order, slowest first.
 PAPER_READ_ORDER = ["IPL(64KB)", "IPL(18KB)", "PDL(2KB)", "PDL(256B)", "OPU", "IPU"]
 PAPER_WRITE_ORDER = ["IPU", "OPU", "PDL(2KB)", "IPL(18KB)", "IPL(64KB)", "PDL(256B)"]
-#: Methods the paper draws as equal in an order ("PDL (2KB) / PDL(256B)")
-#: may differ by this share.
+STEP_NAMES = {"read": "reading", "write": "writing"}
+#: Methods the paper draws as equal in Fig. 8(a)'s order ("PDL (2KB) /
+#: PDL(256B)", "OPU / IPU") may differ by this share either way.
+PAPER_TIES = [("PDL(2KB)", "PDL(256B)"), ("OPU", "IPU")]
 TIE = 0.10
 #: Fig. 9: PDL(2KB) "increases only very slightly" with N: at most this
 #: factor over its N = 1 time.
@@ -171,20 +173,24 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     })
     for step, paper_order, fig in (("read", PAPER_READ_ORDER, "8(a)"), ("write", PAPER_WRITE_ORDER, "8(b)")):
         ours = sorted(PAPER_WRITE_ORDER, key=lambda m: -fig8[m][step])
-        # The paper ties PDL(2KB) with PDL(256B), and OPU with IPU, in reading.
-        holds = all(fig8[a][step] >= fig8[b][step] * (1 - TIE) for a, b in zip(paper_order, paper_order[1:]))
+        # The paper draws PDL(2KB) and PDL(256B), and OPU and IPU, as equal
+        # in reading: those pairs may differ by TIE either way.
+        holds = all(fig8[a][step] >= fig8[b][step] * (1 - TIE if {(a, b), (b, a)} & set(PAPER_TIES) else 1)
+                    for a, b in zip(paper_order, paper_order[1:]))
         claims.append({
             "paper": "pdl", "kind": "paper", "id": f"pdl-{step}-order",
-            "text": f"The {step}ing step's I/O time per update operation is ordered " + " > ".join(paper_order)
+            "text": f"The {STEP_NAMES[step]} step's I/O time per update operation is ordered " + " > ".join(paper_order)
                     + " (N=1, 2% changed)",
             "source": f"PDL §5.2, Fig. {fig}",
             "paper_value": " > ".join(paper_order),
-            "tolerance": f"each method at least as slow as the next in the paper's order, ties within {TIE:.0%}",
+            "tolerance": "each method at least as slow as the next in the paper's order"
+                         + (f"; the pairs the paper draws as equal ({', '.join(' / '.join(p) for p in PAPER_TIES)}) "
+                            f"within {TIE:.0%} of each other" if step == "read" else ""),
             "ours": " > ".join(f"{m} ({fig8[m][step]:,.0f} µs)" for m in ours),
             "holds": holds,
             "gap": None if holds else "a different order",
             "why": None if holds else (
-                f"Figure pdl/fig8 gives each method's {step}ing step; its chip operations per update are in the "
+                f"Figure pdl/fig8 gives each method's {STEP_NAMES[step]} step; its chip operations per update are in the "
                 "steady-state check's runs (reads, programs and erases per phase): "
                 + "; ".join(f"{m} {_ops(get(m), step)}" for m in paper_order)),
         })
