@@ -320,9 +320,10 @@ def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: di
             f"p_elevate {worst_best[1]:g}, and auto's seeds end at p_sink/p_elevate {worst_auto} (table "
             "hypro/auto-vs-grid). Each window's decision asks whether the pages DRAM evicted in the last window "
             "came back within a window (10,000 requests). "
-            + ("Here few do, so auto lowers p_sink to its floor, while a page that sinks stays on the SSD far "
-               "longer than a window and the best pair profits from returns the window does not see."
-               if worst_floor else
+            + ((f"Here few do, so auto keeps p_sink {'at its floor' if worst_floor else 'low'}, while a page "
+                "that sinks stays on the SSD far longer than a window and the best pair profits from returns the "
+                "window does not see.")
+               if all(p < worst_best[0] for p in worst_sinks) else
                "That answer swings with the trace's phases, so auto's p_sink wanders instead of settling where "
                "the best pair sits.")
             + " Figures hypro/tuning (TPC-B) and hypro/tuning-mlk (MLK at 10%) show auto's probabilities over "
