@@ -115,9 +115,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             }
             # The bound is of the whole trace's cost, so it is drawn and held
             # against the whole run's cost, warm-up included.
-            whole = {name: [next(r["virtual_time"] / r["requests"] for r in rows
-                                 if r["policy"] == _native.canonical("policy", spec) and r["device"] == d)
-                            for d in DEVICES] for name, spec in POLICIES.items()}
+            whole_cost = _costs(rows, warm=False)
+            whole = {name: [whole_cost[(_native.canonical("policy", spec), d)] for d in DEVICES]
+                     for name, spec in POLICIES.items()}
             figures[fid] = {
                 "title": f"{label}, buffer {buffer:,} pages (3.1% of {db_pages:,}): cost per page access over the "
                          "whole trace, and the lower bound",
@@ -175,8 +175,11 @@ def _after_warmup(r: SimResult) -> float:
     return (r["virtual_time"] - s["virtual_time"][start]) / max(1, r["requests"] - s["requests"][start])
 
 
-def _costs(rows: list[SimResult]) -> dict[tuple[str, str], float]:
-    return {(r["policy"], r["device"]): _after_warmup(r) for r in rows}
+def _costs(rows: list[SimResult], warm: bool = True) -> dict[tuple[str, str], float]:
+    """Virtual time per page access of each (policy, device): after the
+    warm-up, or (`warm` False) over the whole trace."""
+    return {(r["policy"], r["device"]): _after_warmup(r) if warm else r["virtual_time"] / r["requests"]
+            for r in rows}
 
 
 def _table1(work: Path, tables: dict[str, Table], claims: list[Claim]) -> None:

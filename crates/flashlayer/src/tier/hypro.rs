@@ -272,8 +272,8 @@ impl Hypro {
         self.last = std::mem::take(&mut self.tally);
     }
 
-    /// `page` is followed no more: requested again, or back in DRAM.
-    fn back_in_dram(&mut self, page: DenseId) {
+    /// `page` is followed no more: it was requested again.
+    fn forget(&mut self, page: DenseId) {
         for marks in [&mut self.left_dram, &mut self.left_ssd] {
             if let Some(m) = marks.get_mut(page as usize) {
                 *m = 0;
@@ -340,7 +340,6 @@ impl Scheme for Hypro {
         }
         self.hit_in[i] = window;
         if self.draw() < self.p_elevate {
-            self.back_in_dram(page);
             let slot = self.ssd.slot(page);
             if op == Op::Read {
                 io.ssd_read(page, slot)?;
@@ -394,18 +393,9 @@ impl Scheme for Hypro {
             }
             debug_assert!(stale.is_none(), "HyPro never relocates");
         }
-        if let Some(m) = self.left_ssd.get_mut(page as usize) {
-            *m = 0;
-        }
         let slot = self.ssd.admit(page, dirty);
         io.ssd_write(page, slot, dirty, false)?;
         Ok(true)
-    }
-
-    #[inline]
-    fn hdd_loaded(&mut self, page: DenseId, _op: Op, _io: &mut impl Io) -> Result<()> {
-        self.back_in_dram(page);
-        Ok(())
     }
 
     #[inline]
@@ -430,8 +420,12 @@ impl Scheme for Hypro {
         }
         // Only the first request counts: it is served by the SSD if the
         // page sank and by the disk if not, and brings it back into DRAM
-        // in the second case; what follows depends on `p_elevate`.
-        self.back_in_dram(page);
+        // in the second case; what follows depends on `p_elevate`. Every
+        // request passes here first, so a page in DRAM or back on the SSD
+        // never carries a mark.
+        if m != 0 || f != 0 {
+            self.forget(page);
+        }
     }
 
     fn watches_dram(&self) -> bool {
