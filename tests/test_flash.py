@@ -139,10 +139,21 @@ def test_pdl_writes_small_updates_cheaper_than_opu() -> None:
     assert runs["pdl:256"]["read"]["reads"] <= 2 * runs["pdl:256"]["operations"], "PDL at most two"
 
 
-def _per_update(method: str, n: int) -> float:
+def _per_update(method: str, n: int, logical_pages: int | None = None) -> float:
     r = _native.flash_updates(method, 32, operations=4000, updates_till_write=n,
-                              warmup_erases_per_block=10.0)
+                              warmup_erases_per_block=10.0, logical_pages=logical_pages)
     return float(r["read"]["time_us"] + r["write"]["time_us"]) / r["updates"]
+
+
+def test_pdl_2k_above_opu_only_while_its_differentials_fill_the_chip() -> None:
+    """With the database half the chip, PDL(2KB)'s differentials (half a
+    page each, on nearly every page) fill about three quarters of it, and
+    collection makes PDL(2KB) dearer than OPU; with the database at 35% of
+    the chip, PDL(2KB)'s one write per update beats OPU's two (Fig. 8(b))."""
+    pages = 32 * 64
+    assert _per_update("pdl:2k", 1) > _per_update("opu", 1)
+    roomy = round(0.35 * pages)
+    assert _per_update("pdl:2k", 1, roomy) < 0.9 * _per_update("opu", 1, roomy)
 
 
 def test_pdl_2k_rises_only_slightly_with_updates_till_write_and_256b_stays_below_opu() -> None:

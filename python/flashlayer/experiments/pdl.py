@@ -11,6 +11,8 @@ until each block has been erased ``warmup`` times on average (the paper:
 ten), then measures (``flashlayer.flash.updates``). Times are the chip's
 operation counts priced at Table 1's timing, so Fig. 12 re-prices Fig. 8's
 runs at other read and write times (collection does not depend on timing).
+Figure ``pdl/room`` runs PDL(2KB) and OPU with the database taking less of
+the chip than half: how full the chip is decides their order.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ POINTS: dict[str, dict[str, list[float]]] = {
         "update_ops": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
     },
 }
+#: Figure pdl/room: the database's share of the chip below the store's
+#: default (the paper's half), for PDL(2KB) and OPU at N=1, 2% changed.
+ROOM: dict[str, list[float]] = {"quick": [0.45, 0.4, 0.35], "full": [0.45, 0.4, 0.35, 0.3, 0.25]}
+ROOM_METHODS = ["PDL(2KB)", "OPU"]
 T_READ = [10, 50, 110, 200, 500, 1000, 1500]
 T_WRITE = [500, 1000]
 T_ERASE = 1500.0
@@ -114,13 +120,15 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     scale, points = SCALE[mode], POINTS[mode]
     base = {"blocks": int(scale["blocks"]), "operations": int(scale["operations"]),
             "warmup_erases_per_block": scale["warmup"]}
-    Key = tuple[str, float, float, float]
+    Key = tuple[str, float, float, float, float]
     jobs: dict[Key, dict[str, Any]] = {}
+    chip_pages = int(scale["blocks"]) * 64
 
-    def job(method: str, n: float = 1, changed: float = 2, update_ops: float = 100) -> None:
-        jobs[(method, n, changed, update_ops)] = {
+    def job(method: str, n: float = 1, changed: float = 2, update_ops: float = 100, share: float = 0) -> None:
+        """``share`` 0 leaves the database's size to the store's default."""
+        jobs[(method, n, changed, update_ops, share)] = {
                      "method": METHODS[method], "updates_till_write": int(n), "changed_share": changed / 100,
-                     "update_share": update_ops / 100, **base}
+                     "update_share": update_ops / 100, "logical_pages": round(share * chip_pages) or None, **base}
 
     for m in METHODS:
         for n in points["n"]:
@@ -131,6 +139,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         for u in points["update_ops"]:
             job(m, update_ops=u)
             job(m, n=5, update_ops=u)
+    for m in ROOM_METHODS:
+        for share in ROOM[mode]:
+            job(m, share=share)
     results: dict[Key, dict[str, Any]] = {}
     with progress.bar(len(jobs), "pdl: update operations on the NAND emulator", quiet=quiet) as bar, \
             ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -139,8 +150,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             results[key] = fut.result()
             bar.advance()
 
-    def get(method: str, n: float = 1, changed: float = 2, update_ops: float = 100) -> dict[str, Any]:
-        return results[(method, n, changed, update_ops)]
+    def get(method: str, n: float = 1, changed: float = 2, update_ops: float = 100,
+            share: float = 0) -> dict[str, Any]:
+        return results[(method, n, changed, update_ops, share)]
 
     figures: dict[str, Figure] = {}
     claims: list[Claim] = []
@@ -209,7 +221,17 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "series": {m: [_per_op(get(m, n=n))["erases"] for n in points["n"]] for m in METHODS},
         "log_x": False, "log_y": True,
     }
-    claims.extend(_fig9_claims(points["n"], get))
+    shares = [0.0, *ROOM[mode]]
+    figures["pdl/room"] = {
+        "title": "Time per update operation against the database's share of the chip (N=1, 2% changed)",
+        "x_label": "database's share of the chip (%)", "y_label": "µs per update operation",
+        "x": [100 * get("PDL(2KB)", share=s)["logical_pages"] / chip_pages for s in shares],
+        "series": {**{m: [_per_op(get(m, share=s))["overall"] for s in shares] for m in ROOM_METHODS},
+                   **{f"{m}, collection": [get(m, share=s)["gc_time_us"] / max(1, get(m, share=s)["operations"])
+                                           for s in shares] for m in ROOM_METHODS}},
+        "log_x": False, "log_y": True,
+    }
+    claims.extend(_fig9_claims(points["n"], get, shares, chip_pages))
     erases = {m: _per_op(get(m))["erases"] for m in PAPER_ERASE_ORDER}
     order = sorted(erases, key=lambda m: -erases[m])
     # The erase order against the size of a change: where PDL(256B) and
@@ -341,8 +363,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
 
     _tpcc(mode, quiet, figures, claims, notes)
 
-    gaps = {f"{m}, N={n:g}, {c:g}% changed, {u:g}% updates": _halves_gap(r)
-            for (m, n, c, u), r in results.items() if r["updates"] > 100}
+    gaps = {f"{m}, N={n:g}, {c:g}% changed, {u:g}% updates"
+            + (f", database {r['logical_pages'] / chip_pages:.0%} of the chip" if share else ""): _halves_gap(r)
+            for (m, n, c, u, share), r in results.items() if r["updates"] > 100}
     worst = max(gaps, key=lambda k: gaps[k]) if gaps else ""
     warm = min((r["warmup_erases_per_block"] for r in results.values()), default=0.0)
     steady = not gaps or gaps[worst] <= STEADY
@@ -393,7 +416,26 @@ def _ops(r: dict[str, Any], step: str) -> str:
     return ", ".join(f"{r[step][c] / k:.3f} {c}" for c in ("reads", "programs", "erases"))
 
 
-def _fig9_claims(ns: list[float], get: Any) -> list[Claim]:
+def _room(get: Any, shares: list[float], chip_pages: int) -> str:
+    """What figure pdl/room shows: PDL(2KB) and OPU, and their collection
+    time, at each share of the chip the database takes."""
+    def at(m: str, s: float) -> str:
+        r = get(m, share=s)
+        k = max(1, r["operations"])
+        return f"{_per_op(r)['overall']:,.0f} µs ({r['gc_time_us'] / k:,.0f} collecting)"
+
+    def pct(s: float) -> float:
+        return float(get("PDL(2KB)", share=s)["logical_pages"]) / chip_pages
+    below = [pct(s) for s in shares if _per_op(get("PDL(2KB)", share=s))["overall"]
+             < _per_op(get("OPU", share=s))["overall"]]
+    return ("Figure pdl/room runs N=1 with the database taking less of the chip: "
+            + "; ".join(f"at {pct(s):.0%} PDL(2KB) {at('PDL(2KB)', s)}, OPU {at('OPU', s)}" for s in shares)
+            + ". " + (f"PDL(2KB) is below OPU once the database takes {max(below):.0%} of the chip or less: what sets "
+                      "the order is how full the chip is, through collection, not the writes an update makes."
+                      if below else "PDL(2KB) stays above OPU at every share run."))
+
+
+def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int) -> list[Claim]:
     """Fig. 9: PDL(2KB) nearly flat in N and below OPU; PDL(256B) rising
     towards OPU, below it while its differential fits."""
     t = {m: [_per_op(get(m, n=n))["overall"] for n in ns] for m in ("PDL(2KB)", "PDL(256B)", "OPU")}
@@ -418,10 +460,9 @@ def _fig9_claims(ns: list[float], get: Any) -> list[Claim]:
                                                                    if above else [])),
         "why": None if ok else (
             "Figure pdl/fig9, and the chip operations per update: " + counts("PDL(2KB)") + "; " + counts("OPU")
-            + ". A differential averages half a page (footnote 17), so a differential page holds one or two of "
-            "them, and a logical page's base page and its share of a live differential page fill more of a chip "
-            "twice the database's size than OPU's one page: collection copies more pages per erase (the programs "
-            "above) than OPU's does."),
+            + ". A differential averages half a page (footnote 17) and nearly every page carries one, so PDL(2KB)'s "
+            "live bytes fill about three quarters of a chip twice the database's size, against OPU's half, and its "
+            "collection copies more pages per erase. " + _room(get, shares, chip_pages)),
     })
     k = [i for i, n in enumerate(ns) if n <= BELOW_OPU_UP_TO]
     rising = all(b >= a * (1 - TIE) for a, b in zip(t["PDL(256B)"], t["PDL(256B)"][1:]))
