@@ -80,6 +80,10 @@ SEEDS = [0, 1, 2]
 FIG6 = (("fig6a", "MLK", LOW_END), ("fig6b", "TATP", HIGH_END), ("fig6c", "TPC-B", LOW_END))
 #: Points of the tuning time series.
 POINTS = 200
+#: Figure hypro/where-auto-loses: segments of the trace, and the first
+#: share of it in which auto climbs from the paper's starting values.
+SEGMENTS = 20
+START = 0.05
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
@@ -303,6 +307,9 @@ def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: di
     }
     worst = max((r, name, SSD_SIZES[i]) for name, rs in ratio.items() for i, r in enumerate(rs))
     worst_best, worst_auto, worst_sinks = finals[(worst[1], worst[2])]
+    lost = _where_auto_loses(traces, [(name, SSD_SIZES[i], finals[(name, SSD_SIZES[i])][0])
+                                      for name, rs in ratio.items() for i, r in enumerate(rs) if r > 1 + WITHIN],
+                             figures, quiet)
     # At p_sink's floor (SINK_FLOOR), up to one step of rounding.
     worst_floor = all(p <= SINK_FLOOR * 1.2 for p in worst_sinks)
     misses = [f"{name} {SSD_SIZES[i]} ({r - 1:+.1%}, seeds {lo - 1:+.1%} to {hi - 1:+.1%})"
@@ -327,9 +334,49 @@ def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: di
                "That answer swings with the trace's phases, so auto's p_sink wanders instead of settling where "
                "the best pair sits.")
             + " Figures hypro/tuning (TPC-B) and hypro/tuning-mlk (MLK at 10%) show auto's probabilities over "
-              "time."),
+              "time; figure hypro/where-auto-loses shows where in the trace auto's seed 0 spends more than the best "
+              "pair: " + "; ".join(lost) + "."),
         tolerance=f"auto's mean over seeds at most {WITHIN:.0%} above the best pair, at each of the "
                   f"{len(SSD_SIZES)} sizes x {len(FIG6)} traces"))
+
+
+def _where_auto_loses(traces: dict[str, Any], points: list[tuple[str, str, tuple[float, float]]],
+                      figures: dict[str, Figure], quiet: bool) -> list[str]:
+    """Per twentieth of the trace, auto's (seed 0) I/O time over the best
+    fixed pair's, at each point where auto misses; says for each how much
+    of the excess accrues while auto climbs from its starting values and
+    how much after."""
+    series: dict[str, list[float]] = {}
+    said: list[str] = []
+    ssds = {name: ssd for _, name, ssd in FIG6}
+    with progress.bar(len(points), "hypro: where auto loses to the best pair", quiet=quiet) as bar:
+        for name, size, (sink, elevate) in points:
+            trace = traces[name]
+            every = max(1, len(trace) // SEGMENTS)
+            auto, best = _tiers(trace, ["hypro:seed=0", f"hypro:p_sink={sink},p_elevate={elevate}"], [size],
+                                ssd=ssds[name], series_every=every)
+            a, b = (r["series"]["virtual_time"] for r in (auto, best))
+            excess = [(a1 - a0) - (b1 - b0) for a0, a1, b0, b1 in zip([0.0, *a], a, [0.0, *b], b)]
+            # A last, partial segment joins the one before it.
+            excess = excess[:SEGMENTS - 1] + [sum(excess[SEGMENTS - 1:])]
+            series[f"{name} {size}"] = [e * 1e-6 for e in excess]
+            total = sum(excess)
+            first = max(1, round(START * len(excess)))
+            start = sum(excess[:first])
+            behind = sum(1 for e in excess[first:] if e > 0)
+            said.append(f"{name} {size}: {total * 1e-6:,.0f} s more in all, {start / total:.0%} of it in the first "
+                        f"{START:.0%} of the trace (auto starting at p_sink 0.2, p_elevate 0.02), and more than the "
+                        f"pair in {behind} of the other {len(excess) - first} segments" if total > 0 else
+                        f"{name} {size}: seed 0 is not above the pair (the miss is the other seeds')")
+            bar.advance(1)
+    if series:
+        n = SEGMENTS
+        figures["hypro/where-auto-loses"] = {
+            "title": "auto (seed 0) over the best fixed pair, per twentieth of the trace, where auto misses 5%",
+            "x_label": "trace position (%)", "y_label": "I/O time, auto - best pair (s)",
+            "x": [100.0 * (i + 1) / n for i in range(n)], "log_x": False, "log_y": False, "series": series,
+        }
+    return said
 
 
 def _fig6(fid: str, name: str, trace: Any, ssd: str, figures: dict[str, Figure], runs: list[dict[str, Any]],
