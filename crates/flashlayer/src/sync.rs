@@ -4,16 +4,10 @@
 //! code users run (`tests/pool_model.rs`).
 
 #[cfg(not(feature = "shuttle"))]
-pub(crate) use std::sync::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
-#[cfg(not(feature = "shuttle"))]
-pub(crate) use std::thread::yield_now;
+pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(feature = "shuttle")]
-pub(crate) use shuttle::sync::{
-    Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
-#[cfg(feature = "shuttle")]
-pub(crate) use shuttle::thread::yield_now;
+pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(not(feature = "shuttle"))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};

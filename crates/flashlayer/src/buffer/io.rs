@@ -222,7 +222,13 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let ps = self.page_size;
         let mut bytes = vec![0u8; ps * out.pages.len()];
         for (chunk, &(_, _, f, _)) in bytes.chunks_exact_mut(ps).zip(&out.pages) {
-            chunk.copy_from_slice(&hold(&self.frames, &self.slab, &self.shadows, f as usize));
+            chunk.copy_from_slice(&hold(
+                &self.frames,
+                &self.slab,
+                &self.shadows,
+                &self.parking,
+                f as usize,
+            ));
         }
         let pairs: Vec<(PageId, &[u8])> = out
             .pages

@@ -101,23 +101,23 @@
 
 mod hits;
 mod io;
+mod latch;
 mod slab;
 
 use crate::drive::{Driver, Frames, Gate};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{LockedStore, PageStore, SharedIo};
-use crate::sync::{
-    AtomicU32, AtomicU64, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
+use crate::sync::{AtomicU32, AtomicU64, Condvar, Mutex, MutexGuard};
 use crate::types::{diff_ranges, ByteRange, DenseId, Metrics, Op, PageId};
 use hits::{Padded, Readers, Stripes, Table, NO_PAGE};
+use latch::{Latch, Parking};
 use rustc_hash::FxHashMap;
 use slab::Slab;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, TryLockError};
+use std::sync::Arc;
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
@@ -268,7 +268,7 @@ enum Held<'a> {
     /// The frame's bytes, and its latch, held shared while they are.
     Frame {
         bytes: &'a [u8],
-        _latch: RwLockReadGuard<'a, ()>,
+        _latch: ReadLatch<'a>,
     },
     Shadow(MutexGuard<'a, Shadow>),
 }
@@ -289,6 +289,7 @@ struct PoolFrames<'a> {
     frames: &'a [Frame],
     slab: &'a Slab,
     shadows: &'a [Mutex<Shadow>],
+    parking: &'a Parking,
     frame_of: &'a [u32],
     originals: &'a [PageId],
     ids: &'a FxHashMap<PageId, DenseId>,
@@ -297,40 +298,42 @@ struct PoolFrames<'a> {
     changes: &'a mut [Vec<(u32, u32)>],
 }
 
-/// The bytes of resident frame `f`. An unpinned frame is read at once; a
-/// frame a writer holds is read from its shadow, waiting only while the
-/// writer is between locking the frame and copying it (it needs no lock the
-/// caller holds to finish that).
+/// The bytes of resident frame `f`: the frame itself, held shared, unless a
+/// writer holds it, then the shadow that writer copied. A writer copies its
+/// shadow as soon as it holds the latch, needing only the shadow's lock,
+/// so the sleep here is short and waits for no thread that could wait for
+/// the caller.
 fn hold<'a>(
     frames: &'a [Frame],
     slab: &'a Slab,
     shadows: &'a [Mutex<Shadow>],
+    parking: &'a Parking,
     f: usize,
 ) -> Held<'a> {
-    loop {
-        let latch = match frames[f].latch.try_read() {
-            Ok(g) => Some(g),
-            // A guard dropped by a panic leaves the page as its last write
-            // left it; the frame is readable.
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        };
-        if let Some(latch) = latch {
+    let mut held = None;
+    parking.wait_until(|| {
+        if frames[f].latch.try_read() {
+            let latch = ReadLatch {
+                latch: &frames[f].latch,
+                parking,
+            };
             // SAFETY: the frame's latch is held shared for as long as the
             // bytes are, in `Held::Frame`.
             let bytes = unsafe { slab.page(f as u32) };
-            return Held::Frame {
+            held = Some(Held::Frame {
                 bytes,
                 _latch: latch,
-            };
+            });
+            return true;
         }
         let shadow = shadows[f].lock().unwrap_or_else(|e| e.into_inner());
         if shadow.live {
-            return Held::Shadow(shadow);
+            held = Some(Held::Shadow(shadow));
+            return true;
         }
-        drop(shadow);
-        crate::sync::yield_now();
-    }
+        false
+    });
+    held.expect("wait_until returns once the frame is held")
 }
 
 impl PoolFrames<'_> {
@@ -340,6 +343,7 @@ impl PoolFrames<'_> {
             self.frames,
             self.slab,
             self.shadows,
+            self.parking,
             self.frame_of[page as usize] as usize,
         )
     }
@@ -395,16 +399,14 @@ impl Frames for PoolFrames<'_> {
 const MAX_TRACKED: usize = 256;
 
 /// A frame: the latch of its bytes (in the [`Slab`]), held by guards that
-/// took the pool lock and by writers; the guards holding it that way,
-/// changed without the pool lock (a frame is reused only when 0 and no
-/// reader is counted in [`Readers`]); whether a writer holds the latch; and
-/// the page hits may find in it. A read hit only reads this line.
+/// took the pool lock and by writers (whose bit counted readers check);
+/// the guards pinning it, changed without the pool lock (a frame is reused
+/// only when 0 and no reader is counted in [`Readers`]); and the page hits
+/// may find in it. A read hit only reads this line.
 #[derive(Debug)]
 struct Frame {
-    latch: RwLock<()>,
+    latch: Latch,
     pins: AtomicU32,
-    /// 1 while a [`WriteLatch`] holds `latch`: counted readers stay away.
-    writer: AtomicU32,
     /// The dense id of `page` (valid while `page` is not [`NO_PAGE`]).
     dense: AtomicU32,
     /// The page number hits may find here; [`NO_PAGE`] while the frame is
@@ -415,9 +417,8 @@ struct Frame {
 impl Frame {
     fn new() -> Self {
         Frame {
-            latch: RwLock::new(()),
+            latch: Latch::new(),
             pins: AtomicU32::new(0),
-            writer: AtomicU32::new(0),
             dense: AtomicU32::new(0),
             page: AtomicU64::new(NO_PAGE),
         }
@@ -461,19 +462,34 @@ impl Frame {
     }
 }
 
-/// A frame's latch held exclusively ([`BufferPool::write_latch`]): its
-/// lock, and its writer flag until drop.
+/// A frame's latch held exclusively ([`BufferPool::write_latch`]) until
+/// drop.
 #[derive(Debug)]
 struct WriteLatch<'a> {
-    writer: &'a AtomicU32,
-    _guard: RwLockWriteGuard<'a, ()>,
+    latch: &'a Latch,
+    parking: &'a Parking,
 }
 
 impl Drop for WriteLatch<'_> {
     fn drop(&mut self) {
-        // Before the lock goes: counted readers come back once the writer
-        // is done.
-        self.writer.store(0, Ordering::SeqCst);
+        self.latch.write_unlock();
+        self.parking.wake();
+    }
+}
+
+/// A frame's latch held shared through its word (not counted in
+/// [`Readers`]) until drop.
+#[derive(Debug)]
+struct ReadLatch<'a> {
+    latch: &'a Latch,
+    parking: &'a Parking,
+}
+
+impl Drop for ReadLatch<'_> {
+    fn drop(&mut self) {
+        if self.latch.read_unlock() {
+            self.parking.wake();
+        }
     }
 }
 
@@ -492,11 +508,8 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     table: Table,
     /// Read guards taken without the pool lock.
     readers: Readers,
-    /// Taken to wait for, and to announce, the last counted reader of a
-    /// frame that a writer waits to latch.
-    unlatched: Mutex<()>,
-    /// Signalled when a counted reader leaves a frame a writer waits for.
-    left: Condvar,
+    /// Where fixers, writers and write-backs sleep until a latch changes.
+    parking: Parking,
     /// Read hits not yet told to the policy.
     hits: Stripes,
     /// Whether the store uses changed byte ranges (fixed with the store).
@@ -557,8 +570,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             done: Condvar::new(),
             table: Table::new(n),
             readers: Readers::new(n),
-            unlatched: Mutex::new(()),
-            left: Condvar::new(),
+            parking: Parking::new(),
             hits: Stripes::new(),
             track,
             slow: AtomicBool::new(false),
@@ -624,6 +636,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             frames: &self.frames,
             slab: &self.slab,
             shadows: &self.shadows,
+            parking: &self.parking,
             frame_of: &st.frame_of,
             originals: &st.originals,
             ids: &st.ids,
@@ -663,10 +676,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let (frame, dense, installed, counted) = self.fix(page, Op::Read)?;
         // A hit counted as a reader holds the latch already.
         let guard = (!counted).then(|| {
-            self.frames[frame as usize]
-                .latch
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
+            let latch = &self.frames[frame as usize].latch;
+            self.parking.wait_until(|| latch.try_read());
+            ReadLatch {
+                latch,
+                parking: &self.parking,
+            }
         });
         Ok(PageRef {
             pool: self,
@@ -683,18 +698,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
-        let guard = self.write_latch(frame);
+        let guard = self.write_latch(frame, true);
         // SAFETY: the frame's latch is held exclusively (`guard`) while
         // the bytes are read here.
         let page_bytes = unsafe { self.slab.page(frame) };
-        {
-            // The page as earlier guards left it: flush writes this copy if
-            // the page is dirty while this writer holds the frame.
-            let mut shadow = self.shadow(frame);
-            shadow.bytes.clear();
-            shadow.bytes.extend_from_slice(page_bytes);
-            shadow.live = true;
-        }
         let before = bytes.then(|| page_bytes.to_vec());
         Ok(PageMut {
             pool: self,
@@ -780,7 +787,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     fn count_reader(&self, f: u32, page: PageId) -> Option<DenseId> {
         self.readers.enter(f);
         let frame = &self.frames[f as usize];
-        if frame.page.load(Ordering::SeqCst) == page && frame.writer.load(Ordering::SeqCst) == 0 {
+        if frame.page.load(Ordering::SeqCst) == page && !frame.latch.written() {
             return Some(frame.dense.load(Ordering::Relaxed));
         }
         self.leave(f);
@@ -792,34 +799,40 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     #[inline]
     fn leave(&self, f: u32) {
         self.readers.leave(f);
-        if self.frames[f as usize].writer.load(Ordering::SeqCst) != 0 {
-            self.announce_left();
+        if self.frames[f as usize].latch.written() {
+            self.parking.wake();
         }
     }
 
-    #[cold]
-    fn announce_left(&self) {
-        let _announce = self.unlatched.lock().unwrap_or_else(|e| e.into_inner());
-        self.left.notify_all();
-    }
-
-    /// Frame `f`'s latch, exclusively: its lock, then its writer flag,
-    /// then the wait until no counted reader is left. A reader counted
-    /// after the flag sees it and takes the lock instead.
-    fn write_latch(&self, f: u32) -> WriteLatch<'_> {
+    /// Frame `f`'s latch, exclusively: its word (once no reader holds it
+    /// through the word), then, with `shadow`, a copy of the page for
+    /// write-backs ([`BufferPool::flush`]), then the wait until no counted
+    /// reader is left. A reader counted after the writer bit sees it and
+    /// waits for the word instead. The shadow is copied before the wait:
+    /// a write-back that meets this writer reads the shadow at once rather
+    /// than waiting for readers that may wait for the write-back.
+    fn write_latch(&self, f: u32, shadow: bool) -> WriteLatch<'_> {
         let frame = &self.frames[f as usize];
-        let guard = frame.latch.write().unwrap_or_else(|e| e.into_inner());
-        frame.writer.store(1, Ordering::SeqCst);
+        self.parking.wait_until(|| frame.latch.try_write());
+        let latch = WriteLatch {
+            latch: &frame.latch,
+            parking: &self.parking,
+        };
+        if shadow {
+            // SAFETY: the latch is held exclusively; counted readers may
+            // still read the bytes, as this copy does.
+            let bytes = unsafe { self.slab.page(f) };
+            let mut copy = self.shadow(f);
+            copy.bytes.clear();
+            copy.bytes.extend_from_slice(bytes);
+            copy.live = true;
+            drop(copy);
+            self.parking.wake();
+        }
         if self.readers.any(f) {
-            let mut announce = self.unlatched.lock().unwrap_or_else(|e| e.into_inner());
-            while self.readers.any(f) {
-                announce = self.left.wait(announce).unwrap_or_else(|e| e.into_inner());
-            }
+            self.parking.wait_until(|| !self.readers.any(f));
         }
-        WriteLatch {
-            writer: &frame.writer,
-            _guard: guard,
-        }
+        latch
     }
 
     /// Unpins frame `f`: a counted reader's count, or its pin count.
@@ -890,7 +903,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Copies `bytes` into frame `f`, which nobody else holds (a free frame
     /// or a claimed victim's, pin count 0), so its latch never waits.
     fn fill(&self, f: u32, bytes: &[u8]) {
-        let _latch = self.write_latch(f);
+        let _latch = self.write_latch(f, false);
         // SAFETY: the frame's latch is held exclusively until the copy ends.
         unsafe { self.slab.page_mut(f) }.copy_from_slice(bytes);
     }
@@ -1170,7 +1183,7 @@ pub struct PageRef<'a, P: Policy, S: PageStore> {
     installed: Option<u64>,
     /// The frame's latch, held shared until drop; `None` for a hit
     /// counted in [`Readers`], whose count holds the latch.
-    guard: Option<RwLockReadGuard<'a, ()>>,
+    guard: Option<ReadLatch<'a>>,
     /// Not `Send`: a counted hit is taken back in the stripe of the thread
     /// that counted it, found again at drop.
     _thread: PhantomData<*const ()>,

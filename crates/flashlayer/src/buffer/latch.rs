@@ -1,0 +1,126 @@
+//! A frame's latch, and the one place where threads that wait for a latch
+//! sleep.
+//!
+//! The latch is one word: a writer bit and a count of readers that hold it
+//! through the word (readers counted in [`super::hits::Readers`] hold it
+//! through their stripe instead; a writer waits for both). A shared try
+//! ([`Latch::try_read`]) succeeds whenever no writer holds the word, even
+//! while a writer waits for readers to leave: a write-back that copies a
+//! page never waits behind a waiting writer, which may itself wait for a
+//! reader that waits for the write-back (the cycle a writer-preferring
+//! lock closes). Every blocking wait sleeps in [`Parking`] until a latch
+//! it waits on changes; nothing spins.
+
+use crate::sync::{AtomicU32, Condvar, Mutex};
+use std::sync::atomic::Ordering;
+
+/// The writer bit of [`Latch`]'s word; the bits below count readers.
+const WRITER: u32 = 1 << 31;
+
+/// A frame's latch. Its word is changed only through these methods; a
+/// thread that releases it wakes the [`Parking`] that its waiters sleep in.
+#[derive(Debug)]
+pub(super) struct Latch {
+    word: AtomicU32,
+}
+
+impl Latch {
+    pub(super) fn new() -> Self {
+        Latch {
+            word: AtomicU32::new(0),
+        }
+    }
+
+    /// Holds the latch shared if no writer holds it.
+    pub(super) fn try_read(&self) -> bool {
+        let mut w = self.word.load(Ordering::SeqCst);
+        loop {
+            if w & WRITER != 0 {
+                return false;
+            }
+            match self
+                .word
+                .compare_exchange_weak(w, w + 1, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => return true,
+                Err(now) => w = now,
+            }
+        }
+    }
+
+    /// Releases a shared hold of [`Latch::try_read`]; returns whether it
+    /// was the last (a waiting writer may take the latch now).
+    pub(super) fn read_unlock(&self) -> bool {
+        self.word.fetch_sub(1, Ordering::SeqCst) == 1
+    }
+
+    /// Holds the latch exclusively if nobody holds it.
+    pub(super) fn try_write(&self) -> bool {
+        self.word
+            .compare_exchange(0, WRITER, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// Releases an exclusive hold of [`Latch::try_write`].
+    pub(super) fn write_unlock(&self) {
+        self.word.fetch_and(!WRITER, Ordering::SeqCst);
+    }
+
+    /// Whether a writer holds the latch: counted readers keep away.
+    #[inline]
+    pub(super) fn written(&self) -> bool {
+        self.word.load(Ordering::SeqCst) & WRITER != 0
+    }
+}
+
+/// Where threads sleep until a latch changes: one mutex and condition
+/// variable for the whole pool, and a count of sleepers, so that a release
+/// nobody waits for costs one load. A sleeper counts itself before it
+/// checks its condition, and a releaser changes the latch before it reads
+/// the count (both sequentially consistent): either the releaser sees the
+/// sleeper and wakes it under the mutex, or the sleeper sees the change.
+#[derive(Debug)]
+pub(super) struct Parking {
+    lock: Mutex<()>,
+    changed: Condvar,
+    sleepers: AtomicU32,
+}
+
+impl Parking {
+    pub(super) fn new() -> Self {
+        Parking {
+            lock: Mutex::new(()),
+            changed: Condvar::new(),
+            sleepers: AtomicU32::new(0),
+        }
+    }
+
+    /// Sleeps until `ready` holds, checking it under the mutex after each
+    /// wake-up.
+    pub(super) fn wait_until(&self, mut ready: impl FnMut() -> bool) {
+        if ready() {
+            return;
+        }
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !ready() {
+            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(g);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Wakes every sleeper, if any, after a latch changed.
+    #[inline]
+    pub(super) fn wake(&self) {
+        if self.sleepers.load(Ordering::SeqCst) != 0 {
+            self.wake_all();
+        }
+    }
+
+    #[cold]
+    fn wake_all(&self) {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.changed.notify_all();
+    }
+}
