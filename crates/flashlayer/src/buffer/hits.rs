@@ -329,8 +329,12 @@ impl Stripes {
     pub(super) fn push(&self, hit: Hit) -> Option<usize> {
         let s = &self.stripes[stripe()].0;
         loop {
-            let t = s.tail.load(Ordering::Relaxed);
+            // Head before tail: the taker stores a head it read no further
+            // than a tail it loaded, so a tail loaded after this head's
+            // acquire is never behind it (loaded the other way round, a
+            // stale tail could lie behind a fresh head).
             let h = s.head.load(Ordering::Acquire);
+            let t = s.tail.load(Ordering::Relaxed);
             if t - h >= MAX_GATHERED as u64 {
                 return None;
             }

@@ -2,7 +2,7 @@
 //! write ([`crate::drive::Driver::place`]), and a flush's writes. The
 //! protocol is stated in the module docs of [`super`].
 
-use super::{hold, BufferPool, State, LOADING, NIL};
+use super::{hold, BufferPool, State, Undo, LOADING, NIL};
 use crate::drive::{Placed, Written};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
@@ -43,12 +43,23 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .pop()
             .unwrap_or_else(|| vec![0u8; self.page_size].into_boxed_slice());
         drop(st);
+        // A read or placement that panics leaves the page missing, not
+        // loading, and wakes its waiters, who load it themselves.
+        let loading = Undo(Some(|| {
+            let mut st = self.lock();
+            if st.frame_of[d as usize] == LOADING {
+                st.frame_of[d as usize] = NIL;
+            }
+            drop(st);
+            self.done.notify_all();
+        }));
         let read = self.read(name, op, &mut buf);
         let st = self.lock();
         let (mut st, placed) = match read {
             Ok(dirty) => self.place(st, page, d, op, dirty, &buf),
             Err(e) => (st, Err(e)),
         };
+        loading.disarm();
         st.spare.push(buf);
         if placed.is_err() {
             st.frame_of[d as usize] = NIL;
@@ -182,7 +193,16 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     ) -> (Guard<'a, P, S>, Result<()>, Outgoing) {
         let out = self.start_write(&mut st, batch);
         drop(st);
+        // A write that panics ends as a failed one: its pages stay dirty
+        // and can be written (and evicted) again.
+        let writing = Undo(Some(|| {
+            let mut st = self.lock();
+            self.unpin_written(&mut st, &out);
+            drop(st);
+            self.done.notify_all();
+        }));
         let wrote = self.write_out(&out);
+        writing.disarm();
         let mut st = self.lock();
         self.unpin_written(&mut st, &out);
         self.done.notify_all();

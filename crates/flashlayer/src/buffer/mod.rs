@@ -124,6 +124,33 @@ const NIL: u32 = u32::MAX;
 /// `frame_of` of a page a miss is reading: its fixers wait.
 const LOADING: u32 = u32::MAX - 1;
 
+/// Runs its closure when dropped, unless disarmed: undoes what a thread set
+/// while it works (a page being loaded or written, a pin) if the work
+/// unwinds, so that no panic leaves a state others wait on.
+struct Undo<F: FnOnce()>(Option<F>);
+
+impl<F: FnOnce()> Undo<F> {
+    /// Done: nothing to undo.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+
+    /// Runs the closure now.
+    fn now(mut self) {
+        if let Some(f) = self.0.take() {
+            f()
+        }
+    }
+}
+
+impl<F: FnOnce()> Drop for Undo<F> {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            f()
+        }
+    }
+}
+
 fn too_big(frames: usize, page_size: usize) -> Error {
     Error::invalid(format!(
         "cannot allocate {frames} frames of {page_size} bytes for the buffer pool"
@@ -974,6 +1001,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         modified: bool,
         changed: &[ByteRange],
     ) {
+        // The guard's pin or count goes whatever happens below: a recorder
+        // or policy that panics must not leave the frame held.
+        let release = Undo(Some(|| self.release(frame, counted)));
         if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
@@ -983,7 +1013,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     None => self.drain_as_drainer(),
                 }
             };
-            self.release(frame, counted);
+            release.now();
             // The drainer's full batch offers to drain once: a try at
             // every hit after it would take the pool lock's cache line
             // from its holder.
@@ -1040,7 +1070,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             st.driver.sample();
         }
         // Unpinned last: the page cannot leave before the policy heard.
-        self.release(frame, counted);
+        release.now();
     }
 
     /// Writes every dirty page, then makes the store durable. Pages modified

@@ -1,0 +1,187 @@
+//! Panics inside the buffer pool's work — a store read, a store write, a
+//! recorder, a caller's code while it holds a page — leave the pool usable:
+//! nothing a panicking thread set while it worked (a page being loaded, a
+//! page being written, a pin, a latch) outlives it, other threads waiting
+//! for that page go on, and no modification is lost.
+
+use flashlayer::buffer::BufferPool;
+use flashlayer::device::DeviceModel;
+use flashlayer::policy::Lru;
+use flashlayer::store::{IoStats, MemStore, PageStore};
+use flashlayer::types::{ByteRange, Op, PageCost, PageId};
+use flashlayer::Result;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Barrier};
+
+const PS: usize = 16;
+
+/// A memory store whose next `reads` reads and `writes` writes panic.
+#[derive(Debug)]
+struct Panicky {
+    inner: MemStore,
+    reads: Arc<AtomicU32>,
+    writes: Arc<AtomicU32>,
+}
+
+fn strike(left: &AtomicU32, what: &str, page: PageId) {
+    if left
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+    {
+        panic!("injected panic in a store {what} of page {page}");
+    }
+}
+
+impl PageStore for Panicky {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        strike(&self.reads, "read", page);
+        self.inner.read(page, buf)
+    }
+    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
+        strike(&self.writes, "write", page);
+        self.inner.write(page, buf)
+    }
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        for (page, _) in batch {
+            strike(&self.writes, "write", *page);
+        }
+        self.inner.write_batch(batch)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+    fn cost_of(&self, page: PageId) -> PageCost {
+        self.inner.cost_of(page)
+    }
+    fn stats(&self) -> IoStats {
+        self.inner.stats()
+    }
+}
+
+type Pool = BufferPool<Lru, Panicky>;
+
+fn pool(frames: usize) -> (Pool, Arc<AtomicU32>, Arc<AtomicU32>) {
+    let (reads, writes) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let store = Panicky {
+        inner: MemStore::new(PS, DeviceModel::unit()),
+        reads: Arc::clone(&reads),
+        writes: Arc::clone(&writes),
+    };
+    (
+        BufferPool::new(Lru::new(frames), store).unwrap(),
+        reads,
+        writes,
+    )
+}
+
+fn set(pool: &Pool, page: PageId, byte: u8) {
+    pool.fix_write(page).unwrap()[0] = byte;
+}
+
+fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    catch_unwind(AssertUnwindSafe(f))
+}
+
+#[test]
+fn a_store_read_that_panics_leaves_the_page_loadable_for_every_waiter() {
+    let (pool, reads, _) = pool(4);
+    set(&pool, 5, 9);
+    pool.empty().unwrap();
+    reads.store(1, Ordering::SeqCst);
+    // Eight threads fix page 5 at once; the first read panics, and every
+    // thread that waited for it goes on (retrying once if its own panicked).
+    let start = Barrier::new(8);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                start.wait();
+                let seen = match quietly(|| pool.fix_read(5).unwrap()[0]) {
+                    Ok(b) => b,
+                    Err(_) => pool.fix_read(5).unwrap()[0],
+                };
+                assert_eq!(seen, 9);
+            });
+        }
+    });
+    assert_eq!(reads.load(Ordering::SeqCst), 0, "the panic was injected");
+    assert!(pool.is_resident(5));
+}
+
+#[test]
+fn a_write_back_that_panics_leaves_the_page_dirty_and_the_next_flush_writes_it() {
+    let (pool, _, writes) = pool(4);
+    set(&pool, 1, 7);
+    writes.store(1, Ordering::SeqCst);
+    assert!(quietly(|| pool.flush()).is_err(), "the write panicked");
+    assert!(pool.is_dirty(1), "a page whose write panicked stays dirty");
+    pool.flush().unwrap();
+    assert!(!pool.is_dirty(1));
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    store.read(1, &mut buf).unwrap();
+    assert_eq!(buf[0], 7);
+}
+
+#[test]
+fn a_victim_write_that_panics_leaves_the_victim_dirty_and_resident() {
+    let (pool, _, writes) = pool(1);
+    set(&pool, 1, 7);
+    writes.store(1, Ordering::SeqCst);
+    assert!(
+        quietly(|| drop(pool.fix_read(2))).is_err(),
+        "the victim's write panicked"
+    );
+    assert!(pool.is_dirty(1), "the victim stays, dirty");
+    drop(pool.fix_read(2).unwrap());
+    assert!(!pool.is_resident(1));
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    store.read(1, &mut buf).unwrap();
+    assert_eq!(buf[0], 7, "the victim reached the store on the retry");
+}
+
+#[test]
+fn a_panic_while_a_caller_holds_a_page_unlatches_and_keeps_its_change() {
+    let (pool, _, _) = pool(4);
+    assert!(quietly(|| {
+        let mut g = pool.fix_write(3).unwrap();
+        g[0] = 4;
+        panic!("the caller's code fails while it holds page 3");
+    })
+    .is_err());
+    let reader = pool.fix_read(3).unwrap();
+    assert_eq!(reader[0], 4);
+    drop(reader);
+    std::thread::scope(|s| {
+        s.spawn(|| set(&pool, 3, 5));
+    });
+    assert!(pool.is_dirty(3));
+    assert_eq!(pool.fix_read(3).unwrap()[0], 5);
+}
+
+#[test]
+fn a_recorder_that_panics_leaves_no_page_pinned() {
+    let (pool, _, _) = pool(2);
+    let calls = AtomicU32::new(0);
+    let calls = Arc::new(calls);
+    let c = Arc::clone(&calls);
+    pool.set_recorder(
+        Box::new(move |_: PageId, _: Op, _: &[ByteRange]| {
+            if c.fetch_add(1, Ordering::SeqCst) == 0 {
+                panic!("the recorder fails");
+            }
+        }),
+        false,
+    )
+    .unwrap();
+    assert!(quietly(|| drop(pool.fix_read(1).unwrap())).is_err());
+    assert!(quietly(|| set(&pool, 2, 1)).is_ok());
+    // No pin outlived the panic: the pool empties, and page 1 is writable.
+    pool.empty().unwrap();
+    set(&pool, 1, 3);
+    assert_eq!(pool.fix_read(1).unwrap()[0], 3);
+}
