@@ -123,7 +123,14 @@ impl HeapFile {
             // is latched, so inserters that find it full then find the new
             // one in the catalog.
             let new = sp.alloc()?;
-            let mut n = sp.pool().fix_write(PageId::from(new))?;
+            // The only step that can fail comes before any change.
+            let mut n = match sp.pool().fix_write(PageId::from(new)) {
+                Ok(n) => n,
+                Err(e) => {
+                    sp.release(new);
+                    return Err(e);
+                }
+            };
             page::init(&mut n, KIND_HEAP, 0);
             let (slot, off) =
                 page::alloc_last(&mut n, 2 + data.len()).expect("an empty page takes a row");

@@ -156,6 +156,17 @@ impl<P: Policy, S: PageStore> Space<P, S> {
         Ok(p)
     }
 
+    /// Gives back page `p` of [`Space::alloc`], never used: the space ends
+    /// before it again if it is the last page allocated, else it stays
+    /// unused (as a page PostgreSQL extends a relation by and then fails
+    /// to use).
+    pub(crate) fn release(&self, p: u32) {
+        let mut c = self.cat();
+        if c.next_free == p + 1 {
+            c.next_free = p;
+        }
+    }
+
     pub(crate) fn register(&self, obj: Object) -> Result<usize> {
         let mut c = self.cat();
         if obj.name.len() > NAME || obj.name.is_empty() {

@@ -27,6 +27,11 @@
 //! changes the catalog while the old root is latched, and a descent checks
 //! the catalog again once it holds the root, so it never starts below a new
 //! root. [`BTree::check`] walks a tree and verifies its invariants.
+//!
+//! Failures: a split allocates and latches every new page it may need
+//! before it changes any page, so an I/O error or a pool whose frames are
+//! all pinned fails the insert with the tree as it was; pages reserved and
+//! not used go back to the space (its last pages) or stay unused.
 
 use super::page::{self, KIND_INTERNAL, KIND_LEAF, NONE};
 use super::space::{ObjKind, Object, Space};
@@ -164,6 +169,54 @@ fn internal(b: &[u8], pg: u32) -> Result<&[u8]> {
 
 /// Pages latched for writing, top first, with their numbers.
 type Latched<'a, P, S> = Vec<(u32, PageMut<'a, P, S>)>;
+
+/// New pages for a split, allocated and latched for writing before the
+/// split changes any page: the only steps of a split that can fail (an I/O
+/// error, every frame pinned) come first, so a split either completes or
+/// leaves the tree as it was. Pages not taken go back to the space when
+/// this is dropped.
+struct Fresh<'a, P: Policy, S: PageStore> {
+    sp: &'a Space<P, S>,
+    /// Highest page number first, so that pages are taken lowest first and
+    /// the ones left over are the space's last.
+    pages: Latched<'a, P, S>,
+}
+
+impl<'a, P: Policy, S: PageStore> Fresh<'a, P, S> {
+    fn reserve(sp: &'a Space<P, S>, n: usize) -> Result<Self> {
+        let mut fresh = Fresh {
+            sp,
+            pages: Vec::with_capacity(n),
+        };
+        for _ in 0..n {
+            let pg = sp.alloc()?;
+            match write(sp, pg) {
+                Ok(g) => fresh.pages.insert(0, (pg, g)),
+                Err(e) => {
+                    sp.release(pg);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(fresh)
+    }
+
+    fn take(&mut self) -> (u32, PageMut<'a, P, S>) {
+        self.pages
+            .pop()
+            .expect("a split reserves every page it takes")
+    }
+}
+
+impl<P: Policy, S: PageStore> Drop for Fresh<'_, P, S> {
+    fn drop(&mut self) {
+        for (pg, g) in self.pages.drain(..) {
+            // Unmodified: the pool forgets the page as clean.
+            drop(g);
+            self.sp.release(pg);
+        }
+    }
+}
 
 /// What [`put_leaf`] did.
 enum Leaf {
@@ -445,6 +498,11 @@ impl BTree {
             Leaf::Done(existed) => return Ok(existed),
             Leaf::Full { pos, replaced } => (pos, replaced),
         };
+        // Every page the split may need: the leaf's new right sibling, one
+        // per node above that may split with it, and a new root if the
+        // root may split. Nothing has changed yet, so a failure here
+        // leaves the tree as it was.
+        let mut fresh = Fresh::reserve(sp, 1 + path.len() + usize::from(from_root))?;
         // Split the leaf: all cells plus the new one, halved by bytes.
         let mut cells = cells_of(&g);
         if replaced {
@@ -452,44 +510,53 @@ impl BTree {
         }
         cells.insert(pos, (k.to_vec(), v.to_vec()));
         let m = split_point(&cells);
-        let right = sp.alloc()?;
-        {
-            let mut r = write(sp, right)?;
-            fill(&mut r, KIND_LEAF, 0, page::link(&g), &cells[m..]);
-        }
+        let (right, mut r) = fresh.take();
+        fill(&mut r, KIND_LEAF, 0, page::link(&g), &cells[m..]);
+        drop(r);
         fill(&mut g, KIND_LEAF, 0, right, &cells[..m]);
         if path.is_empty() && from_root {
             // The leaf is the root: it stays latched until the new root
             // is in the catalog.
-            self.grow(sp, cells.swap_remove(m).0, right, &mut scratch)?;
+            self.grow(
+                sp,
+                cells.swap_remove(m).0,
+                right,
+                fresh.take(),
+                &mut scratch,
+            );
             return Ok(replaced);
         }
         drop(g);
         let sep = cells.swap_remove(m).0;
-        self.insert_up(sp, path, from_root, sep, right, &mut scratch)?;
+        self.insert_up(sp, path, from_root, sep, right, &mut fresh, &mut scratch);
         Ok(replaced)
     }
 
     /// Inserts separator `sep` with right child `right` into the latched
-    /// parents on `path`, splitting upwards; grows a new root when the root
-    /// splits. Every node of `path` but its top is full; its top has room
-    /// unless it is the root.
-    fn insert_up<P: Policy, S: PageStore>(
+    /// parents on `path`, splitting upwards with pages from `fresh`; grows
+    /// a new root when the root splits. Every node of `path` but its top is
+    /// full; its top has room unless it is the root.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the split's latched path, its new pages and the separator it carries up"
+    )]
+    fn insert_up<'a, P: Policy, S: PageStore>(
         &self,
-        sp: &Space<P, S>,
-        mut path: Latched<'_, P, S>,
+        sp: &'a Space<P, S>,
+        mut path: Latched<'a, P, S>,
         from_root: bool,
         mut sep: Vec<u8>,
         mut right: u32,
+        fresh: &mut Fresh<'a, P, S>,
         scratch: &mut Vec<u8>,
-    ) -> Result<()> {
+    ) {
         while let Some((_, mut g)) = path.pop() {
             let pos = match search(&g, &sep) {
                 Ok(i) | Err(i) => i,
             };
             let child = right.to_le_bytes();
             if try_insert(&mut g, pos, &sep, &child, scratch) {
-                return Ok(());
+                return;
             }
             assert!(
                 !path.is_empty() || from_root,
@@ -499,18 +566,16 @@ impl BTree {
             cells.insert(pos, (sep, child.to_vec()));
             let m = split_point(&cells);
             let level = page::level(&g);
-            let new = sp.alloc()?;
+            let (new, mut r) = fresh.take();
             let (up_key, up_child) = cells[m].clone();
-            {
-                let mut r = write(sp, new)?;
-                fill(
-                    &mut r,
-                    KIND_INTERNAL,
-                    level,
-                    page::u32_at(&up_child, 0),
-                    &cells[m + 1..],
-                );
-            }
+            fill(
+                &mut r,
+                KIND_INTERNAL,
+                level,
+                page::u32_at(&up_child, 0),
+                &cells[m + 1..],
+            );
+            drop(r);
             let leftmost = page::link(&g);
             fill(&mut g, KIND_INTERNAL, level, leftmost, &cells[..m]);
             sep = up_key;
@@ -518,37 +583,37 @@ impl BTree {
             if path.is_empty() {
                 // The root split; it stays latched until the new root is in
                 // the catalog.
-                return self.grow(sp, sep, right, scratch);
+                let root = fresh.take();
+                return self.grow(sp, sep, right, root, scratch);
             }
         }
         unreachable!("the loop returns once the path is empty")
     }
 
-    /// A new root above the old one, which the caller holds latched for
-    /// writing, with separator `sep` and right child `right`.
+    /// A new root (`root`, a fresh page latched for writing) above the old
+    /// one, which the caller holds latched for writing, with separator
+    /// `sep` and right child `right`.
     fn grow<P: Policy, S: PageStore>(
         &self,
         sp: &Space<P, S>,
         sep: Vec<u8>,
         right: u32,
+        root: (u32, PageMut<'_, P, S>),
         scratch: &mut Vec<u8>,
-    ) -> Result<()> {
+    ) {
         let (old_root, height) = self.root(sp);
-        let new_root = sp.alloc()?;
-        {
-            let mut g = write(sp, new_root)?;
-            page::init(&mut g, KIND_INTERNAL, height as u8);
-            page::set_link(&mut g, old_root);
-            let child = right.to_le_bytes();
-            assert!(
-                try_insert(&mut g, 0, &sep, &child, scratch),
-                "an empty root takes one cell"
-            );
-        }
+        let (new_root, mut g) = root;
+        page::init(&mut g, KIND_INTERNAL, height as u8);
+        page::set_link(&mut g, old_root);
+        let child = right.to_le_bytes();
+        assert!(
+            try_insert(&mut g, 0, &sep, &child, scratch),
+            "an empty root takes one cell"
+        );
+        drop(g);
         let mut c = sp.cat();
         c.objects[self.id].a = new_root;
         c.objects[self.id].b = height + 1;
-        Ok(())
     }
 
     /// Removes `k`; returns whether it was present.
