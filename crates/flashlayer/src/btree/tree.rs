@@ -28,10 +28,12 @@
 //! the catalog again once it holds the root, so it never starts below a new
 //! root. [`BTree::check`] walks a tree and verifies its invariants.
 //!
-//! Failures: a split allocates and latches every new page it may need
-//! before it changes any page, so an I/O error or a pool whose frames are
-//! all pinned fails the insert with the tree as it was; pages reserved and
-//! not used go back to the space (its last pages) or stay unused.
+//! Failures: a split keeps every node it changes latched, with a copy of
+//! its bytes from before, until its last step; if taking a new page fails
+//! (an I/O error, a pool whose frames are all pinned) it puts them back and
+//! returns its new pages to the space, so the insert fails with the tree
+//! as it was. Taking every new page first instead would pin twice the
+//! tree's height in frames at once.
 
 use super::page::{self, KIND_INTERNAL, KIND_LEAF, NONE};
 use super::space::{ObjKind, Object, Space};
@@ -170,49 +172,69 @@ fn internal(b: &[u8], pg: u32) -> Result<&[u8]> {
 /// Pages latched for writing, top first, with their numbers.
 type Latched<'a, P, S> = Vec<(u32, PageMut<'a, P, S>)>;
 
-/// New pages for a split, allocated and latched for writing before the
-/// split changes any page: the only steps of a split that can fail (an I/O
-/// error, every frame pinned) come first, so a split either completes or
-/// leaves the tree as it was. Pages not taken go back to the space when
-/// this is dropped.
-struct Fresh<'a, P: Policy, S: PageStore> {
+/// A split under way: the nodes it changed, each with its bytes from
+/// before, and the new pages it took. Until [`Split::complete`], dropping
+/// it (an I/O error or a full pool while taking a new page, or a panic)
+/// puts every changed node back as it was and gives the new pages back to
+/// the space, so a split either completes or leaves the tree as it was.
+/// The changed nodes stay latched until then: nobody sees a half-split
+/// tree, and new pages are reachable only through them.
+struct Split<'a, P: Policy, S: PageStore> {
     sp: &'a Space<P, S>,
-    /// Highest page number first, so that pages are taken lowest first and
-    /// the ones left over are the space's last.
-    pages: Latched<'a, P, S>,
+    changed: Vec<(PageMut<'a, P, S>, Vec<u8>)>,
+    taken: Vec<u32>,
 }
 
-impl<'a, P: Policy, S: PageStore> Fresh<'a, P, S> {
-    fn reserve(sp: &'a Space<P, S>, n: usize) -> Result<Self> {
-        let mut fresh = Fresh {
+impl<'a, P: Policy, S: PageStore> Split<'a, P, S> {
+    fn new(sp: &'a Space<P, S>) -> Self {
+        Split {
             sp,
-            pages: Vec::with_capacity(n),
-        };
-        for _ in 0..n {
-            let pg = sp.alloc()?;
-            match write(sp, pg) {
-                Ok(g) => fresh.pages.insert(0, (pg, g)),
-                Err(e) => {
-                    sp.release(pg);
-                    return Err(e);
-                }
+            changed: Vec::new(),
+            taken: Vec::new(),
+        }
+    }
+
+    /// A new page, latched for writing.
+    fn take(&mut self) -> Result<(u32, PageMut<'a, P, S>)> {
+        let pg = self.sp.alloc()?;
+        match write(self.sp, pg) {
+            Ok(g) => {
+                self.taken.push(pg);
+                Ok((pg, g))
+            }
+            Err(e) => {
+                self.sp.release(pg);
+                Err(e)
             }
         }
-        Ok(fresh)
     }
 
-    fn take(&mut self) -> (u32, PageMut<'a, P, S>) {
-        self.pages
-            .pop()
-            .expect("a split reserves every page it takes")
+    /// Node `g`, kept latched with a copy of its bytes, to be changed.
+    fn change(&mut self, g: PageMut<'a, P, S>) -> &mut PageMut<'a, P, S> {
+        let before = g.to_vec();
+        self.changed.push((g, before));
+        &mut self.changed.last_mut().expect("just pushed").0
+    }
+
+    /// The node changed last.
+    fn last(&mut self) -> &mut PageMut<'a, P, S> {
+        &mut self.changed.last_mut().expect("a node was changed").0
+    }
+
+    /// Every step done: the changes stay, the latches go.
+    fn complete(mut self) {
+        self.changed.clear();
+        self.taken.clear();
     }
 }
 
-impl<P: Policy, S: PageStore> Drop for Fresh<'_, P, S> {
+impl<P: Policy, S: PageStore> Drop for Split<'_, P, S> {
     fn drop(&mut self) {
-        for (pg, g) in self.pages.drain(..) {
-            // Unmodified: the pool forgets the page as clean.
-            drop(g);
+        for (g, before) in self.changed.iter_mut().rev() {
+            g.copy_from_slice(before);
+        }
+        self.changed.clear();
+        for &pg in self.taken.iter().rev() {
             self.sp.release(pg);
         }
     }
@@ -498,11 +520,6 @@ impl BTree {
             Leaf::Done(existed) => return Ok(existed),
             Leaf::Full { pos, replaced } => (pos, replaced),
         };
-        // Every page the split may need: the leaf's new right sibling, one
-        // per node above that may split with it, and a new root if the
-        // root may split. Nothing has changed yet, so a failure here
-        // leaves the tree as it was.
-        let mut fresh = Fresh::reserve(sp, 1 + path.len() + usize::from(from_root))?;
         // Split the leaf: all cells plus the new one, halved by bytes.
         let mut cells = cells_of(&g);
         if replaced {
@@ -510,63 +527,56 @@ impl BTree {
         }
         cells.insert(pos, (k.to_vec(), v.to_vec()));
         let m = split_point(&cells);
-        let (right, mut r) = fresh.take();
+        let mut split = Split::new(sp);
+        let (right, mut r) = split.take()?;
         fill(&mut r, KIND_LEAF, 0, page::link(&g), &cells[m..]);
         drop(r);
-        fill(&mut g, KIND_LEAF, 0, right, &cells[..m]);
+        let g = split.change(g);
+        fill(g, KIND_LEAF, 0, right, &cells[..m]);
+        let sep = cells.swap_remove(m).0;
         if path.is_empty() && from_root {
             // The leaf is the root: it stays latched until the new root
             // is in the catalog.
-            self.grow(
-                sp,
-                cells.swap_remove(m).0,
-                right,
-                fresh.take(),
-                &mut scratch,
-            );
-            return Ok(replaced);
+            self.grow(sp, sep, right, &mut split, &mut scratch)?;
+        } else {
+            self.insert_up(path, from_root, sep, right, &mut split, &mut scratch)?;
         }
-        drop(g);
-        let sep = cells.swap_remove(m).0;
-        self.insert_up(sp, path, from_root, sep, right, &mut fresh, &mut scratch);
+        split.complete();
         Ok(replaced)
     }
 
     /// Inserts separator `sep` with right child `right` into the latched
-    /// parents on `path`, splitting upwards with pages from `fresh`; grows
-    /// a new root when the root splits. Every node of `path` but its top is
-    /// full; its top has room unless it is the root.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the split's latched path, its new pages and the separator it carries up"
-    )]
+    /// parents on `path`, splitting upwards as part of `split`; grows a new
+    /// root when the root splits. Every node of `path` but its top is full;
+    /// its top has room unless it is the root.
     fn insert_up<'a, P: Policy, S: PageStore>(
         &self,
-        sp: &'a Space<P, S>,
         mut path: Latched<'a, P, S>,
         from_root: bool,
         mut sep: Vec<u8>,
         mut right: u32,
-        fresh: &mut Fresh<'a, P, S>,
+        split: &mut Split<'a, P, S>,
         scratch: &mut Vec<u8>,
-    ) {
-        while let Some((_, mut g)) = path.pop() {
-            let pos = match search(&g, &sep) {
+    ) -> Result<()> {
+        while let Some((_, g)) = path.pop() {
+            let g = split.change(g);
+            let pos = match search(g, &sep) {
                 Ok(i) | Err(i) => i,
             };
             let child = right.to_le_bytes();
-            if try_insert(&mut g, pos, &sep, &child, scratch) {
-                return;
+            if try_insert(g, pos, &sep, &child, scratch) {
+                return Ok(());
             }
             assert!(
                 !path.is_empty() || from_root,
                 "a node with room for the largest cell took the separator"
             );
-            let mut cells = cells_of(&g);
+            let mut cells = cells_of(g);
             cells.insert(pos, (sep, child.to_vec()));
             let m = split_point(&cells);
-            let level = page::level(&g);
-            let (new, mut r) = fresh.take();
+            let level = page::level(g);
+            let leftmost = page::link(g);
+            let (new, mut r) = split.take()?;
             let (up_key, up_child) = cells[m].clone();
             fill(
                 &mut r,
@@ -576,33 +586,31 @@ impl BTree {
                 &cells[m + 1..],
             );
             drop(r);
-            let leftmost = page::link(&g);
-            fill(&mut g, KIND_INTERNAL, level, leftmost, &cells[..m]);
+            fill(split.last(), KIND_INTERNAL, level, leftmost, &cells[..m]);
             sep = up_key;
             right = new;
             if path.is_empty() {
                 // The root split; it stays latched until the new root is in
                 // the catalog.
-                let root = fresh.take();
-                return self.grow(sp, sep, right, root, scratch);
+                return self.grow(split.sp, sep, right, split, scratch);
             }
         }
         unreachable!("the loop returns once the path is empty")
     }
 
-    /// A new root (`root`, a fresh page latched for writing) above the old
-    /// one, which the caller holds latched for writing, with separator
-    /// `sep` and right child `right`.
-    fn grow<P: Policy, S: PageStore>(
+    /// A new root above the old one, which the caller holds latched for
+    /// writing, with separator `sep` and right child `right`: the last step
+    /// of `split`.
+    fn grow<'a, P: Policy, S: PageStore>(
         &self,
-        sp: &Space<P, S>,
+        sp: &'a Space<P, S>,
         sep: Vec<u8>,
         right: u32,
-        root: (u32, PageMut<'_, P, S>),
+        split: &mut Split<'a, P, S>,
         scratch: &mut Vec<u8>,
-    ) {
+    ) -> Result<()> {
         let (old_root, height) = self.root(sp);
-        let (new_root, mut g) = root;
+        let (new_root, mut g) = split.take()?;
         page::init(&mut g, KIND_INTERNAL, height as u8);
         page::set_link(&mut g, old_root);
         let child = right.to_le_bytes();
@@ -614,6 +622,7 @@ impl BTree {
         let mut c = sp.cat();
         c.objects[self.id].a = new_root;
         c.objects[self.id].b = height + 1;
+        Ok(())
     }
 
     /// Removes `k`; returns whether it was present.
