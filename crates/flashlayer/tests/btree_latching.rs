@@ -1,26 +1,41 @@
 //! Threads sharing one B+-tree and one heap file through a small buffer pool
-//! over a real file: the latches keep the tree consistent. Every thread
-//! changes only its own keys (interleaved with the others', so threads meet
-//! in the same leaves and splits), checks every read of them against its own
-//! model while the others run, and sees scans in key order. Afterwards the
-//! checker walks the tree, the tree holds exactly the union of the models,
-//! and so does the file after close and reopen. And the checker itself
-//! finds each kind of corruption planted in a tree.
+//! over a real file that fails one read or write in 40, with a flusher
+//! thread (a checkpointer) beside them: the latches keep the tree
+//! consistent, and a failed operation changes nothing. Every thread changes
+//! only its own keys (interleaved with the others', so threads meet in the
+//! same leaves and splits), checks every read of them against its own model
+//! of its acknowledged operations while the others run, and sees scans in
+//! key order. Afterwards the checker walks the tree, the tree holds exactly
+//! the union of the models, and so does the file after close and reopen.
+//! And the checker itself finds each kind of corruption planted in a tree.
 
+mod common;
+
+use common::{Faults, Faulty};
 use flashlayer::btree::{BTree, HeapFile, Space};
 use flashlayer::buffer::BufferPool;
 use flashlayer::policy::{boxed_online_policy, BoxedPolicy, PolicySpec};
 use flashlayer::store::FileStore;
+use flashlayer::Error;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 const THREADS: u32 = 8;
-type Sp = Space<BoxedPolicy, FileStore>;
+/// One store operation in this many fails while the threads run.
+const FAIL_EVERY: u64 = 40;
+type Sp = Space<BoxedPolicy, Faulty<FileStore>>;
 
-fn open(path: &Path, policy: &str, frames: usize, create: bool) -> Sp {
+fn open(path: &Path, policy: &str, frames: usize, create: bool, faults: &Arc<Faults>) -> Sp {
     let store = FileStore::builder(path).page_size(512).open().unwrap();
+    let store = Faulty {
+        inner: store,
+        faults: Arc::clone(faults),
+    };
     let spec = PolicySpec::parse(policy).unwrap();
     let pool = BufferPool::new(boxed_online_policy(&spec, frames, 0).unwrap(), store).unwrap();
     if create {
@@ -30,43 +45,71 @@ fn open(path: &Path, policy: &str, frames: usize, create: bool) -> Sp {
     }
 }
 
+/// No failures.
+fn sound() -> Arc<Faults> {
+    Faults::new(0, Duration::ZERO, 0)
+}
+
 /// Key `i` of thread `t`: neighbouring keys belong to different threads.
 fn key_of(t: u32, i: u32) -> [u8; 4] {
     (i * THREADS + t).to_be_bytes()
 }
 
+/// Whether an operation's error is one the test caused (an injected store
+/// failure, or every frame pinned); any other fails the test.
+fn expected(r: Result<(), Error>, failed: &AtomicU64) {
+    match r {
+        Ok(()) => {}
+        Err(Error::Store(m)) if m.starts_with("injected") => {
+            failed.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(Error::AllPinned(_)) => {
+            failed.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// One thread's run: random inserts (values of random length, so leaves
 /// split by bytes), deletes, in-place updates, gets and scans over its
-/// 600 keys; returns its model.
+/// 600 keys; returns its model of the acknowledged operations and how many
+/// rows it added to the heap.
 fn terminal(
     sp: &Sp,
     tree: &BTree,
     heap: &HeapFile,
     t: u32,
     ops: u32,
-) -> BTreeMap<[u8; 4], Vec<u8>> {
+    failed: &AtomicU64,
+) -> (BTreeMap<[u8; 4], Vec<u8>>, u64) {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(u64::from(t) + 7);
     let mut model = BTreeMap::new();
+    let mut rows = 0;
     for _ in 0..ops {
         let k = key_of(t, rng.random_range(0..600));
-        match rng.random_range(0..100) {
+        let outcome = match rng.random_range(0..100) {
             0..45 => {
                 let v: Vec<u8> = (0..rng.random_range(1..40)).map(|_| t as u8).collect();
-                let replaced = tree.insert(sp, &k, &v).unwrap();
-                assert_eq!(replaced, model.insert(k, v).is_some());
-                heap.insert(sp, &k).unwrap();
+                let r = tree.insert(sp, &k, &v).map(|replaced| {
+                    assert_eq!(replaced, model.insert(k, v).is_some());
+                });
+                expected(heap.insert(sp, &k).map(|_| rows += 1), failed);
+                r
             }
-            45..60 => assert_eq!(tree.delete(sp, &k).unwrap(), model.remove(&k).is_some()),
-            60..70 => {
-                let found = tree
-                    .update_in_place(sp, &k, |v| v.iter_mut().for_each(|b| *b ^= 0x80))
-                    .unwrap();
-                if let Some(v) = model.get_mut(&k) {
-                    v.iter_mut().for_each(|b| *b ^= 0x80);
-                }
-                assert_eq!(found, model.contains_key(&k));
-            }
-            70..95 => assert_eq!(tree.get(sp, &k).unwrap(), model.get(&k).cloned()),
+            45..60 => tree
+                .delete(sp, &k)
+                .map(|found| assert_eq!(found, model.remove(&k).is_some())),
+            60..70 => tree
+                .update_in_place(sp, &k, |v| v.iter_mut().for_each(|b| *b ^= 0x80))
+                .map(|found| {
+                    if let Some(v) = model.get_mut(&k) {
+                        v.iter_mut().for_each(|b| *b ^= 0x80);
+                    }
+                    assert_eq!(found, model.contains_key(&k));
+                }),
+            70..95 => tree
+                .get(sp, &k)
+                .map(|v| assert_eq!(v, model.get(&k).cloned())),
             _ => {
                 // A scan sees keys in order, and this thread's as it left them.
                 let mut last: Option<Vec<u8>> = None;
@@ -79,35 +122,53 @@ fn terminal(
                     }
                     mine.len() < 20
                 })
-                .unwrap();
-                let want: Vec<_> = model
-                    .range(k..)
-                    .take(mine.len())
-                    .map(|(k, v)| (k.to_vec(), v.clone()))
-                    .collect();
-                assert_eq!(mine, want);
+                .map(|_| {
+                    let want: Vec<_> = model
+                        .range(k..)
+                        .take(mine.len())
+                        .map(|(k, v)| (k.to_vec(), v.clone()))
+                        .collect();
+                    assert_eq!(mine, want);
+                })
             }
-        }
+        };
+        expected(outcome, failed);
     }
-    model
+    (model, rows)
 }
 
 fn threads_share_a_tree(policy: &str) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tree.db");
-    let sp = open(&path, policy, 64, true);
+    let faults = Faults::new(FAIL_EVERY, Duration::ZERO, 3);
+    faults.on.store(false, Ordering::Relaxed);
+    let sp = open(&path, policy, 64, true, &faults);
     let tree = BTree::create(&sp, "t").unwrap();
     let heap = HeapFile::create(&sp, "h").unwrap();
-    let models: Vec<_> = std::thread::scope(|s| {
+    faults.on.store(true, Ordering::Relaxed);
+    let failed = AtomicU64::new(0);
+    let (done, flushes) = (AtomicBool::new(false), AtomicU64::new(0));
+    let runs: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (sp, tree, heap) = (&sp, &tree, &heap);
-                s.spawn(move || terminal(sp, tree, heap, t, 3_000))
+                let (sp, tree, heap, failed) = (&sp, &tree, &heap, &failed);
+                s.spawn(move || terminal(sp, tree, heap, t, 3_000, failed))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        // A checkpointer: flushes while the terminals latch their way down.
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                expected(sp.pool().flush(), &failed);
+                flushes.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let runs = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        done.store(true, Ordering::Relaxed);
+        runs
     });
-    let want: BTreeMap<_, _> = models.into_iter().flatten().collect();
+    faults.on.store(false, Ordering::Relaxed);
+    let rows: u64 = runs.iter().map(|r| r.1).sum();
+    let want: BTreeMap<_, _> = runs.into_iter().flat_map(|r| r.0).collect();
     let inserts = {
         let mut n = 0;
         heap.scan(&sp, |_, _| {
@@ -117,6 +178,10 @@ fn threads_share_a_tree(policy: &str) {
         .unwrap();
         n
     };
+    assert_eq!(
+        inserts, rows,
+        "the heap holds every acknowledged row, and only those"
+    );
     let shape = tree.check(&sp).unwrap();
     assert!(shape.height >= 3, "splits reached the root: {shape:?}");
     assert_eq!(shape.entries, want.len() as u64);
@@ -133,11 +198,20 @@ fn threads_share_a_tree(policy: &str) {
     };
     assert_eq!(all(&sp, &tree), want);
     sp.close().unwrap();
-    let sp = open(&path, policy, 64, false);
+    let sp = open(&path, policy, 64, false, &sound());
     let tree = BTree::open(&sp, "t").unwrap();
     assert_eq!(tree.check(&sp).unwrap(), shape);
     assert_eq!(sp.check().unwrap(), checked);
     assert_eq!(all(&sp, &tree), want);
+    let failed = failed.load(Ordering::Relaxed);
+    assert!(failed > 0, "failures were injected");
+    eprintln!(
+        "{policy}: {THREADS} threads x 3,000 operations and a flusher ({} flushes), {} store \
+         failures injected, {failed} operations failed, {} keys and {rows} rows verified after reopen",
+        flushes.load(Ordering::Relaxed),
+        faults.injected.load(Ordering::Relaxed),
+        want.len(),
+    );
 }
 
 #[test]
@@ -158,7 +232,7 @@ fn latched_tree_stays_consistent_under_eight_threads_with_casa() {
 /// A tree of a few hundred keys, its space, and the page numbers of two
 /// neighbouring leaves.
 fn planted(dir: &Path) -> (Sp, BTree, u32, u32) {
-    let sp = open(&dir.join("t.db"), "lru", 32, true);
+    let sp = open(&dir.join("t.db"), "lru", 32, true, &sound());
     let tree = BTree::create(&sp, "t").unwrap();
     for i in 0..300u32 {
         tree.insert(&sp, &i.to_be_bytes(), &[1; 20]).unwrap();

@@ -1,8 +1,10 @@
 //! Many threads fixing, modifying and flushing the pages of one buffer pool
-//! over a store that injects failures (and, for the long run, latency):
-//! afterwards every acknowledged modification is in the store — also after
-//! a file store is closed and reopened — and no thread ever read a page
-//! without its own last modification.
+//! over a store that injects failures (and, for the long run, latency),
+//! some holding one page while they fix another (latch coupling, in page
+//! order), beside a flusher thread: afterwards every acknowledged
+//! modification is in the store — also after a file store is closed and
+//! reopened — and no thread ever read a page without its own last
+//! modification.
 //!
 //! Each page holds one counter per thread, and only thread `t` changes
 //! counter `t`: a thread knows exactly what every page must hold for it.
@@ -16,7 +18,7 @@ use flashlayer::policy::{boxed_online_policy, Policy, PolicySpec, POLICIES};
 use flashlayer::store::{FileStore, MemStore, PageStore};
 use flashlayer::Error;
 use rand::{Rng, SeedableRng};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 const THREADS: usize = 8;
@@ -40,9 +42,11 @@ struct Tally {
 }
 
 /// Every thread fixes random pages `ops` times: 50% to add 1 to its counter,
-/// 10% for writing without changing it, 35% to read it, 5% to flush. Every fix checks the thread's counter holds
-/// all its acknowledged modifications; failed fixes and flushes must be
-/// injected ones.
+/// 10% for writing without changing it, 25% to read it, 10% to read it and,
+/// holding it, add 1 to its counter on a higher page, 5% to flush; a
+/// flusher thread flushes meanwhile. Every fix checks the thread's counter
+/// holds all its acknowledged modifications; failed fixes and flushes must
+/// be injected ones, or find every frame pinned.
 fn hammer<P: Policy + Send, S: PageStore + Send>(
     name: &str,
     pool: &BufferPool<P, S>,
@@ -50,7 +54,19 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
     seed: u64,
     start: &[Vec<u64>],
 ) -> Tally {
+    let done = AtomicBool::new(false);
+    let flusher = AtomicU64::new(0);
     let results: Vec<Tally> = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                match pool.flush() {
+                    Ok(()) => {}
+                    Err(Error::Store(msg)) if msg.starts_with("injected") => {}
+                    Err(e) => panic!("{name}: flusher: {e}"),
+                }
+                flusher.fetch_add(1, Ordering::Relaxed);
+            }
+        });
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
                 s.spawn(move || {
@@ -86,13 +102,30 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                                     "{name}: thread {t} page {p}"
                                 );
                             })
-                        } else if roll < 95 {
+                        } else if roll < 85 {
                             pool.fix_read(p).map(|g| {
                                 assert_eq!(
                                     slot(&g, t),
                                     counts[p as usize],
                                     "{name}: thread {t} page {p}"
                                 );
+                            })
+                        } else if roll < 95 {
+                            // Coupled: a page held while a higher one is
+                            // fixed, as a B+-tree descent holds a parent.
+                            let q = rng.random_range(p + 1..=PAGES).min(PAGES - 1);
+                            pool.fix_read(p).and_then(|g| {
+                                assert_eq!(slot(&g, t), counts[p as usize]);
+                                if q == p {
+                                    return Ok(());
+                                }
+                                let mut h = pool.fix_write(q)?;
+                                assert_eq!(slot(&h, t), counts[q as usize]);
+                                let v = counts[q as usize] + 1;
+                                h[8 * t..8 * t + 8].copy_from_slice(&v.to_le_bytes());
+                                drop(h);
+                                counts[q as usize] = v;
+                                Ok(())
                             })
                         } else {
                             tally.flushes += 1;
@@ -104,6 +137,7 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                             Err(Error::Store(msg)) if msg.starts_with("injected") => {
                                 tally.failed += 1;
                             }
+                            Err(Error::AllPinned(_)) => tally.failed += 1,
                             Err(e) => panic!("{name}: thread {t}: {e}"),
                         }
                     }
@@ -111,9 +145,14 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let results = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        done.store(true, Ordering::Relaxed);
+        results
     });
-    let mut all = Tally::default();
+    let mut all = Tally {
+        flushes: flusher.load(Ordering::Relaxed),
+        ..Tally::default()
+    };
     for r in results {
         all.counts.extend(r.counts);
         all.fixes += r.fixes;
