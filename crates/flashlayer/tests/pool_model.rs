@@ -315,7 +315,11 @@ fn shared_stripes() {
             let pool = Arc::clone(&pool);
             thread::spawn(move || {
                 for i in 0..6u64 {
-                    let page = if t == 2 && i % 2 == 1 { 3 + i } else { 1 + i % 2 };
+                    let page = if t == 2 && i % 2 == 1 {
+                        3 + i
+                    } else {
+                        1 + i % 2
+                    };
                     loop {
                         match pool.fix_read(page) {
                             Ok(g) => break assert_eq!(g[0], 0),
@@ -331,7 +335,10 @@ fn shared_stripes() {
         h.join().unwrap();
     }
     let m = pool.metrics();
-    assert!(m.hits + m.misses <= 2 + 18, "no fix told to the policy twice: {m:?}");
+    assert!(
+        m.hits + m.misses <= 2 + 18,
+        "no fix told to the policy twice: {m:?}"
+    );
     assert!(m.misses >= 2 + 3, "every miss is told: {m:?}");
 }
 

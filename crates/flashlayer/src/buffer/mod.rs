@@ -27,10 +27,14 @@
 //!   before the call, then flushes the store (`fsync` for a file store). A
 //!   page that a writer holds during the flush is written as it was when the
 //!   writer fixed it: `fix_write` keeps a copy of the page (a shadow) until
-//!   unfix, because its frame is locked meanwhile. A flush waits only for a
-//!   writer that is between fixing a page and locking its frame (so a thread
-//!   must not flush while it holds a read guard on a page another thread is
-//!   fixing for writing);
+//!   unfix, because its frame is locked meanwhile. A write-back waits for no
+//!   caller: for a writer, only until it has copied its shadow, which it
+//!   does as soon as it holds the latch (the lock and wait order is in
+//!   `docs/DESIGN.md`);
+//! - a thread that panics inside the pool's work (a store read or write, a
+//!   recorder, its own code while it holds a page) leaves nothing that
+//!   others wait on: its page is missing or dirty as before, its pins and
+//!   latches are released;
 //! - the pool is `Sync`: any number of threads may fix pages concurrently,
 //!   and no thread waits for another's I/O unless it needs that page.
 //!
@@ -53,7 +57,7 @@
 //! counts itself as a reader of the frame in its thread's stripe
 //! ([`Readers`]), which both pins the frame and holds its latch shared,
 //! and then also checks that no writer holds the latch (else it takes the
-//! count back and fixes under the pool lock, waiting on the latch's lock):
+//! count back and fixes under the pool lock, waiting for the latch):
 //! so a read hit writes only its own thread's lines, and two threads
 //! reading one page share its frame's line for reading only. A victim is
 //! claimed the other way round: its frame stops naming its page, then it
@@ -61,8 +65,8 @@
 //! and the policy chooses anew. Each side's steps are sequentially
 //! consistent, so of a hit and a claim on one frame at least one sees the
 //! other and backs off: no hit ever holds a frame that is being reused. A
-//! writer latches a frame the same way: it takes the latch's lock, sets the
-//! frame's writer flag, then waits until no reader is counted. A read
+//! writer latches a frame the same way: it takes the latch's writer bit
+//! (`latch.rs`), then waits until no reader is counted. A read
 //! unfix gathers the hit in its thread's stripe and then takes back its
 //! count; the pool lock
 //! tells the policy the gathered hits in a batch, stripe by stripe in
