@@ -260,15 +260,13 @@ fn coupled_flush() {
         let pool = Arc::clone(&pool);
         thread::spawn(move || {
             let parent = pool.fix_read(1).unwrap();
-            let child = loop {
-                match pool.fix_read(3) {
-                    Ok(g) => break Some(g),
-                    // Both frames pinned (page 1 by this thread, page 2 by
-                    // nobody but held by the writer's miss): the descent
-                    // gives up, as an engine restarts it.
-                    Err(Error::AllPinned(_)) => break None,
-                    Err(e) => panic!("{e}"),
-                }
+            let child = match pool.fix_read(3) {
+                Ok(g) => Some(g),
+                // Both frames pinned (page 1 by this thread, page 2 by the
+                // writer's miss): the descent gives up, as an engine
+                // restarts it.
+                Err(Error::AllPinned(_)) => None,
+                Err(e) => panic!("{e}"),
             };
             assert_eq!(parent[0], 1, "page 1 changed under a read guard");
             drop(child);

@@ -14,11 +14,13 @@ type Guard<'a, P, S> = MutexGuard<'a, State<P, S>>;
 
 /// Pages being written outside the lock: per page its name for the store,
 /// dense id, frame, modification count when the write began and (for a store
-/// that logs changes) the byte ranges changed since its last write.
+/// that logs changes) the byte ranges changed since its last write; and
+/// their numbers in the pool, for a write-ahead log.
 #[derive(Debug, Default)]
 pub(super) struct Outgoing {
     pages: Vec<(PageId, DenseId, u32, u64)>,
     ranges: Vec<Vec<(u32, u32)>>,
+    numbers: Vec<PageId>,
 }
 
 impl<P: Policy, S: PageStore> BufferPool<P, S> {
@@ -229,6 +231,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let f = st.frame_of[d as usize];
             st.writing[f as usize] = true;
             out.pages.push((name, d, f, st.versions[f as usize]));
+            out.numbers.push(st.originals[d as usize]);
             if self.track {
                 out.ranges.push(st.changes[f as usize].clone());
             }
@@ -256,6 +259,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .zip(bytes.chunks_exact(ps))
             .map(|(&(name, ..), b)| (name, b))
             .collect();
+        if let Some(wal) = &self.wal {
+            for (&number, &(_, b)) in out.numbers.iter().zip(&pairs) {
+                wal.before_write(number, b)?;
+            }
+        }
         if !out.ranges.is_empty() {
             // A store that logs changes gets each page with its ranges.
             let mut store = self.store.lock();

@@ -13,6 +13,7 @@
 
 use crate::sync::{AtomicU32, Condvar, Mutex};
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// The writer bit of [`Latch`]'s word; the bits below count readers.
 const WRITER: u32 = 1 << 31;
@@ -73,15 +74,16 @@ impl Latch {
     }
 }
 
-/// Where threads sleep until a latch changes: one mutex and condition
-/// variable for the whole pool, and a count of sleepers, so that a release
-/// nobody waits for costs one load. A sleeper counts itself before it
-/// checks its condition, and a releaser changes the latch before it reads
-/// the count (both sequentially consistent): either the releaser sees the
-/// sleeper and wakes it under the mutex, or the sleeper sees the change.
+/// Where threads sleep until a latch or a pin changes: one mutex (over a
+/// count of wake-ups) and condition variable for the whole pool, and a
+/// count of sleepers, so that a release nobody waits for costs one load. A
+/// sleeper counts itself before it checks its condition, and a releaser
+/// changes the latch or pin before it reads the count (both sequentially
+/// consistent): either the releaser sees the sleeper and wakes it under the
+/// mutex, or the sleeper sees the change.
 #[derive(Debug)]
 pub(super) struct Parking {
-    lock: Mutex<()>,
+    lock: Mutex<u64>,
     changed: Condvar,
     sleepers: AtomicU32,
 }
@@ -89,10 +91,39 @@ pub(super) struct Parking {
 impl Parking {
     pub(super) fn new() -> Self {
         Parking {
-            lock: Mutex::new(()),
+            lock: Mutex::new(0),
             changed: Condvar::new(),
             sleepers: AtomicU32::new(0),
         }
+    }
+
+    /// Counts the caller as a sleeper before it tries what it may then
+    /// sleep on ([`Parking::sleep`]); returns the wake-ups so far.
+    pub(super) fn enter(&self) -> u64 {
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        *self.lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sleeps until a wake-up after `seen` ([`Parking::enter`]) or the
+    /// deadline; returns whether woken. Stays counted as a sleeper.
+    pub(super) fn sleep(&self, seen: u64, deadline: Instant) -> bool {
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while *g == seen {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return false;
+            };
+            g = self
+                .changed
+                .wait_timeout(g, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// Stops counting the caller of [`Parking::enter`] as a sleeper.
+    pub(super) fn leave(&self) {
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Sleeps until `ready` holds, checking it under the mutex after each
@@ -120,7 +151,8 @@ impl Parking {
 
     #[cold]
     fn wake_all(&self) {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        *g += 1;
         self.changed.notify_all();
     }
 }

@@ -122,6 +122,7 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
@@ -178,6 +179,18 @@ impl<F: FnMut(PageId, Op, &[ByteRange]) + Send> Recorder for F {
 struct Recording {
     sink: Box<dyn Recorder>,
     bytes: bool,
+}
+
+/// A write-ahead log's hold on write-backs ([`BufferPool::with_write_ahead`]):
+/// the pool calls it with every page it is about to write back, the bytes
+/// that will reach the store, before they do. A log reads the page's LSN
+/// from them and makes itself durable up to it (the WAL rule), as
+/// PostgreSQL's `FlushBuffer` calls `XLogFlush`. An error fails the write:
+/// the page stays dirty. It is called without the pool's lock (for a store
+/// that listens to request order, with it), so it must not fix pages.
+pub trait WriteAhead: Send + Sync + std::fmt::Debug {
+    /// Makes the log durable for page `page`, about to be written as `bytes`.
+    fn before_write(&self, page: PageId, bytes: &[u8]) -> Result<()>;
 }
 
 impl std::fmt::Debug for Recording {
@@ -327,6 +340,7 @@ struct PoolFrames<'a> {
     incoming: &'a mut [u8],
     track: bool,
     changes: &'a mut [Vec<(u32, u32)>],
+    wal: Option<&'a dyn WriteAhead>,
 }
 
 /// The bytes of resident frame `f`: the frame itself, held shared, unless a
@@ -395,11 +409,16 @@ impl Frames for PoolFrames<'_> {
         self.incoming
     }
     fn write<S: PageStore>(&mut self, store: &mut S, number: PageId, page: DenseId) -> Result<()> {
+        let held = self.hold(page);
+        if let Some(wal) = self.wal {
+            wal.before_write(self.number(page), &held)?;
+        }
         if !self.track {
-            return store.write(number, &self.hold(page));
+            return store.write(number, &held);
         }
         let f = self.frame_of[page as usize] as usize;
-        store.write_changed(number, &self.hold(page), &self.changes[f])?;
+        store.write_changed(number, &held, &self.changes[f])?;
+        drop(held);
         self.changes[f].clear();
         Ok(())
     }
@@ -416,6 +435,11 @@ impl Frames for PoolFrames<'_> {
             return Ok(());
         }
         let held: Vec<Held<'_>> = batch.iter().map(|&(_, d)| self.hold(d)).collect();
+        if let Some(wal) = self.wal {
+            for (&(_, d), h) in batch.iter().zip(&held) {
+                wal.before_write(self.number(d), h)?;
+            }
+        }
         let pairs: Vec<(PageId, &[u8])> = batch
             .iter()
             .zip(&held)
@@ -556,6 +580,8 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     store: LockedStore<S>,
     /// Its I/O that needs no lock, if it has one.
     io: Option<Arc<dyn SharedIo>>,
+    /// Told of every write-back before it reaches the store.
+    wal: Option<Arc<dyn WriteAhead>>,
 }
 
 impl<P: Policy, S: PageStore> BufferPool<P, S> {
@@ -607,6 +633,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             slow: AtomicBool::new(false),
             store,
             io,
+            wal: None,
             state: Padded(Mutex::new(State {
                 driver,
                 ids: FxHashMap::default(),
@@ -635,6 +662,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.slow
             .store(n != 0 || st.recording.is_some(), Ordering::Relaxed);
         drop(st);
+        self
+    }
+
+    /// Calls `wal` before every write-back ([`WriteAhead`]; default: none).
+    pub fn with_write_ahead(mut self, wal: Arc<dyn WriteAhead>) -> Self {
+        self.wal = Some(wal);
         self
     }
 
@@ -674,6 +707,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             incoming: &mut st.incoming,
             track: self.track,
             changes: &mut st.changes,
+            wal: self.wal.as_deref(),
         };
         let gate = PoolGate {
             frames: &self.frames,
@@ -730,11 +764,24 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
         let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
         let guard = self.write_latch(frame, true);
+        Ok(self.page_mut(frame, page, dense, installed, bytes, guard))
+    }
+
+    /// The guard of a frame latched for writing.
+    fn page_mut<'a>(
+        &'a self,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        installed: Option<u64>,
+        bytes: bool,
+        guard: WriteLatch<'a>,
+    ) -> PageMut<'a, P, S> {
         // SAFETY: the frame's latch is held exclusively (`guard`) while
         // the bytes are read here.
         let page_bytes = unsafe { self.slab.page(frame) };
         let before = bytes.then(|| page_bytes.to_vec());
-        Ok(PageMut {
+        PageMut {
             pool: self,
             frame,
             page,
@@ -743,7 +790,98 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             modified: false,
             before,
             guard: Some(guard),
-        })
+        }
+    }
+
+    /// [`BufferPool::fix_read`], but when every frame is pinned it sleeps
+    /// until a guard is dropped and tries again, for up to `timeout`, then
+    /// fails with [`Error::AllPinned`]. A caller that holds pages while it
+    /// waits may wait for itself; the timeout bounds that.
+    pub fn fix_read_timeout(&self, page: PageId, timeout: Duration) -> Result<PageRef<'_, P, S>> {
+        self.waiting(timeout, || self.fix_read(page))
+    }
+
+    /// [`BufferPool::fix_write`], waiting for a frame as
+    /// [`BufferPool::fix_read_timeout`] does.
+    pub fn fix_write_timeout(&self, page: PageId, timeout: Duration) -> Result<PageMut<'_, P, S>> {
+        self.waiting(timeout, || self.fix_write(page))
+    }
+
+    fn waiting<T>(&self, timeout: Duration, mut fix: impl FnMut() -> Result<T>) -> Result<T> {
+        let now = Instant::now();
+        // A timeout past the clock's range waits as long as it takes.
+        let deadline = now
+            .checked_add(timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(u32::MAX.into()));
+        loop {
+            // Counted as a sleeper before the try: a guard dropped after
+            // the try's failure wakes the sleep below.
+            let seen = self.parking.enter();
+            let r = fix();
+            let again = matches!(r, Err(Error::AllPinned(_))) && self.parking.sleep(seen, deadline);
+            self.parking.leave();
+            if !again {
+                return r;
+            }
+        }
+    }
+
+    /// `page`, pinned for reading, if it is resident and no writer holds
+    /// it; `None` otherwise. Never reads, evicts or sleeps (PostgreSQL's
+    /// `ConditionalLockBuffer` on a page in the pool). The policy hears of
+    /// the fix as a hit at unfix, as of any.
+    pub fn try_fix_read(&self, page: PageId) -> Option<PageRef<'_, P, S>> {
+        let guard = |frame, dense, guard| PageRef {
+            pool: self,
+            frame,
+            page,
+            dense,
+            installed: None,
+            guard,
+            _thread: PhantomData,
+        };
+        if !self.slow.load(Ordering::Relaxed) {
+            if let Some(f) = self.table.get(page) {
+                if let Some(d) = self.count_reader(f, page) {
+                    return Some(guard(f, d, None));
+                }
+            }
+        }
+        let st = self.lock();
+        let &d = st.ids.get(&page)?;
+        let f = st.frame_of[d as usize];
+        let latch = &self.frames.get(f as usize)?.latch;
+        if !latch.try_read() {
+            return None;
+        }
+        // Pinned under the pool lock, where frames are claimed.
+        self.pin(f);
+        drop(st);
+        Some(guard(
+            f,
+            d,
+            Some(ReadLatch {
+                latch,
+                parking: &self.parking,
+            }),
+        ))
+    }
+
+    /// `page`, pinned for writing, if it is resident and no guard holds it;
+    /// `None` otherwise. Never reads, evicts or sleeps.
+    pub fn try_fix_write(&self, page: PageId) -> Option<PageMut<'_, P, S>> {
+        let st = self.lock();
+        let &d = st.ids.get(&page)?;
+        let f = st.frame_of[d as usize];
+        if f as usize >= self.frames.len() {
+            return None;
+        }
+        let bytes = self.track || st.recording.as_ref().is_some_and(|r| r.bytes);
+        let latch = self.try_write_latch(f)?;
+        // Pinned under the pool lock, where frames are claimed.
+        self.pin(f);
+        drop(st);
+        Some(self.page_mut(f, page, d, None, bytes, latch))
     }
 
     /// Reports every unfix to `sink` from now on; with `bytes`, writes also
@@ -830,9 +968,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     #[inline]
     fn leave(&self, f: u32) {
         self.readers.leave(f);
-        if self.frames[f as usize].latch.written() {
-            self.parking.wake();
-        }
+        // A writer may wait for this reader, a waiting fix for a frame.
+        self.parking.wake();
     }
 
     /// Frame `f`'s latch, exclusively: its word (once no reader holds it
@@ -866,6 +1003,31 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         latch
     }
 
+    /// Frame `f`'s latch exclusively if nobody holds it, counted readers
+    /// included, with the shadow copied; else `None`, having waited for
+    /// nothing.
+    fn try_write_latch(&self, f: u32) -> Option<WriteLatch<'_>> {
+        let frame = &self.frames[f as usize];
+        if !frame.latch.try_write() {
+            return None;
+        }
+        let latch = WriteLatch {
+            latch: &frame.latch,
+            parking: &self.parking,
+        };
+        if self.readers.any(f) {
+            // Dropped: the latch goes, and a reader that backed off wakes.
+            return None;
+        }
+        // SAFETY: the latch is held exclusively and no reader is counted.
+        let bytes = unsafe { self.slab.page(f) };
+        let mut copy = self.shadow(f);
+        copy.bytes.clear();
+        copy.bytes.extend_from_slice(bytes);
+        copy.live = true;
+        Some(latch)
+    }
+
     /// Unpins frame `f`: a counted reader's count, or its pin count.
     #[inline]
     fn release(&self, f: u32, counted: bool) {
@@ -883,7 +1045,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     #[inline]
     fn unpin(&self, f: u32) {
-        self.frames[f as usize].pins.fetch_sub(1, Ordering::Release);
+        self.frames[f as usize].pins.fetch_sub(1, Ordering::SeqCst);
+        // A waiting fix may wait for a frame.
+        self.parking.wake();
     }
 
     /// Whether a frame is being written outside the lock: a miss that
