@@ -105,7 +105,7 @@ def test_bench_pool_reports_fixes_per_second_per_workload_and_thread_count() -> 
 
     r = json.loads(run_cli("bench", "--pool", "--threads", "1,2", "--repeat", "1", "--json", check=True).stdout)
     rows = r["rows"]
-    assert [(x["workload"], x["threads"]) for x in rows] == [(w, t) for w in ("hits", "latency", "file") for t in (1, 2)]
+    assert [(x["workload"], x["threads"]) for x in rows] == [(w, t) for w in ("hits", "latency", "file", "hybrid") for t in (1, 2)]
     for x in rows:
         # Every fix of the workload was done, timed, and counted once.
         assert x["fixes"] == POOL_WORKLOADS[x["workload"]]["fixes"]

@@ -201,6 +201,10 @@ POOL_WORKLOADS: dict[str, dict[str, Any]] = {
     "latency": {"frames": 1_000, "pages": 10_000, "fixes": 10_000},
     # A real file in the temporary directory, O_DIRECT where allowed.
     "file": {"frames": 1_000, "pages": 10_000, "fixes": 20_000},
+    # The hybrid store over two such memory stores (flash and magnetic): a
+    # store that listens to request order, whose misses run whole under the
+    # pool lock.
+    "hybrid": {"frames": 1_000, "pages": 10_000, "fixes": 10_000},
 }
 #: Goals: all-hit fixes/s on one thread; 2 threads of all hits not slower
 #: per thread than one (twice its rate); the speedup of 16 threads over one
@@ -246,7 +250,8 @@ def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -
                 row["meets_goal"] = row["vs_first"] >= POOL_LATENCY_SPEEDUP_GOAL
             rows.append(row)
     sizes = {name: {**w, "alpha": POOL_ALPHA, "write_ratio": 0.0 if name == "hits" else POOL_WRITE_RATIO,
-                    "latency_us": POOL_LATENCY_US if name == "latency" else None, "page_size": POOL_PAGE_SIZE}
+                    "latency_us": POOL_LATENCY_US if name in ("latency", "hybrid") else None,
+                    "page_size": POOL_PAGE_SIZE}
              for name, w in POOL_WORKLOADS.items()}
     return {"policy": "lru", "repeat": repeat, "workloads": sizes, "rows": rows}
 

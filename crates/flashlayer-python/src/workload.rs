@@ -150,6 +150,10 @@ fn pool_load<'py>(
             read: latency,
             write: latency,
         },
+        ("hybrid", _) => PoolWorkload::Hybrid {
+            read: latency,
+            write: latency,
+        },
         ("file", Some(path)) => PoolWorkload::File { path },
         ("file", None) => {
             return Err(err(flashlayer::Error::invalid(
@@ -158,7 +162,7 @@ fn pool_load<'py>(
         }
         (other, _) => {
             return Err(err(flashlayer::Error::invalid(format!(
-                "unknown pool workload '{other}'; expected hits, latency or file"
+                "unknown pool workload '{other}'; expected hits, latency, file or hybrid"
             ))))
         }
     };

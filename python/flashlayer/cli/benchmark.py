@@ -90,7 +90,9 @@ def _pool(a: argparse.Namespace) -> None:
     print(f"threads fixing one buffer pool (LRU, {w['hits']['page_size']:,}-byte pages), best of {a.repeat}: "
           f"hits: {w['hits']['frames']:,} frames all loaded, reads only; latency: {w['latency']['frames']:,} frames, "
           f"Zipf {w['latency']['alpha']} over {w['latency']['pages']:,} pages, {w['latency']['write_ratio']:.0%} "
-          f"writes, {w['latency']['latency_us']:.0f} µs per page read and written; file: the same over a real file")
+          f"writes, {w['latency']['latency_us']:.0f} µs per page read and written; file: the same over a real file; "
+          "hybrid: the same over the hybrid store (flash and magnetic memory stores, each with that latency), "
+          "whose misses run whole under the pool lock")
     print_table(
         [{**r, "fps": rate(r["fixes_per_second"]), "x": f"{r['vs_first']:.2f}",
           "per": rate(r["fixes_per_second"] / r["threads"]),
@@ -364,7 +366,9 @@ def add(sub: Any) -> None:
                    "thread), 'latency' (1,000 frames, Zipf 0.8 over 10,000 pages, 20%% writes, a memory store "
                    "that sleeps 100 µs per page read and written; goal: 16 threads at 8x one thread's rate) and "
                    "'file' (the same over a real file in the temporary directory, O_DIRECT where the file "
-                   "system allows it)")
+                   "system allows it) and 'hybrid' (as 'latency', over the hybrid store of a flash and a "
+                   "magnetic memory store: a store that listens to request order, whose misses the pool runs "
+                   "whole under its lock)")
     b.add_argument("--oltp", action="store_true",
                    help="instead, time terminals on threads running TPC-C (1 warehouse, 2,000 transactions, 1,000 "
                    "frames of 8 KiB) and TPC-B (1 branch, 10,000 transactions, 200 frames) over one buffer pool "

@@ -14,10 +14,15 @@
 //! - [`PoolWorkload::File`]: a real file ([`FileStore`]), with `O_DIRECT`
 //!   where the file system allows it, written in full before the clock
 //!   starts.
+//! - [`PoolWorkload::Hybrid`]: the hybrid store (Koltsidas & Viglas's
+//!   placement) over two such memory stores, flash and magnetic: a store
+//!   that listens to the order of requests, whose misses the pool runs
+//!   whole under its lock.
 
 use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
+use crate::hybrid::HybridStore;
 use crate::policy::Lru;
 use crate::store::{FileStore, MemStore, PageStore};
 use crate::types::{Op, PageId};
@@ -41,6 +46,14 @@ pub enum PoolWorkload {
     File {
         /// The file.
         path: PathBuf,
+    },
+    /// The hybrid store over two memory stores that each wait this long
+    /// per page read and written.
+    Hybrid {
+        /// Wait per page read.
+        read: Duration,
+        /// Wait per page written.
+        write: Duration,
     },
 }
 
@@ -114,6 +127,22 @@ pub fn run(load: &PoolLoad, workload: &PoolWorkload) -> Result<PoolLoadResult> {
             let result = on_file(load, path);
             let _ = std::fs::remove_file(path);
             result
+        }
+        PoolWorkload::Hybrid { read, write } => {
+            let device = |name: &str| {
+                DeviceModel::preset(name).ok_or_else(|| Error::invalid(format!("no preset {name}")))
+            };
+            let flash = MemStore::new(load.page_size, device("koltsidas08-flash")?)
+                .with_latency(*read, *write);
+            let magnetic = MemStore::new(load.page_size, device("koltsidas08-magnetic")?)
+                .with_latency(*read, *write);
+            let store = HybridStore::builder(flash, magnetic)
+                .file_pages(load.pages)
+                .buffer_pages(load.frames as u64)
+                .open()?;
+            let pool = BufferPool::new(Lru::new(load.frames), store)?;
+            let strings = strings(load, load.pages, load.write_ratio)?;
+            timed(&pool, &strings, false)
         }
     }
 }
@@ -222,6 +251,13 @@ mod tests {
             write: Duration::from_micros(1),
         };
         let r = run(&load(4), &slow).unwrap();
+        assert_eq!(r.fixes, 2_000);
+        assert!(r.misses > 50, "{r:?}");
+        let hybrid = PoolWorkload::Hybrid {
+            read: Duration::from_micros(1),
+            write: Duration::from_micros(1),
+        };
+        let r = run(&load(4), &hybrid).unwrap();
         assert_eq!(r.fixes, 2_000);
         assert!(r.misses > 50, "{r:?}");
     }
