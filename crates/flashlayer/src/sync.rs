@@ -9,8 +9,13 @@ pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(feature = "shuttle")]
 pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
 
-#[cfg(not(feature = "shuttle"))]
+#[cfg(not(any(feature = "shuttle", feature = "loom")))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};
 
 #[cfg(feature = "shuttle")]
 pub(crate) use shuttle::sync::atomic::{AtomicU32, AtomicU64};
+
+// loom models every ordering of these atomics (not only interleavings, as
+// shuttle does); its tests drive the hit path's parts alone.
+#[cfg(all(feature = "loom", not(feature = "shuttle")))]
+pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64};
