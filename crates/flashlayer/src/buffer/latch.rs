@@ -156,3 +156,34 @@ impl Parking {
         self.changed.notify_all();
     }
 }
+
+/// A frame's latch held exclusively ([`BufferPool::write_latch`]) until
+/// drop.
+#[derive(Debug)]
+pub(super) struct WriteLatch<'a> {
+    pub(super) latch: &'a Latch,
+    pub(super) parking: &'a Parking,
+}
+
+impl Drop for WriteLatch<'_> {
+    fn drop(&mut self) {
+        self.latch.write_unlock();
+        self.parking.wake();
+    }
+}
+
+/// A frame's latch held shared through its word (not counted in
+/// [`Readers`]) until drop.
+#[derive(Debug)]
+pub(super) struct ReadLatch<'a> {
+    pub(super) latch: &'a Latch,
+    pub(super) parking: &'a Parking,
+}
+
+impl Drop for ReadLatch<'_> {
+    fn drop(&mut self) {
+        if self.latch.read_unlock() {
+            self.parking.wake();
+        }
+    }
+}
