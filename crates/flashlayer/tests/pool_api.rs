@@ -3,12 +3,15 @@
 //! failing at once (`fix_*_timeout`), and a write-ahead log's hold on
 //! write-backs (`with_write_ahead`, the WAL rule).
 
+mod hooked;
+
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::Lru;
-use flashlayer::store::{IoStats, MemStore, PageStore};
-use flashlayer::types::{PageCost, PageId};
+use flashlayer::store::MemStore;
+use flashlayer::types::PageId;
 use flashlayer::{Error, Result};
+use hooked::Hooked;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -100,7 +103,7 @@ impl Log {
 
 impl WriteAhead for Log {
     fn before_write(&self, _page: PageId, bytes: &[u8]) -> Result<()> {
-        let lsn = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let lsn = lsn(bytes);
         if self.durable.load(Ordering::SeqCst) < lsn {
             self.flushes.fetch_add(1, Ordering::SeqCst);
             self.durable.fetch_max(lsn, Ordering::SeqCst);
@@ -109,50 +112,9 @@ impl WriteAhead for Log {
     }
 }
 
-/// A store that counts writes of pages whose LSN the log has not made
-/// durable: the WAL rule broken.
-#[derive(Debug)]
-struct Checked {
-    inner: MemStore,
-    log: Arc<Log>,
-    broken: Arc<AtomicU64>,
-}
-
-impl Checked {
-    fn check(&self, bytes: &[u8]) {
-        let lsn = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-        if lsn > self.log.durable.load(Ordering::SeqCst) {
-            self.broken.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
-
-impl PageStore for Checked {
-    fn page_size(&self) -> usize {
-        self.inner.page_size()
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
-        self.inner.read(page, buf)
-    }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
-        self.check(buf);
-        self.inner.write(page, buf)
-    }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        for (_, b) in batch {
-            self.check(b);
-        }
-        self.inner.write_batch(batch)
-    }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: PageId) -> PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> IoStats {
-        self.inner.stats()
-    }
+/// The LSN a page carries in its first 8 bytes.
+fn lsn(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes[..8].try_into().unwrap())
 }
 
 /// Four threads change pages of a 4-frame pool (so victims are written
@@ -161,10 +123,19 @@ impl PageStore for Checked {
 fn changes(hold_back: bool) -> (u64, Arc<Log>) {
     let log = Arc::new(Log::default());
     let broken = Arc::new(AtomicU64::new(0));
-    let store = Checked {
+    // The store counts writes of pages whose LSN the log has not made
+    // durable: the WAL rule broken.
+    let (l, b) = (Arc::clone(&log), Arc::clone(&broken));
+    let store = Hooked {
         inner: MemStore::new(PS, DeviceModel::unit()),
-        log: Arc::clone(&log),
-        broken: Arc::clone(&broken),
+        hook: Box::new(move |_, write| {
+            if let Some(bytes) = write {
+                if lsn(bytes) > l.durable.load(Ordering::SeqCst) {
+                    b.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            Ok(())
+        }),
     };
     let mut pool = BufferPool::new(Lru::new(4), store).unwrap();
     if hold_back {

@@ -4,26 +4,21 @@
 //! page being written, a pin, a latch) outlives it, other threads waiting
 //! for that page go on, and no modification is lost.
 
+mod hooked;
+
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::Lru;
-use flashlayer::store::{IoStats, MemStore, PageStore};
-use flashlayer::types::{ByteRange, Op, PageCost, PageId};
-use flashlayer::Result;
+use flashlayer::store::{MemStore, PageStore};
+use flashlayer::types::{ByteRange, Op, PageId};
+use hooked::Hooked;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Barrier};
 
 const PS: usize = 16;
 
-/// A memory store whose next `reads` reads and `writes` writes panic.
-#[derive(Debug)]
-struct Panicky {
-    inner: MemStore,
-    reads: Arc<AtomicU32>,
-    writes: Arc<AtomicU32>,
-}
-
+/// Panics if `left` is not yet 0, counting it down.
 fn strike(left: &AtomicU32, what: &str, page: PageId) {
     if left
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
@@ -33,43 +28,21 @@ fn strike(left: &AtomicU32, what: &str, page: PageId) {
     }
 }
 
-impl PageStore for Panicky {
-    fn page_size(&self) -> usize {
-        self.inner.page_size()
-    }
-    fn read(&mut self, page: PageId, buf: &mut [u8]) -> Result<()> {
-        strike(&self.reads, "read", page);
-        self.inner.read(page, buf)
-    }
-    fn write(&mut self, page: PageId, buf: &[u8]) -> Result<()> {
-        strike(&self.writes, "write", page);
-        self.inner.write(page, buf)
-    }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        for (page, _) in batch {
-            strike(&self.writes, "write", *page);
-        }
-        self.inner.write_batch(batch)
-    }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: PageId) -> PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> IoStats {
-        self.inner.stats()
-    }
-}
-
-type Pool = BufferPool<Lru, Panicky>;
+/// A memory store whose next `reads` reads and `writes` writes panic.
+type Pool = BufferPool<Lru, Hooked<MemStore>>;
 
 fn pool(frames: usize) -> (Pool, Arc<AtomicU32>, Arc<AtomicU32>) {
     let (reads, writes) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
-    let store = Panicky {
+    let (r, w) = (Arc::clone(&reads), Arc::clone(&writes));
+    let store = Hooked {
         inner: MemStore::new(PS, DeviceModel::unit()),
-        reads: Arc::clone(&reads),
-        writes: Arc::clone(&writes),
+        hook: Box::new(move |page, write| {
+            match write {
+                None => strike(&r, "read", page),
+                Some(_) => strike(&w, "write", page),
+            }
+            Ok(())
+        }),
     };
     (
         BufferPool::new(Lru::new(frames), store).unwrap(),

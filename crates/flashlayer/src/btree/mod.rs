@@ -4,13 +4,15 @@
 //! is a fix of the pool, so recording the pool gives the workload's real
 //! page reference string.
 
+mod check;
 mod heap;
 mod page;
 mod space;
 mod tree;
 
+pub use check::TreeShape;
 pub use heap::{HeapFile, Rid};
 pub(crate) use page::check_page_size;
 pub use page::{MAX_PAGE, MIN_PAGE};
 pub use space::{Checked, Space};
-pub use tree::{BTree, TreeShape};
+pub use tree::BTree;

@@ -263,15 +263,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             parking: &self.parking,
         };
         if shadow {
-            // SAFETY: the latch is held exclusively; counted readers may
-            // still read the bytes, as this copy does.
-            let bytes = unsafe { self.slab.page(f) };
-            let mut copy = self.shadow(f);
-            copy.bytes.clear();
-            copy.bytes.extend_from_slice(bytes);
-            copy.live = true;
-            drop(copy);
-            self.parking.wake();
+            self.copy_shadow(f);
         }
         if self.readers.any(f) {
             self.parking.wait_until(|| !self.readers.any(f));
@@ -295,13 +287,22 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // Dropped: the latch goes, and a reader that backed off wakes.
             return None;
         }
-        // SAFETY: the latch is held exclusively and no reader is counted.
+        self.copy_shadow(f);
+        Some(latch)
+    }
+
+    /// Copies frame `f`, whose latch the caller holds exclusively, into its
+    /// shadow for write-backs, and wakes a write-back waiting for it.
+    fn copy_shadow(&self, f: u32) {
+        // SAFETY: the latch is held exclusively; counted readers may still
+        // read the bytes, as this copy does.
         let bytes = unsafe { self.slab.page(f) };
         let mut copy = self.shadow(f);
         copy.bytes.clear();
         copy.bytes.extend_from_slice(bytes);
         copy.live = true;
-        Some(latch)
+        drop(copy);
+        self.parking.wake();
     }
 
     /// Unpins frame `f`: a counted reader's count, or its pin count.
