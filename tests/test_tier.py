@@ -23,7 +23,7 @@ def test_sim_tier_runs_every_scheme_and_size_with_the_tier_fields() -> None:
                 "--ssd", "1.25%,20%", "--json", check=True)
     rows = json.loads(p.stdout)
     assert [r["scheme_name"] for r in rows] == ["hypro", "hypro", "tac", "tac", "face", "face", "lc", "lc"]
-    assert rows[0]["scheme"] == "hypro:p_sink=0.15,p_elevate=auto,seed=1,window=10000,level=lru"
+    assert rows[0]["scheme"] == "hypro:p_sink=0.15,p_elevate=auto,seed=1,window=1000,level=lru"
     for r in rows:
         assert TIER_FIELDS <= set(r)
         assert r["device"] == "hypro-ssd+hypro-hdd" and r["policy"] == "lru"
@@ -56,7 +56,7 @@ def test_simulate_on_a_tier_store_matches_the_sweep_and_is_reproducible_by_seed(
         assert a[key] == b[key], key
     assert a["buffer_spec"] == "1%" and a["ssd_share"] == pytest.approx(0.05, abs=0.001)
     assert a["store"] == "tier:ssd=5%,ssd_device=hypro-ssd,hdd_device=hypro-hdd," \
-        "scheme=hypro:p_sink=auto,p_elevate=auto,seed=3,window=10000,level=lru"
+        "scheme=hypro:p_sink=auto,p_elevate=auto,seed=3,window=1000,level=lru"
     series = a["series"]
     assert len(series["requests"]) == len(series["state"]["p_sink"]) > 5
     c = flashlayer.simulate(PG, "lru", "1%", "tier:ssd=5%,scheme=hypro:seed=4,p_sink=0.5,p_elevate=0.1")
@@ -77,7 +77,7 @@ def test_tier_store_specs_refuse_what_does_not_apply() -> None:
 
 def test_scheme_lists_continue_parameters_and_write_out_defaults() -> None:
     assert _native.canonical_list("scheme", "hypro:p_sink=0.1,seed=2,lc,dirty=0.3") == [
-        "hypro:p_sink=0.1,p_elevate=auto,seed=2,window=10000,level=lru", "lc:dirty=0.3,level=lru"]
+        "hypro:p_sink=0.1,p_elevate=auto,seed=2,window=1000,level=lru", "lc:dirty=0.3,level=lru"]
     assert _native.canonical_list("scheme", ",".join(SCHEMES))[1:] == [
         "tac:extent=32", "face:second_chance=on", "lc:dirty=0.5,level=lru"]
     with pytest.raises(flashlayer.FlashlayerError, match="'dirty=0.5' is a parameter but no scheme comes before it"):
@@ -107,19 +107,26 @@ def test_sim_tier_bad_values_give_one_line_and_exit_2(args: list[str], message: 
 
 
 @pytest.mark.xdist_group("reproduce-hypro")
-@pytest.mark.parametrize("trace", ["pg15-tpcb-s5", "pg15-tatp-100k"])
-def test_hypro_auto_tunes_to_within_5pct_of_the_best_fixed_pair(trace: str) -> None:
+@pytest.mark.parametrize("trace, ssd, sizes", [
+    ("pg15-tpcb-s5", "hypro-ssd", ("1.25%", "5%", "20%")),
+    ("pg15-tatp-100k", "hypro-ssd", ("1.25%", "5%", "20%")),
+    ("linux61-tinyconfig-make", "hypro-ssd-lowend", ("1.25%", "10%", "20%")),
+])
+def test_hypro_auto_tunes_to_within_5pct_of_the_best_fixed_pair(trace: str, ssd: str, sizes: tuple[str, ...]) -> None:
     """§4's tuning, as flashlayer reads Eqs. 1-2 (evicted pages followed for
-    a window): on the recorded TPC-B and TATP with the high-end SSD, auto
-    lands within 5% of the best (p_sink, p_elevate) of a grid at every SSD
-    size. The report's hypro/auto-vs-grid holds it to the same on every
-    trace of Fig. 6, with Fig. 6's SSDs."""
-    pairs = [f"hypro:p_sink={a},p_elevate={b}" for a in (0.01, 0.1, 0.2, 0.4, 0.7, 0.99) for b in (0.001, 0.01, 0.05)]
-    for size in ("1.25%", "5%", "20%"):
-        stores = [f"tier:ssd={size},ssd_device=hypro-ssd,hdd_device=hypro-hdd,scheme={s}" for s in ["hypro", *pairs]]
+    as long as they would stay on the SSD, a window of 1,000 evictions):
+    auto, the mean of three seeds, lands within 5% of the best fixed
+    (p_sink, p_elevate) of Table 4's p_sink values, as the report's
+    hypro-auto-within-5pct holds it at every size of Fig. 6."""
+    autos = [f"hypro:seed={seed}" for seed in (0, 1, 2)]
+    pairs = [f"hypro:p_sink={a},p_elevate={b}" for a in (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+             for b in (0.001, 0.01, 0.05)]
+    for size in sizes:
+        stores = [f"tier:ssd={size},ssd_device={ssd},hdd_device=hypro-hdd,scheme={s}" for s in autos + pairs]
         rows = flashlayer.sweep(f"data/traces/{trace}.csv.gz", ["lru"], ["1%"], stores)
-        best = min(r["io_time"] for r in rows[1:])
-        assert rows[0]["io_time"] <= 1.05 * best, (size, rows[0]["io_time"] / best)
+        auto = sum(r["io_time"] for r in rows[:len(autos)]) / len(autos)
+        best = min(r["io_time"] for r in rows[len(autos):])
+        assert auto <= 1.05 * best, (size, auto / best)
 
 
 def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:

@@ -589,7 +589,7 @@ fn store_specs_parse_by_the_one_grammar() {
     );
     assert_eq!(
         canon("tier:scheme=hypro,p_sink=0.15,ssd=5%"),
-        "tier:ssd=5%,ssd_device=hypro-ssd,hdd_device=hypro-hdd,scheme=hypro:p_sink=0.15,p_elevate=auto,seed=0,window=10000,level=lru"
+        "tier:ssd=5%,ssd_device=hypro-ssd,hdd_device=hypro-hdd,scheme=hypro:p_sink=0.15,p_elevate=auto,seed=0,window=1000,level=lru"
     );
     assert_eq!(
         canon("tier:scheme=lc,dirty=0.3,level=fdbuffer:mc=0.5,dirty=arc"),

@@ -107,7 +107,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         tables["hypro/fig6c-io"] = _io_table(fig6["TPC-B"])
     notes.append(
         "HyPro runs with p_sink=auto and p_elevate=auto in Fig. 6, as §5.2 says the paper does (starting from 0.2 "
-        "and 0.02, re-decided every 10,000 requests); seed 0. Fig. 5 fixes the other probability at §5.2's value "
+        "and 0.02, re-decided every 1,000 evictions from DRAM); seed 0. Fig. 5 fixes the other probability at §5.2's value "
         "(p_elevate 0.02 in 5a, p_sink 0.2 in 5b) on the recorded TPC-B trace with the high-end SSD at "
         f"{FIG5_SSD} of the pages (the paper names neither the trace nor the size of Fig. 5)."
     )
@@ -231,9 +231,11 @@ def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: lis
         tolerance="the best of Table 4's p_elevate values in [0.01, 0.02], by the mean over seeds"))
     notes.append(
         "Eqs. 1-2 as flashlayer reads them (flashlayer::tier::hypro): every page DRAM evicts on a miss is followed "
-        "for a window (10,000 requests) and its first request in that time counts in R_mevict or W_mevict - the "
-        "request the SSD serves if the page sank and the disk if it did not; pages a sink pushes off the SSD are "
-        "followed the same way into R_fevict, W_fevict. Figure hypro/fig5a shows the run totals: sinking pays "
+        "for as long as a sunk page lasts on the SSD (the mean age of the pages sinks push off) and its first "
+        "request in that time counts in R_mevict or W_mevict - the request the SSD serves if the page sank and the "
+        "disk if it did not; pages a sink pushes off the SSD are followed the same way into R_fevict, W_fevict. A "
+        "window is 1,000 evictions from DRAM; at its end p_sink is multiplied by C_sinkd / C_sinkf (p_elevate by "
+        "the like ratio), by at most a factor of two. Figure hypro/fig5a shows the run totals: sinking pays "
         "(C_sinkf below C_sinkd) while the SSD has room for pages that come back."
     )
     return best_sink, best_elev
@@ -310,7 +312,7 @@ def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: di
     lost = _where_auto_loses(traces, [(name, SSD_SIZES[i], finals[(name, SSD_SIZES[i])][0])
                                       for name, rs in ratio.items() for i, r in enumerate(rs) if r > 1 + WITHIN],
                              figures, quiet)
-    # At p_sink's floor (SINK_FLOOR), up to one step of rounding.
+    # At p_sink's floor (SINK_FLOOR), or within a small move of it.
     worst_floor = all(p <= SINK_FLOOR * 1.2 for p in worst_sinks)
     misses = [f"{name} {SSD_SIZES[i]} ({r - 1:+.1%}, seeds {lo - 1:+.1%} to {hi - 1:+.1%})"
               for name, rs in ratio.items() for i, r in enumerate(rs) if r > 1 + WITHIN
@@ -325,11 +327,10 @@ def _auto_vs_grid(traces: dict[str, Any], figures: dict[str, Figure], tables: di
         None if ok else (
             f"At the worst point ({worst[1]} at {worst[2]}) the best fixed pair is p_sink {worst_best[0]:g}, "
             f"p_elevate {worst_best[1]:g}, and auto's seeds end at p_sink/p_elevate {worst_auto} (table "
-            "hypro/auto-vs-grid). Each window's decision asks whether the pages DRAM evicted in the last window "
-            "came back within a window (10,000 requests). "
-            + ((f"Here few do, so auto keeps p_sink {'at its floor' if worst_floor else 'low'}, while a page "
-                "that sinks stays on the SSD far longer than a window and the best pair profits from returns the "
-                "window does not see.")
+            "hypro/auto-vs-grid). Each window's decision asks how many of the pages DRAM evicted came back while "
+            "they would still be on the SSD. "
+            + ((f"Here few do, so auto keeps p_sink {'at its floor' if worst_floor else 'low'}, below the best "
+                "pair's.")
                if all(p < worst_best[0] for p in worst_sinks) else
                "That answer swings with the trace's phases, so auto's p_sink wanders instead of settling where "
                "the best pair sits.")

@@ -21,24 +21,38 @@
 //! # Tuning (`p_sink=auto`, `p_elevate=auto`, the defaults)
 //!
 //! Both start where §5.2 found the best fixed values (0.2 and 0.02) and are
-//! re-decided every `window` requests (the `window` key, default 10,000).
-//! `C_fr`, `C_fw`, `C_dr`, `C_dw` are the SSD's and disk's read and write
-//! prices.
+//! re-decided at the end of every window. The paper accumulates "on all the
+//! evicted pages in a certain window": a window is `window` evictions from
+//! DRAM (default 1,000), so that every decision weighs as many evicted
+//! pages whatever the miss rate. Sinking breaks even when a share
+//! `C_fw / (C_dr − C_fr)` of the evicted pages come back (6% at Table 4's
+//! prices, 16% with the low-end SSD), so a window of 1,000 evictions
+//! expects 60 to 160 returns at break-even, whose counting noise (about
+//! √n) is an eighth of them or less. `C_fr`, `C_fw`, `C_dr`, `C_dw` are
+//! the SSD's and disk's read and write prices.
 //!
 //! **p_sink**, §4 Eqs. 1–2. The paper defines `R_mevict`, `W_mevict` as
 //! the requests on a page evicted from DRAM (`P_mevict`) and `R_fevict`,
 //! `W_fevict` as those on the page a sink pushes off the full SSD
 //! (`P_fevict`), "accumulated on all the evicted pages in a certain
 //! window". Our reading, in which both equations price the same requests
-//! over the same span: every page DRAM evicts on a draw (a miss) is
-//! followed for `window` requests after its eviction, and its first
-//! request in that span counts in `R_m` or `W_m` by its kind — the request
-//! the SSD serves if the page sank and the disk serves if it did not
-//! (which brings it back into DRAM; later requests depend on `p_elevate`,
-//! not on the sink). Pages pushed off the SSD are followed the same way
-//! into `R_f`, `W_f`. A window's evictions are complete one window later,
-//! so the decision at the end of window *k* sums Eqs. 1–2 over the `E`
-//! evictions of window *k − 1*:
+//! over the same span: a sink is worth what the sunk page is requested
+//! while it stays on the SSD, so every page DRAM evicts on a draw (a miss)
+//! is followed for the SSD's *residency* `D` — how long an untouched page
+//! lasts on the SSD, measured as the running mean age (requests since it
+//! entered or was last hit there) of about the last `window` pages sinking
+//! pushed off; unbounded until the SSD first fills. Its first request
+//! within `D` of its eviction counts in `R_m` or `W_m` by its kind — the
+//! request the SSD serves if the page sank and the disk serves if it did
+//! not (which brings it back into DRAM; later requests depend on
+//! `p_elevate`, not on the sink). Pages pushed off the SSD are followed the same way,
+//! for the same `D`, into `R_f`, `W_f`. A request counts in the window in
+//! which it comes, so the decision at the end of a window sums Eqs. 1–2
+//! over that window's `E` evictions and the returns it saw, which in a
+//! steady state are `E` times the share of evicted pages that return
+//! within `D`. A span shorter than `D` misses the returns that come while a
+//! sunk page is still on the SSD, and `p_sink` then stays low where
+//! sinking nearly every page pays (the kernel build at 10% and 20% SSD):
 //!
 //! ```text
 //! C_sinkf = E·C_fw + R_m·C_fr + W_m·C_fw + s·(R_f·C_dr + W_f·C_dw)
@@ -48,8 +62,8 @@
 //! where `s` is the evictions made while the SSD was full over the pages
 //! actually pushed off (so the pages pushed off stand for every eviction
 //! that would push one off; Eq. 1's "if flash is full"). If
-//! `C_sinkf < C_sinkd`, sinking pays and `p_sink` grows, else it shrinks.
-//! Counting the requests on DRAM's evict position instead (Definition 1)
+//! `C_sinkf < C_sinkd`, sinking pays and `p_sink` grows, else it shrinks
+//! (the step below). Counting the requests on DRAM's evict position instead (Definition 1)
 //! sees almost none on an LRU end, so every sink looks like a wasted SSD
 //! write and `p_sink` falls to its floor whatever the trace; counting every
 //! request while the page is out of DRAM charges the not-sunk page with
@@ -59,10 +73,9 @@
 //! `P` hit on the SSD swaps it with a page `M` that DRAM evicts. The read
 //! of `P` happens either way. Elevating costs the SSD write of `M`, and
 //! `M`'s next request is then served by the SSD rather than DRAM;
-//! `M` is priced as the last complete window's evicted pages were
-//! (`R_m/E`, `W_m/E` per eviction). Not elevating leaves `P`'s later
-//! requests on the SSD: the SSD hits on pages already hit on the SSD
-//! earlier in the same window (`R_rep`, `W_rep`). Over the window's `H`
+//! `M` is priced as the window's evicted pages were (`R_m/E`, `W_m/E` per
+//! eviction). Not elevating leaves `P`'s later requests on the SSD: the SSD
+//! hits on pages already hit on the SSD earlier in the same window (`R_rep`, `W_rep`). Over the window's `H`
 //! SSD hits:
 //!
 //! ```text
@@ -70,11 +83,21 @@
 //! C_stay = R_rep·C_fr + W_rep·C_fw
 //! ```
 //!
-//! If `C_elev < C_stay`, `p_elevate` grows, else it shrinks. A step
-//! multiplies or divides by 1.2 (scale-free: `p_elevate` lives near 0.01,
-//! `p_sink` near 0.2); `p_sink` stays in [0.01, 0.99], `p_elevate` in
-//! [0.001, 0.5]. A window without a decision of a kind leaves that
-//! probability alone. Any SSD level policy works with `auto`.
+//! If `C_elev < C_stay`, `p_elevate` grows, else it shrinks.
+//!
+//! **The step.** The paper says only which way a probability moves. While
+//! the SSD fills (no sink has pushed a page off yet), a sink displaces
+//! nothing and the residency is unbounded, so a window's answer does not
+//! depend on the probabilities it set: `p_sink` is multiplied by
+//! `C_sinkd / C_sinkf` and `p_elevate` by `C_stay / C_elev`, each ratio
+//! held within [1/2, 2], and reaches a clear answer in a few windows. Once
+//! the SSD is full, each decision changes the residency the next window is
+//! judged by, about a window later, and moves of that size swing `p_sink`
+//! between its bounds (on the recorded TATP at 10% SSD, 0.01 to 0.9 and
+//! back every dozen windows); a probability then moves by a factor 1.2 a
+//! window. `p_sink` stays in [0.01, 0.99], `p_elevate` in [0.001, 0.5]. A
+//! window without a decision of a kind leaves that probability alone. Any
+//! SSD level policy works with `auto`.
 //!
 //! Run totals of `C_sinkf` and `C_sinkd` are kept with fixed probabilities
 //! too, for §5.2's Figure 5(a).
@@ -92,6 +115,7 @@ pub const DEFAULT_P_SINK: f64 = 0.2;
 /// `p_elevate` where §5.2 starts (and `auto`'s first value).
 pub const DEFAULT_P_ELEVATE: f64 = 0.02;
 
+const MOST: f64 = 2.0;
 const STEP: f64 = 1.2;
 const SINK_RANGE: (f64, f64) = (0.01, 0.99);
 const ELEVATE_RANGE: (f64, f64) = (0.001, 0.5);
@@ -105,19 +129,19 @@ pub enum Prob {
     Auto,
 }
 
-/// What one window's decisions were followed by (module docs).
+/// One window's decisions and the returns it saw (module docs).
 #[derive(Clone, Copy, Debug, Default)]
 struct Tally {
     /// Evictions from DRAM that drew for sinking, and of them those made
     /// while the SSD was full.
     evictions: u64,
     full: u64,
-    /// Those pages requested again within a window's length of their
-    /// eviction (the first request on each, by its kind).
+    /// First requests on pages DRAM evicted on a draw within the SSD's
+    /// residency before, by kind.
     r_m: u64,
     w_m: u64,
-    /// Pages sinking pushed off the full SSD, and of them those requested
-    /// again within a window's length (the first request, by its kind).
+    /// Pages sinking pushed off the full SSD, and first requests on pages
+    /// pushed off within the residency before.
     displaced: u64,
     r_f: u64,
     w_f: u64,
@@ -139,16 +163,24 @@ pub struct Hypro {
     seed: u64,
     rng: Pcg64,
     window_len: u64,
-    /// Requests seen; the current window is `now / window_len`.
+    /// Windows finished.
+    windows: u64,
+    /// Requests seen.
     now: u64,
-    /// The last finished window's tally and the current one's.
-    last: Tally,
+    /// The current window's tally.
     tally: Tally,
+    /// The SSD's residency `D` (requests), `u64::MAX` until it first fills.
+    span: u64,
+    /// The residency as a running mean of the ages pushed off.
+    age: f64,
     /// Per page: the request number (from 1) at which it left DRAM on a
     /// draw, or was pushed off the SSD by a sink; 0 once it is requested
     /// again.
     left_dram: Vec<u64>,
     left_ssd: Vec<u64>,
+    /// Per page: the request number at which it entered the SSD or was last
+    /// hit there.
+    touched: Vec<u64>,
     /// Per page: the window (from 1) of its last SSD hit.
     hit_in: Vec<u64>,
     // C_fr, C_fw, C_dr, C_dw
@@ -159,7 +191,7 @@ pub struct Hypro {
 
 impl Hypro {
     /// HyPro over `ssd`, with the two devices' prices, the probabilities,
-    /// the seed and the tuning window (requests, ≥ 1).
+    /// the seed and the tuning window (evictions from DRAM, ≥ 1).
     pub fn new(
         ssd: PolicyLevel,
         devices: (&DeviceModel, &DeviceModel),
@@ -182,11 +214,14 @@ impl Hypro {
             seed,
             rng: Pcg64::seed_from_u64(seed),
             window_len: window.max(1),
+            windows: 0,
             now: 0,
-            last: Tally::default(),
             tally: Tally::default(),
+            span: u64::MAX,
+            age: 0.0,
             left_dram: Vec::new(),
             left_ssd: Vec::new(),
+            touched: Vec::new(),
             hit_in: Vec::new(),
             prices: [s.read, s.write, d.read, d.write],
             c_sinkf: 0.0,
@@ -209,25 +244,24 @@ impl Hypro {
         &self.ssd
     }
 
-    /// The current window, from 1: that of request number `now`.
+    /// The current window, from 1.
     fn window(&self) -> u64 {
-        self.now.max(1).div_ceil(self.window_len)
+        self.windows + 1
     }
 
-    /// The tally of the window of request number `at`, if it is the
-    /// current or the last one and `at` is within a window's length.
-    fn tally_of(&mut self, at: u64) -> Option<&mut Tally> {
-        if at == 0 || self.now - at >= self.window_len {
-            return None;
-        }
-        let w = at.div_ceil(self.window_len);
-        if w == self.window() {
-            Some(&mut self.tally)
-        } else if w + 1 == self.window() {
-            Some(&mut self.last)
-        } else {
-            None
-        }
+    /// No sink has pushed a page off the SSD yet.
+    fn filling(&self) -> bool {
+        self.span == u64::MAX
+    }
+
+    /// Whether a page marked at request `at` is still followed.
+    fn followed(&self, at: u64) -> bool {
+        at != 0 && self.now - at <= self.span
+    }
+
+    /// The SSD's residency: how long untouched pages lasted there.
+    pub fn residency(&self) -> Option<u64> {
+        (self.span != u64::MAX).then_some(self.span)
     }
 
     /// Eqs. 1–2 summed over window `t`'s evictions: `(C_sinkf, C_sinkd)`.
@@ -248,28 +282,27 @@ impl Hypro {
         (sinkf, sinkd)
     }
 
-    /// The last window is complete: every eviction in it has been followed
-    /// for a window's length. Decide from it; the current window's SSD
-    /// hits decide `p_elevate`.
+    /// The window ends: decide from its evictions, returns and SSD hits.
     fn end_window(&mut self) {
         let [fr, fw, _, _] = self.prices;
-        let done = self.last;
+        let done = self.tally;
         let (sinkf, sinkd) = self.sink_costs_of(&done);
         self.c_sinkf += sinkf;
         self.c_sinkd += sinkd;
         if self.auto_sink && done.evictions > 0 {
-            self.p_sink = step(self.p_sink, sinkf < sinkd, SINK_RANGE);
+            self.p_sink = step(self.p_sink, sinkd, sinkf, SINK_RANGE, self.filling());
         }
-        let t = self.tally;
+        let t = done;
         if self.auto_elevate && t.ssd_hits > 0 && done.evictions > 0 {
             // Each elevation demotes a page that DRAM evicts: it is expected
             // to be requested as often as the last window's evicted pages.
             let per = t.ssd_hits as f64 / done.evictions as f64;
             let elev = t.ssd_hits as f64 * fw + per * (done.r_m as f64 * fr + done.w_m as f64 * fw);
             let stay = t.r_rep as f64 * fr + t.w_rep as f64 * fw;
-            self.p_elevate = step(self.p_elevate, elev < stay, ELEVATE_RANGE);
+            self.p_elevate = step(self.p_elevate, stay, elev, ELEVATE_RANGE, self.filling());
         }
-        self.last = std::mem::take(&mut self.tally);
+        self.tally = Tally::default();
+        self.windows += 1;
     }
 
     /// `page` is followed no more: it was requested again.
@@ -295,9 +328,17 @@ impl Hypro {
     }
 }
 
-fn step(p: f64, up: bool, (lo, hi): (f64, f64)) -> f64 {
-    let q = if up { p * STEP } else { p / STEP };
-    q.clamp(lo, hi)
+/// `p` moved up if not moving it costs more (`against`) than moving it
+/// (`for_it`), else down: by their ratio, at most a factor `MOST`, while the
+/// SSD fills; by `STEP` once it is full (module docs).
+fn step(p: f64, against: f64, for_it: f64, (lo, hi): (f64, f64), filling: bool) -> f64 {
+    let ratio = if for_it > 0.0 { against / for_it } else { MOST };
+    let factor = match (filling, ratio > 1.0) {
+        (true, _) => ratio.clamp(1.0 / MOST, MOST),
+        (false, true) => STEP,
+        (false, false) => 1.0 / STEP,
+    };
+    (p * factor).clamp(lo, hi)
 }
 
 impl Scheme for Hypro {
@@ -339,6 +380,8 @@ impl Scheme for Hypro {
             }
         }
         self.hit_in[i] = window;
+        let now = self.now;
+        Self::mark(&mut self.touched, page, now);
         if self.draw() < self.p_elevate {
             let slot = self.ssd.slot(page);
             if op == Op::Read {
@@ -390,17 +433,28 @@ impl Scheme for Hypro {
                 let now = self.now;
                 Self::mark(&mut self.left_ssd, v.page, now);
                 self.tally.displaced += 1;
+                // The residency: a mean over about the last `window` pages
+                // pushed off, as many as a window has evictions.
+                let age = (now - self.touched.get(v.page as usize).copied().unwrap_or(0)) as f64;
+                self.age = if self.filling() {
+                    age
+                } else {
+                    self.age + (age - self.age) / self.window_len as f64
+                };
+                self.span = self.age as u64;
             }
             debug_assert!(stale.is_none(), "HyPro never relocates");
         }
         let slot = self.ssd.admit(page, dirty);
+        let now = self.now;
+        Self::mark(&mut self.touched, page, now);
         io.ssd_write(page, slot, dirty, false)?;
         Ok(true)
     }
 
     #[inline]
     fn dram_request(&mut self, page: DenseId, op: Op) {
-        if self.now > 0 && self.now.is_multiple_of(self.window_len) {
+        if self.tally.evictions >= self.window_len {
             self.end_window();
         }
         self.now += 1;
@@ -410,13 +464,13 @@ impl Scheme for Hypro {
             self.left_ssd.get(i).copied().unwrap_or(0),
         );
         let write = u64::from(op == Op::Write);
-        if let Some(t) = self.tally_of(m) {
-            t.r_m += 1 - write;
-            t.w_m += write;
+        if self.followed(m) {
+            self.tally.r_m += 1 - write;
+            self.tally.w_m += write;
         }
-        if let Some(t) = self.tally_of(f) {
-            t.r_f += 1 - write;
-            t.w_f += write;
+        if self.followed(f) {
+            self.tally.r_f += 1 - write;
+            self.tally.w_f += write;
         }
         // Only the first request counts: it is served by the SSD if the
         // page sank and by the disk if not, and brings it back into DRAM
@@ -441,7 +495,7 @@ impl Scheme for Hypro {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.ssd.prefetch(page);
-        for marks in [&self.hit_in, &self.left_dram, &self.left_ssd] {
+        for marks in [&self.hit_in, &self.left_dram, &self.left_ssd, &self.touched] {
             if let Some(h) = marks.get(page as usize) {
                 crate::types::prefetch(h);
             }

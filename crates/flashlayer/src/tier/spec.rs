@@ -47,8 +47,8 @@ pub static SCHEMES: Table = Table {
                 Param {
                     key: "window",
                     ty: Ty::Int(1, NO_MAX),
-                    default: "10000",
-                    help: "requests between tuning steps",
+                    default: "1000",
+                    help: "evictions from DRAM between tuning steps",
                 },
                 LEVEL,
             ],
@@ -116,7 +116,7 @@ pub enum SchemeKind {
         p_elevate: Prob,
         /// The generator's seed.
         seed: u64,
-        /// Requests per tuning window.
+        /// Evictions from DRAM per tuning window.
         window: u64,
         /// The SSD level's policy.
         level: PolicySpec,
