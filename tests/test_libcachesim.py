@@ -102,23 +102,21 @@ def test_libcachesim_clockpro_keeps_its_first_objects_so_it_is_not_compared(trac
         assert ours < theirs - 0.03 and abs(ours - lirs) < 0.02, (size, ours, lirs)
 
 
-def test_bench_rows_state_each_policy_goal_and_write_a_page(traces: tuple[Path, object], tmp_path: Path) -> None:
-    """``bench --libcachesim`` holds the classics to 12x libCacheSim's
-    throughput and every other policy, Belady included, to 10x; each row
-    says whether it met its goal and whether the miss ratios agree, and
-    ``--markdown`` writes the table with the command that regenerates it."""
+def test_bench_libcachesim_rows_time_both_sides_and_write_a_page(traces: tuple[Path, object], tmp_path: Path) -> None:
+    """``bench libcachesim`` times each policy on both sides, says whether
+    the miss ratios agree, and ``--markdown`` writes the table with the
+    command that regenerates it."""
     oracle, _ = traces
     flt, page = oracle.parent / "cloudPhysicsIO.flt", tmp_path / "LIBCACHESIM.md"
-    args = ["bench", "--libcachesim", "--trace", str(flt), "--buffer", "1000", "--repeat", "1", "--policies",
+    args = ["bench", "libcachesim", "--trace", str(flt), "--buffer", "1000", "--repeat", "1", "--policies",
             "lru,sieve,belady"]
     rows = {r["policy"]: r for r in json.loads(run_cli(*args, "--json", check=True).stdout)["policies"]}
-    assert {p: r["goal"] for p, r in rows.items()} == {"lru": 12.0, "sieve": 10.0, "belady": 10.0}
+    assert list(rows) == ["lru", "sieve", "belady"]
     for r in rows.values():
-        assert r["meets_goal"] == (r["speedup"] >= r["goal"])
+        assert r["speedup"] == pytest.approx(r["libcachesim_seconds"] / r["flashlayer_seconds"])
         assert r["same_miss_ratio"], r
     run_cli(*args, "--markdown", str(page), check=True)
     text = page.read_text()
     assert f"flashlayer {' '.join(args)} --markdown {page}" in text
     table = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
-    assert [(c[0].strip(), c[4].strip()) for c in table] == [("`lru`", ">= 12x"), ("`sieve`", ">= 10x"),
-                                                             ("`belady`", ">= 10x")]
+    assert [c[0].strip() for c in table] == ["`lru`", "`sieve`", "`belady`"]

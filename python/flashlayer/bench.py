@@ -5,8 +5,8 @@ about 1M distinct pages and 20% writes, already converted to ``flt``, and a
 45,000-page buffer. Each measurement opens the trace (map, CRC and id
 validation) and replays it single-threaded. The runs are interleaved: each
 of ``repeat`` rounds times every row once, so a row and LRU, whose ratio
-is the goal of most rows, are timed minutes apart at most, whatever the
-rest of the machine does in between. The best of a row's runs is kept,
+each row reports, are timed minutes apart at most, whatever the rest of
+the machine does in between. The best of a row's runs is kept,
 since slower runs only add noise from the rest of the machine.
 """
 
@@ -23,28 +23,17 @@ from flashlayer import _native, progress
 from flashlayer._native import Trace
 from flashlayer.replay import resolve_buffer
 
-#: Requests/s each policy must reach on the default workload (the design's
-#: speed targets), by policy name.
-TARGETS = {"lru": 30e6, "fifo": 30e6, "clock": 30e6, "2q": 15e6, "arc": 15e6, "sieve": 30e6, "s3fifo": 15e6,
-           "lfu": 15e6, "slru": 15e6, "lruk": 10e6, "lirs": 10e6, "wtinylfu": 10e6, "clockpro": 10e6,
-           "belady": 10e6}
-#: Policies whose goal is a share of LRU's rate on the same trace.
-VS_LRU_TARGETS = {"cflru": 0.5, "lruwsr": 0.5, "ccflru": 0.5, "casa": 0.5, "fdbuffer": 0.5, "cfdc": 0.5,
-                  "wblandlord": 0.5, "koltsidas": 0.5}
 #: The row timing LRU over a hybrid flash + magnetic store (placement
-#: ``hybrid``, Koltsidas Table 1), and its goal as a share of plain LRU.
+#: ``hybrid``, Koltsidas Table 1).
 HYBRID_ROW = "lru on a hybrid store (placement hybrid)"
-HYBRID_TARGET = 0.25
 #: Rows timing each DRAM / SSD / disk scheme (DRAM: the buffer, under LRU;
-#: SSD: five times the buffer), each with this goal as a share of LRU.
+#: SSD: five times the buffer).
 TIER_SCHEMES = ("hypro", "tac", "face", "lc")
 TIER_SSD_FACTOR = 5
-TIER_TARGET = 0.25
 #: Rows timing ``flashlayer curve`` (LRU at every size in one pass), exact
-#: and SHARDS-sampled at 1%, with their goals in requests/s on the default
-#: workload.
-CURVE_ROWS = {"LRU curve, exact (every size, one pass)": (None, 10e6),
-              "LRU curve, SHARDS 1% (every size, one pass)": (0.01, 100e6)}
+#: and SHARDS-sampled at 1%, by their sampling rate.
+CURVE_ROWS = {"LRU curve, exact (every size, one pass)": None,
+              "LRU curve, SHARDS 1% (every size, one pass)": 0.01}
 
 
 def tier_row(scheme: str) -> str:
@@ -55,12 +44,10 @@ def tier_row(scheme: str) -> str:
 @dataclass
 class _Row:
     """One timed row: `replay` runs it on an open trace and returns its
-    miss ratio; `target` is its goal in requests/s (absolute goals only;
-    goals relative to LRU are set after every row is timed)."""
+    miss ratio."""
 
     name: str
     replay: Callable[[Trace], float]
-    target: float | None = None
     seconds: float = float("inf")
     miss_ratio: float = 0.0
 
@@ -94,7 +81,7 @@ def run(
         stats = trace.stats()
         buffer_pages = resolve_buffer(buffer, trace.pages)
         del trace
-        rows = _rows(policies, buffer_pages, generated)
+        rows = _rows(policies, buffer_pages)
         with progress.bar(len(rows) * repeat, f"benchmarking ({repeat} interleaved rounds)", quiet=quiet) as bar:
             for _ in range(repeat):
                 for row in rows:
@@ -104,19 +91,11 @@ def run(
         out: list[dict[str, Any]] = []
         for row in rows:
             rps = stats["requests"] / row.seconds
-            target = row.target
-            share = (HYBRID_TARGET if row.name == HYBRID_ROW
-                     else TIER_TARGET if " tier (" in row.name
-                     else VS_LRU_TARGETS.get(row.name.split(":")[0]))
-            if share is not None and lru is not None:
-                target = share * lru
             out.append({
                 "policy": row.name,
                 "seconds": row.seconds,
                 "requests_per_second": rps,
                 "miss_ratio": row.miss_ratio,
-                "target": target,
-                "meets_target": None if target is None else rps >= target,
                 "vs_lru": None if lru is None else rps / lru,
             })
         return {
@@ -136,7 +115,7 @@ def run(
         }
 
 
-def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]:
+def _rows(policies: list[str], buffer_pages: int) -> list[_Row]:
     """Every row to time: the policies; with LRU among them, LRU over a
     hybrid store (every request also updates its page's placement
     counters, every eviction decides a placement), each hierarchy scheme
@@ -148,8 +127,7 @@ def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]
         def replay(t: Trace) -> float:
             return float(_native.replay(t, policy, buffer_pages)["miss_ratio"])
 
-        # The absolute targets are for the default workload only.
-        return _Row(policy, replay, TARGETS.get(policy.split(":")[0]) if generated else None)
+        return _Row(policy, replay)
 
     def hybrid(t: Trace) -> float:
         return float(_native.replay(t, "lru", buffer_pages, "hybrid")["miss_ratio"])
@@ -160,18 +138,18 @@ def _rows(policies: list[str], buffer_pages: int, generated: bool) -> list[_Row]
 
         return _Row(tier_row(scheme), replay)
 
-    def curve_row(name: str, rate: float | None, goal: float) -> _Row:
+    def curve_row(name: str, rate: float | None) -> _Row:
         def replay(t: Trace) -> float:
             return float(_native.lru_curve(t, [buffer_pages], sample=rate)["miss_ratio"][0])
 
-        return _Row(name, replay, goal if generated else None)
+        return _Row(name, replay)
 
     rows = [policy_row(p) for p in policies]
     if "lru" not in policies:
         return rows
     rows.append(_Row(HYBRID_ROW, hybrid))
     rows.extend(tier_row_of(s) for s in TIER_SCHEMES)
-    rows.extend(curve_row(name, rate, goal) for name, (rate, goal) in CURVE_ROWS.items())
+    rows.extend(curve_row(name, rate) for name, rate in CURVE_ROWS.items())
     return rows
 
 
@@ -187,8 +165,8 @@ def _time(row: _Row, path: Path) -> None:
         row.seconds, row.miss_ratio = seconds, miss_ratio
 
 
-#: ``bench --pool``: threads sharing one buffer pool (LRU), per workload:
-#: the sizes, fixes in all per run (split among the threads), and the goal.
+#: ``bench pool``: threads sharing one buffer pool (LRU), per workload: the
+#: sizes, and fixes in all per run (split among the threads).
 POOL_THREADS = (1, 2, 4, 8, 16)
 POOL_PAGE_SIZE = 4096
 POOL_ALPHA = 0.8
@@ -206,14 +184,6 @@ POOL_WORKLOADS: dict[str, dict[str, Any]] = {
     # pool lock.
     "hybrid": {"frames": 1_000, "pages": 10_000, "fixes": 10_000},
 }
-#: Goals: all-hit fixes/s on one thread; 2 threads of all hits not slower
-#: per thread than one (twice its rate); the speedup of 16 threads over one
-#: with injected latency (the I/O overlaps).
-POOL_HITS_GOAL = 10e6
-POOL_HITS_PAIR_SPEEDUP_GOAL = 2.0
-POOL_LATENCY_SPEEDUP_GOAL = 8.0
-
-
 def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -> dict[str, Any]:
     """Fixes per second of each pool workload at each thread count, best of
     ``repeat`` (rounds interleaved); the speedup over the fewest threads."""
@@ -237,17 +207,7 @@ def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -
             r = best[(name, t)]
             row = {"workload": name, "threads": t, "fixes_per_second": r["fixes_per_second"],
                    "vs_first": r["fixes_per_second"] / base, "fixes": r["fixes"], "seconds": r["seconds"],
-                   "misses": r["misses"], "direct": r["direct"] if name == "file" else None,
-                   "goal": None, "meets_goal": None}
-            if name == "hits" and t == 1:
-                row["goal"] = f">= {POOL_HITS_GOAL / 1e6:.0f}M/s"
-                row["meets_goal"] = r["fixes_per_second"] >= POOL_HITS_GOAL
-            if name == "hits" and t == 2 and threads[0] == 1:
-                row["goal"] = f">= {POOL_HITS_PAIR_SPEEDUP_GOAL:.0f}x 1 thread"
-                row["meets_goal"] = row["vs_first"] >= POOL_HITS_PAIR_SPEEDUP_GOAL
-            if name == "latency" and t == 16 and threads[0] == 1:
-                row["goal"] = f">= {POOL_LATENCY_SPEEDUP_GOAL:.0f}x 1 thread"
-                row["meets_goal"] = row["vs_first"] >= POOL_LATENCY_SPEEDUP_GOAL
+                   "misses": r["misses"], "direct": r["direct"] if name == "file" else None}
             rows.append(row)
     sizes = {name: {**w, "alpha": POOL_ALPHA, "write_ratio": 0.0 if name == "hits" else POOL_WRITE_RATIO,
                     "latency_us": POOL_LATENCY_US if name in ("latency", "hybrid") else None,
@@ -256,7 +216,7 @@ def pool(threads: list[int], repeat: int, seed: int = 42, quiet: bool = False) -
     return {"policy": "lru", "repeat": repeat, "workloads": sizes, "rows": rows}
 
 
-#: ``bench --oltp``: terminals on threads running each database workload
+#: ``bench oltp``: terminals on threads running each database workload
 #: over one buffer pool and a real file. Per workload: its parameters (a
 #: spec of the workloads' grammar) and the pool's frames, a small share of
 #: the loaded database so that terminals wait for I/O.
