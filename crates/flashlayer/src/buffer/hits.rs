@@ -18,8 +18,9 @@ const STRIPES: usize = 16;
 const STRIPES: usize = 2;
 /// Read hits a stripe gathers before its thread offers to drain them (two
 /// under the model checker, whose small schedules then reach batch drains).
-/// Each drain reads lines of rings that other cores write: with 64, two
-/// threads of all-hit fixes did 5–10% fewer (38–40M/s against 41–43M/s).
+/// Each drain reads lines of rings that other cores write: draining every
+/// 64 costs two threads of all-hit fixes 5–10% of their rate (38–40M/s
+/// against 41–43M/s).
 #[cfg(not(any(feature = "shuttle", feature = "loom")))]
 pub(super) const BATCH: usize = 256;
 #[cfg(feature = "shuttle")]

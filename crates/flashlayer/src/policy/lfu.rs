@@ -228,7 +228,7 @@ impl Policy for Lfu {
         self.set_dirty(page, op.is_write());
     }
 
-    // Inlined into the replay loop: out of line, LFU took 6% longer on
+    // Inlined into the replay loop: out of line, LFU takes 6% longer on
     // libCacheSim's Twitter trace.
     #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {

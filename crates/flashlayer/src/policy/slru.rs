@@ -213,7 +213,7 @@ impl Policy for Slru {
         self.l.set_dirty(page, op.is_write());
     }
 
-    // Inlined into the replay loop: out of line, SLRU took 2-4% longer
+    // Inlined into the replay loop: out of line, SLRU takes 2-4% longer
     // on libCacheSim's Twitter trace.
     #[inline]
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {

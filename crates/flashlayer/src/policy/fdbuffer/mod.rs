@@ -416,7 +416,7 @@ impl<B: Policy> Policy for FdBuffer<B> {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         // Both pools: which one holds the page is itself a load, which a
-        // hint must not wait for (choosing by it was 6-11% slower), and a
+        // hint must not wait for (choosing by it costs 6-11%), and a
         // miss's pool depends on the op.
         self.clean.prefetch(page);
         self.dirty.prefetch(page);
