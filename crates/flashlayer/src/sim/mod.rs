@@ -13,8 +13,9 @@ mod store;
 mod tier;
 
 pub use store::{
-    replay, FlashOut, HybridOut, ReplayOptions, Replayed, StoreKind, StoreSpec, TierOut, STORES,
+    replay, FlashOut, HybridOut, ReplayOptions, Replayed, StoreKind, StoreSpec, STORES,
 };
+pub use tier::TierOut;
 
 use crate::bound::BoundOptions;
 use crate::device::DeviceModel;

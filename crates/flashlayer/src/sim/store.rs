@@ -8,7 +8,7 @@
 //! there, once, with one line.
 
 use super::hybrid::{run_hybrid, HybridRunOptions};
-use super::tier::{run_tier, TierRunOptions};
+use super::tier::{run_tier, TierOut, TierRunOptions};
 use super::{run, FileRunOptions, FlashRunOptions, Job, RunOptions};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
@@ -17,7 +17,7 @@ use crate::hybrid::PLACEMENTS;
 use crate::nand::ChipStats;
 use crate::policy::PolicySpec;
 use crate::spec::{self, Entry, Given, Param, Size, Table, Ty, NO_MAX};
-use crate::tier::{IoCounts, SchemeSpec, TierStats, SCHEMES};
+use crate::tier::{SchemeSpec, SCHEMES};
 use crate::trace::Flt;
 use crate::types::Metrics;
 use std::fmt;
@@ -395,30 +395,6 @@ pub struct HybridOut {
     pub pages_on_flash: u64,
     /// For `optimal`: the dynamic program's cost of the recorded events.
     pub optimum: Option<f64>,
-}
-
-/// What a tier did beyond the metrics (whose devices are the SSD and the
-/// disk, and whose virtual time is their I/O time).
-#[derive(Clone, Debug)]
-pub struct TierOut {
-    /// The scheme with its parameters, as its paper names it.
-    pub scheme_label: String,
-    /// SSD pages.
-    pub ssd_pages: usize,
-    /// Requests per level and page movements.
-    pub stats: TierStats,
-    /// Each device's operations.
-    pub io: IoCounts,
-    /// SSD time.
-    pub ssd_time: f64,
-    /// Disk time.
-    pub hdd_time: f64,
-    /// Pages on the SSD at the end, and dirty ones among them.
-    pub ssd_pages_used: (u64, u64),
-    /// HyPro: the run totals of C_sinkf and C_sinkd (§4, Eqs. 1–2).
-    pub sink_costs: Option<(f64, f64)>,
-    /// HyPro: the probabilities at the end.
-    pub probabilities: Option<(f64, f64)>,
 }
 
 /// What a flash store did beyond the metrics.

@@ -3,14 +3,37 @@
 //! [`SsdTier`] whose SSD level is the scheme's (HyPro, TAC, FaCE, lazy
 //! cleaning); each device's operations are counted and priced.
 
-use super::store::TierOut;
 use super::{capacity, Simulator, WithPolicy};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::policy::{Policy, PolicySpec};
-use crate::tier::{AnyScheme, Counting, Io, Scheme, SchemeSpec, SsdTier, TierStats};
+use crate::tier::{AnyScheme, Counting, Io, IoCounts, Scheme, SchemeSpec, SsdTier, TierStats};
 use crate::trace::Flt;
 use crate::types::{DenseId, Metrics};
+
+/// What a tier did beyond the metrics (whose devices are the SSD and the
+/// disk, and whose virtual time is their I/O time).
+#[derive(Clone, Debug)]
+pub struct TierOut {
+    /// The scheme with its parameters, as its paper names it.
+    pub scheme_label: String,
+    /// SSD pages.
+    pub ssd_pages: usize,
+    /// Requests per level and page movements.
+    pub stats: TierStats,
+    /// Each device's operations.
+    pub io: IoCounts,
+    /// SSD time.
+    pub ssd_time: f64,
+    /// Disk time.
+    pub hdd_time: f64,
+    /// Pages on the SSD at the end, and dirty ones among them.
+    pub ssd_pages_used: (u64, u64),
+    /// HyPro: the run totals of C_sinkf and C_sinkd (§4, Eqs. 1–2).
+    pub sink_costs: Option<(f64, f64)>,
+    /// HyPro: the probabilities at the end.
+    pub probabilities: Option<(f64, f64)>,
+}
 
 /// Options of a [`run_tier`].
 #[derive(Clone, Debug)]
