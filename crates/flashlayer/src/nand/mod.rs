@@ -34,14 +34,17 @@
 //! [`Error::PowerCut`] until [`Chip::power_on`].
 
 mod bench;
+mod builder;
+mod image;
 pub use bench::bench;
+pub use builder::ChipBuilder;
+use image::Image;
 
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
-use memmap2::MmapMut;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_pcg::Pcg64;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The preset a chip takes its timing from unless told otherwise.
 pub const DEFAULT_PRESET: &str = "pdl10-mlc-nand";
@@ -135,208 +138,6 @@ impl ChipStats {
     /// Page operations of any kind.
     pub fn operations(&self) -> u64 {
         self.reads + self.spare_reads + self.programs + self.spare_programs + self.erases
-    }
-}
-
-/// Builds a [`Chip`]. Every default is stated on its setter.
-#[derive(Clone, Debug)]
-pub struct ChipBuilder {
-    geometry: Geometry,
-    preset: String,
-    timing: Option<Timing>,
-    spare_programs: u8,
-    data_programs: u8,
-    path: Option<PathBuf>,
-    seed: u64,
-}
-
-impl ChipBuilder {
-    /// A chip of `blocks` erase blocks; 64 pages of 2,048 + 64 bytes each
-    /// (PDL Table 1) unless set otherwise.
-    pub fn new(blocks: u32) -> Self {
-        ChipBuilder {
-            geometry: Geometry {
-                blocks,
-                pages_per_block: 64,
-                page_size: 2048,
-                spare_size: 64,
-            },
-            preset: DEFAULT_PRESET.to_string(),
-            timing: None,
-            spare_programs: 2,
-            data_programs: 1,
-            path: None,
-            seed: 0,
-        }
-    }
-    /// Pages per block. Default: 64.
-    pub fn pages_per_block(mut self, n: u32) -> Self {
-        self.geometry.pages_per_block = n;
-        self
-    }
-    /// Bytes in a page's data area. Default: 2,048.
-    pub fn page_size(mut self, n: usize) -> Self {
-        self.geometry.page_size = n;
-        self
-    }
-    /// Bytes in a page's spare area. Default: 64.
-    pub fn spare_size(mut self, n: usize) -> Self {
-        self.geometry.spare_size = n;
-        self
-    }
-    /// The device preset timing comes from. Default: `pdl10-mlc-nand`
-    /// (read 110 µs, program 1,010 µs, erase 1,500 µs).
-    pub fn preset(mut self, name: &str) -> Self {
-        self.preset = name.to_string();
-        self
-    }
-    /// Explicit timing, overriding the preset's. Default: the preset's.
-    pub fn timing(mut self, t: Timing) -> Self {
-        self.timing = Some(t);
-        self
-    }
-    /// Programs a spare area may take between erases, the first included.
-    /// Default: 2 (PDL footnote 9); 1 for chips that forbid re-programming.
-    pub fn spare_programs(mut self, n: u8) -> Self {
-        self.spare_programs = n;
-        self
-    }
-    /// Programs a page's data area may take between erases (partial
-    /// programs). Default: 1, as on the MLC chip of PDL Table 1; IPL's
-    /// sector writes need `page_size / 128`.
-    pub fn data_programs(mut self, n: u8) -> Self {
-        self.data_programs = n;
-        self
-    }
-    /// Keeps the image in this file: opened if it exists (its size must
-    /// match the geometry), else created erased. Default: in memory.
-    pub fn path(mut self, p: impl AsRef<Path>) -> Self {
-        self.path = Some(p.as_ref().to_path_buf());
-        self
-    }
-    /// Seed of the generator that decides how much of a cut operation is
-    /// applied. Default: 0.
-    pub fn seed(mut self, s: u64) -> Self {
-        self.seed = s;
-        self
-    }
-
-    /// The chip.
-    pub fn build(self) -> Result<Chip> {
-        let g = self.geometry;
-        if g.blocks == 0 || g.pages_per_block == 0 || g.page_size == 0 {
-            return Err(Error::invalid(format!(
-                "a NAND chip needs at least one block, one page per block and one data byte \
-                 (got {} blocks of {} pages of {} bytes)",
-                g.blocks, g.pages_per_block, g.page_size
-            )));
-        }
-        if g.pages_per_block > u32::from(u16::MAX) {
-            return Err(Error::invalid(format!(
-                "{} pages per block; at most {}",
-                g.pages_per_block,
-                u16::MAX
-            )));
-        }
-        if self.spare_programs == 0 || self.data_programs == 0 {
-            return Err(Error::invalid(
-                "spare_programs and data_programs must be at least 1 (the page's own program)",
-            ));
-        }
-        let bytes = (g.blocks as u64)
-            .checked_mul(u64::from(g.pages_per_block))
-            .and_then(|p| p.checked_mul(g.stride() as u64))
-            .and_then(|b| usize::try_from(b).ok())
-            .ok_or_else(|| Error::invalid("chip image too large for this machine"))?;
-        let timing = match self.timing {
-            Some(t) => t,
-            None => Timing::from_preset(&self.preset)?,
-        };
-        let image = match &self.path {
-            None => Image::Mem(vec![0xFF; bytes]),
-            Some(p) => Image::open(p, bytes)?,
-        };
-        let mut chip = Chip {
-            geometry: g,
-            timing,
-            spare_limit: self.spare_programs,
-            data_limit: self.data_programs,
-            image,
-            next: vec![0; g.blocks as usize],
-            spare_count: vec![0; g.pages() as usize],
-            data_count: vec![0; g.pages() as usize],
-            wear: vec![0; g.blocks as usize],
-            stats: ChipStats::default(),
-            cut_in: None,
-            off: false,
-            rng: Pcg64::seed_from_u64(self.seed),
-        };
-        // A new image in memory is all 1s; a file's says what was programmed.
-        if matches!(chip.image, Image::File { .. }) {
-            for b in 0..g.blocks {
-                chip.rescan_block(b);
-            }
-        }
-        Ok(chip)
-    }
-}
-
-enum Image {
-    Mem(Vec<u8>),
-    File { map: MmapMut, path: PathBuf },
-}
-
-impl std::fmt::Debug for Image {
-    // The bytes are the chip's contents, megabytes of them: name the image.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Image::Mem(v) => write!(f, "Mem({} bytes)", v.len()),
-            Image::File { map, path } => write!(f, "File({}, {} bytes)", path.display(), map.len()),
-        }
-    }
-}
-
-impl Image {
-    fn open(path: &Path, bytes: usize) -> Result<Image> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let fresh = len == 0;
-        if fresh {
-            file.set_len(bytes as u64).map_err(|e| Error::io(path, e))?;
-        } else if len != bytes as u64 {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                msg: format!(
-                    "chip image of {len} bytes, but the geometry needs {bytes}; \
-                     give the geometry it was made with"
-                ),
-            });
-        }
-        // SAFETY: the mapping is private to this chip for its lifetime; the
-        // file is not resized while mapped, and nothing else in this process
-        // maps it (a second chip on the same file is the caller's error, and
-        // at worst reads torn bytes, which the flash stores detect).
-        let mut map = unsafe { MmapMut::map_mut(&file) }.map_err(|e| Error::io(path, e))?;
-        if fresh {
-            map.fill(0xFF);
-        }
-        Ok(Image::File {
-            map,
-            path: path.to_path_buf(),
-        })
-    }
-
-    fn bytes(&mut self) -> &mut [u8] {
-        match self {
-            Image::Mem(v) => v,
-            Image::File { map, .. } => map,
-        }
     }
 }
 
