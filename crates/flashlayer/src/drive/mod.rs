@@ -127,6 +127,36 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         &mut self.store
     }
 
+    /// One request in the protocol's order, for a caller that serves it
+    /// whole (the simulator, the tier's data path): counted, announced to
+    /// the policy ([`Driver::access`]), on a miss read with its victim
+    /// evicted and written back ([`Driver::miss`], every resident page
+    /// evictable), then a point of the time series if one is due every
+    /// `series_every` requests (0: never). `true` on a hit. The buffer pool
+    /// takes the same steps apart, since its hits reach the policy without
+    /// its lock ([`crate::buffer`]).
+    #[inline]
+    pub fn request<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        series_every: u64,
+    ) -> Result<bool> {
+        self.count(op);
+        let hit = {
+            let frames = &*frames;
+            self.access(page, op, || frames.number(page))
+        };
+        if !hit {
+            self.miss(page, op, frames, |_| true)?;
+        }
+        if series_every != 0 && self.requests().is_multiple_of(series_every) {
+            self.sample();
+        }
+        Ok(hit)
+    }
+
     /// Counts one logical request (the simulator per request, the buffer
     /// pool per unfix).
     #[inline]

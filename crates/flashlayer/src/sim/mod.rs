@@ -93,18 +93,8 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     /// Serves one request; returns whether it hit.
     #[inline]
     pub fn request(&mut self, page: DenseId, op: Op) -> Result<bool> {
-        self.d.count(op);
-        let frames = &self.frames;
-        let hit = self
-            .d
-            .access(page, op, || crate::drive::Frames::number(frames, page));
-        if !hit {
-            self.d.miss(page, op, &mut self.frames, |_| true)?;
-        }
-        if self.series_every != 0 && self.d.requests().is_multiple_of(self.series_every) {
-            self.d.sample();
-        }
-        Ok(hit)
+        self.d
+            .request(page, op, &mut self.frames, self.series_every)
     }
 
     /// Serves the packed request words of `bytes` (little-endian `u32`s, as

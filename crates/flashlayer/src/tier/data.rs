@@ -417,12 +417,8 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
     }
 
     /// One request through the protocol.
-    fn request(&mut self, d: DenseId, page: PageId, op: Op) -> Result<()> {
-        self.d.count(op);
-        if !self.d.access(d, op, || page) {
-            self.d.miss(d, op, &mut self.frames, |_| true)?;
-        }
-        Ok(())
+    fn request(&mut self, d: DenseId, op: Op) -> Result<()> {
+        self.d.request(d, op, &mut self.frames, 0).map(drop)
     }
 
     /// Page size in bytes.
@@ -435,7 +431,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         crate::store::check_len(self.page_size(), out.len())?;
         self.guarded(|s| {
             let d = s.dense(page);
-            s.request(d, page, Op::Read)?;
+            s.request(d, Op::Read)?;
             let io = s.d.store().io();
             match io.frames.get(d as usize).and_then(|f| f.as_deref()) {
                 Some(f) if s.d.policy().contains(d) => out.copy_from_slice(f),
@@ -451,7 +447,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
         self.guarded(|s| {
             let d = s.dense(page);
             s.d.store_mut().io_mut().request.copy_from_slice(data);
-            s.request(d, page, Op::Write)?;
+            s.request(d, Op::Write)?;
             if s.d.policy().contains(d) {
                 s.d.store_mut().io_mut().put_frame(d, data);
             }
