@@ -69,20 +69,17 @@ fn row<'py>(
     r: Replayed,
     seconds: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut m = r.metrics;
+    let m = r.metrics;
     let nand;
     let device: &DeviceModel = match &store.kind {
         StoreKind::Cost { device } | StoreKind::File { device, .. } => device,
         StoreKind::Flash { .. } => {
-            nand = DeviceModel::preset("pdl10-mlc-nand").expect("a preset");
+            nand = DeviceModel::preset(flashlayer::nand::DEFAULT_PRESET).expect("a preset");
             &nand
         }
         StoreKind::Hybrid { flash, .. } => flash,
         StoreKind::Tier { ssd_device, .. } => ssd_device,
     };
-    if let Some(f) = &r.flash {
-        m.virtual_time = f.chip.time_us;
-    }
     let d = metrics_dict(py, &policy.to_string(), r.buffer_pages, device, &m, seconds)?;
     d.set_item("store", store.to_string())?;
     d.set_item("store_name", store.name())?;

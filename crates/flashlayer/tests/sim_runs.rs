@@ -626,3 +626,35 @@ fn store_specs_parse_by_the_one_grammar() {
     assert!(err("hybrid:flash=hypro-ssd").contains("both must use one unit"));
     assert!(err("cost:device=nosuch").contains("device"));
 }
+
+/// A run on a flash store takes its time from the chip (collection
+/// included), the same number for every caller of `sim::replay`.
+#[test]
+fn a_flash_store_run_is_timed_by_its_chip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.flt");
+    let mut w = FltWriter::create(&path).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    for _ in 0..20_000 {
+        let op = if rng.random_bool(0.5) {
+            Op::Write
+        } else {
+            Op::Read
+        };
+        w.push(rng.random_range(0..600u64), op).unwrap();
+    }
+    w.finish().unwrap();
+    let t = Flt::open(&path).unwrap();
+    let r = sim::replay(
+        &t,
+        &PolicySpec::parse("lru").unwrap(),
+        Size::Pages(50),
+        &StoreSpec::parse("flash:method=opu,changed=16").unwrap(),
+        &ReplayOptions::default(),
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    let chip = r.flash.expect("a flash run").chip;
+    assert!(chip.erases > 0, "the run collects");
+    assert_eq!(r.metrics.virtual_time, chip.time_us);
+}

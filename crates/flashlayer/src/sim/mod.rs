@@ -532,9 +532,12 @@ impl WithPolicy for Job<'_, '_, FlashRunOptions> {
             }
             Ok(())
         })?;
-        let metrics = pool.metrics();
+        let mut metrics = pool.metrics();
         let mut store = pool.close()?;
         let chip = store.chip().stats();
+        // The store's time is its chip's: every read, program and erase,
+        // collection included, where the pool prices only its own I/O.
+        metrics.virtual_time = chip.time_us;
         Ok(FlashRun {
             metrics,
             chip,
