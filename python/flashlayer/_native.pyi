@@ -84,17 +84,21 @@ class PowerCut(OSError):
     """The emulated NAND chip lost power during the operation."""
 
 class NandChip:
+    """A NAND chip of ``blocks`` blocks. Every argument left at None takes
+    the engine's default (``flashlayer::nand::ChipBuilder``: 64 pages of
+    2,048 + 64 bytes, preset pdl10-mlc-nand, 2 spare programs, 1 data
+    program, seed 0)."""
     def __init__(
         self,
         blocks: int,
-        pages_per_block: int = 64,
-        page_size: int = 2048,
-        spare_size: int = 64,
+        pages_per_block: int | None = None,
+        page_size: int | None = None,
+        spare_size: int | None = None,
         path: _Path | None = None,
-        preset: str = "pdl10-mlc-nand",
-        spare_programs: int = 2,
-        data_programs: int = 1,
-        seed: int = 0,
+        preset: str | None = None,
+        spare_programs: int | None = None,
+        data_programs: int | None = None,
+        seed: int | None = None,
     ) -> None: ...
     def power_cut_after(self, n: int) -> None: ...
     def power_on(self) -> None: ...
@@ -132,36 +136,48 @@ class FlashStore:
 
 def crash_test(
     method: str,
-    cuts: int = 1000,
-    seed: int = 0,
-    blocks: int = 16,
-    pages_per_block: int = 64,
-    page_size: int = 2048,
-    spare_size: int = 64,
-    data_programs: int = 16,
+    cuts: int | None = None,
+    seed: int | None = None,
+    blocks: int | None = None,
+    pages_per_block: int | None = None,
+    page_size: int | None = None,
+    spare_size: int | None = None,
+    data_programs: int | None = None,
     logical_pages: int | None = None,
     obsolete_in_memory: bool = False,
     progress: Callable[[int], object] | None = None,
-) -> dict[str, int | bool | str]: ...
+) -> dict[str, int | bool | str]:
+    """The crash test; None takes the engine's default
+    (``flashlayer::flash::crash::CrashConfig``: 1,000 cuts, seed 0, 16
+    blocks of 64 pages of 2,048 + 64 bytes, 16 data programs)."""
+
+
 
 def flash_updates(
     method: str,
     blocks: int,
-    pages_per_block: int = 64,
-    page_size: int = 2048,
-    spare_size: int = 64,
-    preset: str = "pdl10-mlc-nand",
-    data_programs: int = 16,
+    pages_per_block: int | None = None,
+    page_size: int | None = None,
+    spare_size: int | None = None,
+    preset: str | None = None,
+    data_programs: int | None = None,
     logical_pages: int | None = None,
     obsolete_in_memory: bool = False,
-    operations: int = 20000,
-    update_share: float = 1.0,
-    updates_till_write: int = 1,
-    changed_share: float = 0.02,
-    warmup_erases_per_block: float = 10.0,
-    max_warmup_operations: int = 2000000,
-    seed: int = 0,
-) -> dict[str, Any]: ...
+    operations: int | None = None,
+    update_share: float | None = None,
+    updates_till_write: int | None = None,
+    changed_share: float | None = None,
+    warmup_erases_per_block: float | None = None,
+    max_warmup_operations: int | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """PDL §5.1's update operations; None takes the engine's default (the
+    chip's from ``ChipBuilder`` with 16 data programs, the run's from
+    ``flashlayer::flash::updates::UpdateParams``: 20,000 operations, all
+    updates, N = 1, 2% changed, warm-up to 10 erases per block, at most
+    2,000,000 warm-up operations, seed 0)."""
+
+
 
 def workload_on_flash(
     kind: str,
@@ -170,14 +186,18 @@ def workload_on_flash(
     blocks: int,
     frames: int,
     seed: int = 0,
-    pages_per_block: int = 64,
-    page_size: int = 2048,
-    spare_size: int = 64,
-    data_programs: int = 16,
+    pages_per_block: int | None = None,
+    page_size: int | None = None,
+    spare_size: int | None = None,
+    data_programs: int | None = None,
     logical_pages: int | None = None,
     obsolete_in_memory: bool = False,
     progress: Callable[[int, int], object] | None = None,
-) -> dict[str, Any]: ...
+) -> dict[str, Any]:
+    """A workload on a buffer pool over a flash store; the chip's shape left
+    at None takes the engine's default (``ChipBuilder``, 16 data programs)."""
+
+
 
 def chip_bench(blocks: int = 256, rounds: int = 4) -> tuple[int, float]: ...
 

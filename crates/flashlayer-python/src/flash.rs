@@ -34,19 +34,40 @@ fn flash_err(e: flashlayer::Error) -> PyErr {
 
 type SharedChip = Arc<Mutex<Chip>>;
 
-/// A chip builder of this geometry; the rest at the builder's defaults.
-fn shaped(
-    blocks: u32,
-    pages_per_block: u32,
-    page_size: usize,
-    spare_size: usize,
-    data_programs: u8,
-) -> ChipBuilder {
-    ChipBuilder::new(blocks)
-        .pages_per_block(pages_per_block)
-        .page_size(page_size)
-        .spare_size(spare_size)
-        .data_programs(data_programs)
+/// A chip's shape as Python gives it: what is not given stays at the
+/// engine's default ([`ChipBuilder`]'s; the flash experiments' partial
+/// programs, [`flashlayer::flash::DATA_PROGRAMS`], where the caller says so).
+struct Shape {
+    pages_per_block: Option<u32>,
+    page_size: Option<usize>,
+    spare_size: Option<usize>,
+    data_programs: Option<u8>,
+}
+
+impl Shape {
+    fn builder(&self, blocks: u32) -> ChipBuilder {
+        let mut b = ChipBuilder::new(blocks);
+        if let Some(n) = self.pages_per_block {
+            b = b.pages_per_block(n);
+        }
+        if let Some(n) = self.page_size {
+            b = b.page_size(n);
+        }
+        if let Some(n) = self.spare_size {
+            b = b.spare_size(n);
+        }
+        if let Some(n) = self.data_programs {
+            b = b.data_programs(n);
+        }
+        b
+    }
+
+    /// For the flash experiments: partial programs as IPL needs them unless
+    /// given.
+    fn for_flash(mut self) -> Self {
+        self.data_programs = self.data_programs.or(Some(flashlayer::flash::DATA_PROGRAMS));
+        self
+    }
 }
 
 /// The chip's counters, into `d`.
@@ -86,29 +107,35 @@ pub struct NandChip {
 #[pymethods]
 impl NandChip {
     #[new]
-    #[pyo3(signature = (blocks, pages_per_block=64, page_size=2048, spare_size=64, path=None, preset="pdl10-mlc-nand", spare_programs=2, data_programs=1, seed=0))]
+    #[pyo3(signature = (blocks, pages_per_block=None, page_size=None, spare_size=None, path=None, preset=None, spare_programs=None, data_programs=None, seed=None))]
     #[expect(clippy::too_many_arguments)]
     fn new(
         blocks: u32,
-        pages_per_block: u32,
-        page_size: usize,
-        spare_size: usize,
+        pages_per_block: Option<u32>,
+        page_size: Option<usize>,
+        spare_size: Option<usize>,
         path: Option<PathBuf>,
-        preset: &str,
-        spare_programs: u8,
-        data_programs: u8,
-        seed: u64,
+        preset: Option<&str>,
+        spare_programs: Option<u8>,
+        data_programs: Option<u8>,
+        seed: Option<u64>,
     ) -> PyResult<Self> {
-        let mut b = shaped(
-            blocks,
+        let mut b = Shape {
             pages_per_block,
             page_size,
             spare_size,
             data_programs,
-        )
-        .preset(preset)
-        .spare_programs(spare_programs)
-        .seed(seed);
+        }
+        .builder(blocks);
+        if let Some(p) = preset {
+            b = b.preset(p);
+        }
+        if let Some(n) = spare_programs {
+            b = b.spare_programs(n);
+        }
+        if let Some(n) = seed {
+            b = b.seed(n);
+        }
         if let Some(p) = path {
             b = b.path(p);
         }
@@ -299,32 +326,34 @@ impl FlashStore {
 /// Runs the crash test (`flash::crash`); `progress(cuts_done)` is called
 /// with the GIL about every 1% of the cuts.
 #[pyfunction]
-#[pyo3(signature = (method, cuts=1000, seed=0, blocks=16, pages_per_block=64, page_size=2048, spare_size=64, data_programs=16, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[pyo3(signature = (method, cuts=None, seed=None, blocks=None, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, progress=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn crash_test<'py>(
     py: Python<'py>,
     method: &str,
-    cuts: u64,
-    seed: u64,
-    blocks: u32,
-    pages_per_block: u32,
-    page_size: usize,
-    spare_size: usize,
-    data_programs: u8,
+    cuts: Option<u64>,
+    seed: Option<u64>,
+    blocks: Option<u32>,
+    pages_per_block: Option<u32>,
+    page_size: Option<usize>,
+    spare_size: Option<usize>,
+    data_programs: Option<u8>,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // What is not given stays at CrashConfig's defaults.
     let mut cfg = CrashConfig::new(Method::parse(method).map_err(err)?);
-    cfg.cuts = cuts;
-    cfg.seed = seed;
-    cfg.blocks = blocks;
-    cfg.pages_per_block = pages_per_block;
-    cfg.page_size = page_size;
-    cfg.spare_size = spare_size;
-    cfg.data_programs = data_programs;
+    cfg.cuts = cuts.unwrap_or(cfg.cuts);
+    cfg.seed = seed.unwrap_or(cfg.seed);
+    cfg.blocks = blocks.unwrap_or(cfg.blocks);
+    cfg.pages_per_block = pages_per_block.unwrap_or(cfg.pages_per_block);
+    cfg.page_size = page_size.unwrap_or(cfg.page_size);
+    cfg.spare_size = spare_size.unwrap_or(cfg.spare_size);
+    cfg.data_programs = data_programs.unwrap_or(cfg.data_programs);
     cfg.logical_pages = logical_pages;
     cfg.obsolete_in_memory = obsolete_in_memory;
+    let cuts = cfg.cuts;
     let step = (cuts / 100).max(1);
     let r = py
         .detach(|| {
@@ -371,46 +400,50 @@ fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
 /// `warmup_erases_per_block`, then measures `operations`. Returns the chip
 /// operations of the reading and writing steps.
 #[pyfunction]
-#[pyo3(signature = (method, blocks, pages_per_block=64, page_size=2048, spare_size=64, preset="pdl10-mlc-nand", data_programs=16, logical_pages=None, obsolete_in_memory=false, operations=20000, update_share=1.0, updates_till_write=1, changed_share=0.02, warmup_erases_per_block=10.0, max_warmup_operations=2000000, seed=0))]
+#[pyo3(signature = (method, blocks, pages_per_block=None, page_size=None, spare_size=None, preset=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, operations=None, update_share=None, updates_till_write=None, changed_share=None, warmup_erases_per_block=None, max_warmup_operations=None, seed=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn flash_updates<'py>(
     py: Python<'py>,
     method: &str,
     blocks: u32,
-    pages_per_block: u32,
-    page_size: usize,
-    spare_size: usize,
-    preset: &str,
-    data_programs: u8,
+    pages_per_block: Option<u32>,
+    page_size: Option<usize>,
+    spare_size: Option<usize>,
+    preset: Option<&str>,
+    data_programs: Option<u8>,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
-    operations: u64,
-    update_share: f64,
-    updates_till_write: u32,
-    changed_share: f64,
-    warmup_erases_per_block: f64,
-    max_warmup_operations: u64,
-    seed: u64,
+    operations: Option<u64>,
+    update_share: Option<f64>,
+    updates_till_write: Option<u32>,
+    changed_share: Option<f64>,
+    warmup_erases_per_block: Option<f64>,
+    max_warmup_operations: Option<u64>,
+    seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let chip = shaped(
-        blocks,
+    let mut chip = Shape {
         pages_per_block,
         page_size,
         spare_size,
         data_programs,
-    )
-    .preset(preset)
-    .build()
-    .map_err(err)?;
+    }
+    .for_flash()
+    .builder(blocks);
+    if let Some(p) = preset {
+        chip = chip.preset(p);
+    }
+    let chip = chip.build().map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;
+    // What is not given stays at UpdateParams's defaults.
+    let d = UpdateParams::default();
     let p = UpdateParams {
-        operations,
-        update_share,
-        updates_till_write,
-        changed_share,
-        warmup_erases_per_block,
-        max_warmup_operations,
-        seed,
+        operations: operations.unwrap_or(d.operations),
+        update_share: update_share.unwrap_or(d.update_share),
+        updates_till_write: updates_till_write.unwrap_or(d.updates_till_write),
+        changed_share: changed_share.unwrap_or(d.changed_share),
+        warmup_erases_per_block: warmup_erases_per_block.unwrap_or(d.warmup_erases_per_block),
+        max_warmup_operations: max_warmup_operations.unwrap_or(d.max_warmup_operations),
+        seed: seed.unwrap_or(d.seed),
     };
     let (r, logical, timing, fs) = py
         .detach(|| -> flashlayer::Result<_> {
@@ -456,7 +489,7 @@ pub fn flash_updates<'py>(
 /// returns the store's I/O while loading and while running
 /// (`workload::run_on`).
 #[pyfunction]
-#[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=64, page_size=2048, spare_size=64, data_programs=16, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, progress=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn workload_on_flash<'py>(
     py: Python<'py>,
@@ -466,22 +499,23 @@ pub fn workload_on_flash<'py>(
     blocks: u32,
     frames: usize,
     seed: u64,
-    pages_per_block: u32,
-    page_size: usize,
-    spare_size: usize,
-    data_programs: u8,
+    pages_per_block: Option<u32>,
+    page_size: Option<usize>,
+    spare_size: Option<usize>,
+    data_programs: Option<u8>,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut drv = workload_spec(kind, Some(&params))?.build().map_err(err)?;
-    let chip = shaped(
-        blocks,
+    let chip = Shape {
         pages_per_block,
         page_size,
         spare_size,
         data_programs,
-    )
+    }
+    .for_flash()
+    .builder(blocks)
     .build()
     .map_err(err)?;
     let b = builder(method, logical_pages, obsolete_in_memory)?;

@@ -67,7 +67,7 @@ impl CrashConfig {
             pages_per_block: 64,
             page_size: 2048,
             spare_size: 64,
-            data_programs: 16,
+            data_programs: super::DATA_PROGRAMS,
             logical_pages: None,
             obsolete_in_memory: false,
             max_ops_between_cuts: 300,

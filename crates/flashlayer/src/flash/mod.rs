@@ -30,6 +30,12 @@ pub mod pdl;
 pub(crate) mod spare;
 pub mod updates;
 
+/// Partial programs a page's data area takes on the chips the flash
+/// experiments and the crash test emulate: IPL writes its 128-byte log
+/// sectors that way (Lee & Moon's sector writes), 16 to a 2 KB page; the
+/// other methods program whole pages.
+pub const DATA_PROGRAMS: u8 = 16;
+
 use crate::error::{Error, Result};
 use crate::nand::Chip;
 use crate::store::{IoStats, PageStore};
