@@ -38,9 +38,9 @@ def test_writes_cheaper_in_batches_lower_the_bound_so_clustering_cannot_beat_it(
 
 @pytest.mark.parametrize(("args", "message"), [
     (["sim", PG, "--policy", "costopt-lb", "--buffer", "10"], "is a lower bound on every policy's cost"),
-    (["sim", PG, "--policy", "costopt-ub", "--buffer", "10", "--tier", "face", "--ssd", "100"],
+    (["sim", PG, "--policy", "costopt-ub", "--buffer", "10", "--store", "tier:scheme=face,ssd=100"],
      "costopt-ub plans its schedule for the read and write costs of one device"),
-    (["sim", PG, "--policy", "belady", "--buffer", "10", "--tier", "hypro", "--ssd", "100"],
+    (["sim", PG, "--policy", "belady", "--buffer", "10", "--store", "tier:scheme=hypro,ssd=100"],
      "belady is offline, and HyPro"),
     (["bound", PG, "--buffer", "10", "--iterations", "-1"], "--iterations"),
     (["bound", PG, "--buffer", "0"], "buffer"),

@@ -160,11 +160,11 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
             "--seed", "42", "--out", str(z), check=True)
     sim = {x["policy"]: x for x in json.loads(run_cli("sim", str(z), "--policy", DEFAULT_POLICIES, "--buffer", "100",
                                                       "--json", check=True).stdout)}
-    hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--hybrid", "hybrid", "--json",
+    hybrid = json.loads(run_cli("sim", str(z), "--policy", "lru", "--buffer", "100", "--store", "hybrid:placement=hybrid", "--json",
                                 check=True).stdout)[0]
     sim["lru on a hybrid store (placement hybrid)"] = hybrid
     for s in TIER_SCHEMES:
-        sim[tier_row(s)] = json.loads(run_cli("sim", str(z), "--buffer", "100", "--tier", s, "--ssd", "500", "--json",
+        sim[tier_row(s)] = json.loads(run_cli("sim", str(z), "--buffer", "100", "--store", f"tier:scheme={s},ssd=500", "--json",
                                               check=True).stdout)[0]
     # The exact one-pass curve at the buffer is LRU's miss ratio; a 1%
     # sample of 3,000 pages is only an estimate.

@@ -19,7 +19,8 @@ HYBRID_FIELDS = {"placement", "flash_reads", "flash_writes", "magnetic_reads", "
 
 def test_sim_hybrid_runs_every_placement_policy_and_buffer(tmp_path: Path) -> None:
     p = run_cli("sim", PG, "--policy", "lru,koltsidas:lambda=0.5", "--buffer", "2%,300",
-                "--hybrid", "conservative,optimal,m-only", "--json", check=True)
+                *(arg for placement in ("conservative", "optimal", "m-only")
+                  for arg in ("--store", f"hybrid:placement={placement}")), "--json", check=True)
     rows = json.loads(p.stdout)
     assert [(r["placement"], r["policy"], r["buffer_pages"]) for r in rows][:2] == [
         ("conservative", "lru", rows[0]["buffer_pages"]), ("conservative", "lru", 300)]
@@ -53,12 +54,16 @@ def test_simulate_on_a_hybrid_store_keeps_its_capacity_and_refuses_bad_specs() -
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--hybrid", "nosuch"], "bad value 'nosuch' for 'placement'; expected conservative, optimistic, hybrid, optimal"),
-    (["--hybrid", "hybrid", "--flash-capacity", "0"], "--flash-capacity must be at least 1"),
-    (["--hybrid", "hybrid", "--device", "ratio:1:4"], "--device and --hybrid both name the store"),
-    (["--flash", "koltsidas08-flash"], "--flash applies with --hybrid"),
-    (["--hybrid", "hybrid", "--magnetic", "nosuchdevice"], "--magnetic"),
-    (["--hybrid", "hybrid,hybrid"], "given twice"),
+    (["--store", "hybrid:placement=nosuch"],
+     "bad value 'nosuch' for 'placement'; expected conservative, optimistic, hybrid, optimal"),
+    (["--store", "hybrid:placement=hybrid,capacity=0"], "bad value '0' for 'capacity'; expected a whole number"),
+    (["--store", "hybrid", "--device", "ratio:1:4"], "--store and --device both name the store"),
+    (["--store", "hybrid:magnetic=nosuchdevice"], "magnetic: unknown device 'nosuchdevice'"),
+    (["--store", "hybrid", "--store", "hybrid:placement=hybrid"], "given twice"),
+    (["--hybrid", "hybrid"], "--hybrid: stores are set by their spec: --store hybrid:placement=P"),
+    (["--flash", "koltsidas08-flash"], "--flash: stores are set by their spec: --store hybrid:flash=SPEC"),
+    (["--flash-capacity", "10"], "--flash-capacity: stores are set by their spec: --store hybrid:capacity=P"),
+    (["--defer", "4"], "--defer: stores are set by their spec: --store hybrid:defer=N"),
 ])
 def test_bad_hybrid_options_are_one_line_errors(small_csv: Path, args: list[str], message: str) -> None:
     p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)

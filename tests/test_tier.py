@@ -19,8 +19,9 @@ TIER_FIELDS = {"scheme", "ssd_pages", "ssd_reads", "ssd_writes", "hdd_reads", "h
 
 
 def test_sim_tier_runs_every_scheme_and_size_with_the_tier_fields() -> None:
-    p = run_cli("sim", PG, "--tier", "hypro:p_sink=0.15,seed=1,tac,face,lc:dirty=0.5", "--buffer", "1%",
-                "--ssd", "1.25%,20%", "--json", check=True)
+    stores = [arg for scheme in ("hypro:p_sink=0.15,seed=1", "tac", "face", "lc:dirty=0.5") for ssd in ("1.25%", "20%")
+              for arg in ("--store", f"tier:ssd={ssd},scheme={scheme}")]
+    p = run_cli("sim", PG, *stores, "--buffer", "1%", "--json", check=True)
     rows = json.loads(p.stdout)
     assert [r["scheme_name"] for r in rows] == ["hypro", "hypro", "tac", "tac", "face", "face", "lc", "lc"]
     assert rows[0]["scheme"] == "hypro:p_sink=0.15,p_elevate=auto,seed=1,window=1000,level=lru"
@@ -42,7 +43,7 @@ def test_sim_tier_runs_every_scheme_and_size_with_the_tier_fields() -> None:
 
 
 def test_sim_tier_prints_a_table_with_the_devices() -> None:
-    p = run_cli("sim", PG, "--tier", "face", "--buffer", "1%", "--ssd", "5%", "--ssd-device", "hypro-ssd-lowend",
+    p = run_cli("sim", PG, "--store", "tier:ssd=5%,ssd_device=hypro-ssd-lowend,scheme=face", "--buffer", "1%",
                 check=True)
     assert "SSD hypro-ssd-lowend: read 271, write 2012" in p.stdout
     assert p.stdout.splitlines()[2].split()[:2] == ["face", "lru"], p.stdout
@@ -87,15 +88,17 @@ def test_scheme_lists_continue_parameters_and_write_out_defaults() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--tier", "hypro:p_sink=1.5", "--ssd", "5%"], "scheme 'hypro': bad value '1.5' for 'p_sink'; expected auto, or a fraction from 0 to 1"),
-    (["--tier", "hypro", "--ssd", "0"], "ssd: bad size '0': expected a whole number of pages (at least 1)"),
-    (["--tier", "nosuch", "--ssd", "5%"], "unknown scheme 'nosuch'"),
-    (["--tier", "lc"], "--tier needs --ssd"),
-    (["--ssd", "5%", "--policy", "lru"], "--ssd applies with --tier"),
-    (["--tier", "lc", "--ssd", "5%", "--device", "ratio:1:4"], "--device and --tier both name the store"),
-    (["--tier", "lc", "--ssd", "5%", "--hdd-device", "nosuch"], "--hdd-device"),
-    (["--tier", "hypro:level=belady", "--ssd", "5%"], "level must be an online policy"),
-    (["--store", "tier:scheme=lc", "--tier", "lc", "--ssd", "5%"], "--store and --tier both name the store"),
+    (["--store", "tier:scheme=hypro:p_sink=1.5,ssd=5%"],
+     "scheme 'hypro': bad value '1.5' for 'p_sink'; expected auto, or a fraction from 0 to 1"),
+    (["--store", "tier:scheme=hypro,ssd=0"], "ssd: bad size '0': expected a whole number of pages (at least 1)"),
+    (["--store", "tier:scheme=nosuch,ssd=5%"], "unknown scheme 'nosuch'"),
+    (["--store", "tier:scheme=lc,ssd=5%", "--device", "ratio:1:4"], "--store and --device both name the store"),
+    (["--store", "tier:scheme=lc,ssd=5%,hdd_device=nosuch"], "hdd_device: unknown device 'nosuch'"),
+    (["--store", "tier:scheme=hypro:level=belady,ssd=5%"], "level must be an online policy"),
+    (["--tier", "lc", "--ssd", "5%"], "--tier: stores are set by their spec: --store tier:scheme=S,ssd=SIZE"),
+    (["--ssd", "5%", "--policy", "lru"], "--ssd: stores are set by their spec: --store tier:scheme=S,ssd=SIZE"),
+    (["--store", "tier:scheme=lc", "--hdd-device", "nosuch"], "--hdd-device: stores are set by their spec: "
+                                                              "--store tier:hdd_device=SPEC"),
     (["--store", "tier:scheme=lc", "--policy", "casa:cost=measured"], "measured"),
     ([], "--policy is required"),
 ])

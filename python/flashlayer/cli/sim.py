@@ -86,25 +86,34 @@ def print_flash(rows: list[dict[str, Any]]) -> None:
         print_table(group, FLASH_COLUMNS)
 
 
+#: Flags that do not set a store: each store is set by its --store spec.
+#: Given one, the command says which spec key to use.
+NOT_FLAGS = {
+    "hybrid": ("--hybrid", "--store hybrid:placement=P, one --store per placement"),
+    "flash": ("--flash", "--store hybrid:flash=SPEC"),
+    "magnetic": ("--magnetic", "--store hybrid:magnetic=SPEC"),
+    "flash_capacity": ("--flash-capacity", "--store hybrid:capacity=P"),
+    "defer": ("--defer", "--store hybrid:defer=N"),
+    "tier": ("--tier", "--store tier:scheme=S,ssd=SIZE, one --store per scheme and size"),
+    "ssd": ("--ssd", "--store tier:scheme=S,ssd=SIZE"),
+    "ssd_device": ("--ssd-device", "--store tier:ssd_device=SPEC"),
+    "hdd_device": ("--hdd-device", "--store tier:hdd_device=SPEC"),
+}
+
+
 def stores(a: argparse.Namespace) -> list[str]:
     """The stores of the command line, as canonical specs: ``--store SPEC``
-    (repeatable), or one of its spellings — ``--device SPEC`` (cost
-    stores), ``--hybrid PLACEMENTS`` (hybrid stores), ``--tier SCHEMES
-    --ssd SIZES`` (tier stores) — or the default store, ``cost``."""
-    from flashlayer.cli import sim_hybrid, sim_tier
+    (repeatable), or its shorthand for cost stores, ``--device SPEC``, or
+    the default store, ``cost``."""
     from flashlayer.replay import stores_of
 
-    given = [flag for flag, v in (("--store", a.store), ("--device", a.device), ("--hybrid", a.hybrid),
-                                  ("--tier", a.tier)) if v]
+    for dest, (flag, spec) in NOT_FLAGS.items():
+        if getattr(a, dest) is not None:
+            raise UsageError(f"{flag}: stores are set by their spec: {spec} ('flashlayer list stores')")
+    given = [flag for flag, v in (("--store", a.store), ("--device", a.device)) if v]
     if len(given) > 1:
-        raise UsageError(f"{given[0]} and {given[1]} both name the store; give one (each is a spelling of --store)")
-    sim_hybrid.check(a)
-    sim_tier.check(a)
+        raise UsageError("--store and --device both name the store; give one (--device D is --store cost:device=D)")
     try:
-        if a.hybrid is not None:
-            return stores_of(sim_hybrid.stores(a), None)
-        if a.tier is not None:
-            return stores_of(sim_tier.stores(a), None)
         return stores_of(a.store, a.device)
     except FlashlayerError as e:
         raise UsageError(f"{given[0] if given else '--store'}: {e}") from None
@@ -201,12 +210,10 @@ def add(sub: Any) -> None:
                    help="where pages live, a store spec NAME[:KEY=VALUE,...]: cost (a device cost model, the default), "
                    "file (a buffer pool over a real file, timed), flash (a buffer pool over a NAND flash store), "
                    "hybrid (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk). "
-                   "Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device, --hybrid and "
-                   "--tier are spellings of it")
-    from flashlayer.cli import sim_hybrid, sim_tier
-
-    sim_hybrid.add_args(s)
-    sim_tier.add_args(s)
+                   "Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device D is "
+                   "--store cost:device=D")
+    for flag, _ in NOT_FLAGS.values():
+        s.add_argument(flag, help=argparse.SUPPRESS)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
                    help="record a time series point every N requests, with the policy's and the store's state "
                    "(needs --json, the one output that carries them; default: 0, off)")
