@@ -65,7 +65,9 @@ impl Shape {
     /// For the flash experiments: partial programs as IPL needs them unless
     /// given.
     fn for_flash(mut self) -> Self {
-        self.data_programs = self.data_programs.or(Some(flashlayer::flash::DATA_PROGRAMS));
+        self.data_programs = self
+            .data_programs
+            .or(Some(flashlayer::flash::DATA_PROGRAMS));
         self
     }
 }
@@ -487,7 +489,7 @@ pub fn flash_updates<'py>(
 /// Runs a database workload (`kind` and `params` as for `gen_workload`) on
 /// an LRU buffer pool of `frames` over a flash store on a fresh chip, and
 /// returns the store's I/O while loading and while running
-/// (`workload::run_on`).
+/// (`experiment::run_on`).
 #[pyfunction]
 #[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, progress=None))]
 #[expect(clippy::too_many_arguments)]
@@ -521,7 +523,7 @@ pub fn workload_on_flash<'py>(
     let b = builder(method, logical_pages, obsolete_in_memory)?;
     let store = b.create(chip).map_err(err)?;
     let r = with_progress(py, progress, |cb| {
-        flashlayer::workload::run_on(drv.as_mut(), Box::new(store), frames, seed, cb)
+        flashlayer::experiment::run_on(drv.as_mut(), Box::new(store), frames, seed, cb)
     })?;
     let d = PyDict::new(py);
     d.set_item("method", b.method().to_string())?;

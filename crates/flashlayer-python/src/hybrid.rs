@@ -4,9 +4,9 @@
 
 use crate::{err, with_progress, workload_spec};
 use flashlayer::device::DeviceModel;
+use flashlayer::experiment::{self, SequenceParams};
 use flashlayer::policy::PolicySpec;
 use flashlayer::store::IoStats;
-use flashlayer::workload::{self, SequenceParams};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -90,7 +90,7 @@ pub fn hybrid_sequence<'py>(
         flash_capacity: capacity(flash_capacity)?,
         seed,
     };
-    let r = with_progress(py, progress, |cb| workload::hybrid_sequence(&params, cb))?;
+    let r = with_progress(py, progress, |cb| experiment::hybrid_sequence(&params, cb))?;
     let d = PyDict::new(py);
     d.set_item("tree_pages", r.tree_pages)?;
     d.set_item("load_time", r.load_time)?;

@@ -118,7 +118,7 @@ fn gen_workload<'py>(
 }
 
 /// Threads fixing pages of one shared buffer pool
-/// (`flashlayer::workload::pool_load`): `workload` is `hits`, `latency`
+/// (`flashlayer::experiment::pool_load`): `workload` is `hits`, `latency`
 /// (a memory store that waits `latency_us` per page read and written) or
 /// `file` (a file at `path`, `O_DIRECT` where allowed). Returns the fixes,
 /// seconds, fixes per second, misses and whether `O_DIRECT` was used.
@@ -142,7 +142,7 @@ fn pool_load<'py>(
     latency_us: f64,
     path: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use flashlayer::workload::pool_load::{run, PoolLoad, PoolWorkload};
+    use flashlayer::experiment::pool_load::{run, PoolLoad, PoolWorkload};
     let latency = std::time::Duration::from_secs_f64(latency_us.max(0.0) / 1e6);
     let w = match (workload, path) {
         ("hits", _) => PoolWorkload::Hits,
@@ -192,7 +192,7 @@ fn pool_load<'py>(
 /// on `threads` terminals over a buffer pool of `frames` under `policy` (a
 /// policy spec) and a file at `path` (created; `O_DIRECT` where the file
 /// system allows it), then checks the database
-/// (`flashlayer::workload::run_threads`). Returns a report dict: steps,
+/// (`flashlayer::experiment::run_threads`). Returns a report dict: steps,
 /// seconds, steps per second, the store's I/O in each phase, every
 /// object's check and the workload's consistency check.
 #[pyfunction]
@@ -222,7 +222,7 @@ fn run_terminals<'py>(
         .open_preferring_direct()
         .map_err(err)?;
     let r = with_progress(py, progress, |cb| {
-        flashlayer::workload::run_threads(drv.as_mut(), Box::new(store), boxed, threads, seed, cb)
+        flashlayer::experiment::run_threads(drv.as_mut(), Box::new(store), boxed, threads, seed, cb)
     })?;
     let d = PyDict::new(py);
     d.set_item("workload", spec.name())?;

@@ -1,10 +1,10 @@
 //! Threads fixing pages of one shared buffer pool: the hit path (every page
 //! resident, reads only) and misses over a memory store that sleeps 100 µs
 //! per page read and written (whether I/O overlaps). A sample also builds
-//! the pool and draws the reference strings; `flashlayer bench --pool`
+//! the pool and draws the reference strings; `flashlayer bench pool`
 //! times the fixes alone, at more thread counts and over a file too.
 
-use flashlayer::workload::pool_load::{run, PoolLoad, PoolWorkload};
+use flashlayer::experiment::pool_load::{run, PoolLoad, PoolWorkload};
 use std::time::Duration;
 
 fn main() {

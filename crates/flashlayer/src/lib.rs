@@ -30,6 +30,7 @@ pub mod curve;
 pub mod device;
 pub mod drive;
 pub mod error;
+pub mod experiment;
 pub mod flash;
 pub mod hybrid;
 pub mod nand;

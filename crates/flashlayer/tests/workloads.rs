@@ -2,6 +2,7 @@
 //! databases consistent, parameters mean what they say, nonsense is refused.
 
 use flashlayer::btree::{BTree, HeapFile};
+use flashlayer::experiment::run_threads;
 use flashlayer::trace::{self, ReadOptions};
 use flashlayer::types::{ByteRange, Op, PageId};
 use flashlayer::workload::*;

@@ -6,7 +6,7 @@ use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::policy::{BoxedPolicy, Lru};
-use crate::store::{DynStore, IoStats, MemStore};
+use crate::store::{DynStore, MemStore};
 use crate::trace::{self, Format};
 use crate::types::{ByteRange, Op, PageId};
 use rand::SeedableRng;
@@ -208,65 +208,6 @@ pub fn generate(
         db_pages: u64::from(db.space().pages()),
         load_seconds,
         run_seconds: t1.elapsed().as_secs_f64(),
-        summary: driver.summary(),
-    })
-}
-
-/// What [`run_on`] measured.
-#[derive(Clone, Debug)]
-pub struct StoreRun {
-    /// Steps run.
-    pub steps: u64,
-    /// Pages in the database after the run.
-    pub db_pages: u64,
-    /// The store's I/O while loading (the load's dirty pages flushed).
-    pub load: IoStats,
-    /// The store's I/O while running, the final flush of the pages the run
-    /// dirtied included.
-    pub run: IoStats,
-    /// Per-kind step counts.
-    pub summary: Vec<(String, u64)>,
-}
-
-/// Loads `driver`'s tables and runs its steps on `store` through an LRU
-/// buffer pool of `frames` (the DBMS buffer), and returns the store's I/O
-/// in each phase. `progress(done, total)` as in [`generate`].
-pub fn run_on(
-    driver: &mut dyn Workload,
-    store: DynStore,
-    frames: usize,
-    seed: u64,
-    progress: &mut dyn FnMut(u64, u64) -> Result<()>,
-) -> Result<StoreRun> {
-    if store.page_size() != driver.page_size() {
-        return Err(Error::invalid(format!(
-            "the store has {}-byte pages, the workload {}-byte ones",
-            store.page_size(),
-            driver.page_size()
-        )));
-    }
-    let db = Db::on(store, frames)?;
-    let mut rng = WRng::seed_from_u64(seed);
-    let pool = db.space().pool();
-    let start = pool.store_stats();
-    driver.load(&db, &mut rng)?;
-    pool.flush()?;
-    let loaded = pool.store_stats();
-    let total = driver.steps();
-    for i in 0..total {
-        driver.step(&db, &mut rng, i)?;
-        if (i + 1) % 1000 == 0 {
-            progress(i + 1, total)?;
-        }
-    }
-    pool.flush()?;
-    progress(total, total)?;
-    let end = pool.store_stats();
-    Ok(StoreRun {
-        steps: total,
-        db_pages: u64::from(db.space().pages()),
-        load: loaded.minus(start),
-        run: end.minus(loaded),
         summary: driver.summary(),
     })
 }

@@ -10,27 +10,22 @@
 //! records every page fix as one request: `W` if the page was modified during
 //! the fix, else `R`, optionally with the byte ranges the write changed.
 
-mod btree_sets;
+pub(crate) mod btree_sets;
 mod db;
-mod koltsidas;
 mod pdl;
-pub mod pool_load;
 mod spec;
 mod tatp;
-mod terminals;
 mod tpcb;
 mod tpcc;
 mod tpch;
-mod util;
+pub(crate) mod util;
 mod zipf;
 
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
-pub use db::{generate, run_on, Db, GenOptions, GenReport, StoreRun, Workload};
-pub use koltsidas::{hybrid_sequence, SequenceParams, SequenceResult, SequenceRun};
+pub use db::{generate, Db, GenOptions, GenReport, Workload};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
 pub use spec::{WorkloadSpec, WORKLOADS};
 pub use tatp::{Tatp, TatpParams};
-pub use terminals::{run_threads, ThreadedRun, PAGES_PER_TERMINAL};
 pub use tpcb::{TpcB, TpcBParams};
 pub use tpcc::{TpcC, TpcCParams};
 pub use tpch::{TpcH, TpcHParams};

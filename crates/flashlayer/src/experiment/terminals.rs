@@ -11,12 +11,12 @@
 //! the workload checks its own consistency conditions
 //! ([`Workload::check`]); a run whose checks fail is an error.
 
-use super::db::{Db, Workload};
-use super::util::WRng;
 use crate::btree::Checked;
 use crate::error::{Error, Result};
 use crate::policy::{BoxedPolicy, Policy};
 use crate::store::{DynStore, IoStats};
+use crate::workload::util::WRng;
+use crate::workload::{Db, Workload};
 use rand::SeedableRng;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -13,9 +13,6 @@
 //! the magnetic disk, once following the offline optimum of those events
 //! (identical events when the buffer policy ignores costs, as LRU does).
 
-use super::btree_sets::{draw_set, execute, load_tree, Query};
-use super::util::WRng;
-use super::BTreeSetsParams;
 use crate::btree::Space;
 use crate::buffer::BufferPool;
 use crate::device::DeviceModel;
@@ -24,6 +21,9 @@ use crate::hybrid::{HybridStore, Placement};
 use crate::policy::{with_online_policy, Policy, PolicySpec, WithPolicy};
 use crate::store::{IoStats, MemStore};
 use crate::types::DeviceId;
+use crate::workload::btree_sets::{draw_set, execute, load_tree, Query};
+use crate::workload::util::WRng;
+use crate::workload::{BTreeSets, BTreeSetsParams};
 use rand::SeedableRng;
 
 /// Parameters of [`hybrid_sequence`]; each default is stated on its field.
@@ -113,7 +113,7 @@ pub fn hybrid_sequence(
     }
     for s in &p.sets {
         // Validates each set's shares as the `btree` driver does.
-        super::BTreeSets::new(BTreeSetsParams {
+        BTreeSets::new(BTreeSetsParams {
             records: p.records,
             page_size: p.page_size,
             ..s.clone()
