@@ -116,6 +116,10 @@ pub const DEFAULT_P_SINK: f64 = 0.2;
 pub const DEFAULT_P_ELEVATE: f64 = 0.02;
 
 const MOST: f64 = 2.0;
+const LEFT_DRAM: usize = 0;
+const LEFT_SSD: usize = 1;
+const HIT_IN: usize = 0;
+const TOUCHED: usize = 1;
 const STEP: f64 = 1.2;
 const SINK_RANGE: (f64, f64) = (0.01, 0.99);
 const ELEVATE_RANGE: (f64, f64) = (0.001, 0.5);
@@ -176,13 +180,13 @@ pub struct Hypro {
     /// Per page: the request number (from 1) at which it left DRAM on a
     /// draw, or was pushed off the SSD by a sink; 0 once it is requested
     /// again.
-    left_dram: Vec<u64>,
-    left_ssd: Vec<u64>,
-    /// Per page: the request number at which it entered the SSD or was last
-    /// hit there.
-    touched: Vec<u64>,
-    /// Per page: the window (from 1) of its last SSD hit.
-    hit_in: Vec<u64>,
+    /// `[LEFT_DRAM]`, `[LEFT_SSD]`: both are read on every request, so
+    /// they share a line.
+    left: Vec<[u64; 2]>,
+    /// Per page: `[HIT_IN]` the window (from 1) of its last SSD hit,
+    /// `[TOUCHED]` the request number at which it entered the SSD or was
+    /// last hit there; both are written on every SSD hit.
+    on_ssd: Vec<[u64; 2]>,
     // C_fr, C_fw, C_dr, C_dw
     prices: [f64; 4],
     c_sinkf: f64,
@@ -219,10 +223,8 @@ impl Hypro {
             tally: Tally::default(),
             span: u64::MAX,
             age: 0.0,
-            left_dram: Vec::new(),
-            left_ssd: Vec::new(),
-            touched: Vec::new(),
-            hit_in: Vec::new(),
+            left: Vec::new(),
+            on_ssd: Vec::new(),
             prices: [s.read, s.write, d.read, d.write],
             c_sinkf: 0.0,
             c_sinkd: 0.0,
@@ -307,19 +309,18 @@ impl Hypro {
 
     /// `page` is followed no more: it was requested again.
     fn forget(&mut self, page: DenseId) {
-        for marks in [&mut self.left_dram, &mut self.left_ssd] {
-            if let Some(m) = marks.get_mut(page as usize) {
-                *m = 0;
-            }
+        if let Some(m) = self.left.get_mut(page as usize) {
+            *m = [0; 2];
         }
     }
 
-    fn mark(marks: &mut Vec<u64>, page: DenseId, at: u64) {
+    /// Sets mark `k` of `page` to `at`.
+    fn mark(marks: &mut Vec<[u64; 2]>, page: DenseId, k: usize, at: u64) {
         let i = page as usize;
         if i >= marks.len() {
-            marks.resize(i + 1, 0);
+            marks.resize(i + 1, [0; 2]);
         }
-        marks[i] = at;
+        marks[i][k] = at;
     }
 
     #[inline]
@@ -370,18 +371,16 @@ impl Scheme for Hypro {
         let t = &mut self.tally;
         t.ssd_hits += 1;
         let i = page as usize;
-        if i >= self.hit_in.len() {
-            self.hit_in.resize(i + 1, 0);
+        if i >= self.on_ssd.len() {
+            self.on_ssd.resize(i + 1, [0; 2]);
         }
-        if self.hit_in[i] == window {
+        if self.on_ssd[i][HIT_IN] == window {
             match op {
                 Op::Read => t.r_rep += 1,
                 Op::Write => t.w_rep += 1,
             }
         }
-        self.hit_in[i] = window;
-        let now = self.now;
-        Self::mark(&mut self.touched, page, now);
+        self.on_ssd[i] = [window, self.now];
         if self.draw() < self.p_elevate {
             let slot = self.ssd.slot(page);
             if op == Op::Read {
@@ -414,7 +413,7 @@ impl Scheme for Hypro {
         let drew = why == Reason::Miss;
         if drew {
             let now = self.now;
-            Self::mark(&mut self.left_dram, page, now);
+            Self::mark(&mut self.left, page, LEFT_DRAM, now);
             self.tally.evictions += 1;
             self.tally.full += u64::from(self.ssd.is_full());
             if self.draw() >= self.p_sink {
@@ -431,11 +430,12 @@ impl Scheme for Hypro {
             }
             if drew {
                 let now = self.now;
-                Self::mark(&mut self.left_ssd, v.page, now);
+                Self::mark(&mut self.left, v.page, LEFT_SSD, now);
                 self.tally.displaced += 1;
                 // The residency: a mean over about the last `window` pages
                 // pushed off, as many as a window has evictions.
-                let age = (now - self.touched.get(v.page as usize).copied().unwrap_or(0)) as f64;
+                let entered = self.on_ssd.get(v.page as usize).map_or(0, |m| m[TOUCHED]);
+                let age = (now - entered) as f64;
                 self.age = if self.filling() {
                     age
                 } else {
@@ -447,7 +447,7 @@ impl Scheme for Hypro {
         }
         let slot = self.ssd.admit(page, dirty);
         let now = self.now;
-        Self::mark(&mut self.touched, page, now);
+        Self::mark(&mut self.on_ssd, page, TOUCHED, now);
         io.ssd_write(page, slot, dirty, false)?;
         Ok(true)
     }
@@ -459,10 +459,7 @@ impl Scheme for Hypro {
         }
         self.now += 1;
         let i = page as usize;
-        let (m, f) = (
-            self.left_dram.get(i).copied().unwrap_or(0),
-            self.left_ssd.get(i).copied().unwrap_or(0),
-        );
+        let [m, f] = self.left.get(i).copied().unwrap_or([0; 2]);
         let write = u64::from(op == Op::Write);
         if self.followed(m) {
             self.tally.r_m += 1 - write;
@@ -495,7 +492,7 @@ impl Scheme for Hypro {
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.ssd.prefetch(page);
-        for marks in [&self.hit_in, &self.left_dram, &self.left_ssd, &self.touched] {
+        for marks in [&self.on_ssd, &self.left] {
             if let Some(h) = marks.get(page as usize) {
                 crate::types::prefetch(h);
             }
