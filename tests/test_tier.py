@@ -165,3 +165,14 @@ def test_list_schemes_names_every_scheme_with_its_defaults() -> None:
     tier = {p["key"]: p["default"] for p in stores[-1]["params"]}
     assert stores[-1]["name"] == "tier" and tier == {
         "ssd": "10%", "ssd_device": "hypro-ssd", "hdd_device": "hypro-hdd", "scheme": "hypro"}
+
+
+def test_sim_on_tier_stores_alone_runs_the_engines_dram_policy_when_none_is_named() -> None:
+    from flashlayer import _native
+
+    rows = json.loads(run_cli("sim", PG, "--buffer", "1%", "--store", "tier:scheme=lc,ssd=5%", "--json",
+                              check=True).stdout)
+    assert [r["policy"] for r in rows] == [_native.TIER_DRAM_POLICY] == ["lru"]
+    # Beside any other store, the policy must be named.
+    p = run_cli("sim", PG, "--buffer", "1%", "--store", "tier:scheme=lc,ssd=5%", "--store", "cost")
+    assert p.returncode == 2 and "--policy is required" in p.stderr

@@ -9,6 +9,10 @@ from flashlayer.results import DeviceInfo, GenReport, Preset, SimResult, TraceSt
 
 _Path = str | PathLike[str]
 
+#: The policy DRAM runs over a tier store when none is named
+#: (``flashlayer::tier::DEFAULT_DRAM_POLICY``).
+TIER_DRAM_POLICY: str
+
 class FlashlayerError(ValueError):
     """A user-facing error: bad trace, unknown name, impossible size."""
 

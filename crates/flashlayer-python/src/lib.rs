@@ -226,6 +226,7 @@ pub(crate) fn with_progress<T: Send>(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlayerError", m.py().get_type::<FlashlayerError>())?;
+    m.add("TIER_DRAM_POLICY", flashlayer::tier::DEFAULT_DRAM_POLICY)?;
     trace::register(m)?;
     workload::register(m)?;
     spec::register(m)?;

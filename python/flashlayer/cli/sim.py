@@ -130,7 +130,7 @@ def run(a: argparse.Namespace) -> None:
     if a.policy is None:
         if kinds != {"tier"}:
             raise UsageError("--policy is required (e.g. --policy lru,cflru,casa)")
-        a.policy = "lru"
+        a.policy = _native.TIER_DRAM_POLICY
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
     if a.plot is not None:
@@ -194,7 +194,7 @@ def add(sub: Any) -> None:
                    help=f"policies, each NAME or NAME:KEY=VALUE[,KEY=VALUE...]; a KEY=VALUE piece continues "
                    f"the policy before it, e.g. lru,cflru:w=0.25,casa. With defaults: {policy_help()} "
                    "(see 'flashlayer list policies'). Required, except on tier stores only (DRAM's policy, "
-                   "default lru)"),
+                   f"default {_native.TIER_DRAM_POLICY})"),
     s.add_argument("--buffer", required=True, metavar="N[,N...]",
                    help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
                    "page), e.g. 1%%,5%%,2000")

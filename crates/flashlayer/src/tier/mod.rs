@@ -72,6 +72,11 @@ use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
+/// The policy DRAM runs over a tier when a caller names none: LRU, as in
+/// HyPro's experiments (§3: "LRU is adopted in our experiments for main
+/// memory"), and the one [`TieredStore`] runs.
+pub const DEFAULT_DRAM_POLICY: &str = "lru";
+
 /// No slot, no page.
 pub(crate) const NIL: u32 = u32::MAX;
 
