@@ -169,16 +169,7 @@ impl Policy for Lfu {
     fn name(&self) -> String {
         "LFU".into()
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len);
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
+    super::list::counted_capacity!();
     fn contains(&self, page: DenseId) -> bool {
         self.node(page).freq != 0
     }

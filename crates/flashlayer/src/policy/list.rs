@@ -568,6 +568,26 @@ macro_rules! list_policy_basics {
 }
 pub(crate) use list_policy_basics;
 
+/// [`super::Policy::capacity`], [`super::Policy::set_capacity`] and
+/// [`super::Policy::len`] for a policy that holds at most `self.cap` pages
+/// and counts its residents in `self.len`, and whose capacity changes take
+/// effect as pages leave.
+macro_rules! counted_capacity {
+    () => {
+        fn capacity(&self) -> usize {
+            self.cap
+        }
+        fn set_capacity(&mut self, capacity: usize) {
+            debug_assert!(capacity >= self.len);
+            self.cap = capacity;
+        }
+        fn len(&self) -> usize {
+            self.len
+        }
+    };
+}
+pub(crate) use counted_capacity;
+
 /// [`super::Policy::mark_dirty`] and [`super::Policy::mark_clean`] for a
 /// policy whose dirty state is a flag per page and which keeps no cost per
 /// page: they set the flag of a resident page, nothing else. The flag is set

@@ -167,16 +167,7 @@ impl Policy for LruK {
     fn name(&self) -> String {
         format!("LRU-{}", self.k)
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len);
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
+    super::list::counted_capacity!();
     fn contains(&self, page: DenseId) -> bool {
         self.where_is(page) != OUT
     }

@@ -218,16 +218,7 @@ impl Policy for WbLandlord {
     fn name(&self) -> String {
         "WB-Landlord".into()
     }
-    fn capacity(&self) -> usize {
-        self.cap
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len);
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
+    super::list::counted_capacity!();
     fn contains(&self, page: DenseId) -> bool {
         self.pages
             .get(page as usize)
