@@ -173,10 +173,9 @@ pub struct Hypro {
     now: u64,
     /// The current window's tally.
     tally: Tally,
-    /// The SSD's residency `D` (requests), `u64::MAX` until it first fills.
-    span: u64,
-    /// The residency as a running mean of the ages pushed off.
-    age: f64,
+    /// The SSD's residency `D` (requests), a running mean of the ages
+    /// pushed off; infinite until the SSD first fills.
+    residency: f64,
     /// Per page: the request number (from 1) at which it left DRAM on a
     /// draw, or was pushed off the SSD by a sink; 0 once it is requested
     /// again.
@@ -221,8 +220,7 @@ impl Hypro {
             windows: 0,
             now: 0,
             tally: Tally::default(),
-            span: u64::MAX,
-            age: 0.0,
+            residency: f64::INFINITY,
             left: Vec::new(),
             on_ssd: Vec::new(),
             prices: [s.read, s.write, d.read, d.write],
@@ -253,17 +251,17 @@ impl Hypro {
 
     /// No sink has pushed a page off the SSD yet.
     fn filling(&self) -> bool {
-        self.span == u64::MAX
+        self.residency.is_infinite()
     }
 
     /// Whether a page marked at request `at` is still followed.
     fn followed(&self, at: u64) -> bool {
-        at != 0 && self.now - at <= self.span
+        at != 0 && (self.now - at) as f64 <= self.residency
     }
 
     /// The SSD's residency: how long untouched pages lasted there.
     pub fn residency(&self) -> Option<u64> {
-        (self.span != u64::MAX).then_some(self.span)
+        self.residency.is_finite().then_some(self.residency as u64)
     }
 
     /// Eqs. 1–2 summed over window `t`'s evictions: `(C_sinkf, C_sinkd)`.
@@ -294,13 +292,13 @@ impl Hypro {
         if self.auto_sink && done.evictions > 0 {
             self.p_sink = step(self.p_sink, sinkd, sinkf, SINK_RANGE, self.filling());
         }
-        let t = done;
-        if self.auto_elevate && t.ssd_hits > 0 && done.evictions > 0 {
+        if self.auto_elevate && done.ssd_hits > 0 && done.evictions > 0 {
             // Each elevation demotes a page that DRAM evicts: it is expected
-            // to be requested as often as the last window's evicted pages.
-            let per = t.ssd_hits as f64 / done.evictions as f64;
-            let elev = t.ssd_hits as f64 * fw + per * (done.r_m as f64 * fr + done.w_m as f64 * fw);
-            let stay = t.r_rep as f64 * fr + t.w_rep as f64 * fw;
+            // to be requested as often as this window's evicted pages.
+            let per = done.ssd_hits as f64 / done.evictions as f64;
+            let elev =
+                done.ssd_hits as f64 * fw + per * (done.r_m as f64 * fr + done.w_m as f64 * fw);
+            let stay = done.r_rep as f64 * fr + done.w_rep as f64 * fw;
             self.p_elevate = step(self.p_elevate, stay, elev, ELEVATE_RANGE, self.filling());
         }
         self.tally = Tally::default();
@@ -436,12 +434,11 @@ impl Scheme for Hypro {
                 // pushed off, as many as a window has evictions.
                 let entered = self.on_ssd.get(v.page as usize).map_or(0, |m| m[TOUCHED]);
                 let age = (now - entered) as f64;
-                self.age = if self.filling() {
+                self.residency = if self.filling() {
                     age
                 } else {
-                    self.age + (age - self.age) / self.window_len as f64
+                    self.residency + (age - self.residency) / self.window_len as f64
                 };
-                self.span = self.age as u64;
             }
             debug_assert!(stale.is_none(), "HyPro never relocates");
         }
