@@ -135,6 +135,9 @@ def _values(kind: str, name: str, key: str, allowed: str) -> tuple[list[str], li
         return inside, [(str(hi + 0.1), allowed), ("-0.1", allowed)]
     elif allowed == "on or off":
         return ["on", "off"], [("maybe", allowed)]
+    elif m := re.fullmatch(r"an online policy at its defaults: ((?:[\w-]+, )*[\w-]+), or one registered at run time",
+                           allowed):
+        return m[1].split(", "), [("nosuch", allowed)]
     elif m := re.fullmatch(r"((?:[\w-]+, )*[\w-]+) or ([\w-]+)", allowed):
         return [*m[1].split(", "), m[2]], [("nosuch", allowed)]
     else:

@@ -12,9 +12,8 @@ use flashlayer::curve::shards::{sampled_curve, Sampling};
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, ClockPro, CostSource, FdBuffer, Fifo,
-    Future, Koltsidas, Lambda, Lfu, Lirs, Lru, LruK, LruWsr, Mc, Policy, S3Fifo, ScheduleCosts,
-    Sieve, Slru, TwoQ, WTinyLfu, WbLandlord, DEFAULT_EPOCH,
+    with_online_policy, Belady, Future, Lru, Policy, PolicyKind, PolicySpec, ScheduleCosts,
+    WithPolicy,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -67,58 +66,29 @@ fn main() {
     divan::main();
 }
 
-/// FD-Buffer as `fdbuffer:cluster=N` builds it: two LRU pools, M_c adapted.
-fn fdbuffer(pages: usize, cluster: usize) -> FdBuffer {
-    let pool = || Base::Lru(Lru::new(BUFFER).with_pages(pages));
-    FdBuffer::with_mc(
-        BUFFER,
-        Mc::Auto {
-            epoch: DEFAULT_EPOCH,
-        },
-        CostSource::Model,
-        pool(),
-        pool(),
-    )
-    .with_cluster(cluster)
+/// The policy a spec names, built as `sim` builds it.
+struct Replay;
+
+impl WithPolicy for Replay {
+    type Out = u64;
+    fn visit<P: Policy>(self, policy: P) -> flashlayer::Result<u64> {
+        Ok(replay(policy))
+    }
 }
 
 #[divan::bench(args = [
     "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "wtinylfu", "clockpro", "belady", "cflru",
-    "lruwsr", "ccflru", "casa",
-    "koltsidas", "koltsidas-auto", "wblandlord", "fdbuffer", "fdbuffer-cluster64", "cfdc",
+    "lruwsr", "ccflru", "casa", "koltsidas:lambda=0.5", "koltsidas", "wblandlord", "fdbuffer", "fdbuffer:cluster=64", "cfdc",
 ])]
-fn policy(bencher: divan::Bencher<'_, '_>, name: &str) {
+fn policy(bencher: divan::Bencher<'_, '_>, spec: &str) {
     let (words, pages) = trace();
+    let spec = PolicySpec::parse(spec).expect("a policy spec");
     bencher
         .counter(divan::counter::ItemsCount::new(words.len()))
-        .bench(|| match name {
-            "lru" => replay(Lru::new(BUFFER).with_pages(*pages)),
-            "fifo" => replay(Fifo::new(BUFFER).with_pages(*pages)),
-            "clock" => replay(Clock::new(BUFFER).with_pages(*pages)),
-            "2q" => replay(TwoQ::new(BUFFER).with_pages(*pages)),
-            "arc" => replay(Arc::new(BUFFER).with_pages(*pages)),
-            "sieve" => replay(Sieve::new(BUFFER).with_pages(*pages)),
-            "s3fifo" => replay(S3Fifo::new(BUFFER).with_pages(*pages)),
-            "lfu" => replay(Lfu::new(BUFFER).with_pages(*pages)),
-            "slru" => replay(Slru::new(BUFFER).with_pages(*pages)),
-            "lruk" => replay(LruK::new(BUFFER).with_pages(*pages)),
-            "lirs" => replay(Lirs::new(BUFFER).with_pages(*pages)),
-            "wtinylfu" => replay(WTinyLfu::new(BUFFER).with_pages(*pages)),
-            "clockpro" => replay(ClockPro::new(BUFFER).with_pages(*pages)),
-            "belady" => replay(Belady::new(BUFFER, words).expect("small trace")),
-            "cflru" => replay(Cflru::new(BUFFER, 0.5).with_pages(*pages)),
-            "lruwsr" => replay(LruWsr::new(BUFFER).with_pages(*pages)),
-            "ccflru" => replay(CcfLru::new(BUFFER).with_pages(*pages)),
-            "casa" => replay(Casa::new(BUFFER, CostSource::Model).with_pages(*pages)),
-            "koltsidas" => replay(Koltsidas::new(BUFFER, Lambda::Fixed(0.5)).with_pages(*pages)),
-            "koltsidas-auto" => {
-                replay(Koltsidas::new(BUFFER, Lambda::Auto { epoch: 4 }).with_pages(*pages))
-            }
-            "wblandlord" => replay(WbLandlord::new(BUFFER).with_pages(*pages)),
-            "fdbuffer" => replay(fdbuffer(*pages, 0)),
-            "fdbuffer-cluster64" => replay(fdbuffer(*pages, 64)),
-            "cfdc" => replay(Cfdc::new(BUFFER, 0.5, 64).with_pages(*pages)),
-            other => unreachable!("unknown bench arg {other}"),
+        .bench(|| match spec.kind {
+            // Offline: its future is the trace's words, not a file's bytes.
+            PolicyKind::Belady => replay(Belady::new(BUFFER, words).expect("small trace")),
+            _ => with_online_policy(&spec, BUFFER, *pages, Replay).expect("an online policy"),
         });
 }
 

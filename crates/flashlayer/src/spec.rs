@@ -117,19 +117,29 @@ pub struct Table {
     pub what: &'static str,
     /// Its names.
     pub entries: &'static [Entry],
+    /// Names added at run time, after `entries` (the policies a program
+    /// registers, [`crate::policy::register`]).
+    pub more: Option<fn() -> Vec<&'static Entry>>,
 }
 
 impl Table {
     /// The entry named `name` (case-insensitive).
     pub fn entry(&'static self, name: &str) -> Option<&'static Entry> {
-        self.entries
-            .iter()
+        self.all()
+            .into_iter()
             .find(|e| e.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Every entry: the table's own, then those added at run time.
+    pub fn all(&self) -> Vec<&'static Entry> {
+        let mut all: Vec<&'static Entry> = self.entries.iter().collect();
+        all.extend(self.more.map(|more| more()).unwrap_or_default());
+        all
     }
 
     /// The names, for messages.
     pub fn names(&self) -> Vec<&'static str> {
-        self.entries.iter().map(|e| e.name).collect()
+        self.all().into_iter().map(|e| e.name).collect()
     }
 }
 
@@ -545,6 +555,7 @@ mod tests {
                 ],
             },
         ],
+        more: None,
     };
     static OUTER: Table = Table {
         what: "scheme",
@@ -578,6 +589,7 @@ mod tests {
                 },
             ],
         }],
+        more: None,
     };
 
     #[test]

@@ -914,7 +914,7 @@ proptest! {
     fn fdbuffer_keeps_its_frames_with_any_base_policies(m in 1usize..12, mc in 0usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
         for (c, d) in [("arc", "2q"), ("clock", "fifo"), ("2q", "arc"), ("lru", "clock")] {
-            let mut fd = FdBuffer::new(m, mc, Base::new(BasePolicy::of(c), m, 0), Base::new(BasePolicy::of(d), m, 0));
+            let mut fd = FdBuffer::new(m, mc, Base::new(BasePolicy::of(c).unwrap(), m, 0).unwrap(), Base::new(BasePolicy::of(d).unwrap(), m, 0).unwrap());
             for (i, e) in drive(&mut fd, &t, &pin).into_iter().enumerate() {
                 if let Event::Miss(Some(v)) = e {
                     prop_assert!(!pin(i, v.page));

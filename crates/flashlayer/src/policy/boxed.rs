@@ -11,6 +11,7 @@ use crate::types::{DenseId, IoKind, Op, PageCost, PageId};
 /// The object-safe face of a [`Policy`]: `Policy` itself has a generic
 /// `evict`, so it cannot be a trait object.
 trait Erased: Send {
+    fn clone_box(&self) -> Box<dyn Erased>;
     fn name(&self) -> String;
     fn capacity(&self) -> usize;
     fn set_capacity(&mut self, capacity: usize);
@@ -43,7 +44,10 @@ trait Erased: Send {
     fn state(&self, out: &mut Vec<(&'static str, f64)>);
 }
 
-impl<P: Policy + Send> Erased for P {
+impl<P: Policy + Send + Clone + 'static> Erased for P {
+    fn clone_box(&self) -> Box<dyn Erased> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> String {
         Policy::name(self)
     }
@@ -130,8 +134,14 @@ pub struct BoxedPolicy(Box<dyn Erased>);
 
 impl BoxedPolicy {
     /// Boxes `policy`.
-    pub fn new<P: Policy + Send + 'static>(policy: P) -> Self {
+    pub fn new<P: Policy + Send + Clone + 'static>(policy: P) -> Self {
         BoxedPolicy(Box::new(policy))
+    }
+}
+
+impl Clone for BoxedPolicy {
+    fn clone(&self) -> Self {
+        BoxedPolicy(self.0.clone_box())
     }
 }
 

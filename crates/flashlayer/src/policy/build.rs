@@ -119,6 +119,10 @@ macro_rules! online_policy {
                 let $p = Koltsidas::new(cap, lambda).with_pages(pages);
                 $use
             }
+            PolicyKind::Registered(r) => {
+                let $p = r.build(cap, pages)?;
+                $use
+            }
             PolicyKind::FdBuffer {
                 mc: super::Mc::Pages(k),
                 ..
@@ -141,7 +145,7 @@ macro_rules! online_policy {
                     $use
                 } else {
                     let base = |kind| Base::new(kind, cap, pages);
-                    let $p = FdBuffer::with_mc(cap, mc, cost, base(clean), base(dirty))
+                    let $p = FdBuffer::with_mc(cap, mc, cost, base(clean)?, base(dirty)?)
                         .with_cluster(cluster);
                     $use
                 }

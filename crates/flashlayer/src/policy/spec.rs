@@ -7,6 +7,8 @@
 
 pub use super::costs::CostSource;
 use super::fdbuffer::{BasePolicy, Mc};
+use super::registry::{self, Registration};
+use super::BoxedPolicy;
 use crate::error::Result;
 use crate::spec::{self, Entry, Given, Param, Table, Ty, NO_MAX};
 use std::fmt;
@@ -102,18 +104,38 @@ pub enum PolicyKind {
     FdBuffer {
         /// How M_c is set.
         mc: Mc,
-        /// The clean pool's policy (one of [`BASE_POLICIES`]).
+        /// The clean pool's policy (one of [`BASE_POLICIES`], or registered).
         clean: BasePolicy,
-        /// The dirty pool's policy (one of [`BASE_POLICIES`]).
+        /// The dirty pool's policy (one of [`BASE_POLICIES`], or registered).
         dirty: BasePolicy,
         /// Where `mc=auto` takes the asymmetry from.
         cost: CostSource,
         /// Write clustering: dirty neighbours written with each victim.
         cluster: usize,
     },
+    /// A policy added at run time ([`super::register`]).
+    Registered(Registered),
 }
 
-pub use super::fdbuffer::BASE_POLICIES;
+/// A registered policy ([`super::register`]) with its canonical spec.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Registered {
+    /// The policy.
+    pub policy: &'static Registration,
+    /// Its spec with every parameter written out.
+    spec: &'static str,
+}
+
+impl Registered {
+    /// Builds the policy with `capacity` pages, its per-page state
+    /// pre-sized for dense ids `0..pages`.
+    pub fn build(&self, capacity: usize, pages: usize) -> Result<BoxedPolicy> {
+        let given = spec::parse(&POLICIES, self.spec)?;
+        (self.policy.build)(&given, capacity, pages)
+    }
+}
+
+pub use super::fdbuffer::{BASE_ALLOWED, BASE_POLICIES};
 
 const S3_SMALL: Param = Param {
     key: "small",
@@ -202,13 +224,13 @@ const MC: Param = Param {
 };
 const CLEAN: Param = Param {
     key: "clean",
-    ty: Ty::Choice(BASE_POLICIES),
+    ty: Ty::Other(BASE_ALLOWED),
     default: "lru",
     help: "replacement policy of the clean pool (an online policy)",
 };
 const DIRTY: Param = Param {
     key: "dirty",
-    ty: Ty::Choice(BASE_POLICIES),
+    ty: Ty::Other(BASE_ALLOWED),
     default: "lru",
     help: "replacement policy of the dirty pool (an online policy)",
 };
@@ -376,6 +398,7 @@ pub static POLICIES: Table = Table {
             params: &[MC, CLEAN, DIRTY, CLUSTER, EPOCH, FD_COST, N],
         },
     ],
+    more: Some(super::registry::entries),
 };
 
 /// A parsed policy name with its parameters.
@@ -473,6 +496,10 @@ impl PolicySpec {
                         _ => return Err(g.bad("mc", v)),
                     },
                 };
+                let base = |key| {
+                    let v = g.value(key);
+                    BasePolicy::of(&v).ok_or_else(|| g.bad(key, &v))
+                };
                 if mc.is_some() && ["epoch", "cost", "n"].iter().any(|k| g.has(k)) {
                     return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
                 }
@@ -480,13 +507,30 @@ impl PolicySpec {
                     mc: mc.unwrap_or_else(|| Mc::Auto {
                         epoch: g.int("epoch"),
                     }),
-                    clean: BasePolicy::of(g.choice("clean")),
-                    dirty: BasePolicy::of(g.choice("dirty")),
+                    clean: base("clean")?,
+                    dirty: base("dirty")?,
                     cost: cost_source(&g)?,
                     cluster: g.int("cluster") as usize,
                 }
             }
-            other => unreachable!("policy '{other}' is listed but not built"),
+            other => {
+                let policy = registry::find(other)
+                    .unwrap_or_else(|| unreachable!("policy '{other}' is listed but not built"));
+                let pairs: Vec<String> = policy
+                    .entry
+                    .params
+                    .iter()
+                    .map(|p| format!("{}={}", p.key, g.value(p.key)))
+                    .collect();
+                let canonical = match pairs.is_empty() {
+                    true => other.to_owned(),
+                    false => format!("{other}:{}", pairs.join(",")),
+                };
+                PolicyKind::Registered(Registered {
+                    policy,
+                    spec: registry::keep(canonical),
+                })
+            }
         };
         Ok(PolicySpec { kind })
     }
@@ -530,6 +574,7 @@ impl PolicySpec {
             PolicyKind::Cfdc { .. } => "cfdc",
             PolicyKind::Koltsidas { .. } => "koltsidas",
             PolicyKind::FdBuffer { .. } => "fdbuffer",
+            PolicyKind::Registered(r) => r.policy.entry.name,
         }
     }
 
@@ -542,6 +587,9 @@ impl PolicySpec {
 impl fmt::Display for PolicySpec {
     /// The canonical spec, every parameter written out (`cflru:w=0.5`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let PolicyKind::Registered(r) = self.kind {
+            return f.write_str(r.spec);
+        }
         f.write_str(self.name())?;
         match self.kind {
             PolicyKind::Cflru { w } => write!(f, ":w={w}"),
@@ -675,7 +723,8 @@ mod tests {
         assert!(err("fdbuffer:mc=1.5").contains("bad value '1.5' for 'mc'"));
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
         assert!(err("fdbuffer:clean=belady").contains(
-            "expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"
+            "expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, \
+             slru, lruk, lirs, wtinylfu, clockpro, or one registered at run time"
         ));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }

@@ -162,6 +162,7 @@ pub static STORES: Table = Table {
             ],
         },
     ],
+    more: None,
 };
 
 /// A kind of store with its parameters.

@@ -103,6 +103,7 @@ pub static SCHEMES: Table = Table {
             ],
         },
     ],
+    more: None,
 };
 
 /// A scheme and its parameters.

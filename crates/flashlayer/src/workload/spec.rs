@@ -148,6 +148,7 @@ pub static WORKLOADS: Table = Table {
             ],
         },
     ],
+    more: None,
 };
 
 /// A workload with its parameters, parsed from a spec.

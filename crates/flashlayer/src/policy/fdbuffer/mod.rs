@@ -88,10 +88,13 @@ mod tuner;
 use super::costs::CostSource;
 use tuner::Tuner;
 
+use super::registry::Registration;
 use super::{
-    Arc, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo, Sieve, Slru,
-    TwoQ, Victim, WTinyLfu,
+    Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo,
+    Sieve, Slru, TwoQ, Victim, WTinyLfu, POLICIES,
 };
+use crate::error::Result;
+use crate::spec::parse;
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// Declares the policies that can manage a pool, once: the [`Base`] that
@@ -106,6 +109,8 @@ macro_rules! base_policies {
                 #[doc = concat!("[`", stringify!($ty), "`]")]
                 $variant($ty),
             )*
+            /// A policy registered at run time ([`super::register`]).
+            Registered(BoxedPolicy),
         }
 
         /// A policy that manages a pool of FD-Buffer.
@@ -115,18 +120,28 @@ macro_rules! base_policies {
                 #[doc = concat!("`", $name, "`")]
                 $variant,
             )*
+            /// A policy registered at run time, at its defaults.
+            Registered(&'static Registration),
         }
 
-        /// Policies that can manage a pool of FD-Buffer (online, with their
-        /// default parameters), as typed.
+        /// The built-in policies that can manage a pool of FD-Buffer
+        /// (online, with their default parameters), as typed.
         pub const BASE_POLICIES: &[&str] = &[$($name),*];
 
+        /// What a pool's policy may be, in words.
+        pub const BASE_ALLOWED: &str = concat!(
+            "an online policy at its defaults: ",
+            $($name, ", ",)*
+            "or one registered at run time"
+        );
+
         impl BasePolicy {
-            /// The base policy named `name`, one of [`BASE_POLICIES`].
-            pub fn of(name: &str) -> Self {
-                match name {
-                    $($name => BasePolicy::$variant,)*
-                    other => unreachable!("'{other}' is not in BASE_POLICIES"),
+            /// The base policy named `name`: one of [`BASE_POLICIES`], or a
+            /// registered policy.
+            pub fn of(name: &str) -> Option<Self> {
+                match name.to_ascii_lowercase().as_str() {
+                    $($name => Some(BasePolicy::$variant),)*
+                    other => super::registry::find(other).map(BasePolicy::Registered),
                 }
             }
 
@@ -134,6 +149,7 @@ macro_rules! base_policies {
             pub fn name(self) -> &'static str {
                 match self {
                     $(BasePolicy::$variant => $name,)*
+                    BasePolicy::Registered(r) => r.entry.name,
                 }
             }
         }
@@ -143,17 +159,22 @@ macro_rules! base_policies {
             ($base:expr, $p:ident => $body:expr) => {
                 match $base {
                     $(Base::$variant($p) => $body,)*
+                    Base::Registered($p) => $body,
                 }
             };
         }
 
         impl Base {
             /// The base policy `kind` with `capacity` pages, pre-sized for
-            /// dense ids `0..pages`.
-            pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Self {
-                match kind {
+            /// dense ids `0..pages`; a registered one fails as its builder
+            /// does.
+            pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Result<Self> {
+                Ok(match kind {
                     $(BasePolicy::$variant => Base::$variant($ty::new(capacity).with_pages(pages)),)*
-                }
+                    BasePolicy::Registered(r) => Base::Registered(
+                        (r.build)(&parse(&POLICIES, r.entry.name)?, capacity, pages)?,
+                    ),
+                })
             }
         }
     };
