@@ -87,7 +87,7 @@ fn policy(bencher: divan::Bencher<'_, '_>, spec: &str) {
         .counter(divan::counter::ItemsCount::new(words.len()))
         .bench(|| match spec.kind {
             // Offline: its future is the trace's words, not a file's bytes.
-            PolicyKind::Belady => replay(Belady::new(BUFFER, words).expect("small trace")),
+            PolicyKind::Belady(()) => replay(Belady::new(BUFFER, words).expect("small trace")),
             _ => with_online_policy(&spec, BUFFER, *pages, Replay).expect("an online policy"),
         });
 }

@@ -240,3 +240,5 @@ impl Policy for Arc {
         self.resident(page).then(|| self.l.remove(page))
     }
 }
+
+named!(Arc, "arc", "ARC, Megiddo & Modha 2003");

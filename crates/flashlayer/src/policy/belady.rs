@@ -517,3 +517,29 @@ impl Policy for Belady<'_> {
         self.resident(page).then(|| self.take(page))
     }
 }
+
+// The policy's spec (`policy/named.rs`).
+
+impl super::Named for Belady<'static> {
+    const ENTRY: crate::spec::Entry = crate::spec::Entry {
+        name: "belady",
+        description: "offline MIN, miss-optimal; clean pages first among never-reused",
+        params: &[],
+    };
+    type Params = ();
+    fn params(_: &crate::spec::Given) -> crate::error::Result<()> {
+        Ok(())
+    }
+    fn build(_: (), _: usize, _: usize) -> crate::error::Result<Self> {
+        offline("belady")
+    }
+}
+
+/// Refuses an offline policy where a live workload or a trace's future is
+/// not at hand (`sim::with_policy` builds them from the trace).
+pub(super) fn offline<T>(name: &str) -> crate::error::Result<T> {
+    Err(crate::Error::invalid(format!(
+        "{name} is offline: it needs the whole trace in advance, so it runs only on traces \
+         (flashlayer sim), not on a live workload"
+    )))
+}

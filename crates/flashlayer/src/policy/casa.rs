@@ -211,6 +211,26 @@ impl Policy for Casa {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+impl crate::policy::Named for Casa {
+    const ENTRY: crate::spec::Entry = crate::spec::Entry {
+        name: "casa",
+        description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",
+        params: &[super::costs::COST, super::costs::N],
+    };
+    type Params = CostSource;
+    fn params(g: &crate::spec::Given) -> crate::error::Result<Self::Params> {
+        super::costs::cost_source(g)
+    }
+    fn build(p: Self::Params, capacity: usize, pages: usize) -> crate::error::Result<Self> {
+        Ok(Casa::new(capacity, p).with_pages(pages))
+    }
+    fn canonical(g: &crate::spec::Given) -> String {
+        super::costs::canonical_with_cost(g, &[])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

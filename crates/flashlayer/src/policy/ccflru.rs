@@ -181,3 +181,9 @@ impl Policy for CcfLru {
         self.contains(page).then(|| self.l.remove(page))
     }
 }
+
+named!(
+    CcfLru,
+    "ccflru",
+    "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty"
+);

@@ -245,6 +245,25 @@ impl Policy for Cflru {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const W: crate::spec::Param = crate::spec::Param {
+    key: "w",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.5",
+    help: "size of the clean-first region at the LRU end, as a share of the buffer",
+};
+
+named!(
+    Cflru,
+    "cflru",
+    "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
+    [W],
+    f64,
+    |g| Ok(g.fraction("w")),
+    |w, capacity| Cflru::new(capacity, w)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,3 +222,9 @@ impl Policy for Clock {
         Some(self.clear_frame(f))
     }
 }
+
+named!(
+    Clock,
+    "clock",
+    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)"
+);

@@ -394,3 +394,27 @@ impl Policy for CostOpt<'_> {
         self.contains(page).then(|| self.take(page))
     }
 }
+
+// The policy's spec (`policy/named.rs`).
+
+const ITERATIONS: crate::spec::Param = crate::spec::Param {
+    key: "iterations",
+    ty: crate::spec::Ty::Int(0, crate::spec::NO_MAX),
+    default: "100",
+    help: "subgradient iterations of the planner (more: a tighter lower bound, a schedule found among more prices)",
+};
+
+impl super::Named for CostOpt<'static> {
+    const ENTRY: crate::spec::Entry = crate::spec::Entry {
+        name: "costopt-ub",
+        description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady)",
+        params: &[ITERATIONS],
+    };
+    type Params = usize;
+    fn params(g: &crate::spec::Given) -> crate::error::Result<usize> {
+        Ok(g.int("iterations") as usize)
+    }
+    fn build(_: usize, _: usize, _: usize) -> crate::error::Result<Self> {
+        super::belady::offline("costopt-ub")
+    }
+}

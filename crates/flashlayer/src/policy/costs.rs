@@ -5,6 +5,8 @@
 //! (`cost=measured`, reported through `Policy::observe_io`). Until both a
 //! read and a write have been measured the costs are taken as equal.
 
+use crate::error::Result;
+use crate::spec::{Given, Param, Ty};
 use crate::types::{IoKind, PageCost};
 
 /// Where a cost-aware policy takes the device's read/write costs from.
@@ -139,6 +141,45 @@ impl Costs {
             .as_ref()
             .map(|(r, w)| (r.mean().unwrap_or(f64::NAN), w.mean().unwrap_or(f64::NAN)))
     }
+}
+
+// The `cost` and `n` keys of the cost-aware policies' specs.
+
+/// The longest window of measured latencies: two arrays of this many
+/// points (8 MiB each).
+const MAX_N: u64 = 1 << 20;
+pub(super) const COST: Param = Param {
+    key: "cost",
+    ty: Ty::Choice(&["model", "measured"]),
+    default: "model",
+    help: "c_R and c_W from the device model, or from the store's measured latencies (CASA §5.3)",
+};
+pub(super) const N: Param = Param {
+    key: "n",
+    ty: Ty::Int(1, MAX_N),
+    default: "32768",
+    help: "with cost=measured: points in the moving average of measured read and write latencies \
+           (CASA §5.3 leaves n open: long enough to smooth a flash device's garbage-collection spikes)",
+};
+
+/// `cost=model|measured` and its `n`; `n` only with `measured`.
+pub(super) fn cost_source(g: &Given) -> Result<CostSource> {
+    match g.choice("cost") {
+        "model" if g.has("n") => Err(g.error("'n' applies only with cost=measured")),
+        "model" => Ok(CostSource::Model),
+        _ => Ok(CostSource::Measured {
+            n: g.int("n") as usize,
+        }),
+    }
+}
+
+/// The canonical spec of `keys`, then `cost` and, with `measured`, `n`.
+pub(super) fn canonical_with_cost(g: &Given, keys: &[&str]) -> String {
+    let n: &[&str] = match g.choice("cost") {
+        "model" => &[],
+        _ => &["n"],
+    };
+    super::named::canonical(g, keys.iter().chain(&["cost"]).chain(n).copied())
 }
 
 #[cfg(test)]

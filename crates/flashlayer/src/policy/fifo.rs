@@ -3,3 +3,5 @@
 
 /// First-in, first-out replacement.
 pub type Fifo = super::lru::Queue<false>;
+
+named!(Fifo, "fifo", "first in, first out");

@@ -529,6 +529,49 @@ impl Policy for Koltsidas {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const LAMBDA: crate::spec::Param = crate::spec::Param {
+    key: "lambda",
+    ty: crate::spec::Ty::FractionOrAuto,
+    default: "auto",
+    help: "size of the cost segment (0: LRU); auto adapts it by §5's criterion r_m·H_m > r_f·M_f",
+};
+const LAMBDA_EPOCH: crate::spec::Param = crate::spec::Param {
+    key: "epoch",
+    ty: crate::spec::Ty::Int(1, crate::spec::NO_MAX),
+    default: "4",
+    help: "with lambda=auto: requests between adjustments of λ, in multiples of the buffer size",
+};
+
+impl crate::policy::Named for Koltsidas {
+    const ENTRY: crate::spec::Entry = crate::spec::Entry {
+        name: "koltsidas",
+        description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",
+        params: &[LAMBDA, LAMBDA_EPOCH],
+    };
+    type Params = Lambda;
+    fn params(g: &crate::spec::Given) -> crate::error::Result<Self::Params> {
+        match g.fraction_or_auto("lambda") {
+            Some(_) if g.has("epoch") => Err(g.error("'epoch' applies only with lambda=auto")),
+            Some(x) => Ok(Lambda::Fixed(x)),
+            None => Ok(Lambda::Auto {
+                epoch: g.int("epoch"),
+            }),
+        }
+    }
+    fn build(p: Self::Params, capacity: usize, pages: usize) -> crate::error::Result<Self> {
+        Ok(Koltsidas::new(capacity, p).with_pages(pages))
+    }
+    fn canonical(g: &crate::spec::Given) -> String {
+        let keys: &[&str] = match g.fraction_or_auto("lambda") {
+            Some(_) => &["lambda"],
+            None => &["lambda", "epoch"],
+        };
+        crate::policy::named::canonical(g, keys.iter().copied())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -272,6 +272,12 @@ impl Policy for Lfu {
     }
 }
 
+named!(
+    Lfu,
+    "lfu",
+    "least frequently used since admission, ties to the least recently promoted"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -449,6 +449,26 @@ impl Lirs {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const HIRS: crate::spec::Param = crate::spec::Param {
+    key: "hirs",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.01",
+    help: "share of the buffer for resident HIR pages, at least one page (the paper's and libCacheSim's 1%)",
+};
+
+named!(
+    Lirs,
+    "lirs",
+    "LIRS, Jiang & Zhang 2002: pages of low inter-reference recency hold the buffer, the rest share hirs of it; \
+                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)",
+    [HIRS],
+    f64,
+    |g| Ok(g.fraction("hirs")),
+    |p, capacity| Lirs::with_hirs(capacity, p)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,3 +131,5 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         self.contains(page).then(|| self.l.remove(page))
     }
 }
+
+named!(Lru, "lru", "least recently used");

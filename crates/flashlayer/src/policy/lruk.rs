@@ -270,6 +270,25 @@ impl Policy for LruK {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const K: crate::spec::Param = crate::spec::Param {
+    key: "k",
+    ty: crate::spec::Ty::Int(1, super::lruk::MAX_K as u64),
+    default: "2",
+    help: "K: pages are ordered by the time of their K-th most recent reference (1 is LRU)",
+};
+
+named!(
+    LruK,
+    "lruk",
+    "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first",
+    [K],
+    usize,
+    |g| Ok(g.int("k") as usize),
+    |p, capacity| LruK::with_k(capacity, p)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

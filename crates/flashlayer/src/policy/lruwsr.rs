@@ -129,3 +129,9 @@ impl Policy for LruWsr {
         self.contains(page).then(|| self.l.remove(page))
     }
 }
+
+named!(
+    LruWsr,
+    "lruwsr",
+    "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance"
+);

@@ -46,6 +46,8 @@
 
 #[macro_use]
 mod forward;
+#[macro_use]
+mod named;
 mod arc;
 mod belady;
 mod boxed;
@@ -97,11 +99,14 @@ pub use lirs::Lirs;
 pub use lru::Lru;
 pub use lruk::LruK;
 pub use lruwsr::LruWsr;
+pub use named::Named;
 pub use registry::{register, Registration};
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
 pub use slru::Slru;
-pub use spec::{CostSource, PolicyKind, PolicySpec, Registered, BASE_POLICIES, POLICIES};
+pub use spec::{
+    CostSource, FdParams, PolicyKind, PolicySpec, Registered, BASE_ALLOWED, BASE_POLICIES, POLICIES,
+};
 pub use twoq::TwoQ;
 pub use wblandlord::WbLandlord;
 pub use wtinylfu::WTinyLfu;

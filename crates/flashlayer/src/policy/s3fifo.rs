@@ -288,6 +288,41 @@ impl Policy for S3Fifo {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const S3_SMALL: crate::spec::Param = crate::spec::Param {
+    key: "small",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.1",
+    help: "the small FIFO's share of the buffer, where new pages enter (libCacheSim's default)",
+};
+const S3_GHOST: crate::spec::Param = crate::spec::Param {
+    key: "ghost",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.9",
+    help: "pages the ghost FIFO remembers after they leave the small FIFO, as a share of the buffer's pages",
+};
+const S3_THRESHOLD: crate::spec::Param = crate::spec::Param {
+    key: "threshold",
+    ty: crate::spec::Ty::Int(1, u8::MAX as u64),
+    default: "2",
+    help: "hits a page needs in the small FIFO to move to the main FIFO when it reaches the small FIFO's end",
+};
+
+named!(
+    S3Fifo,
+    "s3fifo",
+    "S3-FIFO, Yang et al. 2023: a small and a main FIFO with frequencies, and a ghost FIFO",
+    [S3_SMALL, S3_GHOST, S3_THRESHOLD],
+    (f64, f64, u8),
+    |g| Ok((
+        g.fraction("small"),
+        g.fraction("ghost"),
+        g.int("threshold") as u8
+    )),
+    |(small, ghost, threshold), capacity| S3Fifo::with_params(capacity, small, ghost, threshold)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,6 +161,12 @@ impl Policy for Sieve {
     }
 }
 
+named!(
+    Sieve,
+    "sieve",
+    "SIEVE, Zhang et al. 2024: a FIFO queue and a hand that spares visited pages once"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

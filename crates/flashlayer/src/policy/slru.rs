@@ -258,6 +258,25 @@ impl Policy for Slru {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const SEGMENTS: crate::spec::Param = crate::spec::Param {
+    key: "segments",
+    ty: crate::spec::Ty::Int(1, super::slru::MAX_SEGMENTS as u64),
+    default: "4",
+    help: "LRU segments, each a share of the buffer; a hit moves a page one segment up (libCacheSim's 4; the paper's 2)",
+};
+
+named!(
+    Slru,
+    "slru",
+    "segmented LRU, Karedla et al. 1994: a hit moves a page one segment up, overflow moves down",
+    [SEGMENTS],
+    usize,
+    |g| Ok(g.int("segments") as usize),
+    |p, capacity| Slru::with_segments(capacity, p)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

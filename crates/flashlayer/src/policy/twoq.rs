@@ -188,3 +188,5 @@ impl Policy for TwoQ {
         self.resident(page).then(|| self.l.remove(page))
     }
 }
+
+named!(TwoQ, "2q", "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)");

@@ -350,3 +350,9 @@ impl Policy for WbLandlord {
         out.push(("level", self.level));
     }
 }
+
+named!(
+    WbLandlord,
+    "wblandlord",
+    "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back"
+);

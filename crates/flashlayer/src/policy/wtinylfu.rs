@@ -365,6 +365,26 @@ impl Policy for WTinyLfu {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const WINDOW_SHARE: crate::spec::Param = crate::spec::Param {
+    key: "window",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.01",
+    help: "share of the buffer for the LRU window new pages enter (libCacheSim's 1%)",
+};
+
+named!(
+    WTinyLfu,
+    "wtinylfu",
+    "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
+                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)",
+    [WINDOW_SHARE],
+    f64,
+    |g| Ok(g.fraction("window")),
+    |p, capacity| WTinyLfu::with_window(capacity, p)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -253,12 +253,12 @@ pub fn with_policy<W: WithPolicy>(
     w: W,
 ) -> Result<W::Out> {
     match spec.kind {
-        PolicyKind::Belady => w.visit(Belady::from_bytes(
+        PolicyKind::Belady(()) => w.visit(Belady::from_bytes(
             capacity,
             trace.request_bytes(),
             trace.pages(),
         )?),
-        PolicyKind::CostOptUb { iterations } => {
+        PolicyKind::CostOptUb(iterations) => {
             let costs = costs.ok_or_else(|| {
                 Error::invalid(
                     "costopt-ub plans its schedule for the read and write costs of one device, so \

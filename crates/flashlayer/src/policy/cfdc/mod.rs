@@ -540,6 +540,31 @@ impl Policy for Cfdc {
     }
 }
 
+// The policy's spec (`policy/named.rs`).
+
+const CFDC_W: crate::spec::Param = crate::spec::Param {
+    key: "w",
+    ty: crate::spec::Ty::Fraction,
+    default: "0.5",
+    help: "size of the priority region at the LRU end, as a share of the buffer",
+};
+const CFDC_CLUSTER: crate::spec::Param = crate::spec::Param {
+    key: "cluster",
+    ty: crate::spec::Ty::Int(0, crate::spec::NO_MAX),
+    default: "64",
+    help: "largest cluster of dirty pages with neighbouring page numbers, written in one batch (0: none)",
+};
+
+named!(
+    Cfdc,
+    "cfdc",
+    "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
+    [CFDC_W, CFDC_CLUSTER],
+    (f64, usize),
+    |g| Ok((g.fraction("w"), g.int("cluster") as usize)),
+    |p, capacity| Cfdc::new(capacity, p.0, p.1)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,13 +88,15 @@ mod tuner;
 use super::costs::CostSource;
 use tuner::Tuner;
 
+use super::build::WithPolicy;
+use super::named::Named;
 use super::registry::Registration;
 use super::{
     Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo,
     Sieve, Slru, TwoQ, Victim, WTinyLfu, POLICIES,
 };
 use crate::error::Result;
-use crate::spec::parse;
+use crate::spec::{parse, Entry, Given, Param, Ty, NO_MAX};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// Declares the policies that can manage a pool, once: the [`Base`] that
@@ -622,5 +624,161 @@ impl<B: Policy> Policy for FdBuffer<B> {
         out.push(("mc", self.mc as f64));
         out.push(("clean", self.clean.len() as f64));
         out.push(("dirty", self.dirty.len() as f64));
+    }
+}
+
+// The policy's spec (`policy/named.rs`).
+
+const MC: Param = Param {
+    key: "mc",
+    ty: Ty::Other("auto, a whole number of pages (0 to B), or a fraction of the buffer written with a point (0.0 to 1.0)"),
+    default: "auto",
+    help: "size threshold M_c of the clean pool; auto adapts it from both pools' miss-ratio curves",
+};
+const CLEAN: Param = Param {
+    key: "clean",
+    ty: Ty::Other(BASE_ALLOWED),
+    default: "lru",
+    help: "replacement policy of the clean pool (an online policy)",
+};
+const DIRTY: Param = Param {
+    key: "dirty",
+    ty: Ty::Other(BASE_ALLOWED),
+    default: "lru",
+    help: "replacement policy of the dirty pool (an online policy)",
+};
+const EPOCH: Param = Param {
+    key: "epoch",
+    ty: Ty::Int(1, NO_MAX),
+    default: "100000",
+    help: "with mc=auto: requests between two decisions of M_c",
+};
+const COST: Param = Param {
+    key: "cost",
+    ty: Ty::Choice(&["model", "measured"]),
+    default: "model",
+    help: "with mc=auto: the asymmetry R from the device model, or from the store's measured latencies",
+};
+const CLUSTER: Param = Param {
+    key: "cluster",
+    ty: Ty::Int(0, NO_MAX),
+    default: "0",
+    help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back (0: none)",
+};
+
+/// FD-Buffer's parameters (the `fdbuffer` spec).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FdParams {
+    /// How M_c is set.
+    pub mc: Mc,
+    /// The clean pool's policy.
+    pub clean: BasePolicy,
+    /// The dirty pool's policy.
+    pub dirty: BasePolicy,
+    /// Where `mc=auto` takes the asymmetry from.
+    pub cost: CostSource,
+    /// Write clustering: dirty neighbours written with each victim.
+    pub cluster: usize,
+}
+
+/// `mc=`: `auto`, a whole number of pages, or a share written with a point.
+fn mc_of(g: &Given) -> Result<Option<Mc>> {
+    let v = g.value("mc");
+    match v.as_str() {
+        "auto" => Ok(None),
+        v if v.contains('.') => match v.parse::<f64>() {
+            Ok(f) if (0.0..=1.0).contains(&f) => Ok(Some(Mc::Share(f))),
+            _ => Err(g.bad("mc", v)),
+        },
+        v => match v.parse::<usize>() {
+            Ok(k) => Ok(Some(Mc::Pages(k))),
+            _ => Err(g.bad("mc", v)),
+        },
+    }
+}
+
+impl Named for FdBuffer {
+    const ENTRY: Entry = Entry {
+        name: "fdbuffer",
+        description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
+        params: &[MC, CLEAN, DIRTY, CLUSTER, EPOCH, COST, super::costs::N],
+    };
+    type Params = FdParams;
+
+    fn params(g: &Given) -> Result<FdParams> {
+        let base = |key| {
+            let v = g.value(key);
+            BasePolicy::of(&v).ok_or_else(|| g.bad(key, &v))
+        };
+        let mc = mc_of(g)?;
+        if mc.is_some() && ["epoch", "cost", "n"].iter().any(|k| g.has(k)) {
+            return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
+        }
+        Ok(FdParams {
+            mc: mc.unwrap_or_else(|| Mc::Auto {
+                epoch: g.int("epoch"),
+            }),
+            clean: base("clean")?,
+            dirty: base("dirty")?,
+            cost: super::costs::cost_source(g)?,
+            cluster: g.int("cluster") as usize,
+        })
+    }
+
+    fn canonical(g: &Given) -> String {
+        let Ok(p) = Self::params(g) else {
+            return g.name().to_owned();
+        };
+        let mut s = match p.mc {
+            Mc::Pages(k) => format!("fdbuffer:mc={k}"),
+            // With its point, so that it reads back as a share.
+            Mc::Share(x) => format!("fdbuffer:mc={x:?}"),
+            Mc::Auto { .. } => "fdbuffer:mc=auto".to_owned(),
+        };
+        let (clean, dirty) = (p.clean.name(), p.dirty.name());
+        s += &format!(",clean={clean},dirty={dirty},cluster={}", p.cluster);
+        if let Mc::Auto { epoch } = p.mc {
+            s += &format!(",epoch={epoch}");
+            match p.cost {
+                CostSource::Model => s += ",cost=model",
+                CostSource::Measured { n } => s += &format!(",cost=measured,n={n}"),
+            }
+        }
+        s
+    }
+
+    fn build(p: FdParams, capacity: usize, pages: usize) -> Result<Self> {
+        let base = |kind| Base::new(kind, capacity, pages);
+        Ok(FdBuffer::with_mc(
+            capacity,
+            check_mc(p.mc, capacity)?,
+            p.cost,
+            base(p.clean)?,
+            base(p.dirty)?,
+        )
+        .with_cluster(p.cluster))
+    }
+
+    fn visit<W: WithPolicy>(p: FdParams, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
+        if p.clean == BasePolicy::Lru && p.dirty == BasePolicy::Lru {
+            // The default pools, built as LRU itself: their calls inline
+            // where `Base` dispatches on every one.
+            let lru = || Lru::new(capacity).with_pages(pages);
+            let mc = check_mc(p.mc, capacity)?;
+            w.visit(FdBuffer::with_mc(capacity, mc, p.cost, lru(), lru()).with_cluster(p.cluster))
+        } else {
+            w.visit(Self::build(p, capacity, pages)?)
+        }
+    }
+}
+
+/// `mc` unless it is more pages than the buffer has.
+fn check_mc(mc: Mc, capacity: usize) -> Result<Mc> {
+    match mc {
+        Mc::Pages(k) if k > capacity => Err(crate::Error::invalid(format!(
+            "policy 'fdbuffer': mc={k} is more pages than the buffer's {capacity}; give 0 to \
+             {capacity} pages, or a share of the buffer such as 0.5"
+        ))),
+        _ => Ok(mc),
     }
 }
