@@ -2,9 +2,11 @@
 //! workload of writes, reads and flushes, the power cut at a random write
 //! or sync of either device, a crash that keeps, drops or tears each
 //! unsynced sector, and a recovery from the SSD; then every page must read
-//! as its last flushed version or a version written after it.
+//! as its last flushed version or a version written after it. DRAM runs
+//! a different policy from run to run: recovery must not depend on it.
 
 use flashlayer::device::DeviceModel;
+use flashlayer::policy::{boxed_online_policy, BoxedPolicy, Lru, PolicySpec};
 use flashlayer::store::{CrashLab, DiskStore};
 use flashlayer::tier::{SchemeSpec, TieredStore};
 use flashlayer::Error;
@@ -39,14 +41,19 @@ fn version_of(page: u64, bytes: &[u8]) -> Result<Option<u32>, String> {
     Ok(Some(v))
 }
 
-type Store = TieredStore<flashlayer::store::CrashDisk, DiskStore<flashlayer::store::CrashDisk>>;
+type Store =
+    TieredStore<flashlayer::store::CrashDisk, DiskStore<flashlayer::store::CrashDisk>, BoxedPolicy>;
+
+/// DRAM's policies, one per run in turn.
+const DRAM_POLICIES: [&str; 4] = ["lru", "clock", "arc", "cflru"];
 
 struct Rig {
     lab: CrashLab,
     ssd: flashlayer::store::CrashDisk,
     hdd: flashlayer::store::CrashDisk,
     spec: SchemeSpec,
-    dram: usize,
+    dram: PolicySpec,
+    dram_pages: usize,
     ssd_pages: usize,
 }
 
@@ -56,7 +63,7 @@ impl Rig {
         let hdd = DiskStore::new(self.lab.reopen(&self.hdd), PAGE, h.clone())?;
         TieredStore::open(
             &self.spec,
-            self.dram,
+            boxed_online_policy(&self.dram, self.dram_pages, 0)?,
             self.ssd_pages,
             self.lab.reopen(&self.ssd),
             hdd,
@@ -74,7 +81,8 @@ fn crash_once(spec: &str, dram: usize, ssd_pages: usize, seed: u64) -> Result<bo
         hdd: lab.disk(),
         lab,
         spec: SchemeSpec::parse(spec).unwrap(),
-        dram,
+        dram: PolicySpec::parse(DRAM_POLICIES[seed as usize % DRAM_POLICIES.len()]).unwrap(),
+        dram_pages: dram,
         ssd_pages,
     };
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x9e37_79b9);
@@ -153,7 +161,10 @@ fn sweep(spec: &str, dram: usize, ssd_pages: usize, runs: u64) {
     for seed in 0..runs {
         match crash_once(spec, dram, ssd_pages, seed) {
             Ok(c) => crashed += u64::from(c),
-            Err(e) => panic!("{spec}, seed {seed}: {e}"),
+            Err(e) => panic!(
+                "{spec}, DRAM {}, seed {seed}: {e}",
+                DRAM_POLICIES[seed as usize % DRAM_POLICIES.len()]
+            ),
         }
     }
     assert!(
@@ -188,7 +199,8 @@ fn a_reopened_store_finds_what_it_flushed_without_a_crash() {
         hdd: lab.disk(),
         lab,
         spec: SchemeSpec::parse("lc").unwrap(),
-        dram: 2,
+        dram: PolicySpec::parse("lru").unwrap(),
+        dram_pages: 2,
         ssd_pages: 4,
     };
     let mut s = rig.open().unwrap();
@@ -220,7 +232,7 @@ fn a_tiered_store_refuses_schemes_it_cannot_recover() {
         let hdd = DiskStore::new(lab.disk(), PAGE, h.clone()).unwrap();
         let err = TieredStore::open(
             &SchemeSpec::parse(spec).unwrap(),
-            2,
+            Lru::new(2),
             4,
             lab.disk(),
             hdd,
@@ -246,7 +258,7 @@ fn face_on_real_files_recovers_its_ssd_cache_when_reopened() {
             h.clone(),
         )
         .unwrap();
-        TieredStore::open(&spec, 2, 8, ssd, hdd, &s, &h).unwrap()
+        TieredStore::open(&spec, Lru::new(2), 8, ssd, hdd, &s, &h).unwrap()
     };
     let mut store = open();
     for round in 1..=3u32 {

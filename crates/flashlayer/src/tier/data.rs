@@ -1,6 +1,7 @@
 //! The hierarchy on real devices ([`TieredStore`]): pages with bytes in
-//! DRAM frames, over an SSD of self-describing slots, over a disk, for the
-//! schemes whose dirty pages live on the SSD (FaCE and lazy cleaning).
+//! DRAM frames under any policy (LRU unless one is given), over an SSD of
+//! self-describing slots, over a disk, for the schemes whose dirty pages
+//! live on the SSD (FaCE and lazy cleaning).
 //!
 //! # Slots
 //!
@@ -297,21 +298,23 @@ impl<D: Disk, H: PageStore> Io for DataIo<D, H> {
 /// After an error (a power cut, a failed device) the store refuses further
 /// work: reopen it from its devices with [`TieredStore::open`].
 #[derive(Debug)]
-pub struct TieredStore<D: Disk, H: PageStore> {
-    d: Driver<Lru, SsdTier<AnyScheme, DataIo<D, H>>>,
+pub struct TieredStore<D: Disk, H: PageStore, P: Policy = Lru> {
+    d: Driver<P, SsdTier<AnyScheme, DataIo<D, H>>>,
     frames: NoFrames<Vec<PageId>>,
     failed: bool,
 }
 
-impl<D: Disk, H: PageStore> TieredStore<D, H> {
-    /// Opens the hierarchy: `dram_pages` frames (≥ 1) under LRU over an SSD
+impl<D: Disk, H: PageStore, P: Policy> TieredStore<D, H, P> {
+    /// Opens the hierarchy: DRAM frames under `dram` (as many as its
+    /// capacity, ≥ 1; `Lru::new(n)` for the schemes' papers' DRAM, or any
+    /// policy, `boxed_online_policy` for one chosen by spec) over an SSD
     /// cache of `ssd_pages` slots (≥ 1) on `ssd` managed by `scheme` (FaCE
     /// or lazy cleaning) over `hdd`, whose page size is the store's.
     /// Whatever a previous run left on the SSD is recovered (module docs);
     /// `ssd_model` prices the scheme's bookkeeping as in the simulation.
     pub fn open(
         scheme: &SchemeSpec,
-        dram_pages: usize,
+        dram: P,
         ssd_pages: usize,
         ssd: D,
         hdd: H,
@@ -325,7 +328,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
                 scheme.text
             )));
         }
-        if dram_pages == 0 {
+        if dram.capacity() == 0 {
             return Err(Error::invalid("DRAM must hold at least 1 page"));
         }
         let page_size = hdd.page_size();
@@ -384,7 +387,7 @@ impl<D: Disk, H: PageStore> TieredStore<D, H> {
             .collect();
         tier.scheme_mut().restore(&found)?;
         Ok(TieredStore {
-            d: Driver::new(Lru::new(dram_pages), tier)?,
+            d: Driver::new(dram, tier)?,
             frames: NoFrames::new(numbers),
             failed: false,
         })
