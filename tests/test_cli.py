@@ -281,8 +281,10 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{small}", "--policy", "fdbuffer:mc=-1", "--buffer", "2"], ["bad value '-1' for 'mc'"]),
         (["sim", "{small}", "--policy", "fdbuffer:mc=1.5", "--buffer", "2"], ["bad value '1.5' for 'mc'"]),
         (["sim", "{small}", "--policy", "fdbuffer:clean=nosuch", "--buffer", "2"],
-         ["bad value 'nosuch' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"]),
-        (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["policy 'fdbuffer': bad value 'belady' for 'clean'; expected lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu or clockpro"]),
+         ["bad value 'nosuch' for 'clean'; expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, "
+         "wtinylfu, clockpro, or one registered at run time"]),
+        (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["policy 'fdbuffer': bad value 'belady' for 'clean'; expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, "
+         "wtinylfu, clockpro, or one registered at run time"]),
         (["sim", "{small}", "--policy", "cfdc:cluster=-3", "--buffer", "2"], ["policy 'cfdc': bad value '-3' for 'cluster'"]),
         (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
         (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),
