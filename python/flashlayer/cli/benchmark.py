@@ -17,6 +17,7 @@ from flashlayer.cli.common import (
     add_force,
     add_read_opts,
     buffer_specs,
+    command,
     emit_json,
     float_arg,
     int_arg,
@@ -315,8 +316,8 @@ def add(sub: Any) -> None:
                        "its flags.")
     bsub = b.add_subparsers(dest="bench_command", required=True, metavar="{policies,libcachesim,pool,oltp,flash}")
 
-    p = bsub.add_parser(
-        "policies", help="simulator throughput per policy",
+    p = command(
+        bsub, "policies", help="simulator throughput per policy",
         description="Generate a Zipf trace (default: 10M requests over 1.1M pages, ~1.05M distinct, 20% writes), "
         "convert it to flt, and time each policy end to end (open + replay), single-threaded, best of --repeat "
         "runs, interleaved (each round times every row once, so a row and LRU are timed close together). "
@@ -325,7 +326,7 @@ def add(sub: Any) -> None:
         "(hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the buffer, HyPro Table 4 devices) and the "
         "one-pass LRU curve, exact and SHARDS-sampled at 1%.",
         epilog="Example:\n  flashlayer bench policies --policies lru,arc,casa --requests 2000000 --pages 220000 "
-        "--buffer 9000", formatter_class=argparse.RawDescriptionHelpFormatter)
+        "--buffer 9000")
     p.add_argument("--requests", type=int_arg(1, "--requests"), default=10_000_000,
                    help="Zipf requests (default: 10,000,000)")
     p.add_argument("--pages", type=int_arg(1, "--pages"), default=1_100_000,

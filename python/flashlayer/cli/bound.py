@@ -13,6 +13,7 @@ from flashlayer.cli.common import (
     add_read_opts,
     buffer_specs,
     check_devices,
+    command,
     emit_json,
     int_arg,
     open_with_progress,
@@ -58,8 +59,8 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    c = sub.add_parser(
-        "bound", help="the cost no policy can beat (costopt-lb), the best schedule found (costopt-ub)",
+    c = command(
+        sub, "bound", help="the cost no policy can beat (costopt-lb), the best schedule found (costopt-ub)",
         description="For each buffer size and device, a lower bound on the virtual time of every policy on TRACE "
         "(a Lagrangian relaxation of writeback-aware caching: each page's keep-or-evict choices priced "
         "by one multiplier per request for the buffer's capacity; sound at every iteration), and the "
@@ -70,7 +71,6 @@ def add(sub: Any) -> None:
         "policies that cluster writes.",
         epilog="Example:\n  flashlayer bound data/traces/pg15-tpcc-sysbench-w2.csv.gz --buffer 1%,3% "
         "--device ratio:1:8 --policy lru,cflru,fdbuffer,wblandlord",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("trace", help="trace file (any format sim reads)")
     add_read_opts(c)

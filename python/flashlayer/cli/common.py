@@ -27,6 +27,15 @@ class UsageError(Exception):
     """A mistake in the command line, reported as a one-line error."""
 
 
+def command(sub: Any, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """A subcommand whose --help gives `description`, then `epilog` (its
+    examples) as written, line breaks kept."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help, description=description, epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    return parser
+
+
 class Parser(argparse.ArgumentParser):
     """Reports usage mistakes as one line (see ``main``), not argparse's
     two-line usage dump."""

@@ -9,11 +9,12 @@ from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer.cli.common import (
-    check_devices,
     UsageError,
     add_force,
     add_read_opts,
     buffer_specs,
+    check_devices,
+    command,
     emit_json,
     float_arg,
     int_arg,
@@ -71,8 +72,8 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    c = sub.add_parser(
-        "curve", help="LRU misses, write-backs and virtual time at every buffer size, one pass",
+    c = command(
+        sub, "curve", help="LRU misses, write-backs and virtual time at every buffer size, one pass",
         description="One pass over TRACE computes LRU's misses and dirty write-backs at every buffer size from 1 "
         "page to the distinct pages (stack distances in a Fenwick tree; a write-back is counted from the "
         "distances too, exactly as the simulator's LRU would count it), so the virtual time at every size on "
@@ -80,7 +81,6 @@ def add(sub: Any) -> None:
         "at most S pages (SHARDS, fixed size: bounded memory whatever the trace).",
         epilog="Example:\n  flashlayer curve data/traces/pg15-tpcc-sysbench-w2.csv.gz --device ratio:1:1 "
         "--device ratio:1:64 --plot curve.png",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("trace", help="trace file (any format sim reads)")
     add_read_opts(c)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer._native import FlashlayerError
-from flashlayer.cli.common import add_force
+from flashlayer.cli.common import add_force, command
 from flashlayer.files import atomic_output
 
 
@@ -41,14 +41,13 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    p = sub.add_parser(
-        "plot", help="draw miss ratio and virtual time of saved runs",
+    p = command(
+        sub, "plot", help="draw miss ratio and virtual time of saved runs",
         description="Draw RESULTS.json (the output of 'flashlayer sim --json', or a report's results.json) as "
         "miss ratio and virtual time against buffer size: a series per policy, a row of panels per device "
         "(and per trace when the rows name one).",
         epilog="Example:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,arc --buffer 1%,5% "
         "--json > runs.json\n  flashlayer plot runs.json --out runs.png",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("results", metavar="RESULTS.json")
     p.add_argument("--out", required=True, metavar="PNG", help="output figure (.png)")

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import OUT_DIR_HELP, add_force
+from flashlayer.cli.common import OUT_DIR_HELP, add_force, command
 
 
 def run(a: argparse.Namespace) -> None:
@@ -23,13 +23,12 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    c = sub.add_parser(
-        "report", help="figures of a sweep's results.parquet as an HTML page",
+    c = command(
+        sub, "report", help="figures of a sweep's results.parquet as an HTML page",
         description="For each trace and device (or placement, or tier scheme) of a 'flashlayer sweep' results "
         "file: virtual time and miss ratio against buffer size, one series per policy, as PNGs and an HTML page "
         "(failed cells listed). The folder is written in full or not at all.",
         epilog="Example:\n  flashlayer report results.parquet --out report",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("results", help="a results file of 'flashlayer sweep'")
     c.add_argument("--out", required=True, metavar="DIR", help=OUT_DIR_HELP)

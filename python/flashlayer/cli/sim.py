@@ -14,9 +14,10 @@ from flashlayer.cli.common import (
     UsageError,
     add_force,
     add_read_opts,
-    groups,
     buffer_specs,
+    command,
     emit_json,
+    groups,
     int_arg,
     open_with_progress,
     policy_help,
@@ -171,8 +172,8 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    s = sub.add_parser(
-        "sim", help="replay a trace through policies, buffer sizes and stores",
+    s = command(
+        sub, "sim", help="replay a trace through policies, buffer sizes and stores",
         description="Replay TRACE through every store x policy x buffer size and report hits, misses, "
         "physical I/O and virtual time (the sum of physical I/Os x the devices' costs). Runs go in parallel. "
         "Every policy runs on every store through one protocol, or the combination is refused with one line. "
@@ -187,7 +188,6 @@ def add(sub: Any) -> None:
         "--store tier:scheme=hypro,p_sink=0.15,ssd=5% --store tier:scheme=lc,ssd=20%"
         "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy casa:cost=measured --buffer 1% "
         "--store file:direct=on",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
     s.add_argument("--policy", metavar="P[,P...]",

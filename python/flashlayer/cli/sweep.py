@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import progress
-from flashlayer.cli.common import UsageError, add_force, emit_json, int_arg
+from flashlayer.cli.common import UsageError, add_force, command, emit_json, int_arg
 
 
 def run(a: argparse.Namespace) -> None:
@@ -44,8 +44,8 @@ def run(a: argparse.Namespace) -> None:
 
 
 def add(sub: Any) -> None:
-    c = sub.add_parser(
-        "sweep", help="a grid of traces x policies x buffers x stores, locally or on Ray, to Parquet",
+    c = command(
+        sub, "sweep", help="a grid of traces x policies x buffers x stores, locally or on Ray, to Parquet",
         description="Runs every cell of a TOML grid (traces x policies x buffer sizes x stores: cost models, "
         "hybrid placements, tiers, ...) and writes one row per cell to a Parquet file as cells finish: "
         "the grid values, every field of 'sim --json', the trace's SHA-256, the flashlayer version, the cell's "
@@ -58,7 +58,6 @@ def add(sub: Any) -> None:
         "  flashlayer sweep grid.toml --out results.parquet --jobs 4\n"
         "  flashlayer sweep grid.toml --out results.parquet --engine ray --address auto --resume\n"
         "  flashlayer report results.parquet --out report",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("grid", nargs="?", help="grid file (TOML)")
     c.add_argument("--out", metavar="FILE.parquet", help="results file (written as cells finish)")
