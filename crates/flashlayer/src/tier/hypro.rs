@@ -43,8 +43,8 @@
 //! within `D` of its eviction counts in `R_m` or `W_m` by its kind — the
 //! request the SSD serves if the page sank and the disk serves if it did
 //! not (which brings it back into DRAM; later requests depend on
-//! `p_elevate`, not on the sink). Pages pushed off the SSD are followed the same way,
-//! for the same `D`, into `R_f`, `W_f`. A request counts in the window in
+//! `p_elevate`, not on the sink). Pages pushed off the SSD are followed
+//! the same way, for the same `D`, into `R_f`, `W_f`. A request counts in the window in
 //! which it comes, so the decision at the end of a window sums Eqs. 1–2
 //! over that window's `E` evictions and the returns it saw, which in a
 //! steady state are `E` times the share of evicted pages that return
@@ -77,8 +77,8 @@
 //! of the `p_sink` of one residency before; judged by them, a low `p_sink`
 //! keeps looking too low long after it has lengthened the residency, and
 //! on the recorded TATP at 20% SSD (paper scale) `p_sink` swung between
-//! 0.01 and 0.99 and ended 5.3% above the best fixed pair (2.8% to 4.1%
-//! with Little's law, by the step below).
+//! 0.01 and 0.99 and ended 5.3% above the best fixed pair (mean of three
+//! seeds); with Little's law and the step below, 4.1% above.
 //!
 //! **p_elevate** (the paper omits it: "in a similar way"). Elevating a page
 //! `P` hit on the SSD swaps it with a page `M` that DRAM evicts. The read
