@@ -553,6 +553,9 @@ impl Journal {
 
 /// The [`super::Policy`] methods every list-based policy answers alike, from
 /// its `cap` field and its `l: Lists` field.
+///
+/// `list_policy_basics!(one list L)` adds those of a policy whose pages
+/// all live on list `L`: `set_capacity`, `len`, `contains`, `prefetch`.
 macro_rules! list_policy_basics {
     () => {
         fn capacity(&self) -> usize {
@@ -563,6 +566,23 @@ macro_rules! list_policy_basics {
         }
         fn dirty_count(&self) -> usize {
             self.l.dirty_count()
+        }
+    };
+    (one list $list:expr) => {
+        $crate::policy::list::list_policy_basics!();
+        fn set_capacity(&mut self, capacity: usize) {
+            debug_assert!(capacity >= self.len());
+            self.cap = capacity;
+        }
+        fn len(&self) -> usize {
+            self.l.len($list)
+        }
+        fn contains(&self, page: DenseId) -> bool {
+            self.l.list_of(page) == $list
+        }
+        #[inline]
+        fn prefetch(&self, page: DenseId) {
+            self.l.prefetch(page);
         }
     };
 }

@@ -71,22 +71,7 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     fn name(&self) -> String {
         if PROMOTE { "LRU" } else { "FIFO" }.into()
     }
-    super::list::list_policy_basics!();
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len());
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.l.len(L)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) == L
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
+    super::list::list_policy_basics!(one list L);
 
     // LRU's request path is always inlined: with LRU also inside
     // FD-Buffer's pools, the compiler otherwise leaves it out of line in

@@ -55,22 +55,7 @@ impl Policy for LruWsr {
     fn name(&self) -> String {
         "LRU-WSR".into()
     }
-    super::list::list_policy_basics!();
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len());
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.l.len(L)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) == L
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
+    super::list::list_policy_basics!(one list L);
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {

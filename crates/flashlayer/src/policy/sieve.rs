@@ -74,22 +74,7 @@ impl Policy for Sieve {
     fn name(&self) -> String {
         "SIEVE".into()
     }
-    super::list::list_policy_basics!();
-    fn set_capacity(&mut self, capacity: usize) {
-        debug_assert!(capacity >= self.len());
-        self.cap = capacity;
-    }
-    fn len(&self) -> usize {
-        self.l.len(Q)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) == Q
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
+    super::list::list_policy_basics!(one list Q);
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
