@@ -69,19 +69,7 @@ impl FileDisk {
 
 impl Disk for FileDisk {
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<()> {
-        let mut done = 0;
-        while done < buf.len() {
-            match self.file.read_at(&mut buf[done..], offset + done as u64) {
-                Ok(0) => {
-                    buf[done..].fill(0);
-                    break;
-                }
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(&self.path, e)),
-            }
-        }
-        Ok(())
+        super::read_at_or_zeros(&self.file, &self.path, buf, offset)
     }
     fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<()> {
         self.file

@@ -219,19 +219,7 @@ impl FileIo {
 
     /// Reads at `off` into `buf`, zero-filling past the end of the file.
     fn read_at(&self, buf: &mut [u8], off: u64) -> Result<()> {
-        let mut done = 0;
-        while done < buf.len() {
-            match self.file.read_at(&mut buf[done..], off + done as u64) {
-                Ok(0) => {
-                    buf[done..].fill(0);
-                    break;
-                }
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(&self.path, e)),
-            }
-        }
-        Ok(())
+        super::read_at_or_zeros(&self.file, &self.path, buf, off)
     }
 
     /// Runs `f` with an aligned buffer of one page, kept for the next

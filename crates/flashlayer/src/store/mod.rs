@@ -419,6 +419,31 @@ impl Meter {
     }
 }
 
+/// Reads `file` (at `path`, for errors) at `offset` into `buf`, filling
+/// what lies past the end of the file with zeros: a page never written
+/// reads as zeros.
+pub(crate) fn read_at_or_zeros(
+    file: &std::fs::File,
+    path: &std::path::Path,
+    buf: &mut [u8],
+    offset: u64,
+) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => {
+                buf[done..].fill(0);
+                break;
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(crate::Error::io(path, e)),
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_len(page_size: usize, len: usize) -> Result<()> {
     if len != page_size {
         return Err(crate::Error::invalid(format!(
