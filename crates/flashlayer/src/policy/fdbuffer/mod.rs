@@ -639,13 +639,13 @@ const CLEAN: Param = Param {
     key: "clean",
     ty: Ty::Other(BASE_ALLOWED),
     default: "lru",
-    help: "replacement policy of the clean pool (an online policy)",
+    help: "replacement policy of the clean pool",
 };
 const DIRTY: Param = Param {
     key: "dirty",
     ty: Ty::Other(BASE_ALLOWED),
     default: "lru",
-    help: "replacement policy of the dirty pool (an online policy)",
+    help: "replacement policy of the dirty pool",
 };
 const EPOCH: Param = Param {
     key: "epoch",
