@@ -125,9 +125,11 @@ pub struct Table {
 impl Table {
     /// The entry named `name` (case-insensitive).
     pub fn entry(&'static self, name: &str) -> Option<&'static Entry> {
-        self.all()
-            .into_iter()
-            .find(|e| e.name.eq_ignore_ascii_case(name))
+        let named = |e: &&'static Entry| e.name.eq_ignore_ascii_case(name);
+        self.entries
+            .iter()
+            .find(named)
+            .or_else(|| self.more.and_then(|more| more().into_iter().find(named)))
     }
 
     /// Every entry: the table's own, then those added at run time.

@@ -113,7 +113,7 @@ policies! {
 pub use super::fdbuffer::{FdParams, BASE_ALLOWED, BASE_POLICIES};
 
 /// A registered policy ([`super::register`]) with its canonical spec.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Registered {
     /// The policy.
     pub policy: &'static Registration,

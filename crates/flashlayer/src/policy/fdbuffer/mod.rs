@@ -90,13 +90,12 @@ use tuner::Tuner;
 
 use super::build::WithPolicy;
 use super::named::Named;
-use super::registry::Registration;
 use super::{
-    Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, S3Fifo,
-    Sieve, Slru, TwoQ, Victim, WTinyLfu, POLICIES,
+    Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, Registered,
+    S3Fifo, Sieve, Slru, TwoQ, Victim, WTinyLfu,
 };
 use crate::error::Result;
-use crate::spec::{parse, Entry, Given, Param, Ty, NO_MAX};
+use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// Declares the policies that can manage a pool, once: the [`Base`] that
@@ -123,7 +122,7 @@ macro_rules! base_policies {
                 $variant,
             )*
             /// A policy registered at run time, at its defaults.
-            Registered(&'static Registration),
+            Registered(Registered),
         }
 
         /// The built-in policies that can manage a pool of FD-Buffer
@@ -143,7 +142,13 @@ macro_rules! base_policies {
             pub fn of(name: &str) -> Option<Self> {
                 match name.to_ascii_lowercase().as_str() {
                     $($name => Some(BasePolicy::$variant),)*
-                    other => super::registry::find(other).map(BasePolicy::Registered),
+                    // A registered policy by its name alone, at its defaults.
+                    other => match super::PolicySpec::parse(other).ok()?.kind {
+                        super::PolicyKind::Registered(r) if r.policy.entry.name.eq_ignore_ascii_case(other) => {
+                            Some(BasePolicy::Registered(r))
+                        }
+                        _ => None,
+                    },
                 }
             }
 
@@ -151,7 +156,7 @@ macro_rules! base_policies {
             pub fn name(self) -> &'static str {
                 match self {
                     $(BasePolicy::$variant => $name,)*
-                    BasePolicy::Registered(r) => r.entry.name,
+                    BasePolicy::Registered(r) => r.policy.entry.name,
                 }
             }
         }
@@ -173,9 +178,7 @@ macro_rules! base_policies {
             pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Result<Self> {
                 Ok(match kind {
                     $(BasePolicy::$variant => Base::$variant($ty::new(capacity).with_pages(pages)),)*
-                    BasePolicy::Registered(r) => Base::Registered(
-                        (r.build)(&parse(&POLICIES, r.entry.name)?, capacity, pages)?,
-                    ),
+                    BasePolicy::Registered(r) => Base::Registered(r.build(capacity, pages)?),
                 })
             }
         }
@@ -749,14 +752,7 @@ impl Named for FdBuffer {
 
     fn build(p: FdParams, capacity: usize, pages: usize) -> Result<Self> {
         let base = |kind| Base::new(kind, capacity, pages);
-        Ok(FdBuffer::with_mc(
-            capacity,
-            check_mc(p.mc, capacity)?,
-            p.cost,
-            base(p.clean)?,
-            base(p.dirty)?,
-        )
-        .with_cluster(p.cluster))
+        assemble(&p, capacity, base(p.clean)?, base(p.dirty)?)
     }
 
     fn visit<W: WithPolicy>(p: FdParams, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
@@ -764,21 +760,23 @@ impl Named for FdBuffer {
             // The default pools, built as LRU itself: their calls inline
             // where `Base` dispatches on every one.
             let lru = || Lru::new(capacity).with_pages(pages);
-            let mc = check_mc(p.mc, capacity)?;
-            w.visit(FdBuffer::with_mc(capacity, mc, p.cost, lru(), lru()).with_cluster(p.cluster))
+            w.visit(assemble(&p, capacity, lru(), lru())?)
         } else {
             w.visit(Self::build(p, capacity, pages)?)
         }
     }
 }
 
-/// `mc` unless it is more pages than the buffer has.
-fn check_mc(mc: Mc, capacity: usize) -> Result<Mc> {
-    match mc {
-        Mc::Pages(k) if k > capacity => Err(crate::Error::invalid(format!(
-            "policy 'fdbuffer': mc={k} is more pages than the buffer's {capacity}; give 0 to \
-             {capacity} pages, or a share of the buffer such as 0.5"
-        ))),
-        _ => Ok(mc),
+/// FD-Buffer of `capacity` pages over the pools `clean` and `dirty`, as
+/// `p` says; refused if `mc` is more pages than the buffer has.
+fn assemble<B: Policy>(p: &FdParams, capacity: usize, clean: B, dirty: B) -> Result<FdBuffer<B>> {
+    if let Mc::Pages(k) = p.mc {
+        if k > capacity {
+            return Err(crate::Error::invalid(format!(
+                "policy 'fdbuffer': mc={k} is more pages than the buffer's {capacity}; give 0 to \
+                 {capacity} pages, or a share of the buffer such as 0.5"
+            )));
+        }
     }
+    Ok(FdBuffer::with_mc(capacity, p.mc, p.cost, clean, dirty).with_cluster(p.cluster))
 }
