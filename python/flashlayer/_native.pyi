@@ -228,15 +228,15 @@ def bound(
 def hybrid_sequence(
     sets: list[dict[str, Any]],
     sequence: list[int],
-    placement: str = "hybrid",
-    records: int = 1_000_000,
-    buffer_pages: int = 5120,
-    page_size: int = 4096,
-    policy: str = "lru",
+    placement: str | None = None,
+    records: int | None = None,
+    buffer_pages: int | None = None,
+    page_size: int | None = None,
+    policy: str | None = None,
     flash: str | None = None,
     magnetic: str | None = None,
     flash_capacity: int | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     progress: Callable[[int, int], object] | None = None,
 ) -> dict[str, Any]: ...
 def flash_method(spec: str) -> str: ...

@@ -8,8 +8,8 @@
 use crate::{err, with_progress, workload_spec};
 use flashlayer::flash::crash::{self, CrashConfig};
 use flashlayer::flash::updates::{self, OpCounts, UpdateParams};
-use flashlayer::flash::{FlashStats, FlashStore as Store, FlashStoreBuilder, Method};
-use flashlayer::nand::{Chip, ChipBuilder, ChipStats};
+use flashlayer::flash::{FlashStore as Store, FlashStoreBuilder, Method};
+use flashlayer::nand::{Chip, ChipBuilder};
 use flashlayer::store::PageStore;
 use pyo3::create_exception;
 use pyo3::exceptions::PyOSError;
@@ -70,29 +70,6 @@ impl Shape {
             .or(Some(flashlayer::flash::DATA_PROGRAMS));
         self
     }
-}
-
-/// The chip's counters, into `d`.
-pub(crate) fn put_chip_stats(d: &Bound<'_, PyDict>, s: &ChipStats) -> PyResult<()> {
-    d.set_item("reads", s.reads)?;
-    d.set_item("spare_reads", s.spare_reads)?;
-    d.set_item("programs", s.programs)?;
-    d.set_item("spare_programs", s.spare_programs)?;
-    d.set_item("erases", s.erases)?;
-    d.set_item("time_us", s.time_us)?;
-    d.set_item("max_erase_count", s.max_erase_count)
-}
-
-/// The method's counters, into `d`.
-pub(crate) fn put_flash_stats(d: &Bound<'_, PyDict>, f: &FlashStats) -> PyResult<()> {
-    d.set_item("page_reads", f.page_reads)?;
-    d.set_item("page_writes", f.page_writes)?;
-    d.set_item("flushes", f.flushes)?;
-    d.set_item("gc_runs", f.gc_runs)?;
-    d.set_item("gc_time_us", f.gc_time_us)?;
-    d.set_item("differentials", f.differentials)?;
-    d.set_item("new_base_pages", f.new_base_pages)?;
-    d.set_item("folds", f.folds)
 }
 
 fn lock(chip: &SharedChip) -> MutexGuard<'_, Chip> {
@@ -169,7 +146,7 @@ impl NandChip {
         let c = lock(&self.chip);
         let (s, g) = (c.stats(), c.geometry());
         let d = PyDict::new(py);
-        put_chip_stats(&d, &s)?;
+        crate::put_fields(&d, &s.fields())?;
         d.set_item("power_cuts", s.power_cuts)?;
         d.set_item("blocks", g.blocks)?;
         d.set_item("pages_per_block", g.pages_per_block)?;
@@ -311,8 +288,8 @@ impl FlashStore {
         let f = self.store.flash_stats();
         let d = PyDict::new(py);
         d.set_item("method", self.store.method().to_string())?;
-        put_flash_stats(&d, &f)?;
-        put_chip_stats(&d, &self.store.chip().stats())?;
+        crate::put_fields(&d, &f.fields())?;
+        crate::put_fields(&d, &self.store.chip().stats().fields())?;
         Ok(d)
     }
 

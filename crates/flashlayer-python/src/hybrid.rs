@@ -10,17 +10,6 @@ use flashlayer::store::IoStats;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-const FLASH: &str = "koltsidas08-flash";
-const MAGNETIC: &str = "koltsidas08-magnetic";
-
-fn devices(flash: Option<&str>, magnetic: Option<&str>) -> PyResult<(DeviceModel, DeviceModel)> {
-    let f = DeviceModel::parse(flash.unwrap_or(FLASH)).map_err(err)?;
-    let m = DeviceModel::parse(magnetic.unwrap_or(MAGNETIC)).map_err(err)?;
-    f.check_same_unit(&m, ("flash disk", "magnetic disk"))
-        .map_err(err)?;
-    Ok((f, m))
-}
-
 fn capacity(flash_capacity: Option<i64>) -> PyResult<Option<u64>> {
     match flash_capacity {
         None => Ok(None),
@@ -41,15 +30,12 @@ fn io<'py>(py: Python<'py>, s: &IoStats) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Replays `trace` with `policy` and a buffer of `buffer_pages` pages over
-/// a hybrid store of a flash and a magnetic disk (defaults: Koltsidas
-/// Table 1) placing pages by `placement`. The result is `run`'s, with the
-/// device named `FLASH+MAGNETIC` and the fields `placement`, `flash_reads`,
-/// `flash_writes`, `magnetic_reads`, `magnetic_writes`, `migrations`,
-/// `pages_on_flash`, `flash_capacity`, `defer` and, for `optimal`,
-/// `optimum` (the dynamic program's cost).
+/// Koltsidas & Viglas' §6 sequence: `sequence` runs the query sets `sets`
+/// (B+-tree workload parameters) one after another on a tree over a
+/// hybrid store placing pages by `placement`. A parameter left `None`
+/// takes the engine's default (`SequenceParams::default`: §6's setting).
 #[pyfunction]
-#[pyo3(signature = (sets, sequence, placement="hybrid", records=1_000_000, buffer_pages=5120, page_size=4096, policy="lru", flash=None, magnetic=None, flash_capacity=None, seed=0, progress=None))]
+#[pyo3(signature = (sets, sequence, placement=None, records=None, buffer_pages=None, page_size=None, policy=None, flash=None, magnetic=None, flash_capacity=None, seed=None, progress=None))]
 #[expect(
     clippy::too_many_arguments,
     reason = "one keyword per parameter of the experiment"
@@ -58,18 +44,26 @@ pub fn hybrid_sequence<'py>(
     py: Python<'py>,
     sets: Vec<Bound<'py, PyDict>>,
     sequence: Vec<usize>,
-    placement: &str,
-    records: u64,
-    buffer_pages: usize,
-    page_size: usize,
-    policy: &str,
+    placement: Option<&str>,
+    records: Option<u64>,
+    buffer_pages: Option<usize>,
+    page_size: Option<usize>,
+    policy: Option<&str>,
     flash: Option<&str>,
     magnetic: Option<&str>,
     flash_capacity: Option<i64>,
-    seed: u64,
+    seed: Option<u64>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (flash, magnetic) = devices(flash, magnetic)?;
+    let d = SequenceParams::default();
+    let device = |given: Option<&str>, default: DeviceModel| match given {
+        Some(spec) => DeviceModel::parse(spec).map_err(err),
+        None => Ok(default),
+    };
+    let (flash, magnetic) = (device(flash, d.flash)?, device(magnetic, d.magnetic)?);
+    flash
+        .check_same_unit(&magnetic, ("flash disk", "magnetic disk"))
+        .map_err(err)?;
     let mut parsed = Vec::with_capacity(sets.len());
     for s in sets {
         match workload_spec("btree", Some(&s))? {
@@ -78,17 +72,20 @@ pub fn hybrid_sequence<'py>(
         }
     }
     let params = SequenceParams {
-        records,
-        page_size,
-        buffer_pages,
+        records: records.unwrap_or(d.records),
+        page_size: page_size.unwrap_or(d.page_size),
+        buffer_pages: buffer_pages.unwrap_or(d.buffer_pages),
         sets: parsed,
         sequence,
-        placement: placement.to_ascii_lowercase(),
-        policy: PolicySpec::parse(policy).map_err(err)?,
+        placement: placement.map_or(d.placement, str::to_ascii_lowercase),
+        policy: match policy {
+            Some(p) => PolicySpec::parse(p).map_err(err)?,
+            None => d.policy,
+        },
         flash,
         magnetic,
         flash_capacity: capacity(flash_capacity)?,
-        seed,
+        seed: seed.unwrap_or(d.seed),
     };
     let r = with_progress(py, progress, |cb| experiment::hybrid_sequence(&params, cb))?;
     let d = PyDict::new(py);

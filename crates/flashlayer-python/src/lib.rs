@@ -5,8 +5,8 @@
 //! Python values. Engine errors become `flashlayer.FlashlayerError`, which the
 //! CLI prints as one line with exit code 2.
 
-use flashlayer::device::DeviceModel;
-use flashlayer::types::Metrics;
+use flashlayer::device::CostUnit;
+use flashlayer::types::{Fields, Metrics, Value};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -64,6 +64,26 @@ pub(crate) fn whole(name: &str, value: &Bound<'_, PyAny>, lo: u64) -> PyResult<u
     }
 }
 
+/// A report's fields into `d`, a group as a dict of its own, an absent
+/// value as `None`.
+pub(crate) fn put_fields(d: &Bound<'_, PyDict>, fields: &Fields) -> PyResult<()> {
+    for (key, value) in fields {
+        match value {
+            Value::Int(n) => d.set_item(key, n)?,
+            Value::Float(x) => d.set_item(key, x)?,
+            Value::Text(t) => d.set_item(key, t)?,
+            Value::Switch(b) => d.set_item(key, b)?,
+            Value::Absent => d.set_item(key, d.py().None())?,
+            Value::Group(g) => {
+                let inner = PyDict::new(d.py());
+                put_fields(&inner, g)?;
+                d.set_item(key, inner)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A store's I/O counts as a dict: reads, writes, erases and the device
 /// time in µs (`IoStats`).
 pub(crate) fn io_dict<'py>(
@@ -82,15 +102,15 @@ pub(crate) fn metrics_dict<'py>(
     py: Python<'py>,
     policy: &str,
     buffer: usize,
-    device: &DeviceModel,
+    (device, unit): (&str, CostUnit),
     m: &Metrics,
     seconds: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("policy", policy)?;
     d.set_item("buffer_pages", buffer)?;
-    d.set_item("device", &device.name)?;
-    d.set_item("cost_unit", device.unit.as_str())?;
+    d.set_item("device", device)?;
+    d.set_item("cost_unit", unit.as_str())?;
     d.set_item("requests", m.requests)?;
     d.set_item("reads", m.reads)?;
     d.set_item("writes", m.writes)?;

@@ -351,3 +351,74 @@ mod tests {
         }
     }
 }
+
+/// One field of a run's report beyond its [`Metrics`]: what a store or a
+/// chip tells of itself, for result rows (JSON, Parquet, tables).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A count.
+    Int(u64),
+    /// A measure.
+    Float(f64),
+    /// A name or a spec.
+    Text(String),
+    /// On or off.
+    Switch(bool),
+    /// Not known for this run (a row's `None`).
+    Absent,
+    /// Fields of their own (a nested record).
+    Group(Fields),
+}
+
+/// Named [`Value`]s in the order a row shows them.
+pub type Fields = Vec<(&'static str, Value)>;
+
+impl Value {
+    /// The field `key` of a [`Value::Group`].
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Group(fields) => field(fields, key),
+            _ => None,
+        }
+    }
+
+    /// The count, if this is one.
+    pub fn int(&self) -> Option<u64> {
+        match self {
+            Value::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+/// The field named `key`.
+pub fn field<'a>(fields: &'a Fields, key: &str) -> Option<&'a Value> {
+    fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+macro_rules! value_from {
+    ($($t:ty => $v:ident($conv:expr)),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value {
+                Value::$v($conv(x))
+            }
+        }
+    )*};
+}
+
+value_from! {
+    u64 => Int(|x| x),
+    u32 => Int(u64::from),
+    usize => Int(|x| x as u64),
+    f64 => Float(|x| x),
+    bool => Switch(|x| x),
+    String => Text(|x| x),
+    &str => Text(str::to_owned),
+    Fields => Group(|x| x),
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(x: Option<T>) -> Value {
+        x.map_or(Value::Absent, Into::into)
+    }
+}

@@ -54,6 +54,26 @@ pub struct SequenceParams {
     pub seed: u64,
 }
 
+impl Default for SequenceParams {
+    /// §6's setting: a million records in 4 KB pages, 20 MB of buffer, the
+    /// hybrid placement under LRU over Table 1's disks, no query sets.
+    fn default() -> Self {
+        SequenceParams {
+            records: 1_000_000,
+            page_size: 4096,
+            buffer_pages: 5120,
+            sets: Vec::new(),
+            sequence: Vec::new(),
+            placement: "hybrid".to_owned(),
+            policy: PolicySpec::parse("lru").expect("a policy"),
+            flash: DeviceModel::preset("koltsidas08-flash").expect("a preset"),
+            magnetic: DeviceModel::preset("koltsidas08-magnetic").expect("a preset"),
+            flash_capacity: None,
+            seed: 0,
+        }
+    }
+}
+
 /// One execution of a query set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SequenceRun {

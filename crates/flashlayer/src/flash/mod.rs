@@ -222,6 +222,22 @@ pub struct FlashStats {
     pub folds: u64,
 }
 
+impl FlashStats {
+    /// The counts a result row shows.
+    pub fn fields(&self) -> crate::types::Fields {
+        vec![
+            ("page_reads", self.page_reads.into()),
+            ("page_writes", self.page_writes.into()),
+            ("flushes", self.flushes.into()),
+            ("gc_runs", self.gc_runs.into()),
+            ("gc_time_us", self.gc_time_us.into()),
+            ("differentials", self.differentials.into()),
+            ("new_base_pages", self.new_base_pages.into()),
+            ("folds", self.folds.into()),
+        ]
+    }
+}
+
 /// The state of one method on a chip.
 #[derive(Debug)]
 pub(crate) enum Engine {

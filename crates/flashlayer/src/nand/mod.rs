@@ -139,6 +139,19 @@ impl ChipStats {
     pub fn operations(&self) -> u64 {
         self.reads + self.spare_reads + self.programs + self.spare_programs + self.erases
     }
+
+    /// The counts a result row shows (power cuts are the crash tests').
+    pub fn fields(&self) -> crate::types::Fields {
+        vec![
+            ("reads", self.reads.into()),
+            ("spare_reads", self.spare_reads.into()),
+            ("programs", self.programs.into()),
+            ("spare_programs", self.spare_programs.into()),
+            ("erases", self.erases.into()),
+            ("time_us", self.time_us.into()),
+            ("max_erase_count", self.max_erase_count.into()),
+        ]
+    }
 }
 
 /// A NAND flash chip (module docs).

@@ -1,0 +1,59 @@
+//! The cost store: a device model pricing every read and write, no data
+//! ([`crate::store::CostStore`]); the simulator's store.
+
+use super::{device, Kind, Opens, Run, Simulated, DEVICE};
+use crate::device::{CostUnit, DeviceModel};
+use crate::error::Result;
+use crate::policy::ScheduleCosts;
+use crate::spec::{Entry, Given, Param};
+use crate::store::CostStore;
+use std::fmt;
+
+/// A replay over a [`CostStore`]: the policy's misses and write-backs
+/// priced by one device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cost {
+    /// The device.
+    pub device: DeviceModel,
+}
+
+impl Opens for Cost {
+    type Store = CostStore;
+    type Via = Simulated;
+
+    fn open(&self, _: &mut Run<'_>) -> Result<CostStore> {
+        Ok(CostStore::new(self.device.clone()))
+    }
+
+    fn schedule_costs(&self, flush_at_end: bool) -> Option<ScheduleCosts> {
+        Some(ScheduleCosts::of(&self.device, flush_at_end))
+    }
+}
+
+impl Kind for Cost {
+    const ENTRY: Entry = Entry {
+        name: "cost",
+        description:
+            "a device cost model, no data: the simulator's store (--device SPEC is its shorthand)",
+        params: &[Param {
+            help: "the device model that prices every read and write",
+            ..DEVICE
+        }],
+    };
+
+    fn read(g: &Given) -> Result<Self> {
+        Ok(Cost {
+            device: device(g, "device")?,
+        })
+    }
+
+    fn priced(&self) -> (String, CostUnit) {
+        (self.device.name.clone(), self.device.unit)
+    }
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cost:device={}", self.device.name)
+    }
+}

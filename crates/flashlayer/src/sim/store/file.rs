@@ -1,0 +1,137 @@
+//! The file store: a real buffer pool over a [`FileStore`], every I/O
+//! hitting the file and timed, so policies with `cost=measured` learn this
+//! machine's costs (CASA §5.3). Each `R` is a `fix_read`, each `W` a
+//! `fix_write` that changes the page; the run ends with a flush.
+
+use super::{device, Kind, Opens, Pooled, Run, DEVICE};
+use crate::device::{CostUnit, DeviceModel};
+use crate::error::{Error, Result};
+use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
+use crate::store::FileStore;
+use crate::types::{DenseId, Fields, Metrics};
+use std::fmt;
+use std::path::PathBuf;
+
+/// A replay through a buffer pool over a database file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    /// The file; `None`: a temporary one, removed after the run.
+    pub path: Option<PathBuf>,
+    /// Bytes per page.
+    pub page_size: usize,
+    /// Open with `O_DIRECT`.
+    pub direct: bool,
+    /// The device pricing the virtual time.
+    pub device: DeviceModel,
+}
+
+impl Opens for File {
+    type Store = FileStore;
+    type Via = Pooled;
+
+    /// The trace's pages packed into the file in order of number: its page
+    /// numbers may be sparse (PostgreSQL's relfilenode in the high bits),
+    /// and neighbours stay neighbours for write clustering.
+    fn open(&self, run: &mut Run<'_>) -> Result<FileStore> {
+        let trace = run.trace;
+        let path = self.path.as_ref().expect("a path is chosen before the run");
+        FileStore::builder(path)
+            .page_size(self.page_size)
+            .direct(self.direct)
+            .device(self.device.clone())
+            .pages((0..trace.pages()).map(|d| trace.original(d as DenseId)))
+            .open()
+    }
+}
+
+impl Kind for File {
+    const ENTRY: Entry = Entry {
+        name: "file",
+        description: "a real buffer pool over a file: every I/O hits the file and is timed, so cost=measured policies learn this machine's costs (CASA §5.3)",
+        params: &[
+            Param {
+                key: "path",
+                ty: Ty::Other("a file path"),
+                default: "",
+                help: "the database file, created or overwritten page by page, the trace's pages packed in order of number (default: a temporary file, removed after the run; a file the run created is removed if the run fails)",
+            },
+            Param {
+                key: "page_size",
+                ty: Ty::Int(512, NO_MAX),
+                default: "4096",
+                help: "bytes per page",
+            },
+            Param {
+                key: "direct",
+                ty: Ty::Switch,
+                default: "off",
+                help: "open with O_DIRECT, bypassing the page cache",
+            },
+            Param {
+                help: "the device model that prices the virtual time (the measured latencies are what cost=measured sees)",
+                ..DEVICE
+            },
+        ],
+    };
+
+    fn read(g: &Given) -> Result<Self> {
+        Ok(File {
+            path: g.given("path").map(PathBuf::from),
+            page_size: g.int("page_size") as usize,
+            direct: g.switch("direct"),
+            device: device(g, "device")?,
+        })
+    }
+
+    fn priced(&self) -> (String, CostUnit) {
+        (self.device.name.clone(), self.device.unit)
+    }
+
+    /// Runs on the file named, or on a temporary one; a file this run
+    /// created holds nothing the user had, so a failed run removes it.
+    fn replay(&self, run: &mut Run<'_>) -> Result<(Metrics, Fields)> {
+        let tmp;
+        let (path, created) = match &self.path {
+            Some(p) => (p.clone(), !p.exists()),
+            None => {
+                tmp = tempfile::NamedTempFile::new()
+                    .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+                (tmp.path().to_path_buf(), false)
+            }
+        };
+        let at = File {
+            path: Some(path.clone()),
+            ..self.clone()
+        };
+        let done = run.on(&at);
+        if done.is_err() && created {
+            let _ = std::fs::remove_file(&path);
+        }
+        done
+    }
+
+    /// The database file's size at the end, in bytes.
+    fn report(&self, _: &Run<'_>, _: &mut FileStore, _: &mut Metrics) -> Result<Fields> {
+        let path = self.path.as_ref().expect("a path is chosen before the run");
+        let bytes = std::fs::metadata(path)
+            .map_err(|e| Error::io(path, e))?
+            .len();
+        Ok(vec![("file_bytes", bytes.into())])
+    }
+}
+
+impl fmt::Display for File {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("file:")?;
+        if let Some(p) = &self.path {
+            write!(f, "path={},", p.display())?;
+        }
+        write!(
+            f,
+            "page_size={},direct={},device={}",
+            self.page_size,
+            if self.direct { "on" } else { "off" },
+            self.device.name
+        )
+    }
+}
