@@ -98,6 +98,16 @@ def assert_full_report_states(section: str, quick: dict[str, Any]) -> None:
         assert_claim_complete(c)
 
 
+def quick_section(section: str, out: Path) -> dict[str, Any]:
+    """The results of ``reproduce SECTION --quick`` into ``out``
+    (:func:`reproduce_quick`), checked to state what the full-scale report
+    states (:func:`assert_full_report_states`)."""
+    reproduce_quick(section, out)
+    results: dict[str, Any] = json.loads((out / "results.json").read_text())
+    assert_full_report_states(section, results)
+    return results
+
+
 def assert_claim_complete(c: dict[str, object]) -> None:
     """A report claim carries what the report promises: the paper's value
     beside ours, a gap exactly when it fails, and then a why that names the

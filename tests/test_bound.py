@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flashlayer.bounds import cost_bounds
-from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick, run_cli
+from tests.conftest import assert_claim_complete, quick_section, run_cli
 
 PG = "data/traces/pg15-tpcb-s5.csv.gz"
 
@@ -56,9 +56,7 @@ def test_bad_bound_input_is_one_line_and_exit_2(args: list[str], message: str) -
 @pytest.mark.xdist_group("reproduce-bounds")
 def test_reproduce_bounds_draws_a_figure_per_trace_and_ratio(tmp_path: Path) -> None:
     out = tmp_path / "r"
-    reproduce_quick("bounds", out)
-    results = json.loads((out / "results.json").read_text())
-    assert_full_report_states("bounds", results)
+    results = quick_section("bounds", out)
     assert {f"bounds/{t}-1-{r}" for t in ("tpcc", "tpcb", "tatp") for r in (1, 8, 64)} <= set(results["figures"])
     assert (out / "figures" / "bounds" / "tpcc-1-64.png").stat().st_size > 10_000
     sound = next(c for c in results["claims"] if c["id"] == "bounds-sound")

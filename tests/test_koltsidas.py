@@ -10,7 +10,7 @@ import pytest
 
 import flashlayer
 from flashlayer import _native
-from tests.conftest import assert_claim_complete, assert_full_report_states, reproduce_quick, run_cli
+from tests.conftest import assert_claim_complete, quick_section, run_cli
 
 PG = "data/traces/pg15-tpcc-sysbench-w2.csv.gz"
 HYBRID_FIELDS = {"placement", "flash_reads", "flash_writes", "magnetic_reads", "magnetic_writes", "migrations",
@@ -98,9 +98,7 @@ def test_hybrid_sequence_empties_the_pool_and_places_the_read_pages() -> None:
 @pytest.mark.xdist_group("reproduce-koltsidas")
 def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
     out = tmp_path / "k"
-    reproduce_quick("koltsidas", out)
-    saved = json.loads((out / "results.json").read_text())
-    assert_full_report_states("koltsidas", saved)
+    saved = quick_section("koltsidas", out)
     figs = saved["figures"]
     want = {"fig9a", "fig9b", "fig10a", "fig10b", "fig11", "fig12", "fig11-flash", "fig12-flash", "totals-seq1",
             "totals-seq2", "fig13", "fig14a", "fig14b", "seq2-vs-reads"}

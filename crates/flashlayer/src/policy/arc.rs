@@ -83,10 +83,7 @@ impl Arc {
 }
 
 impl Policy for Arc {
-    fn name(&self) -> String {
-        "ARC".into()
-    }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!("ARC", resident);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -127,14 +124,6 @@ impl Policy for Arc {
         out.push(("p", self.p));
         out.push(("t1", self.l.len(T1) as f64));
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.resident(page)
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
@@ -142,9 +131,7 @@ impl Policy for Arc {
         match self.l.list_of(page) {
             T1 | T2 => {
                 self.l.move_front(T2, page);
-                if op.is_write() {
-                    self.l.set_dirty(page, true);
-                }
+                self.l.dirty_if_write(page, op);
                 return true;
             }
             B1 => {

@@ -93,10 +93,7 @@ impl Casa {
 }
 
 impl Policy for Casa {
-    fn name(&self) -> String {
-        "CASA".into()
-    }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!("CASA", lists);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -104,14 +101,6 @@ impl Policy for Casa {
     }
     fn len(&self) -> usize {
         self.l.len(C) + self.l.len(D)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
     }
 
     #[inline]
@@ -144,8 +133,7 @@ impl Policy for Casa {
         debug_assert!(self.len() < self.cap);
         self.costs.admitted(cost);
         let list = if op.is_write() { D } else { C };
-        self.l.push_front(list, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(list, page, op);
     }
 
     #[inline]

@@ -74,24 +74,13 @@ impl CcfLru {
 }
 
 impl Policy for CcfLru {
-    fn name(&self) -> String {
-        "CCF-LRU".into()
-    }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!("CCF-LRU", lists);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
     }
     fn len(&self) -> usize {
         self.l.len(COLD_CLEAN) + self.l.len(MIXED)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
     }
 
     #[inline]
@@ -105,9 +94,7 @@ impl Policy for CcfLru {
             }
         }
         self.l.set_mark(page, false);
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 

@@ -133,7 +133,7 @@ impl Policy for Cflru {
     fn name(&self) -> String {
         format!("CFLRU({})", self.w)
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(lists, own prefetch);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -155,10 +155,6 @@ impl Policy for Cflru {
     fn len(&self) -> usize {
         self.l.len(WORKING) + self.region_len()
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.l.prefetch(page);
@@ -176,9 +172,7 @@ impl Policy for Cflru {
             return false;
         }
         // Dirty before any move: a refill files the page by its dirty bit.
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         self.touch(page);
         if list == WORKING {
             self.l.move_front(WORKING, page);
@@ -194,8 +188,7 @@ impl Policy for Cflru {
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
         self.touch(page);
-        self.l.push_front(WORKING, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(WORKING, page, op);
         self.refill();
     }
 

@@ -397,7 +397,7 @@ impl Policy for Koltsidas {
             None => format!("Koltsidas({})", self.lambda),
         }
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(lists, own prefetch);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -406,10 +406,6 @@ impl Policy for Koltsidas {
     fn len(&self) -> usize {
         self.l.len(TIME) + self.seg_len
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
     #[inline]
     fn prefetch(&self, page: DenseId) {
         self.l.prefetch(page);
@@ -433,9 +429,7 @@ impl Policy for Koltsidas {
             return false;
         }
         let was_dirty = self.l.is_dirty(page);
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         if list == TIME {
             self.l.move_front(TIME, page);
         } else {
@@ -453,8 +447,7 @@ impl Policy for Koltsidas {
         debug_assert!(self.len() < self.cap);
         self.grow(page as usize);
         self.price(page, cost);
-        self.l.push_front(TIME, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(TIME, page, op);
         self.refill();
         self.observe(page, false, false);
     }

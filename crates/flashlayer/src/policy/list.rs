@@ -7,7 +7,7 @@
 //! cache-friendly. A policy that reads more of a page whenever it reads its
 //! node keeps that in the node too ([`Extra`]; CFDC's nodes are 32 bytes).
 
-use crate::types::DenseId;
+use crate::types::{DenseId, Op};
 
 pub(crate) const NIL: u32 = u32::MAX;
 
@@ -216,6 +216,21 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     pub(crate) fn push_front(&mut self, list: u8, page: DenseId) {
         let head = self.head[usize::from(list) - 1];
         self.link(list, page, NIL, head);
+    }
+
+    /// Admits a missed page at the head of `list`, dirty if `op` writes it.
+    #[inline]
+    pub(crate) fn admit(&mut self, list: u8, page: DenseId, op: Op) {
+        self.push_front(list, page);
+        self.set_dirty(page, op.is_write());
+    }
+
+    /// A request served from the buffer: a write leaves the page dirty.
+    #[inline]
+    pub(crate) fn dirty_if_write(&mut self, page: DenseId, op: Op) {
+        if op.is_write() {
+            self.set_dirty(page, true);
+        }
     }
 
     /// Puts a page that is in no list at the tail (LRU end) of `list`.
@@ -556,7 +571,17 @@ impl Journal {
 ///
 /// `list_policy_basics!(one list L)` adds those of a policy whose pages
 /// all live on list `L`: `set_capacity`, `len`, `contains`, `prefetch`.
+/// `(lists)`: every page on a list is resident (`contains`, `prefetch`);
+/// `(lists, own prefetch)` the same without `prefetch`; `(resident)`:
+/// some lists are ghosts, and `self.resident(page)` says. A leading name
+/// (`list_policy_basics!("LRU", one list L)`) adds `name`.
 macro_rules! list_policy_basics {
+    ($name:literal $(, $($rest:tt)*)?) => {
+        fn name(&self) -> String {
+            $name.into()
+        }
+        $crate::policy::list::list_policy_basics!($($($rest)*)?);
+    };
     () => {
         fn capacity(&self) -> usize {
             self.cap
@@ -566,6 +591,29 @@ macro_rules! list_policy_basics {
         }
         fn dirty_count(&self) -> usize {
             self.l.dirty_count()
+        }
+    };
+    (lists) => {
+        $crate::policy::list::list_policy_basics!(lists, own prefetch);
+        #[inline]
+        fn prefetch(&self, page: DenseId) {
+            self.l.prefetch(page);
+        }
+    };
+    (lists, own prefetch) => {
+        $crate::policy::list::list_policy_basics!();
+        fn contains(&self, page: DenseId) -> bool {
+            self.l.list_of(page) != 0
+        }
+    };
+    (resident) => {
+        $crate::policy::list::list_policy_basics!();
+        fn contains(&self, page: DenseId) -> bool {
+            self.resident(page)
+        }
+        #[inline]
+        fn prefetch(&self, page: DenseId) {
+            self.l.prefetch(page);
         }
     };
     (one list $list:expr) => {

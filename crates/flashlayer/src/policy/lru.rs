@@ -85,17 +85,14 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
         if PROMOTE {
             self.l.move_front(L, page);
         }
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 
     #[inline(always)]
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
-        self.l.push_front(L, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(L, page, op);
     }
 
     #[inline(always)]

@@ -52,10 +52,7 @@ impl LruWsr {
 }
 
 impl Policy for LruWsr {
-    fn name(&self) -> String {
-        "LRU-WSR".into()
-    }
-    super::list::list_policy_basics!(one list L);
+    super::list::list_policy_basics!("LRU-WSR", one list L);
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
@@ -64,9 +61,7 @@ impl Policy for LruWsr {
         }
         self.l.move_front(L, page);
         self.l.set_mark(page, false);
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 

@@ -180,7 +180,7 @@ impl Policy for S3Fifo {
             self.small_share, self.ghost_share, self.threshold
         )
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(resident);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -193,14 +193,6 @@ impl Policy for S3Fifo {
     fn len(&self) -> usize {
         self.l.len(S) + self.l.len(M)
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.resident(page)
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
@@ -208,9 +200,7 @@ impl Policy for S3Fifo {
             S | M => {
                 let f = &mut self.freq[page as usize];
                 *f = f.saturating_add(1);
-                if op.is_write() {
-                    self.l.set_dirty(page, true);
-                }
+                self.l.dirty_if_write(page, op);
                 self.pending = NIL;
                 true
             }
@@ -241,8 +231,7 @@ impl Policy for S3Fifo {
             S
         };
         self.pending = NIL;
-        self.l.push_front(list, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(list, page, op);
         self.freq[page as usize] = 0;
     }
 

@@ -71,10 +71,7 @@ impl Sieve {
 }
 
 impl Policy for Sieve {
-    fn name(&self) -> String {
-        "SIEVE".into()
-    }
-    super::list::list_policy_basics!(one list Q);
+    super::list::list_policy_basics!("SIEVE", one list Q);
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
@@ -82,9 +79,7 @@ impl Policy for Sieve {
             return false;
         }
         self.l.set_mark(page, true);
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 

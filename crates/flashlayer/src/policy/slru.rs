@@ -162,7 +162,7 @@ impl Policy for Slru {
     fn name(&self) -> String {
         format!("SLRU({})", self.n)
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(lists);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -170,14 +170,6 @@ impl Policy for Slru {
     }
     fn len(&self) -> usize {
         self.l.len(CHAIN)
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
     }
 
     // Always inlined into the caller's loop: a top-segment hit is then
@@ -197,9 +189,7 @@ impl Policy for Slru {
         } else {
             self.promote(page, s);
         }
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 

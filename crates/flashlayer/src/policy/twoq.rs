@@ -89,10 +89,7 @@ impl TwoQ {
 }
 
 impl Policy for TwoQ {
-    fn name(&self) -> String {
-        "2Q".into()
-    }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!("2Q", resident);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -115,14 +112,6 @@ impl Policy for TwoQ {
     fn len(&self) -> usize {
         self.l.len(A1IN) + self.l.len(AM)
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.resident(page)
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
-    }
 
     #[inline]
     fn access(&mut self, page: DenseId, op: Op) -> bool {
@@ -139,9 +128,7 @@ impl Policy for TwoQ {
             }
         }
         self.pending = NIL;
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 

@@ -257,7 +257,7 @@ impl Policy for WTinyLfu {
     fn name(&self) -> String {
         format!("W-TinyLFU({})", self.window)
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(lists, own prefetch);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         // The sketch keeps the size it was built with: what it counted
@@ -268,10 +268,6 @@ impl Policy for WTinyLfu {
     fn len(&self) -> usize {
         self.l.len(WINDOW) + self.main_len()
     }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
     #[inline]
     fn prefetch(&self, page: DenseId) {
         // Every admission and every main-cache hit counts the page.
@@ -301,16 +297,13 @@ impl Policy for WTinyLfu {
                 self.count(page);
             }
         }
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
-        self.l.push_front(WINDOW, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(WINDOW, page, op);
         self.sketch.add(page);
     }
 

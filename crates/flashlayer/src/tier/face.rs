@@ -28,7 +28,7 @@
 //! both are rebuilt from the log after a crash by the data backend (the
 //! newest version of each page wins): that is FaCE's recovery.
 
-use super::{Found, Io, Reason, Scheme, Serve, NIL};
+use super::{Found, Io, Leaving, Scheme, Serve, NIL};
 
 /// Slots replaced at once by default (where the log allows).
 pub const DEFAULT_GROUP: usize = 64;
@@ -180,13 +180,8 @@ impl Scheme for Face {
         super::load_keeping_copy(io, page, self.slot_of[i], op)
     }
 
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        _: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool> {
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool> {
+        let Leaving { page, dirty, .. } = left;
         if !dirty && self.on_ssd(page) {
             return Ok(false);
         }

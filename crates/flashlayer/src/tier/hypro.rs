@@ -115,7 +115,7 @@
 //! Run totals of `C_sinkf` and `C_sinkd` are kept with fixed probabilities
 //! too, for §5.2's Figure 5(a).
 
-use super::{Io, PolicyLevel, Reason, Scheme, Serve};
+use super::{Io, Leaving, PolicyLevel, Reason, Scheme, Serve};
 use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::policy::Policy;
@@ -420,13 +420,8 @@ impl Scheme for Hypro {
         Ok(Serve::OnSsd)
     }
 
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        why: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool> {
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool> {
+        let Leaving { page, dirty, why } = left;
         if why == Reason::Flush {
             // DRAM and the SSD stay exclusive: a flushed page goes to the disk.
             if dirty {

@@ -19,7 +19,7 @@
 //!   pages became dirty there).
 //! - An SSD hit reads the page into DRAM and keeps the copy (inclusive).
 
-use super::{Found, Io, PolicyLevel, Reason, Scheme, Serve};
+use super::{Found, Io, Leaving, PolicyLevel, Reason, Scheme, Serve};
 use crate::error::Result;
 use crate::policy::Policy;
 use crate::types::{DenseId, Op};
@@ -86,13 +86,8 @@ impl Scheme for Lc {
         super::load_keeping_copy(io, page, self.ssd.slot(page), op)
     }
 
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        why: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool> {
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool> {
+        let Leaving { page, dirty, why } = left;
         let wrote = self.write_down(page, dirty, io)?;
         // A flush writes pages down without a request: the cleaner waits
         // for the next eviction, as a background cleaner would.

@@ -235,6 +235,17 @@ pub enum Reason {
     Flush,
 }
 
+/// A page leaving DRAM, as a scheme hears of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaving {
+    /// The page.
+    pub page: DenseId,
+    /// Newer than every copy below it.
+    pub dirty: bool,
+    /// Why it leaves.
+    pub why: Reason,
+}
+
 /// What a scheme does with a DRAM miss on a page the SSD holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Serve {
@@ -264,15 +275,8 @@ pub trait Scheme {
         let _ = (page, op, io);
         Ok(())
     }
-    /// `page` left DRAM (`dirty`: newer than every copy below it).
-    /// Returns whether it was written to the SSD.
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        why: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool>;
+    /// A page left DRAM. Returns whether it was written to the SSD.
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool>;
     /// A request for `page` reached the DRAM level, before DRAM serves it
     /// (HyPro's tuning follows evicted pages by these). Called only when
     /// [`Scheme::watches_dram`].

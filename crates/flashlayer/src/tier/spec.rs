@@ -3,7 +3,7 @@
 //! grammar ([`crate::spec`]), and the scheme built from its spec.
 
 use super::tac::DEFAULT_AGE_FACTOR;
-use super::{Face, Hypro, Io, Lc, PolicyLevel, Prob, Reason, Scheme, Serve, Tac};
+use super::{Face, Hypro, Io, Lc, Leaving, PolicyLevel, Prob, Scheme, Serve, Tac};
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::policy::{PolicySpec, POLICIES};
@@ -386,14 +386,8 @@ impl Scheme for AnyScheme {
         with_scheme!(self, s => s.hdd_loaded(page, op, io))
     }
     #[inline]
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        why: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool> {
-        with_scheme!(self, s => s.dram_evicted(page, dirty, why, io))
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool> {
+        with_scheme!(self, s => s.dram_evicted(left, io))
     }
     #[inline]
     fn dram_request(&mut self, page: DenseId, op: Op) {

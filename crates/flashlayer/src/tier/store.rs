@@ -29,7 +29,7 @@
 //! ids up front (the schemes are sized for them), other pages get the next
 //! id when first seen.
 
-use super::{Counting, Io, Reason, Scheme, Serve, NIL};
+use super::{Counting, Io, Leaving, Reason, Scheme, Serve, NIL};
 use crate::device::DeviceModel;
 use crate::error::Result;
 use crate::store::index::PageIndex;
@@ -177,7 +177,9 @@ impl<S: Scheme, I: Io> SsdTier<S, I> {
     /// A page leaves DRAM (`dirty`: newer than every copy below).
     #[inline]
     fn leave(&mut self, page: DenseId, dirty: bool, why: Reason) -> Result<()> {
-        let sunk = self.scheme.dram_evicted(page, dirty, why, &mut self.io)?;
+        let sunk = self
+            .scheme
+            .dram_evicted(Leaving { page, dirty, why }, &mut self.io)?;
         self.counts.sinks += u64::from(sunk);
         if why != Reason::Flush {
             self.io.dram_dropped(page);

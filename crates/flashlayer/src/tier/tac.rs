@@ -23,7 +23,7 @@
 //! admission); each extent keeps a list of its pages on the SSD, and the
 //! first of them leaves.
 
-use super::{Io, Reason, Scheme, Serve, Slots, NIL};
+use super::{Io, Leaving, Scheme, Serve, Slots, NIL};
 use crate::error::Result;
 use crate::types::{DenseId, Op};
 
@@ -221,13 +221,8 @@ impl Scheme for Tac {
         Ok(())
     }
 
-    fn dram_evicted(
-        &mut self,
-        page: DenseId,
-        dirty: bool,
-        _: Reason,
-        io: &mut impl Io,
-    ) -> Result<bool> {
+    fn dram_evicted(&mut self, left: Leaving, io: &mut impl Io) -> Result<bool> {
+        let Leaving { page, dirty, .. } = left;
         if !dirty {
             return Ok(false);
         }

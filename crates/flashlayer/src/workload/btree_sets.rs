@@ -73,16 +73,6 @@ pub struct BTreeSetsParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for BTreeSetsParams {
-    fn default() -> Self {
-        match super::spec::defaults("btree") {
-            super::WorkloadSpec::BTree(p) => p,
-            _ => unreachable!("the btree entry builds BTreeSetsParams"),
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Query {
     Lookup(u32),
@@ -99,14 +89,7 @@ pub struct BTreeSets {
     counts: Counts<4>,
 }
 
-impl std::fmt::Debug for BTreeSets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BTreeSets")
-            .field("p", &self.p)
-            .field("counts", &self.counts)
-            .finish_non_exhaustive()
-    }
-}
+debug_params_counts!(BTreeSets);
 
 /// Record `i`'s key: 8 bytes of `2i` then 8 zero bytes; inserts use odd
 /// values and a counter so they land between existing records.
@@ -278,12 +261,7 @@ pub(crate) fn execute<P: Policy, S: PageStore>(
 }
 
 impl Workload for BTreeSets {
-    fn name(&self) -> &'static str {
-        "btree"
-    }
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("btree");
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
         self.tree = Some(load_tree(db.space(), self.p.records, rng)?);

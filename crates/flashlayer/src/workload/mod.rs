@@ -10,6 +10,34 @@
 //! records every page fix as one request: `W` if the page was modified during
 //! the fix, else `R`, optionally with the byte ranges the write changed.
 
+/// `name` and `page_size` of a [`Workload`] whose parameters, in `self.p`,
+/// carry its page size.
+macro_rules! workload_basics {
+    ($name:literal) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn page_size(&self) -> usize {
+            self.p.page_size
+        }
+    };
+}
+
+/// A driver's `Debug`: its parameters (`self.p`) and what its steps were
+/// (`self.counts`).
+macro_rules! debug_params_counts {
+    ($ty:ident) => {
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    .field("p", &self.p)
+                    .field("counts", &self.counts)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
 pub(crate) mod btree_sets;
 mod db;
 mod pdl;

@@ -35,16 +35,6 @@ pub struct PdlUpdatesParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for PdlUpdatesParams {
-    fn default() -> Self {
-        match super::spec::defaults("pdl-updates") {
-            super::WorkloadSpec::PdlUpdates(p) => p,
-            _ => unreachable!("the pdl-updates entry builds PdlUpdatesParams"),
-        }
-    }
-}
-
 /// The PDL synthetic update driver.
 #[derive(Debug)]
 pub struct PdlUpdates {
@@ -75,12 +65,7 @@ impl PdlUpdates {
 }
 
 impl Workload for PdlUpdates {
-    fn name(&self) -> &'static str {
-        "pdl-updates"
-    }
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("pdl-updates");
     fn load(&mut self, _db: &Db, _rng: &mut WRng) -> Result<()> {
         Ok(())
     }

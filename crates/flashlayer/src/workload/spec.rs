@@ -296,9 +296,29 @@ impl WorkloadSpec {
     }
 }
 
-/// The parameters of the table's defaults for workload `name`.
-pub(super) fn defaults(name: &str) -> WorkloadSpec {
-    WorkloadSpec::parse(name).expect("the table's defaults parse")
+/// Each workload's parameters default to its entry's defaults in
+/// [`WORKLOADS`]: `Params => Variant, "name"`.
+macro_rules! table_defaults {
+    ($($params:ty => $variant:ident, $name:literal;)*) => {$(
+        /// The defaults of the workloads' table ([`WORKLOADS`]).
+        impl Default for $params {
+            fn default() -> Self {
+                match WorkloadSpec::parse($name) {
+                    Ok(WorkloadSpec::$variant(p)) => p,
+                    _ => unreachable!(concat!("the ", $name, " entry builds its parameters")),
+                }
+            }
+        }
+    )*};
+}
+
+table_defaults! {
+    TpcCParams => TpcC, "tpcc";
+    TpcBParams => TpcB, "tpcb";
+    TatpParams => Tatp, "tatp";
+    TpcHParams => TpcH, "tpch";
+    BTreeSetsParams => BTree, "btree";
+    PdlUpdatesParams => PdlUpdates, "pdl-updates";
 }
 
 fn join<T: std::fmt::Display>(v: &[T]) -> String {

@@ -31,16 +31,6 @@ pub struct TatpParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for TatpParams {
-    fn default() -> Self {
-        match super::spec::defaults("tatp") {
-            super::WorkloadSpec::Tatp(p) => p,
-            _ => unreachable!("the tatp entry builds TatpParams"),
-        }
-    }
-}
-
 const NAMES: [&str; 7] = [
     "get_subscriber_data",
     "get_new_destination",
@@ -68,14 +58,7 @@ pub struct Tatp {
     counts: Counts<7>,
 }
 
-impl std::fmt::Debug for Tatp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tatp")
-            .field("p", &self.p)
-            .field("counts", &self.counts)
-            .finish_non_exhaustive()
-    }
-}
+debug_params_counts!(Tatp);
 
 fn sub_nbr(s: u64) -> Vec<u8> {
     format!("{s:015}").into_bytes()
@@ -112,12 +95,7 @@ impl Tatp {
 }
 
 impl Workload for Tatp {
-    fn name(&self) -> &'static str {
-        "tatp"
-    }
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("tatp");
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();

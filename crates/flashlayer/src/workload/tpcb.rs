@@ -26,16 +26,6 @@ pub struct TpcBParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for TpcBParams {
-    fn default() -> Self {
-        match super::spec::defaults("tpcb") {
-            super::WorkloadSpec::TpcB(p) => p,
-            _ => unreachable!("the tpcb entry builds TpcBParams"),
-        }
-    }
-}
-
 /// The TPC-B driver.
 #[derive(Debug)]
 pub struct TpcB {
@@ -74,12 +64,7 @@ impl TpcB {
 }
 
 impl Workload for TpcB {
-    fn name(&self) -> &'static str {
-        "tpcb"
-    }
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("tpcb");
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();

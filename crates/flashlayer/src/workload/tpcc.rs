@@ -94,16 +94,6 @@ pub struct TpcCParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for TpcCParams {
-    fn default() -> Self {
-        match super::spec::defaults("tpcc") {
-            super::WorkloadSpec::TpcC(p) => p,
-            _ => unreachable!("the tpcc entry builds TpcCParams"),
-        }
-    }
-}
-
 struct Tables {
     warehouse: BTree,
     district: BTree,
@@ -127,14 +117,7 @@ pub struct TpcC {
     rollbacks: AtomicU64,
 }
 
-impl std::fmt::Debug for TpcC {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TpcC")
-            .field("p", &self.p)
-            .field("counts", &self.counts)
-            .finish_non_exhaustive()
-    }
-}
+debug_params_counts!(TpcC);
 
 const NAMES: [&str; 5] = [
     "new_order",
@@ -575,13 +558,7 @@ impl TpcC {
 }
 
 impl Workload for TpcC {
-    fn name(&self) -> &'static str {
-        "tpcc"
-    }
-
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("tpcc");
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();

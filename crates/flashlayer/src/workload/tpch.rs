@@ -40,16 +40,6 @@ pub struct TpcHParams {
     pub page_size: usize,
 }
 
-/// The defaults of the workloads' table ([`super::WORKLOADS`]).
-impl Default for TpcHParams {
-    fn default() -> Self {
-        match super::spec::defaults("tpch") {
-            super::WorkloadSpec::TpcH(p) => p,
-            _ => unreachable!("the tpch entry builds TpcHParams"),
-        }
-    }
-}
-
 /// The TPC-H-like driver.
 pub struct TpcH {
     p: TpcHParams,
@@ -58,14 +48,7 @@ pub struct TpcH {
     counts: Counts<3>,
 }
 
-impl std::fmt::Debug for TpcH {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TpcH")
-            .field("p", &self.p)
-            .field("counts", &self.counts)
-            .finish_non_exhaustive()
-    }
-}
+debug_params_counts!(TpcH);
 
 impl TpcH {
     /// Validates the parameters.
@@ -117,12 +100,7 @@ impl TpcH {
 }
 
 impl Workload for TpcH {
-    fn name(&self) -> &'static str {
-        "tpch"
-    }
-    fn page_size(&self) -> usize {
-        self.p.page_size
-    }
+    workload_basics!("tpch");
 
     fn load(&mut self, db: &Db, rng: &mut WRng) -> Result<()> {
         let sp = db.space();

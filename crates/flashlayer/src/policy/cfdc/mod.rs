@@ -317,7 +317,7 @@ impl Policy for Cfdc {
     fn name(&self) -> String {
         format!("CFDC({}, cluster={})", self.w, self.max_size)
     }
-    super::list::list_policy_basics!();
+    super::list::list_policy_basics!(lists);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());
         self.cap = capacity;
@@ -326,14 +326,6 @@ impl Policy for Cfdc {
     }
     fn len(&self) -> usize {
         self.l.len(WORKING) + self.region_len()
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.l.list_of(page) != 0
-    }
-
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        self.l.prefetch(page);
     }
 
     /// Only a policy that clusters asks: with `cluster` 0 or 1 every dirty
@@ -391,9 +383,7 @@ impl Policy for Cfdc {
             self.detach(page);
             self.l.push_front(WORKING, page);
         }
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         if list != WORKING {
             self.refill();
         }
@@ -404,8 +394,7 @@ impl Policy for Cfdc {
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
         self.clock += 1;
-        self.l.push_front(WORKING, page);
-        self.l.set_dirty(page, op.is_write());
+        self.l.admit(WORKING, page, op);
         self.refill();
     }
 

@@ -339,9 +339,7 @@ impl Policy for ClockPro {
             return false;
         }
         self.l.set_mark(page, true);
-        if op.is_write() {
-            self.l.set_dirty(page, true);
-        }
+        self.l.dirty_if_write(page, op);
         true
     }
 
