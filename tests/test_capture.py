@@ -36,12 +36,18 @@ def _prerequisites() -> str | None:
     return None
 
 
-def test_capture_records_a_pgbench_run(tmp_path: Path) -> None:
+def needs_capture() -> None:
+    """Skips the test where a capture cannot run, or fails it in CI, where
+    ``scripts/test`` installs what captures need."""
     missing = _prerequisites()
     if missing:
         if REQUIRED:
             pytest.fail(f"capture prerequisites missing in CI: {missing}")
         pytest.skip(f"capture prerequisites missing: {missing}")
+
+
+def test_capture_records_a_pgbench_run(tmp_path: Path) -> None:
+    needs_capture()
     out = tmp_path / "pg.flt"
     p = run_cli("trace", "capture", "postgres", "--out", str(out), "--seconds", "2", "--clients", "2", "--json", check=True)
     summary = json.loads(p.stdout)
@@ -95,14 +101,6 @@ def test_capture_refuses_to_run_without_root(monkeypatch: pytest.MonkeyPatch, tm
         capture.check_prerequisites(capture.CaptureOptions(out=tmp_path / "x.flt"))
 
 
-def _needs_capture() -> None:
-    missing = _prerequisites()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"capture prerequisites missing in CI: {missing}")
-        pytest.skip(f"capture prerequisites missing: {missing}")
-
-
 def _ops_by_relation(out: Path, tmp_path: Path) -> dict[int, set[str]]:
     """The operations each relation (by filenode) saw in a captured trace."""
     csv = tmp_path / "trace.csv"
@@ -115,7 +113,7 @@ def _ops_by_relation(out: Path, tmp_path: Path) -> dict[int, set[str]]:
 
 
 def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
-    _needs_capture()
+    needs_capture()
     out = tmp_path / "tatp.flt"
     p = run_cli("trace", "capture", "postgres", "--workload", "tatp", "--subscribers", "3000", "--out", str(out),
                 "--seconds", "2", "--clients", "2", "--json", check=True)
@@ -133,7 +131,7 @@ def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
 
 
 def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: Path) -> None:
-    _needs_capture()
+    needs_capture()
     out = tmp_path / "tpcc.flt"
     p = run_cli("trace", "capture", "postgres", "--workload", "tpcc", "--warehouses", "1", "--out", str(out),
                 "--seconds", "3", "--clients", "2", "--json", check=True)
@@ -152,7 +150,7 @@ def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: P
 
 
 def test_capture_records_tpch_queries_reading_every_table(tmp_path: Path) -> None:
-    _needs_capture()
+    needs_capture()
     out = tmp_path / "tpch.flt"
     p = run_cli("trace", "capture", "postgres", "--workload", "tpch", "--scale-factor", "0.01", "--out", str(out),
                 "--json", check=True)

@@ -18,7 +18,7 @@ from flashlayer import capture, tracecache
 from flashlayer._native import FlashlayerError
 from flashlayer.experiments import hypro
 from tests.conftest import run_cli
-from tests.test_capture import REQUIRED, _prerequisites
+from tests.test_capture import needs_capture
 
 #: Each preset shrunk to a few seconds: the same workload and options.
 SMALL: dict[str, dict[str, Any]] = {
@@ -35,11 +35,7 @@ pytestmark = pytest.mark.xdist_group("postgres")
 
 @pytest.fixture(autouse=True)
 def _needs_postgres() -> None:
-    missing = _prerequisites()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"capture prerequisites missing in CI: {missing}")
-        pytest.skip(f"capture prerequisites missing: {missing}")
+    needs_capture()
 
 
 class Counting:

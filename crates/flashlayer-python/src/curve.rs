@@ -120,9 +120,7 @@ pub fn lru_curve<'py>(
             "mixed"
         },
     )?;
-    d.set_item("requests", c.requests)?;
-    d.set_item("pages", c.pages)?;
-    d.set_item("sampled", c.sampled)?;
+    crate::set_fields!(d, c, [requests, pages, sampled]);
     d.set_item("exact", exact)?;
     d.set_item("seconds", seconds)?;
     Ok(d)
@@ -136,7 +134,6 @@ pub fn log_sizes(pages: u64, points: usize) -> PyResult<Vec<u64>> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(lru_curve, m)?)?;
-    m.add_function(wrap_pyfunction!(log_sizes, m)?)?;
+    crate::add_functions!(m, [lru_curve, log_sizes]);
     Ok(())
 }

@@ -148,10 +148,7 @@ impl NandChip {
         let d = PyDict::new(py);
         crate::put_fields(&d, &s.fields())?;
         d.set_item("power_cuts", s.power_cuts)?;
-        d.set_item("blocks", g.blocks)?;
-        d.set_item("pages_per_block", g.pages_per_block)?;
-        d.set_item("page_size", g.page_size)?;
-        d.set_item("spare_size", g.spare_size)?;
+        crate::set_fields!(d, g, [blocks, pages_per_block, page_size, spare_size]);
         Ok(d)
     }
 
@@ -350,27 +347,30 @@ pub fn crash_test<'py>(
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("method", cfg.method.to_string())?;
-    d.set_item("cuts", r.cuts)?;
-    d.set_item("recoveries", r.recoveries)?;
-    d.set_item("recovery_cuts", r.recovery_cuts)?;
-    d.set_item("flushed_lost", r.flushed_lost)?;
-    d.set_item("never_written", r.never_written)?;
-    d.set_item("ipu_block_losses", r.ipu_block_losses)?;
-    d.set_item("writes", r.writes)?;
-    d.set_item("reads", r.reads)?;
-    d.set_item("flushes", r.flushes)?;
-    d.set_item("pages_checked", r.pages_checked)?;
-    d.set_item("erases", r.erases)?;
+    crate::set_fields!(
+        d,
+        r,
+        [
+            cuts,
+            recoveries,
+            recovery_cuts,
+            flushed_lost,
+            never_written,
+            ipu_block_losses,
+            writes,
+            reads,
+            flushes,
+            pages_checked,
+            erases
+        ]
+    );
     d.set_item("holds", r.holds())?;
     Ok(d)
 }
 
 fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("reads", c.reads)?;
-    d.set_item("programs", c.programs)?;
-    d.set_item("erases", c.erases)?;
-    d.set_item("time_us", c.time_us)?;
+    crate::set_fields!(d, c, [reads, programs, erases, time_us]);
     Ok(d)
 }
 
@@ -447,19 +447,12 @@ pub fn flash_updates<'py>(
             counts(py, &r.write_halves[1])?,
         ],
     )?;
-    d.set_item("gc_time_us", r.gc_time_us)?;
-    d.set_item("warmup_operations", r.warmup_operations)?;
-    d.set_item("seconds", r.seconds)?;
+    crate::set_fields!(d, r, [gc_time_us, warmup_operations, seconds]);
     // Whole-run counts (load and warm-up included), beside the measured
     // phase's above.
-    d.set_item("folds", fs.folds)?;
-    d.set_item("gc_runs", fs.gc_runs)?;
-    d.set_item("differentials", fs.differentials)?;
-    d.set_item("new_base_pages", fs.new_base_pages)?;
+    crate::set_fields!(d, fs, [folds, gc_runs, differentials, new_base_pages]);
     d.set_item("warmup_erases_per_block", r.warmup_erases_per_block)?;
-    d.set_item("read_us", timing.read_us)?;
-    d.set_item("program_us", timing.program_us)?;
-    d.set_item("erase_us", timing.erase_us)?;
+    crate::set_fields!(d, timing, [read_us, program_us, erase_us]);
     Ok(d)
 }
 
@@ -529,10 +522,10 @@ pub fn flash_method(spec: &str) -> PyResult<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(flash_method, m)?)?;
-    m.add_function(wrap_pyfunction!(chip_bench, m)?)?;
-    m.add_function(wrap_pyfunction!(workload_on_flash, m)?)?;
-    m.add_function(wrap_pyfunction!(flash_updates, m)?)?;
+    crate::add_functions!(
+        m,
+        [flash_method, chip_bench, workload_on_flash, flash_updates]
+    );
     m.add("PowerCut", m.py().get_type::<PowerCut>())?;
     m.add_class::<NandChip>()?;
     m.add_class::<FlashStore>()?;

@@ -22,11 +22,7 @@ fn capacity(flash_capacity: Option<i64>) -> PyResult<Option<u64>> {
 
 fn io<'py>(py: Python<'py>, s: &IoStats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("reads", s.reads)?;
-    d.set_item("writes", s.writes)?;
-    d.set_item("seq_writes", s.seq_writes)?;
-    d.set_item("migrations", s.migrations)?;
-    d.set_item("virtual_time", s.virtual_time)?;
+    crate::set_fields!(d, s, [reads, writes, seq_writes, migrations, virtual_time]);
     Ok(d)
 }
 
@@ -89,16 +85,11 @@ pub fn hybrid_sequence<'py>(
     };
     let r = with_progress(py, progress, |cb| experiment::hybrid_sequence(&params, cb))?;
     let d = PyDict::new(py);
-    d.set_item("tree_pages", r.tree_pages)?;
-    d.set_item("load_time", r.load_time)?;
-    d.set_item("optimum", r.optimum)?;
+    crate::set_fields!(d, r, [tree_pages, load_time, optimum]);
     let runs = PyList::empty(py);
     for run in &r.runs {
         let x = PyDict::new(py);
-        x.set_item("set", run.set)?;
-        x.set_item("virtual_time", run.virtual_time)?;
-        x.set_item("hits", run.hits)?;
-        x.set_item("misses", run.misses)?;
+        crate::set_fields!(x, run, [set, virtual_time, hits, misses]);
         x.set_item("flash", io(py, &run.flash)?)?;
         x.set_item("magnetic", io(py, &run.magnetic)?)?;
         x.set_item("migrations", run.migrations)?;

@@ -13,6 +13,23 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::time::Instant;
 
+/// `d[name] = value.name` for each field `name` listed (fields of `Copy`
+/// types): a result dict's counts named as the engine names them.
+macro_rules! set_fields {
+    ($d:expr, $v:expr, [$($f:ident),* $(,)?]) => {
+        $($d.set_item(stringify!($f), $v.$f)?;)*
+    };
+}
+pub(crate) use set_fields;
+
+/// Adds the `#[pyfunction]`s listed to module `m`.
+macro_rules! add_functions {
+    ($m:expr, [$($f:ident),* $(,)?]) => {
+        $($m.add_function(wrap_pyfunction!($f, $m)?)?;)*
+    };
+}
+pub(crate) use add_functions;
+
 mod bound;
 mod curve;
 mod flash;
@@ -91,9 +108,7 @@ pub(crate) fn io_dict<'py>(
     s: &flashlayer::store::IoStats,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("reads", s.reads)?;
-    d.set_item("writes", s.writes)?;
-    d.set_item("erases", s.erases)?;
+    set_fields!(d, s, [reads, writes, erases]);
     d.set_item("time_us", s.virtual_time)?;
     Ok(d)
 }
@@ -111,17 +126,19 @@ pub(crate) fn metrics_dict<'py>(
     d.set_item("buffer_pages", buffer)?;
     d.set_item("device", device)?;
     d.set_item("cost_unit", unit.as_str())?;
-    d.set_item("requests", m.requests)?;
-    d.set_item("reads", m.reads)?;
-    d.set_item("writes", m.writes)?;
-    d.set_item("hits", m.hits)?;
-    d.set_item("misses", m.misses)?;
+    set_fields!(d, m, [requests, reads, writes, hits, misses]);
     d.set_item("miss_ratio", m.miss_ratio())?;
-    d.set_item("physical_reads", m.physical_reads)?;
-    d.set_item("physical_writes", m.physical_writes)?;
-    d.set_item("dirty_evictions", m.dirty_evictions)?;
-    d.set_item("dirty_at_end", m.dirty_at_end)?;
-    d.set_item("virtual_time", m.virtual_time)?;
+    set_fields!(
+        d,
+        m,
+        [
+            physical_reads,
+            physical_writes,
+            dirty_evictions,
+            dirty_at_end,
+            virtual_time
+        ]
+    );
     d.set_item("seconds", seconds)?;
     let rps = if seconds > 0.0 {
         m.requests as f64 / seconds
@@ -131,29 +148,19 @@ pub(crate) fn metrics_dict<'py>(
     d.set_item("requests_per_second", rps)?;
     if !m.series.is_empty() {
         let s = PyDict::new(py);
-        s.set_item(
-            "requests",
-            m.series.iter().map(|p| p.requests).collect::<Vec<_>>(),
-        )?;
-        s.set_item("hits", m.series.iter().map(|p| p.hits).collect::<Vec<_>>())?;
-        s.set_item(
-            "physical_reads",
-            m.series
-                .iter()
-                .map(|p| p.physical_reads)
-                .collect::<Vec<_>>(),
-        )?;
-        s.set_item(
-            "physical_writes",
-            m.series
-                .iter()
-                .map(|p| p.physical_writes)
-                .collect::<Vec<_>>(),
-        )?;
-        s.set_item(
-            "virtual_time",
-            m.series.iter().map(|p| p.virtual_time).collect::<Vec<_>>(),
-        )?;
+        // One list per counter, in the order of the points.
+        macro_rules! column {
+            ($($f:ident),*) => {
+                $(s.set_item(stringify!($f), m.series.iter().map(|p| p.$f).collect::<Vec<_>>())?;)*
+            };
+        }
+        column!(
+            requests,
+            hits,
+            physical_reads,
+            physical_writes,
+            virtual_time
+        );
         // Policy state variables (CASA: tau, clean), one list each; a value
         // not known yet is None, not NaN (JSON has no NaN).
         let state = PyDict::new(py);

@@ -91,7 +91,6 @@ pub fn size_pages(size: &Bound<'_, PyAny>, distinct: usize) -> PyResult<usize> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(replay, m)?)?;
-    m.add_function(wrap_pyfunction!(size_pages, m)?)?;
+    crate::add_functions!(m, [replay, size_pages]);
     Ok(())
 }

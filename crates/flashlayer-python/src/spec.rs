@@ -17,11 +17,7 @@ fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
 fn device_dict<'py>(py: Python<'py>, m: &DeviceModel) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", &m.name)?;
-    d.set_item("read", m.read)?;
-    d.set_item("write", m.write)?;
-    d.set_item("seq_read", m.seq_read)?;
-    d.set_item("seq_write", m.seq_write)?;
-    d.set_item("erase", m.erase)?;
+    crate::set_fields!(d, m, [read, write, seq_read, seq_write, erase]);
     d.set_item("unit", m.unit.as_str())?;
     Ok(d)
 }
@@ -118,11 +114,16 @@ fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(device, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_list, m)?)?;
-    m.add_function(wrap_pyfunction!(table, m)?)?;
-    m.add_function(wrap_pyfunction!(short_spec, m)?)?;
-    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    crate::add_functions!(
+        m,
+        [
+            device,
+            canonical,
+            canonical_list,
+            table,
+            short_spec,
+            presets
+        ]
+    );
     Ok(())
 }

@@ -71,13 +71,19 @@ impl Trace {
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = py.detach(|| flashlayer::trace::stats(&self.flt));
         let d = PyDict::new(py);
-        d.set_item("requests", s.requests)?;
-        d.set_item("reads", s.reads)?;
-        d.set_item("writes", s.writes)?;
-        d.set_item("distinct_pages", s.distinct_pages)?;
-        d.set_item("pages_written", s.pages_written)?;
-        d.set_item("write_share", s.write_share)?;
-        d.set_item("hot20_share", s.hot20_share)?;
+        crate::set_fields!(
+            d,
+            s,
+            [
+                requests,
+                reads,
+                writes,
+                distinct_pages,
+                pages_written,
+                write_share,
+                hot20_share
+            ]
+        );
         Ok(d)
     }
 
@@ -157,8 +163,6 @@ fn formats() -> Vec<(&'static str, &'static str)> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Trace>()?;
-    m.add_function(wrap_pyfunction!(convert, m)?)?;
-    m.add_function(wrap_pyfunction!(concat, m)?)?;
-    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    crate::add_functions!(m, [convert, concat, formats]);
     Ok(())
 }

@@ -100,11 +100,11 @@ fn gen_workload<'py>(
     let d = PyDict::new(py);
     d.set_item("workload", spec.name())?;
     d.set_item("spec", spec.to_string())?;
-    d.set_item("requests", report.requests)?;
-    d.set_item("steps", report.steps)?;
-    d.set_item("db_pages", report.db_pages)?;
-    d.set_item("load_seconds", report.load_seconds)?;
-    d.set_item("run_seconds", report.run_seconds)?;
+    crate::set_fields!(
+        d,
+        report,
+        [requests, steps, db_pages, load_seconds, run_seconds]
+    );
     d.set_item(
         "steps_per_second",
         report.steps as f64 / report.run_seconds.max(1e-9),
@@ -229,9 +229,7 @@ fn run_terminals<'py>(
     d.set_item("spec", spec.to_string())?;
     d.set_item("policy", policy_spec.to_string())?;
     d.set_item("frames", frames)?;
-    d.set_item("threads", r.threads)?;
-    d.set_item("steps", r.steps)?;
-    d.set_item("seconds", r.seconds)?;
+    crate::set_fields!(d, r, [threads, steps, seconds]);
     d.set_item("steps_per_second", r.steps_per_second())?;
     d.set_item("flush_seconds", r.flush_seconds)?;
     d.set_item("db_pages", r.db_pages)?;
@@ -247,9 +245,7 @@ fn run_terminals<'py>(
     for c in &r.checked {
         let o = PyDict::new(py);
         o.set_item("name", &c.name)?;
-        o.set_item("pages", c.pages)?;
-        o.set_item("entries", c.entries)?;
-        o.set_item("height", c.height)?;
+        crate::set_fields!(o, c, [pages, entries, height]);
         checked.append(o)?;
     }
     d.set_item("checked", checked)?;
@@ -258,9 +254,6 @@ fn run_terminals<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(pool_load, m)?)?;
-    m.add_function(wrap_pyfunction!(run_terminals, m)?)?;
-    m.add_function(wrap_pyfunction!(gen_zipf, m)?)?;
-    m.add_function(wrap_pyfunction!(gen_workload, m)?)?;
+    crate::add_functions!(m, [pool_load, run_terminals, gen_zipf, gen_workload]);
     Ok(())
 }

@@ -22,6 +22,30 @@
 //! assert_eq!((m.hits, m.misses, m.dirty_evictions), (1, 4, 1));
 //! ```
 
+/// A builder's setters, each with its doc (which states the default):
+/// `name: Type;` sets `self.name`, `name: Some(Type);` sets it to
+/// `Some(value)`.
+macro_rules! setters {
+    () => {};
+    ($(#[$doc:meta])* $name:ident: Some($ty:ty); $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(mut self, $name: $ty) -> Self {
+            self.$name = Some($name);
+            self
+        }
+        $crate::setters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $name(mut self, $name: $ty) -> Self {
+            self.$name = $name;
+            self
+        }
+        $crate::setters!($($rest)*);
+    };
+}
+pub(crate) use setters;
+
 pub mod alloc;
 pub mod bound;
 pub mod btree;

@@ -66,6 +66,21 @@ pub struct Param {
 }
 
 impl Param {
+    /// A key: its name, type, default as typed and help.
+    pub const fn new(
+        key: &'static str,
+        ty: Ty,
+        default: &'static str,
+        help: &'static str,
+    ) -> Param {
+        Param {
+            key,
+            ty,
+            default,
+            help,
+        }
+    }
+
     /// Allowed values, in words.
     pub fn allowed(&self) -> String {
         match self.ty {

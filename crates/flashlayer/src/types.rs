@@ -396,6 +396,15 @@ pub fn field<'a>(fields: &'a Fields, key: &str) -> Option<&'a Value> {
     fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
+/// `Fields` named as the engine names them: `fields!(value, [a, b])` is
+/// `[("a", value.a), ("b", value.b)]`, each converted into a [`Value`].
+#[macro_export]
+macro_rules! fields {
+    ($v:expr, [$($f:ident),* $(,)?]) => {
+        vec![$((stringify!($f), $crate::types::Value::from($v.$f))),*]
+    };
+}
+
 macro_rules! value_from {
     ($($t:ty => $v:ident($conv:expr)),* $(,)?) => {$(
         impl From<$t> for Value {

@@ -37,7 +37,8 @@ POLICIES = {"quick": ["lru", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "li
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures, _, claims, checks, notes, runs = Parts().unpack()
+    parts = Parts()
+    figures, _, claims, checks, notes, runs = parts.unpack()
     policies = POLICIES[mode]
     total = len(TRACES) * len(policies) * len(FRACTIONS[mode])
     with progress.bar(total, "baselines", quiet=quiet) as bar:
@@ -91,18 +92,13 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                 f"{stats['write_share']:.1%} writes, hottest 20% of pages get {stats['hot20_share']:.1%} of requests; "
                 f"buffers {', '.join(f'{b:,} ({b / distinct:.1%})' for b in buffers)} pages."
             )
-    return {
-        "title": "Baselines on real PostgreSQL traces",
-        "intro": "Classic replacement policies on buffer traces recorded from PostgreSQL 15 (see 'Where the traces "
+    return parts.section(
+        "Baselines on real PostgreSQL traces",
+        "Classic replacement policies on buffer traces recorded from PostgreSQL 15 (see 'Where the traces "
         "come from' below): the reference every flash-aware result is compared with. Belady is the offline "
         "miss-optimal policy.",
-        "figures": figures,
-        "claims": claims,
-        "checks": checks,
-        "notes": notes,
-        "runs": runs,
-        "traces": [traces_dir / f for f in FILES],
-    }
+        [traces_dir / f for f in FILES],
+    )
 
 
 def _arc_repeats(trace: _native.Trace, label: str, key: str, buffers: list[int], figures: dict[str, Figure]) -> str:

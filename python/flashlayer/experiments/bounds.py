@@ -145,7 +145,8 @@ def bound_claim(paper: str, fid: str, label: str, costs: dict[str, list[float]],
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures, tables, claims, _, notes, runs = Parts().unpack()
+    parts = Parts()
+    figures, tables, claims, _, notes, runs = parts.unpack()
     devices = [f"ratio:1:{r}" for r in RATIOS]
     rows: list[list[Any]] = []
     below: list[str] = []
@@ -267,18 +268,12 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "distance from the best possible. Against the true optimum (exhaustive search on small random traces, "
         "integer programs on traces of 400 and 2,000 requests; README) the lower bound was 0.2-2.0% below it and "
         "costopt-ub 0-0.9% above.")
-    return {
-        "title": "How good can a policy be? Cost-optimal bounds",
-        "intro": "Writeback-aware caching (a read per miss, a write per dirty eviction) is NP-complete (Beckmann "
+    return parts.section(
+        "How good can a policy be? Cost-optimal bounds",
+        "Writeback-aware caching (a read per miss, a write per dirty eviction) is NP-complete (Beckmann "
         "et al., APOCS 2020). costopt-lb is a lower bound on every policy's virtual time, from a Lagrangian "
         "relaxation of the buffer's capacity solved by subgradient ascent; costopt-ub is the cheapest schedule "
         "found by replaying an offline policy that evicts by the relaxation's prices. Figures: LRU at every size "
         "from one pass, every policy at 1%, 3% and 10% of the distinct pages, Belady, costopt-ub and the bound.",
-        "figures": figures,
-        "tables": tables,
-        "claims": claims,
-        "checks": [],
-        "notes": notes,
-        "runs": runs,
-        "traces": [traces_dir / f for f in FILES],
-    }
+        [traces_dir / f for f in FILES],
+    )

@@ -30,11 +30,10 @@ Virtual time is Eq. (1): n_R x c_R + n_W x c_W with the device ``ratio:1:N``
 from __future__ import annotations
 
 import math
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts
+from flashlayer.experiments.parts import Parts, scratch
 from flashlayer import _native, papers, progress
 from flashlayer.experiments import baselines
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
@@ -120,9 +119,9 @@ def _device(ratio: int) -> str:
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures, tables, claims, checks, notes, runs = Parts().unpack()
-    with tempfile.TemporaryDirectory(prefix="flashlayer-casa-") as tmp:
-        work = Path(tmp)
+    parts = Parts()
+    figures, tables, claims, checks, notes, runs = parts.unpack()
+    with scratch("casa") as work:
         with progress.bar(None, "casa: building CONCAT and a TPC-C trace", quiet=quiet):
             concat = work / "concat.flt"
             oltp, dss = (inputs.captured.get(c, traces_dir / f) for c, f in zip(CAPTURES, FILES, strict=True))
@@ -150,21 +149,15 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         _fig3(concat, oltp_requests, scaled(PAPER_FIG3_BUFFER, distinct), figures, claims, notes, quiet)
         _table2_fig4(mode, tpcc, figures, tables, claims, runs, notes, quiet)
         _fig5(small, work, figures, notes, quiet)
-    return {
-        "title": "CASA: cost-aware self-adaptive buffer management (Ou & Härder 2010)",
-        "intro": "CASA keeps a clean list and a dirty list and moves the target size of the clean list by the "
+    return parts.section(
+        "CASA: cost-aware self-adaptive buffer management (Ou & Härder 2010)",
+        "CASA keeps a clean list and a dirty list and moves the target size of the clean list by the "
         "hits each list earns, weighted by the device's read/write costs (Algorithm 1). Compared with LRU, CFLRU "
         "at three windows, LRU-WSR and CCF-LRU on CONCAT (PostgreSQL TPC-C and TPC-H traces, §5.1) and on a "
         "generated TPC-C trace (in place of the paper's unpublished bank trace, §5.2). Virtual time is Eq. (1) "
         "relative to LRU.",
-        "figures": figures,
-        "tables": tables,
-        "claims": claims,
-        "checks": checks,
-        "notes": notes,
-        "runs": runs,
-        "traces": [oltp, dss],
-    }
+        [oltp, dss],
+    )
 
 
 def _concat_check(concat: Path, oltp: Path, dss: Path) -> tuple[Check, int, int]:

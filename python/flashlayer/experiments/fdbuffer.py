@@ -17,11 +17,10 @@ time / requests, in reads.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts
+from flashlayer.experiments.parts import Parts, scratch
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
@@ -78,9 +77,9 @@ HDD_WITHIN = 0.01
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures, tables, claims, _, notes, runs = Parts().unpack()
-    with tempfile.TemporaryDirectory(prefix="flashlayer-fdbuffer-") as tmp:
-        work = Path(tmp)
+    parts = Parts()
+    figures, tables, claims, _, notes, runs = parts.unpack()
+    with scratch("fdbuffer") as work:
         _table1(work, tables, claims)
         traces: list[tuple[str, str, Path, int]] = []
         with progress.bar(None, "fdbuffer: generating TPC-C and TATP", quiet=quiet):
@@ -161,22 +160,15 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         claims.extend(_savings_claims(by_trace))
         tables["fdbuffer/devices"] = _devices_table()
         _mc(traces[1], figures, claims, notes, quiet)
-    return {
-        "title": "FD-Buffer: clean and dirty pools (On et al. 2010)",
-        "intro": "FD-Buffer splits the buffer into a clean pool and a dirty pool, each with its own replacement "
+    return parts.section(
+        "FD-Buffer: clean and dirty pools (On et al. 2010)",
+        "FD-Buffer splits the buffer into a clean pool and a dirty pool, each with its own replacement "
         "policy, and moves frames between them as Algorithms 1 and 2 say; the clean pool's share M_c adapts "
         "from both pools' miss-ratio curves and the device's asymmetry (mc=auto). Compared with LRU, CFLRU and "
         "CFDC on TPC-C and TPC-B recorded from PostgreSQL and on generated TPC-C and TATP, at the paper's four "
         "asymmetries, with and without write clustering.",
-        "figures": figures,
-        "tables": tables,
-        "claims": claims,
-        "checks": [],
-        "notes": notes,
-        "runs": runs,
-        "traces": [traces_dir / PG_TPCC, tpcb] + ([inputs.captured[CAPTURES[1]]] if CAPTURES[1] in inputs.captured
-                                                  else []),
-    }
+        [traces_dir / PG_TPCC, tpcb] + ([inputs.captured[CAPTURES[1]]] if CAPTURES[1] in inputs.captured else []),
+    )
 
 
 def _after_warmup(r: SimResult) -> float:

@@ -23,11 +23,10 @@ latency.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts
+from flashlayer.experiments.parts import Parts, scratch
 from flashlayer import _native, papers, progress
 from flashlayer.experiments.scale import table as scale_table
 from flashlayer.results import SimResult
@@ -88,9 +87,9 @@ START = 0.05
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
-    figures, tables, claims, checks, notes, runs = Parts().unpack()
-    with tempfile.TemporaryDirectory(prefix="flashlayer-hypro-") as tmp:
-        work = Path(tmp)
+    parts = Parts()
+    figures, tables, claims, checks, notes, runs = parts.unpack()
+    with scratch("hypro") as work:
         paths = {name: inputs.captured.get(CAPTURED.get(name, ""), traces_dir / f)
                  for name, f in (("TPC-B", TPCB), ("TATP", TATP), ("MLK", MLK))}
         traces = _traces(mode, paths, work, checks, tables, quiet)
@@ -116,22 +115,16 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "served on the SSD is one SSD write), for every scheme. PostgreSQL traces mark a page dirty in the same "
         "fix that read it, so their writes hit DRAM."
     )
-    return {
-        "title": "DRAM over SSD over disk: HyPro against TAC, FaCE and lazy cleaning (Lv et al.)",
-        "intro": "HyPro keeps DRAM and the SSD exclusive and moves pages between them with two probabilities: a "
+    return parts.section(
+        "DRAM over SSD over disk: HyPro against TAC, FaCE and lazy cleaning (Lv et al.)",
+        "HyPro keeps DRAM and the SSD exclusive and moves pages between them with two probabilities: a "
         "page hit on the SSD is elevated into DRAM with p_elevate (else served on the SSD), a page evicted from "
         "DRAM sinks to the SSD with p_sink (else goes to the disk if dirty). TAC caches pages of warm extents and "
         "writes through; FaCE appends every evicted page to a multi-version FIFO log; lazy cleaning is a "
         "write-back cache with a cleaner. DRAM is 1% of the pages, the SSD 1.25-20%, devices from HyPro's "
         "Tables 1 and 4.",
-        "figures": figures,
-        "tables": tables,
-        "claims": claims,
-        "checks": checks,
-        "notes": notes,
-        "runs": runs,
-        "traces": list(paths.values()),
-    }
+        list(paths.values()),
+    )
 
 
 def _traces(mode: str, paths: dict[str, Path], work: Path, checks: list[Check], tables: dict[str, Table],

@@ -225,16 +225,19 @@ pub struct FlashStats {
 impl FlashStats {
     /// The counts a result row shows.
     pub fn fields(&self) -> crate::types::Fields {
-        vec![
-            ("page_reads", self.page_reads.into()),
-            ("page_writes", self.page_writes.into()),
-            ("flushes", self.flushes.into()),
-            ("gc_runs", self.gc_runs.into()),
-            ("gc_time_us", self.gc_time_us.into()),
-            ("differentials", self.differentials.into()),
-            ("new_base_pages", self.new_base_pages.into()),
-            ("folds", self.folds.into()),
-        ]
+        crate::fields!(
+            self,
+            [
+                page_reads,
+                page_writes,
+                flushes,
+                gc_runs,
+                gc_time_us,
+                differentials,
+                new_base_pages,
+                folds
+            ]
+        )
     }
 }
 
@@ -309,24 +312,20 @@ impl FlashStoreBuilder {
         }
     }
 
-    /// Logical pages the store holds (page ids `0..n`). Default: half the
-    /// chip's pages (the rest is room for logs, differentials and garbage
-    /// collection), or fewer if the method cannot hold half: IPL with a log
-    /// area of half a block or more, and any method on a chip of a few
-    /// blocks. IPU may be given every page.
-    pub fn logical_pages(mut self, n: u32) -> Self {
-        self.logical_pages = Some(n);
-        self
-    }
+    crate::setters! {
+        /// Logical pages the store holds (page ids `0..n`). Default: half the
+        /// chip's pages (the rest is room for logs, differentials and garbage
+        /// collection), or fewer if the method cannot hold half: IPL with a log
+        /// area of half a block or more, and any method on a chip of a few
+        /// blocks. IPU may be given every page.
+        logical_pages: Some(u32);
 
-    /// Keep obsolete marks in memory instead of programming them into the
-    /// spare area (PDL §4.5, footnote 9), for OPU and PDL; recovery rebuilds
-    /// them from creation time stamps. Default: `false` (marks in the spare
-    /// area, the paper's experiments). Required on a chip that forbids
-    /// spare re-programs.
-    pub fn obsolete_in_memory(mut self, on: bool) -> Self {
-        self.obsolete_in_memory = on;
-        self
+        /// Keep obsolete marks in memory instead of programming them into the
+        /// spare area (PDL §4.5, footnote 9), for OPU and PDL; recovery rebuilds
+        /// them from creation time stamps. Default: `false` (marks in the spare
+        /// area, the paper's experiments). Required on a chip that forbids
+        /// spare re-programs.
+        obsolete_in_memory: bool;
     }
 
     /// The method.

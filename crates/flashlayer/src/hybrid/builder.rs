@@ -28,55 +28,36 @@ impl<F, M> std::fmt::Debug for HybridStoreBuilder<F, M> {
 }
 
 impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
-    /// The placement algorithm. Default: [`Placement::Hybrid`].
-    pub fn placement(mut self, p: Placement) -> Self {
-        self.placement = p;
-        self
-    }
+    crate::setters! {
+        /// The placement algorithm. Default: [`Placement::Hybrid`].
+        placement: Placement;
 
-    /// `b`, the buffer pages dedicated to the file, for hybrid's
-    /// `q = 1 − b/n`. Default: 0 (every logical operation weighs fully).
-    pub fn buffer_pages(mut self, b: u64) -> Self {
-        self.buffer_pages = b;
-        self
-    }
+        /// `b`, the buffer pages dedicated to the file, for hybrid's
+        /// `q = 1 − b/n`. Default: 0 (every logical operation weighs fully).
+        buffer_pages: u64;
 
-    /// `n`, the file's pages, for `q`; the store also sizes its per-page
-    /// state for `n` pages at once (one table, allocated before it is
-    /// touched, rather than one grown by copies). Default: the pages the
-    /// store has seen so far (never fewer than `b`).
-    pub fn file_pages(mut self, n: u64) -> Self {
-        self.file_pages = Some(n);
-        self
-    }
+        /// `n`, the file's pages, for `q`; the store also sizes its per-page
+        /// state for `n` pages at once (one table, allocated before it is
+        /// touched, rather than one grown by copies). Default: the pages the
+        /// store has seen so far (never fewer than `b`).
+        file_pages: Some(u64);
 
-    /// At most `pages` pages on flash (≥ 1). Default: no limit.
-    pub fn flash_capacity(mut self, pages: u64) -> Self {
-        self.flash_capacity = Some(pages);
-        self
-    }
+        /// At most this many pages on flash (≥ 1). Default: no limit.
+        flash_capacity: Some(u64);
 
-    /// Deferred migrations in batches of `pages` (0, the default: move at
-    /// eviction).
-    pub fn defer(mut self, pages: usize) -> Self {
-        self.defer = pages;
-        self
-    }
+        /// Deferred migrations in batches of this many pages (0, the default: move at
+        /// eviction).
+        defer: usize;
 
-    /// Whether a page the store has never seen already exists on the
-    /// magnetic disk with its accounting started (a trace replayed against
-    /// a loaded database), rather than being new (accounting starts at its
-    /// first physical write). Default: `false`.
-    pub fn preloaded(mut self, on: bool) -> Self {
-        self.preloaded = on;
-        self
-    }
+        /// Whether a page the store has never seen already exists on the
+        /// magnetic disk with its accounting started (a trace replayed against
+        /// a loaded database), rather than being new (accounting starts at its
+        /// first physical write). Default: `false`.
+        preloaded: bool;
 
-    /// Records every page's physical events for [`PlacementSchedule::solve`]
-    /// ([`HybridStore::take_recording`]). Default: off.
-    pub fn record(mut self, on: bool) -> Self {
-        self.record = on;
-        self
+        /// Records every page's physical events for [`PlacementSchedule::solve`]
+        /// ([`HybridStore::take_recording`]). Default: off.
+        record: bool;
     }
 
     /// Persists placement state in a journal on two disks (created empty,

@@ -59,23 +59,18 @@ impl ChipBuilder {
         self.preset = name.to_string();
         self
     }
-    /// Explicit timing, overriding the preset's. Default: the preset's.
-    pub fn timing(mut self, t: Timing) -> Self {
-        self.timing = Some(t);
-        self
-    }
-    /// Programs a spare area may take between erases, the first included.
-    /// Default: 2 (PDL footnote 9); 1 for chips that forbid re-programming.
-    pub fn spare_programs(mut self, n: u8) -> Self {
-        self.spare_programs = n;
-        self
-    }
-    /// Programs a page's data area may take between erases (partial
-    /// programs). Default: 1, as on the MLC chip of PDL Table 1; IPL's
-    /// sector writes need `page_size / 128`.
-    pub fn data_programs(mut self, n: u8) -> Self {
-        self.data_programs = n;
-        self
+    crate::setters! {
+        /// Explicit timing, overriding the preset's. Default: the preset's.
+        timing: Some(Timing);
+
+        /// Programs a spare area may take between erases, the first included.
+        /// Default: 2 (PDL footnote 9); 1 for chips that forbid re-programming.
+        spare_programs: u8;
+
+        /// Programs a page's data area may take between erases (partial
+        /// programs). Default: 1, as on the MLC chip of PDL Table 1; IPL's
+        /// sector writes need `page_size / 128`.
+        data_programs: u8;
     }
     /// Keeps the image in this file: opened if it exists (its size must
     /// match the geometry), else created erased. Default: in memory.

@@ -142,15 +142,18 @@ impl ChipStats {
 
     /// The counts a result row shows (power cuts are the crash tests').
     pub fn fields(&self) -> crate::types::Fields {
-        vec![
-            ("reads", self.reads.into()),
-            ("spare_reads", self.spare_reads.into()),
-            ("programs", self.programs.into()),
-            ("spare_programs", self.spare_programs.into()),
-            ("erases", self.erases.into()),
-            ("time_us", self.time_us.into()),
-            ("max_erase_count", self.max_erase_count.into()),
-        ]
+        crate::fields!(
+            self,
+            [
+                reads,
+                spare_reads,
+                programs,
+                spare_programs,
+                erases,
+                time_us,
+                max_erase_count
+            ]
+        )
     }
 }
 

@@ -37,23 +37,16 @@ pub struct FileStoreBuilder {
 }
 
 impl FileStoreBuilder {
-    /// Page size in bytes. Default: 4096.
-    pub fn page_size(mut self, bytes: usize) -> Self {
-        self.page_size = bytes;
-        self
-    }
+    crate::setters! {
+        /// Page size in bytes. Default: 4096.
+        page_size: usize;
 
-    /// Open with `O_DIRECT` (bypass the OS page cache). Default: off. The
-    /// page size must then be a multiple of 4096.
-    pub fn direct(mut self, on: bool) -> Self {
-        self.direct = on;
-        self
-    }
+        /// Open with `O_DIRECT` (bypass the OS page cache). Default: off. The
+        /// page size must then be a multiple of 4096.
+        direct: bool;
 
-    /// Device model that prices the I/O. Default: `ratio:1:1` (read = write = 1).
-    pub fn device(mut self, device: DeviceModel) -> Self {
-        self.device = device;
-        self
+        /// Device model that prices the I/O. Default: `ratio:1:1` (read = write = 1).
+        device: DeviceModel;
     }
 
     /// The pages this store holds: each lives at its rank among them (in

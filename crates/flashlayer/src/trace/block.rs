@@ -6,6 +6,10 @@ use crate::types::{Op, PageId};
 /// Bits of a page id that hold the device number.
 const DEVICE_SHIFT: u32 = 48;
 
+/// Where a block trace reader sends each page reference it reads.
+pub trait Refs: FnMut(PageId, Op) -> Result<()> {}
+impl<F: FnMut(PageId, Op) -> Result<()>> Refs for F {}
+
 /// Maps block requests to page ids `(device << 48) | unit`, where the unit is
 /// the page number (page size > 0) or the start byte (page size 0).
 #[derive(Clone, Debug)]
@@ -43,7 +47,7 @@ impl BlockMapper {
         offset: u64,
         size: u64,
         op: Op,
-        f: &mut impl FnMut(PageId, Op) -> Result<()>,
+        f: &mut impl Refs,
         bad: impl Fn(String) -> Error,
     ) -> Result<()> {
         if device >> (64 - DEVICE_SHIFT) != 0 {

@@ -24,7 +24,7 @@ mod spc;
 mod stats;
 mod vscsi;
 
-pub use block::BlockMapper;
+pub use block::{BlockMapper, Refs};
 pub use csv::CsvWriter;
 pub use flt::{Flt, FltWriter, Remapper};
 pub use stats::{stats, TraceStats};

@@ -3,17 +3,13 @@
 //! `Read` or `Write` and byte offsets and sizes. Each distinct
 //! (hostname, disk) pair is one device, numbered in order of appearance.
 
-use super::block::BlockMapper;
+use super::block::{BlockMapper, Refs};
 use super::input::{fields, uint, Lines};
 use crate::error::Result;
-use crate::types::{Op, PageId};
+use crate::types::Op;
 use std::path::Path;
 
-pub(crate) fn read(
-    path: &Path,
-    map: &mut BlockMapper,
-    f: &mut impl FnMut(PageId, Op) -> Result<()>,
-) -> Result<()> {
+pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl Refs) -> Result<()> {
     let mut lines = Lines::open(path)?;
     let mut key = String::new();
     while let Some((no, line)) = lines.next_line()? {

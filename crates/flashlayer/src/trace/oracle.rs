@@ -9,12 +9,13 @@
 //! it is either later than the record itself or "never" (-1, or `i64::MAX`
 //! in some traces). A record that breaks this is an error naming its offset.
 
+use super::block::Refs;
 use super::input::records;
 use crate::error::Result;
-use crate::types::{Op, PageId};
+use crate::types::Op;
 use std::path::Path;
 
-pub(crate) fn read(path: &Path, f: &mut impl FnMut(PageId, Op) -> Result<()>) -> Result<()> {
+pub(crate) fn read(path: &Path, f: &mut impl Refs) -> Result<()> {
     records::<24>(path, |at, r| {
         let id = u64::from_le_bytes(r[4..12].try_into().expect("8 bytes"));
         let next = i64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));

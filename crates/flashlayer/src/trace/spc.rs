@@ -2,19 +2,15 @@
 //! in 512-byte sectors, size in bytes, opcode `r`/`R` or `w`/`W`. The ASU is
 //! the device number.
 
-use super::block::BlockMapper;
+use super::block::{BlockMapper, Refs};
 use super::input::{fields, uint, Lines};
 use crate::error::Result;
-use crate::types::{Op, PageId};
+use crate::types::Op;
 use std::path::Path;
 
 const SECTOR: u64 = 512;
 
-pub(crate) fn read(
-    path: &Path,
-    map: &mut BlockMapper,
-    f: &mut impl FnMut(PageId, Op) -> Result<()>,
-) -> Result<()> {
+pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl Refs) -> Result<()> {
     let mut lines = Lines::open(path)?;
     while let Some((no, line)) = lines.next_line()? {
         let parsed = (|| {

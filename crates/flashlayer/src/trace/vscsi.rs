@@ -4,19 +4,15 @@
 //! READ(6/10/12/16) = 0x08/0x28/0xA8/0x88, WRITE(6/10/12/16) =
 //! 0x0A/0x2A/0xAA/0x8A; any other opcode is an error.
 
-use super::block::BlockMapper;
+use super::block::{BlockMapper, Refs};
 use super::input::records;
 use crate::error::Result;
-use crate::types::{Op, PageId};
+use crate::types::Op;
 use std::path::Path;
 
 const SECTOR: u64 = 512;
 
-pub(crate) fn read(
-    path: &Path,
-    map: &mut BlockMapper,
-    f: &mut impl FnMut(PageId, Op) -> Result<()>,
-) -> Result<()> {
+pub(crate) fn read(path: &Path, map: &mut BlockMapper, f: &mut impl Refs) -> Result<()> {
     records::<32>(path, |at, r| {
         let len = u32::from_le_bytes(r[4..8].try_into().expect("4 bytes"));
         let cmd = u16::from_le_bytes(r[12..14].try_into().expect("2 bytes"));

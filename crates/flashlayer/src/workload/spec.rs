@@ -321,70 +321,74 @@ table_defaults! {
     PdlUpdatesParams => PdlUpdates, "pdl-updates";
 }
 
-fn join<T: std::fmt::Display>(v: &[T]) -> String {
-    v.iter().map(T::to_string).collect::<Vec<_>>().join("/")
+/// A mix of shares as a spec writes it, `a/b/c` (`,` separates keys).
+struct Mix<'a, T>(&'a [T]);
+
+impl<T: std::fmt::Display> std::fmt::Display for Mix<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(T::to_string).collect();
+        f.write_str(&parts.join("/"))
+    }
+}
+
+/// Writes `name:key=value,...` with the listed fields of `p`, in order.
+macro_rules! canonical {
+    ($f:expr, $name:literal, $p:expr, [$($k:ident $(as $wrap:ident)?),*]) => {{
+        let pairs = [$(format!("{}={}", stringify!($k), $($wrap)?(&$p.$k))),*];
+        write!($f, "{}:{}", $name, pairs.join(","))
+    }};
 }
 
 impl std::fmt::Display for WorkloadSpec {
     /// The canonical spec, every parameter written out.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WorkloadSpec::TpcC(p) => write!(
+            WorkloadSpec::TpcC(p) => canonical!(
                 f,
-                "tpcc:warehouses={},transactions={},mix={},page_size={}",
-                p.warehouses,
-                p.transactions,
-                join(&p.mix),
-                p.page_size
+                "tpcc",
+                p,
+                [warehouses, transactions, mix as Mix, page_size]
             ),
-            WorkloadSpec::TpcB(p) => write!(
+            WorkloadSpec::TpcB(p) => {
+                canonical!(f, "tpcb", p, [branches, transactions, page_size])
+            }
+            WorkloadSpec::Tatp(p) => canonical!(f, "tatp", p, [scale, transactions, page_size]),
+            WorkloadSpec::TpcH(p) => {
+                canonical!(f, "tpch", p, [scale_factor, queries, mix as Mix, page_size])
+            }
+            WorkloadSpec::BTree(p) => canonical!(
                 f,
-                "tpcb:branches={},transactions={},page_size={}",
-                p.branches, p.transactions, p.page_size
+                "btree",
+                p,
+                [
+                    records,
+                    queries,
+                    repeat,
+                    read_only,
+                    update_only,
+                    interesting,
+                    interesting_read_prob,
+                    read_prob,
+                    range_share,
+                    range_len,
+                    insert_share,
+                    hot_keys,
+                    hot_queries,
+                    page_size
+                ]
             ),
-            WorkloadSpec::Tatp(p) => write!(
+            WorkloadSpec::PdlUpdates(p) => canonical!(
                 f,
-                "tatp:scale={},transactions={},page_size={}",
-                p.scale, p.transactions, p.page_size
-            ),
-            WorkloadSpec::TpcH(p) => write!(
-                f,
-                "tpch:scale_factor={},queries={},mix={},page_size={}",
-                p.scale_factor,
-                p.queries,
-                join(&p.mix),
-                p.page_size
-            ),
-            WorkloadSpec::BTree(p) => write!(
-                f,
-                "btree:records={},queries={},repeat={},read_only={},update_only={},interesting={},\
-                 interesting_read_prob={},read_prob={},range_share={},range_len={},insert_share={},\
-                 hot_keys={},hot_queries={},page_size={}",
-                p.records,
-                p.queries,
-                p.repeat,
-                p.read_only,
-                p.update_only,
-                p.interesting,
-                p.interesting_read_prob,
-                p.read_prob,
-                p.range_share,
-                p.range_len,
-                p.insert_share,
-                p.hot_keys,
-                p.hot_queries,
-                p.page_size
-            ),
-            WorkloadSpec::PdlUpdates(p) => write!(
-                f,
-                "pdl-updates:pages={},operations={},update_share={},updates_till_write={},\
-                 changed_share={},page_size={}",
-                p.pages,
-                p.operations,
-                p.update_share,
-                p.updates_till_write,
-                p.changed_share,
-                p.page_size
+                "pdl-updates",
+                p,
+                [
+                    pages,
+                    operations,
+                    update_share,
+                    updates_till_write,
+                    changed_share,
+                    page_size
+                ]
             ),
         }
     }

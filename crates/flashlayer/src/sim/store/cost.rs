@@ -1,11 +1,11 @@
 //! The cost store: a device model pricing every read and write, no data
 //! ([`crate::store::CostStore`]); the simulator's store.
 
-use super::{device, Kind, Opens, Run, Simulated, DEVICE};
+use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
 use crate::policy::ScheduleCosts;
-use crate::spec::{Entry, Given, Param};
+use crate::spec::{Entry, Given};
 use crate::store::CostStore;
 use std::fmt;
 
@@ -35,10 +35,11 @@ impl Kind for Cost {
         name: "cost",
         description:
             "a device cost model, no data: the simulator's store (--device SPEC is its shorthand)",
-        params: &[Param {
-            help: "the device model that prices every read and write",
-            ..DEVICE
-        }],
+        params: &[device_key(
+            "device",
+            "ratio:1:1",
+            "the device model that prices every read and write",
+        )],
     };
 
     fn read(g: &Given) -> Result<Self> {

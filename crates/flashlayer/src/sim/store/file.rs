@@ -3,7 +3,7 @@
 //! machine's costs (CASA §5.3). Each `R` is a `fix_read`, each `W` a
 //! `fix_write` that changes the page; the run ends with a flush.
 
-use super::{device, Kind, Opens, Pooled, Run, DEVICE};
+use super::{device, device_key, Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
@@ -49,28 +49,10 @@ impl Kind for File {
         name: "file",
         description: "a real buffer pool over a file: every I/O hits the file and is timed, so cost=measured policies learn this machine's costs (CASA §5.3)",
         params: &[
-            Param {
-                key: "path",
-                ty: Ty::Other("a file path"),
-                default: "",
-                help: "the database file, created or overwritten page by page, the trace's pages packed in order of number (default: a temporary file, removed after the run; a file the run created is removed if the run fails)",
-            },
-            Param {
-                key: "page_size",
-                ty: Ty::Int(512, NO_MAX),
-                default: "4096",
-                help: "bytes per page",
-            },
-            Param {
-                key: "direct",
-                ty: Ty::Switch,
-                default: "off",
-                help: "open with O_DIRECT, bypassing the page cache",
-            },
-            Param {
-                help: "the device model that prices the virtual time (the measured latencies are what cost=measured sees)",
-                ..DEVICE
-            },
+            Param::new("path", Ty::Other("a file path"), "", "the database file, created or overwritten page by page, the trace's pages packed in order of number (default: a temporary file, removed after the run; a file the run created is removed if the run fails)"),
+            Param::new("page_size", Ty::Int(512, NO_MAX), "4096", "bytes per page"),
+            Param::new("direct", Ty::Switch, "off", "open with O_DIRECT, bypassing the page cache"),
+            device_key("device", "ratio:1:1", "the device model that prices the virtual time (the measured latencies are what cost=measured sees)"),
         ],
     };
 

@@ -11,7 +11,7 @@
 //! magnetic disk at the start with their accounting started
 //! ([`crate::hybrid::HybridStoreBuilder::preloaded`]).
 
-use super::{device, Kind, Opens, Run, Simulated, DEVICE};
+use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
 use crate::hybrid::{HybridStore, Placement, PLACEMENTS};
@@ -92,36 +92,11 @@ impl Kind for Hybrid {
         name: "hybrid",
         description: "a flash and a magnetic disk side by side, each page on one, placed by Koltsidas & Viglas 2008 §4",
         params: &[
-            Param {
-                key: "placement",
-                ty: Ty::Choice(PLACEMENTS),
-                default: "hybrid",
-                help: "the placement algorithm (optimal: the offline optimum, solved from a first pass)",
-            },
-            Param {
-                key: "flash",
-                default: "koltsidas08-flash",
-                help: "the flash disk",
-                ..DEVICE
-            },
-            Param {
-                key: "magnetic",
-                default: "koltsidas08-magnetic",
-                help: "the magnetic disk",
-                ..DEVICE
-            },
-            Param {
-                key: "capacity",
-                ty: Ty::Int(1, NO_MAX),
-                default: "",
-                help: "at most this many pages on flash (default: no limit)",
-            },
-            Param {
-                key: "defer",
-                ty: Ty::Int(0, NO_MAX),
-                default: "0",
-                help: "migrations deferred and run in batches of this many pages (0: move at eviction)",
-            },
+            Param::new("placement", Ty::Choice(PLACEMENTS), "hybrid", "the placement algorithm (optimal: the offline optimum, solved from a first pass)"),
+            device_key("flash", "koltsidas08-flash", "the flash disk"),
+            device_key("magnetic", "koltsidas08-magnetic", "the magnetic disk"),
+            Param::new("capacity", Ty::Int(1, NO_MAX), "", "at most this many pages on flash (default: no limit)"),
+            Param::new("defer", Ty::Int(0, NO_MAX), "0", "migrations deferred and run in batches of this many pages (0: move at eviction)"),
         ],
     };
 

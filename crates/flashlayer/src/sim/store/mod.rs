@@ -37,15 +37,13 @@ use std::fmt;
 
 /// A device key of a store's entry: a preset or a device spec, whose
 /// `key=value` pieces continue it.
-const DEVICE: Param = Param {
-    key: "device",
-    ty: Ty::Keyed(
+const fn device_key(key: &'static str, default: &'static str, help: &'static str) -> Param {
+    let ty = Ty::Keyed(
         crate::device::SPEC_KEYS,
         "a device preset or spec (flashlayer list devices)",
-    ),
-    default: "ratio:1:1",
-    help: "the device",
-};
+    );
+    Param::new(key, ty, default, help)
+}
 
 fn device(g: &Given, key: &str) -> Result<DeviceModel> {
     DeviceModel::parse(&g.value(key)).map_err(|e| g.error(format!("{key}: {e}")))
@@ -118,14 +116,9 @@ pub trait Via {
     /// A real buffer pool, whose run ends with a flush.
     const POOLED: bool;
 
-    /// Drives `policy` over `store` through `run`'s trace; returns the
-    /// metrics and the store.
-    fn drive<P: Policy, K: Opens>(
-        run: &mut Run<'_>,
-        kind: &K,
-        policy: P,
-        store: K::Store,
-    ) -> Result<(Metrics, K::Store)>;
+    /// Drives `policy` over the store through the run's trace; returns
+    /// the metrics and the store.
+    fn drive<P: Policy, K: Opens>(d: Drive<'_, '_, K>, policy: P) -> Result<(Metrics, K::Store)>;
 }
 
 /// The trace simulator ([`Simulator`]): a store without data, the trace's
@@ -136,12 +129,8 @@ pub enum Simulated {}
 impl Via for Simulated {
     const POOLED: bool = false;
 
-    fn drive<P: Policy, K: Opens>(
-        run: &mut Run<'_>,
-        _: &K,
-        policy: P,
-        store: K::Store,
-    ) -> Result<(Metrics, K::Store)> {
+    fn drive<P: Policy, K: Opens>(d: Drive<'_, '_, K>, policy: P) -> Result<(Metrics, K::Store)> {
+        let Drive { run, store, .. } = d;
         let trace = run.trace;
         let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(run.series_every);
         sim.run_flt(trace, run.progress)?;
@@ -163,12 +152,8 @@ pub enum Pooled {}
 impl Via for Pooled {
     const POOLED: bool = true;
 
-    fn drive<P: Policy, K: Opens>(
-        run: &mut Run<'_>,
-        kind: &K,
-        policy: P,
-        store: K::Store,
-    ) -> Result<(Metrics, K::Store)> {
+    fn drive<P: Policy, K: Opens>(d: Drive<'_, '_, K>, policy: P) -> Result<(Metrics, K::Store)> {
+        let Drive { run, kind, store } = d;
         let trace = run.trace;
         let pool = BufferPool::new(policy, store)?.with_series(run.series_every);
         let mut change = kind.writes(trace);
@@ -214,10 +199,7 @@ pub struct Run<'a> {
 impl fmt::Debug for Run<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Run")
-            .field("policy", &self.policy.to_string())
             .field("buffer_pages", &self.buffer_pages)
-            .field("series_every", &self.series_every)
-            .field("flush_at_end", &self.flush_at_end)
             .finish_non_exhaustive()
     }
 }
@@ -251,7 +233,9 @@ impl Run<'_> {
     }
 }
 
-struct Drive<'r, 'a, K: Opens> {
+/// A run with its store open, waiting for its policy.
+#[derive(Debug)]
+pub struct Drive<'r, 'a, K: Opens> {
     run: &'r mut Run<'a>,
     kind: &'r K,
     store: K::Store,
@@ -260,7 +244,7 @@ struct Drive<'r, 'a, K: Opens> {
 impl<K: Opens> WithPolicy for Drive<'_, '_, K> {
     type Out = (Metrics, K::Store);
     fn visit<P: Policy>(self, policy: P) -> Result<Self::Out> {
-        K::Via::drive(self.run, self.kind, policy, self.store)
+        K::Via::drive(self, policy)
     }
 }
 

@@ -3,7 +3,7 @@
 //! (HyPro, TAC, FaCE, lazy cleaning) over a disk; each device's
 //! operations are counted and priced.
 
-use super::{device, Kind, Opens, Run, Simulated, DEVICE};
+use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Given, Param, Size, Ty};
@@ -65,30 +65,10 @@ impl Kind for Tier {
         name: "tier",
         description: "DRAM (the buffer) over an SSD cache managed by a hierarchy scheme over a disk (HyPro, TAC, FaCE, lazy cleaning)",
         params: &[
-            Param {
-                key: "ssd",
-                ty: Ty::Other(Size::ALLOWED),
-                default: "10%",
-                help: "the SSD cache's size",
-            },
-            Param {
-                key: "ssd_device",
-                default: "hypro-ssd",
-                help: "the SSD (HyPro Table 4)",
-                ..DEVICE
-            },
-            Param {
-                key: "hdd_device",
-                default: "hypro-hdd",
-                help: "the disk (HyPro Table 4)",
-                ..DEVICE
-            },
-            Param {
-                key: "scheme",
-                ty: Ty::Spec(&SCHEMES),
-                default: "hypro",
-                help: "the hierarchy scheme, its own keys following (flashlayer list schemes)",
-            },
+            Param::new("ssd", Ty::Other(Size::ALLOWED), "10%", "the SSD cache's size"),
+            device_key("ssd_device", "hypro-ssd", "the SSD (HyPro Table 4)"),
+            device_key("hdd_device", "hypro-hdd", "the disk (HyPro Table 4)"),
+            Param::new("scheme", Ty::Spec(&SCHEMES), "hypro", "the hierarchy scheme, its own keys following (flashlayer list schemes)"),
         ],
     };
 
@@ -126,23 +106,28 @@ impl Kind for Tier {
         let (ssd_used, ssd_dirty) = scheme.ssd_pages();
         m.physical_reads = io.ssd_reads + io.hdd_reads;
         m.physical_writes = io.ssd_writes + io.hdd_writes;
-        Ok(vec![
+        let mut fields: Fields = vec![
             ("scheme", self.scheme.to_string().into()),
             ("scheme_name", self.scheme.name().into()),
             ("scheme_label", scheme.name().into()),
             ("ssd_pages", self.ssd.pages(run.trace.pages()).into()),
             ("ssd_device", self.ssd_device.name.as_str().into()),
             ("hdd_device", self.hdd_device.name.as_str().into()),
-            ("ssd_hits", s.ssd_hits.into()),
-            ("hdd_misses", s.hdd_misses.into()),
-            ("ssd_reads", io.ssd_reads.into()),
-            ("ssd_writes", io.ssd_writes.into()),
-            ("ssd_seq_writes", io.ssd_seq_writes.into()),
-            ("hdd_reads", io.hdd_reads.into()),
-            ("hdd_writes", io.hdd_writes.into()),
-            ("cleanings", io.cleanings.into()),
-            ("elevations", s.elevations.into()),
-            ("sinks", s.sinks.into()),
+        ];
+        fields.extend(crate::fields!(s, [ssd_hits, hdd_misses]));
+        fields.extend(crate::fields!(
+            io,
+            [
+                ssd_reads,
+                ssd_writes,
+                ssd_seq_writes,
+                hdd_reads,
+                hdd_writes,
+                cleanings
+            ]
+        ));
+        fields.extend(crate::fields!(s, [elevations, sinks]));
+        fields.extend([
             ("ssd_time", ssd_time.into()),
             ("hdd_time", hdd_time.into()),
             ("io_time", (ssd_time + hdd_time).into()),
@@ -152,7 +137,8 @@ impl Kind for Tier {
             ("p_elevate", probabilities.map(|p| p.1).into()),
             ("c_sinkf", sink_costs.map(|c| c.0).into()),
             ("c_sinkd", sink_costs.map(|c| c.1).into()),
-        ])
+        ]);
+        Ok(fields)
     }
 }
 
