@@ -47,17 +47,13 @@ pub fn bound<'py>(
     let flt = &trace.flt;
     let (found, seconds) = timed(py, progress, |cb| {
         let future = Future::from_bytes(flt.request_bytes(), flt.pages())?;
-        plan(&future, pages, costs, &opts, &mut |i| cb(i as u64))
+        plan(&future, flt, pages, costs, &opts, &mut |i| cb(i as u64))
     })?;
     let b = found.bounds;
     let d = PyDict::new(py);
     d.set_item("buffer_pages", pages.min(flt.pages().max(1)))?;
     d.set_item("device", device.name.clone())?;
-    d.set_item("lower", b.lower)?;
-    d.set_item("upper", b.upper)?;
-    d.set_item("belady", b.belady)?;
-    d.set_item("compulsory", b.compulsory)?;
-    d.set_item("iterations", b.iterations)?;
+    crate::set_fields!(d, b, [lower, upper, belady, compulsory, iterations]);
     d.set_item("seconds", seconds)?;
     Ok(d)
 }

@@ -10,6 +10,7 @@ use flashlayer::bound::{plan, BoundOptions};
 use flashlayer::curve::lru_curve;
 use flashlayer::curve::shards::{sampled_curve, Sampling};
 use flashlayer::device::DeviceModel;
+use flashlayer::drive::DenseNumbers;
 use flashlayer::hybrid::{HybridStore, Placement};
 use flashlayer::policy::{
     with_online_policy, Belady, Future, Lru, Policy, PolicyKind, PolicySpec, ScheduleCosts,
@@ -181,7 +182,7 @@ fn bound_lower(bencher: divan::Bencher<'_, '_>) {
     bencher
         .counter(divan::counter::ItemsCount::new(words.len()))
         .bench(|| {
-            plan(&future, BUFFER, costs, &opts, &mut |_| Ok(()))
+            plan(&future, DenseNumbers, BUFFER, costs, &opts, &mut |_| Ok(()))
                 .expect("plans")
                 .bounds
                 .lower

@@ -1,10 +1,12 @@
 //! The cost-optimal bound against the true optimum: an exhaustive search
 //! over every demand-paging schedule of small traces. `lower ≤ optimum ≤
 //! upper` always; the upper bound is what a real replay of `costopt-ub`
-//! through the simulator costs, and never more than Belady's.
+//! through the simulator costs, and never more than Belady's unless a flush
+//! at the end writes in sequence.
 
 use flashlayer::bound::{plan, BoundOptions, Bounds};
 use flashlayer::device::DeviceModel;
+use flashlayer::drive::DenseNumbers;
 use flashlayer::policy::{Belady, CostOpt, Future, Policy, ScheduleCosts, WbLandlord};
 use flashlayer::sim::Simulator;
 use flashlayer::store::CostStore;
@@ -71,7 +73,11 @@ fn costs(write: f64, flush_at_end: bool) -> ScheduleCosts {
 
 /// Virtual time of `policy` replaying `trace` in the simulator.
 fn simulate<P: Policy>(policy: P, trace: &[(u32, bool)], c: ScheduleCosts) -> f64 {
-    let device = DeviceModel::parse(&format!("read={},write={}", c.read, c.write)).unwrap();
+    let device = DeviceModel::parse(&format!(
+        "read={},write={},seq_write={}",
+        c.read, c.write, c.seq_write
+    ))
+    .unwrap();
     let mut sim = Simulator::new(policy, CostStore::new(device)).unwrap();
     for &(p, w) in trace {
         sim.request(p, op(w)).unwrap();
@@ -93,7 +99,7 @@ fn bounds(trace: &[(u32, bool)], k: usize, c: ScheduleCosts) -> Bounds {
         iterations: std::env::var("ITS").map_or(60, |v| v.parse().unwrap()),
         ..BoundOptions::default()
     };
-    let p = plan(&future, k, c, &opts, &mut |_| Ok(())).unwrap();
+    let p = plan(&future, DenseNumbers, k, c, &opts, &mut |_| Ok(())).unwrap();
     let k = k.min(future.len().max(1));
     let policy = CostOpt::new(k, &future, &p.schedule, c).unwrap();
     assert_eq!(
@@ -123,6 +129,21 @@ proptest! {
         prop_assert!(best <= b.upper + 1e-9, "optimum {} > upper {}", best, b.upper);
         prop_assert!(b.upper <= b.belady);
         prop_assert!(b.compulsory <= b.lower + 1e-9);
+    }
+
+    /// A flush writes the dirty pages left in one batch, neighbours priced
+    /// as sequential writes: the planner prices its schedules as that real
+    /// replay does, so its upper bound is `sim --policy costopt-ub`'s cost.
+    #[test]
+    fn upper_bound_is_the_simulators_cost_when_the_flush_writes_in_sequence(
+        trace in prop::collection::vec((0u32..40, prop::bool::weighted(0.5)), 1..300),
+        k in 2usize..16,
+        (write, seq_write) in prop::sample::select(vec![(8.0, 0.5), (39.6, 0.56), (5.8, 2.05)]),
+    ) {
+        let c = ScheduleCosts { read: 1.0, write, seq_write, flush_at_end: true };
+        let b = bounds(&trace, k, c);
+        prop_assert!(b.lower <= b.upper + 1e-9);
+        prop_assert!(b.lower <= b.belady + 1e-9, "lower {} above Belady {}", b.lower, b.belady);
     }
 
     #[test]

@@ -65,7 +65,9 @@ def add(sub: Any) -> None:
         "(a Lagrangian relaxation of writeback-aware caching: each page's keep-or-evict choices priced "
         "by one multiplier per request for the buffer's capacity; sound at every iteration), and the "
         "cost of the best schedule its planner found (replayed like any policy; 'flashlayer sim --policy "
-        "costopt-ub' runs it), which is never above Belady's. The true optimum lies between the two. With "
+        "costopt-ub' runs it), which is never above Belady's (except with --flush-at-end on a device whose "
+        "sequential writes are cheaper: which dirty pages are left for the flush is not what the schedule plans). "
+        "The true optimum lies between the two. With "
         "--policy, each policy is replayed too and shown as a percentage above the lower bound. Writes "
         "are charged at the device's cheaper of random and sequential write, so the bound also holds for "
         "policies that cluster writes.",

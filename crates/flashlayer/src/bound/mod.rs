@@ -83,9 +83,11 @@
 //! Each replay is a real schedule, so `lower ≤ optimum ≤ upper`, and
 //! `upper ≤` Belady's cost.
 
+use crate::device::{CostUnit, DeviceModel};
+use crate::drive::{Driver, NoFrames, PageNumbers};
 use crate::error::Result;
 use crate::policy::{CostOpt, Future, Policy, Schedule, ScheduleCosts};
-use crate::types::{DeviceId, PageCost};
+use crate::store::CostStore;
 
 pub use crate::policy::DEFAULT_ITERATIONS;
 /// Default: replay the schedule of every this many iterations.
@@ -274,39 +276,52 @@ impl Dual {
     }
 }
 
-/// The cost of replaying [`CostOpt`] with `schedule`.
-pub fn replay(
+/// The cost of replaying [`CostOpt`] with `schedule` ([`run`]).
+pub fn replay<N: PageNumbers>(
     future: &Future<'_>,
     capacity: usize,
     schedule: &Schedule,
     costs: ScheduleCosts,
+    numbers: N,
 ) -> Result<f64> {
-    let mut policy = CostOpt::new(capacity, future, schedule, costs)?;
-    let page_cost = PageCost {
+    run(
+        CostOpt::new(capacity, future, schedule, costs)?,
+        future,
+        costs,
+        numbers,
+    )
+}
+
+/// The virtual time of `policy` over the trace of `future`, driven through
+/// the calling protocol ([`Driver`]) over a cost store of `costs`, the store
+/// seeing page numbers from `numbers`: what `sim` gives for it (a flush at
+/// the end prices neighbouring pages as sequential writes, as every
+/// checkpoint does).
+fn run<P: Policy, N: PageNumbers>(
+    policy: P,
+    future: &Future<'_>,
+    costs: ScheduleCosts,
+    numbers: N,
+) -> Result<f64> {
+    let device = DeviceModel {
+        name: "schedule".to_owned(),
         read: costs.read,
         write: costs.write,
+        seq_read: costs.read,
         seq_write: costs.seq_write,
-        device: DeviceId::ONLY,
+        erase: None,
+        unit: CostUnit::Units,
     };
-    let mut cost = 0.0;
+    let mut d = Driver::new(policy, CostStore::new(device))?;
+    let mut frames = NoFrames::new(numbers);
     for t in 0..future.len() {
         let (p, op) = future.request(t);
-        if policy.access(p, op) {
-            continue;
-        }
-        cost += costs.read;
-        if policy.len() >= capacity {
-            let v = policy.evict(|_| true).expect("a full buffer has a victim");
-            if v.dirty {
-                cost += costs.write;
-            }
-        }
-        policy.insert(p, op, page_cost);
+        d.request(p, op, &mut frames, 0)?;
     }
     if costs.flush_at_end {
-        cost += costs.write * policy.dirty_count() as f64;
+        d.checkpoint(future.pages(), &mut frames)?;
     }
-    Ok(cost)
+    Ok(d.metrics().virtual_time)
 }
 
 /// The constant price at which intervals of up to `G` requests fill the
@@ -337,10 +352,12 @@ fn constant(price: f64, n: usize) -> Schedule {
 }
 
 /// Computes the bounds for a buffer of `capacity` pages and the prices of
-/// the best schedule. `progress` is told each iteration's number; an error
-/// from it stops the search.
-pub fn plan(
+/// the best schedule, each schedule priced by [`replay`] with the page
+/// numbers `numbers` gives. `progress` is told each iteration's number; an
+/// error from it stops the search.
+pub fn plan<N: PageNumbers + Copy>(
     future: &Future<'_>,
+    numbers: N,
     capacity: usize,
     costs: ScheduleCosts,
     opts: &BoundOptions,
@@ -362,13 +379,14 @@ pub fn plan(
     let compulsory = dual.evaluate(future, &mu, k, &lb_costs);
 
     let belady_schedule = constant(2.0 * (costs.read + costs.write), n);
-    let belady = replay(future, k, &belady_schedule, costs)?;
-    let (mut upper, mut schedule) = (belady, belady_schedule);
+    let belady = run(future.belady(k)?, future, costs, numbers)?;
+    let from_belady = replay(future, k, &belady_schedule, costs, numbers)?;
+    let (mut upper, mut schedule) = (from_belady, belady_schedule);
     let mu0 = starting_price(future, k, costs.read);
     let scales: &[f64] = if opts.search { &[0.5, 1.0, 2.0] } else { &[] };
     for &scale in scales {
         let candidate = constant(mu0 * scale, n);
-        let cost = replay(future, k, &candidate, costs)?;
+        let cost = replay(future, k, &candidate, costs, numbers)?;
         if cost < upper {
             (upper, schedule) = (cost, candidate);
         }
@@ -398,7 +416,7 @@ pub fn plan(
                 rent: dual.prefix.clone(),
                 keep: dual.kept.clone(),
             };
-            let cost = replay(future, k, &candidate, costs)?;
+            let cost = replay(future, k, &candidate, costs, numbers)?;
             if cost < upper {
                 (upper, schedule) = (cost, candidate);
             }

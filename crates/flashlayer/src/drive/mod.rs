@@ -559,6 +559,23 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         self.policy.observe_io(kind, cost);
     }
 
+    /// A checkpoint of every dirty page buffered now ([`Driver::write_dirty`]);
+    /// dense ids in use are below `pages`. Returns how many were written.
+    pub fn checkpoint<F: Frames>(&mut self, pages: usize, frames: &mut F) -> Result<usize> {
+        let dirty = self.policy.dirty_count();
+        let mut list = Vec::with_capacity(dirty);
+        for p in 0..pages as DenseId {
+            if list.len() == dirty {
+                break;
+            }
+            if self.policy.is_dirty(p) {
+                list.push(p);
+            }
+        }
+        self.write_dirty(&list, frames)?;
+        Ok(list.len())
+    }
+
     /// A checkpoint: writes the given resident dirty pages in one batch in
     /// page-number order (neighbours are priced as sequential writes) and
     /// marks them clean. They stay resident.

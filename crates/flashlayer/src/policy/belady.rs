@@ -224,7 +224,7 @@ impl<'a> Belady<'a> {
     }
 
     /// One backward pass over the trace.
-    fn build(capacity: usize, words: Words<'a>, pages: usize) -> crate::Result<Self> {
+    pub(crate) fn build(capacity: usize, words: Words<'a>, pages: usize) -> crate::Result<Self> {
         let len = words.len();
         if len >= NEVER as usize {
             return Err(crate::Error::invalid(

@@ -101,6 +101,11 @@ impl<'a> Future<'a> {
         })
     }
 
+    /// Belady for `capacity` pages over this trace.
+    pub fn belady(&self, capacity: usize) -> crate::Result<super::Belady<'a>> {
+        super::Belady::build(capacity, self.words, self.pages)
+    }
+
     /// Requests in the trace.
     pub fn len(&self) -> usize {
         self.next_use.len()
@@ -407,7 +412,7 @@ const ITERATIONS: crate::spec::Param = crate::spec::Param {
 impl super::Named for CostOpt<'static> {
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "costopt-ub",
-        description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady)",
+        description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady, except with a flush at the end priced in sequence)",
         params: &[ITERATIONS],
     };
     type Params = usize;

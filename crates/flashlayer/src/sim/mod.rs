@@ -11,7 +11,7 @@
 mod store;
 
 pub use store::{
-    replay, Cost, File, Flash, Hybrid, Kind, Opens, Pooled, ReplayOptions, Replayed, Run,
+    replay, Cost, Drive, File, Flash, Hybrid, Kind, Opens, Pooled, ReplayOptions, Replayed, Run,
     Simulated, StoreKind, StoreSpec, Tier, Via, Writes, FLASH_PAGE, STORES,
 };
 
@@ -185,18 +185,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
     /// writes); the pages stay buffered, clean. Dense ids in use are below
     /// `pages`. Returns how many pages were written.
     pub fn checkpoint(&mut self, pages: usize) -> Result<usize> {
-        let dirty = self.d.policy().dirty_count();
-        let mut list = Vec::with_capacity(dirty);
-        for p in 0..pages as DenseId {
-            if list.len() == dirty {
-                break;
-            }
-            if self.d.policy().is_dirty(p) {
-                list.push(p);
-            }
-        }
-        self.d.write_dirty(&list, &mut self.frames)?;
-        Ok(list.len())
+        self.d.checkpoint(pages, &mut self.frames)
     }
 
     /// Ends the run with a [`Simulator::checkpoint`]: the dirty pages left
@@ -254,7 +243,7 @@ pub fn with_policy<W: WithPolicy>(
                 iterations,
                 ..BoundOptions::default()
             };
-            let plan = crate::bound::plan(&future, capacity, costs, &opts, &mut |_| Ok(()))?;
+            let plan = crate::bound::plan(&future, trace, capacity, costs, &opts, &mut |_| Ok(()))?;
             w.visit(CostOpt::new(capacity, &future, &plan.schedule, costs)?)
         }
         _ => with_online_policy(spec, capacity, trace.pages(), w),
