@@ -265,7 +265,7 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{small}", "--policy", "lru,nosuch", "--buffer", "2"], ["unknown policy 'nosuch'", "lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, wtinylfu, clockpro, belady"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "0"], ["--buffer: a size must be at least 1 page, got 0"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "ten"], ["--buffer: bad size 'ten': expected a whole number of pages (at least 1), or P% of the trace's distinct pages"]),
-        (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--device", "nvme9"], ["unknown device 'nvme9'", "presets:"]),
+        (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--device", "nvme9"], ["unknown device 'nvme9'", "valid devices: ratio, read=R,write=W, koltsidas08-flash"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--format", "parquet"], ["unknown format 'parquet'"]),
         (["sim", "{small}", "--policy", "lru", "--buffer", "2", "--page-size", "4096"], ["--page-size applies to block traces"]),
         (["sim", "{missing}", "--policy", "lru", "--buffer", "2"], ["missing.csv", "No such file"]),

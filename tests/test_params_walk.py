@@ -65,7 +65,7 @@ PAST: dict[tuple[str, str], tuple[str, str]] = {
     ("face", "group"): (str(BUFFER + 1), f"give 1 to {BUFFER}"),
     ("tier", "ssd"): ("101%", "0 < P <= 100"),
     ("tier", "scheme"): ("nosuch", "valid schemes"),
-    ("flash", "method"): ("nosuch", "ipl:SIZE"),
+    ("flash", "method"): ("nosuch", "valid methods: ipu, opu, ipl, pdl"),
     ("hypro", "level"): ("nosuch", "valid policies"),
     ("lc", "level"): ("nosuch", "valid policies"),
     ("file", "path"): ("{tmp}/no/such/db.file", "No such file"),

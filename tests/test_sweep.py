@@ -122,7 +122,7 @@ def test_report_draws_time_and_miss_ratio_per_trace_and_device(tmp_path: Path) -
     (f'traces = ["{TPCB}"]\npolicies = ["lru", "cflru:w=2"]\nbuffers = [1]\n', "policies:"),
     (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [0]\n', "buffers:"),
     (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\ndevices = ["ratio:1:x"]\n', "devices:"),
-    (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\nstores = ["tier:ssd=0"]\n', "stores: store 'tier': ssd: bad size '0'"),
+    (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\nstores = ["tier:ssd=0"]\n', "stores: store 'tier': bad value '0' for 'ssd'"),
     (f'traces = ["{TPCB}"]\npolicies = ["lru"]\nbuffers = [10]\nstores = ["cost"]\ndevices = ["ratio:1:2"]\n',
      "devices: devices are the shorthand of cost stores"),
     ('traces = [', "not valid TOML"),

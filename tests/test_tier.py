@@ -90,7 +90,7 @@ def test_scheme_lists_continue_parameters_and_write_out_defaults() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--store", "tier:scheme=hypro:p_sink=1.5,ssd=5%"],
      "scheme 'hypro': bad value '1.5' for 'p_sink'; expected auto, or a fraction from 0 to 1"),
-    (["--store", "tier:scheme=hypro,ssd=0"], "ssd: bad size '0': expected a whole number of pages (at least 1)"),
+    (["--store", "tier:scheme=hypro,ssd=0"], "bad value '0' for 'ssd'; expected a whole number of pages (at least 1)"),
     (["--store", "tier:scheme=nosuch,ssd=5%"], "unknown scheme 'nosuch'"),
     (["--store", "tier:scheme=lc,ssd=5%", "--device", "ratio:1:4"], "--store and --device both name the store"),
     (["--store", "tier:scheme=lc,ssd=5%,hdd_device=nosuch"], "hdd_device: unknown device 'nosuch'"),

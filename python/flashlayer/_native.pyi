@@ -27,7 +27,7 @@ class Trace:
     def __iter__(self) -> Iterator[tuple[int, Literal["R", "W"]]]: ...
     def stats(self) -> TraceStats: ...
 
-_Kind = Literal["policy", "scheme", "store", "workload"]
+_Kind = Literal["policy", "scheme", "store", "workload", "method"]
 _Size = int | str
 
 def replay(

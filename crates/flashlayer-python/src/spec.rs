@@ -35,6 +35,7 @@ fn canonical_of(kind: &str, text: &str) -> flashlayer::Result<String> {
         "policy" => PolicySpec::parse(text)?.to_string(),
         "scheme" => flashlayer::tier::SchemeSpec::parse(text)?.to_string(),
         "workload" => flashlayer::workload::WorkloadSpec::parse(text)?.to_string(),
+        "method" => flashlayer::flash::Method::parse(text)?.to_string(),
         _ => flashlayer::sim::StoreSpec::parse(text)?.to_string(),
     })
 }
@@ -68,9 +69,10 @@ fn spec_table(kind: &str) -> PyResult<&'static flashlayer::spec::Table> {
         "scheme" => &flashlayer::tier::SCHEMES,
         "store" => &flashlayer::sim::STORES,
         "workload" => &flashlayer::workload::WORKLOADS,
+        "method" => &flashlayer::flash::METHODS,
         other => {
             return Err(err(flashlayer::Error::invalid(format!(
-                "unknown kind of spec '{other}': expected policy, scheme, store or workload"
+                "unknown kind of spec '{other}': expected policy, scheme, store, workload or method"
             ))))
         }
     })

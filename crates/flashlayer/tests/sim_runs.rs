@@ -621,7 +621,7 @@ fn store_specs_parse_by_the_one_grammar() {
     );
     assert!(err("hybrid:placement=best")
         .contains("bad value 'best' for 'placement'; expected conservative"));
-    assert!(err("tier:ssd=0").contains("bad size '0'"));
+    assert!(err("tier:ssd=0").contains("bad value '0' for 'ssd'; expected a whole number of pages"));
     assert!(err("tier:scheme=hypro,p_sink=2").contains("bad value '2' for 'p_sink'"));
     assert!(err("hybrid:flash=hypro-ssd").contains("both must use one unit"));
     assert!(err("cost:device=nosuch").contains("device"));

@@ -3,7 +3,8 @@
 //! panic; what parses prints a canonical spec that parses back to itself,
 //! and its short form (defaults left out) means the same spec.
 
-use flashlayer::device::DeviceModel;
+use flashlayer::device::{DeviceModel, DEVICES};
+use flashlayer::flash::{Method, METHODS};
 use flashlayer::policy::{PolicySpec, POLICIES};
 use flashlayer::sim::{StoreSpec, STORES};
 use flashlayer::spec::{self, Size, Table};
@@ -41,7 +42,7 @@ fn pieces() -> Vec<String> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS] {
+    for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS, &METHODS, &DEVICES] {
         for e in table.entries {
             out.push(e.name.to_owned());
             for p in e.params {
@@ -112,6 +113,8 @@ fn text() -> impl Strategy<Value = String> {
         structured(&SCHEMES),
         structured(&STORES),
         structured(&WORKLOADS),
+        structured(&METHODS),
+        structured(&DEVICES),
         prop::collection::vec(prop::sample::select(pieces), 0..12).prop_map(|v| v.concat()),
         "[a-z0-9:,=%._-]{0,40}",
         any::<String>(),
@@ -127,6 +130,10 @@ fn canonical(table: &'static Table, text: &str) -> Option<String> {
         SchemeSpec::parse(text).map(|s| s.to_string())
     } else if std::ptr::eq(table, &WORKLOADS) {
         WorkloadSpec::parse(text).map(|s| s.to_string())
+    } else if std::ptr::eq(table, &METHODS) {
+        Method::parse(text).map(|s| s.to_string())
+    } else if std::ptr::eq(table, &DEVICES) {
+        DeviceModel::parse(text).map(|d| d.name)
     } else {
         StoreSpec::parse(text).map(|s| s.to_string())
     };
@@ -144,7 +151,7 @@ proptest! {
 
     #[test]
     fn any_text_is_a_spec_or_an_error_never_a_panic(text in text()) {
-        for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS] {
+        for table in [&POLICIES, &SCHEMES, &STORES, &WORKLOADS, &METHODS, &DEVICES] {
             if let Some(c) = canonical(table, &text) {
                 prop_assert_eq!(canonical(table, &c), Some(c.clone()), "canonical is a fixed point");
                 let short = spec::short(table, &c);
@@ -152,7 +159,6 @@ proptest! {
             }
             let _ = spec::split_list(table, &text, |s| Ok(canonical(table, s)));
         }
-        let _ = DeviceModel::parse(&text);
         let _ = Size::parse(&text);
     }
 }

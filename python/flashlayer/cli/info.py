@@ -1,4 +1,5 @@
-"""``flashlayer list``: policies, stores, hierarchy schemes, device presets,
+"""``flashlayer list``: policies, stores, hierarchy schemes, workloads, flash
+page update methods, device presets,
 trace formats and paper-scale captures, printed from the tables that define
 them."""
 
@@ -12,8 +13,8 @@ from flashlayer.cli.common import emit_json, print_table
 
 
 def run(a: argparse.Namespace) -> None:
-    kinds: dict[str, Literal["policy", "store", "scheme", "workload"]] = {
-        "policies": "policy", "stores": "store", "schemes": "scheme", "workloads": "workload"}
+    kinds: dict[str, Literal["policy", "store", "scheme", "workload", "method"]] = {
+        "policies": "policy", "stores": "store", "schemes": "scheme", "workloads": "workload", "methods": "method"}
     if a.what in kinds:
         rows: list[dict[str, Any]] = [
             {"name": n, "description": d,
@@ -72,14 +73,16 @@ def _captures() -> list[dict[str, Any]]:
 
 
 def add(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, workloads, device presets or trace "
-                        "formats",
+    ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, workloads, flash methods, device "
+                        "presets or trace formats",
                         description="policies: buffer policies with their parameters; stores: what sim --store "
                         "replays onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier "
-                        "store; workloads: the generators of 'trace gen' with their parameters; devices: the "
+                        "store; workloads: the generators of 'trace gen' with their parameters; methods: the page update "
+                        "methods of a flash store (a method's size follows its name, pdl:256); devices: the "
                         "presets with their sources; formats: the trace formats; captures: the paper-scale traces "
                         "'reproduce --full' records (and whether the trace cache holds each). Every spec is "
                         "NAME[:KEY=VALUE,...]; a KEY left out takes the default shown.")
-    ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "devices", "formats", "captures"])
+    ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "methods", "devices", "formats",
+                                     "captures"])
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=run)

@@ -276,7 +276,10 @@ impl Dual {
     }
 }
 
-/// The cost of replaying [`CostOpt`] with `schedule` ([`run`]).
+/// The cost of replaying [`CostOpt`] with `schedule`: its virtual time
+/// driven through the calling protocol over a cost store of `costs`, the
+/// store seeing page numbers from `numbers`, which is what `sim --policy
+/// costopt-ub` gives.
 pub fn replay<N: PageNumbers>(
     future: &Future<'_>,
     capacity: usize,

@@ -6,7 +6,12 @@
 //! source: microseconds for measured devices, abstract cost units for ratios.
 //!
 //! Presets are named after the paper they come from; [`DeviceModel::parse`]
-//! also accepts `ratio:1:N` and explicit `read=1,write=64[,...]` specs.
+//! also accepts `ratio:1:N` and explicit `read=1,write=64[,...]` specs, by
+//! the one grammar ([`DEVICES`], `spec.rs` here).
+
+mod spec;
+
+pub use spec::DEVICES;
 
 use crate::error::{Error, Result};
 
@@ -219,12 +224,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-const SPEC_HELP: &str =
-    "expected a preset name, 'ratio:1:N' or 'read=R,write=W[,seq_read=..,seq_write=..,erase=..]'";
-
-/// The keys of a device spec of costs (`read=R,write=W,...`).
-pub const SPEC_KEYS: &[&str] = &["read", "write", "seq_read", "seq_write", "erase", "unit"];
-
 impl DeviceModel {
     /// Refuses two devices of one store that price in different units
     /// (their times could not be added): `what` names them for the error.
@@ -277,100 +276,10 @@ impl DeviceModel {
             })
     }
 
-    /// Parses a device spec: a preset name, `ratio:1:N` (or `ratio:R:W`), or
-    /// `read=R,write=W` with optional `seq_read`, `seq_write`, `erase` and
-    /// `unit=us|units` (default `units`). Omitted sequential costs equal the
-    /// random ones. Every cost must be a finite number > 0.
-    pub fn parse(spec: &str) -> Result<Self> {
-        let spec = spec.trim();
-        if let Some(m) = Self::preset(spec) {
-            return Ok(m);
-        }
-        if let Some(rest) = spec.strip_prefix("ratio:") {
-            let parts: Vec<&str> = rest.split(':').collect();
-            let [r, w] = parts.as_slice() else {
-                return Err(Error::invalid(format!("device '{spec}': {SPEC_HELP}")));
-            };
-            let r = positive(spec, "read", r)?;
-            let w = positive(spec, "write", w)?;
-            let mut m = DeviceModel::ratio(w / r);
-            m.name = spec.to_string();
-            return Ok(m);
-        }
-        if spec.contains('=') {
-            let mut read = None;
-            let mut write = None;
-            let mut seq_read = None;
-            let mut seq_write = None;
-            let mut erase = None;
-            let mut unit = CostUnit::Units;
-            for kv in spec.split(',') {
-                let Some((k, v)) = kv.split_once('=') else {
-                    return Err(Error::invalid(format!(
-                        "device '{spec}': '{kv}' is not key=value; {SPEC_HELP}"
-                    )));
-                };
-                let k = k.trim();
-                match k {
-                    "read" => read = Some(positive(spec, k, v)?),
-                    "write" => write = Some(positive(spec, k, v)?),
-                    "seq_read" => seq_read = Some(positive(spec, k, v)?),
-                    "seq_write" => seq_write = Some(positive(spec, k, v)?),
-                    "erase" => erase = Some(positive(spec, k, v)?),
-                    "unit" => {
-                        unit = match v.trim() {
-                            "us" => CostUnit::Micros,
-                            "units" => CostUnit::Units,
-                            other => {
-                                return Err(Error::invalid(format!(
-                                    "device '{spec}': unit must be 'us' or 'units', found '{other}'"
-                                )))
-                            }
-                        }
-                    }
-                    other => {
-                        return Err(Error::invalid(format!(
-                            "device '{spec}': unknown key '{other}' (keys: read, write, seq_read, seq_write, erase, unit)"
-                        )))
-                    }
-                }
-            }
-            let (Some(read), Some(write)) = (read, write) else {
-                return Err(Error::invalid(format!(
-                    "device '{spec}': both read= and write= are required"
-                )));
-            };
-            return Ok(DeviceModel {
-                name: spec.to_string(),
-                read,
-                write,
-                seq_read: seq_read.unwrap_or(read),
-                seq_write: seq_write.unwrap_or(write),
-                erase,
-                unit,
-            });
-        }
-        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-        Err(Error::invalid(format!(
-            "unknown device '{spec}': {SPEC_HELP}; presets: {}",
-            names.join(", ")
-        )))
-    }
-
     /// Write cost over read cost (the asymmetry factor R of FD-Buffer, the
     /// cost ratio of CASA).
     pub fn asymmetry(&self) -> f64 {
         self.write / self.read
-    }
-}
-
-fn positive(spec: &str, key: &str, v: &str) -> Result<f64> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(Error::invalid(format!(
-            "device '{spec}': {key} must be a number > 0, found '{}'",
-            v.trim()
-        ))),
     }
 }
 
@@ -403,12 +312,24 @@ mod tests {
     #[test]
     fn bad_specs_are_errors_that_name_the_problem() {
         for (spec, needle) in [
-            ("nvme", "presets:"),
+            (
+                "nvme",
+                "unknown device 'nvme'; valid devices: ratio, read=R,write=W, koltsidas08-flash",
+            ),
             ("ratio:1", "ratio:1:N"),
-            ("ratio:1:-3", "must be a number > 0"),
+            (
+                "ratio:1:-3",
+                "bad value '-3' for 'write'; expected a number above 0",
+            ),
+            (
+                "ratio:1:2:3",
+                "expected at most 2 values separated by ':' (read, write)",
+            ),
             ("read=1", "both read= and write="),
-            ("read=1,write=2,speed=3", "unknown key 'speed'"),
-            ("read=1,write=x", "found 'x'"),
+            ("read=1,write=2,speed=3", "has no parameter 'speed'"),
+            ("read=1,write=x", "bad value 'x' for 'write'"),
+            ("read=1,write=2,unit=ms", "expected units or us"),
+            ("hypro-ssd:5", "takes no parameters"),
         ] {
             let e = DeviceModel::parse(spec).unwrap_err().to_string();
             assert!(e.contains(needle), "{spec}: {e}");

@@ -25,6 +25,7 @@ pub mod crash;
 mod differential;
 pub mod ipl;
 pub mod ipu;
+mod method;
 pub mod opu;
 pub mod pdl;
 pub(crate) mod spare;
@@ -36,6 +37,8 @@ pub mod updates;
 /// other methods program whole pages.
 pub const DATA_PROGRAMS: u8 = 16;
 
+pub use method::{Method, METHODS};
+
 use crate::error::{Error, Result};
 use crate::nand::Chip;
 use crate::store::{IoStats, PageStore};
@@ -43,110 +46,6 @@ use crate::types::{PageCost, PageId};
 use std::fmt;
 use std::ops::DerefMut;
 use std::sync::{Arc, Mutex, MutexGuard};
-
-/// A page update method and its parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// In-place update.
-    Ipu,
-    /// Out-of-place update.
-    Opu,
-    /// In-page logging with `log_bytes` of log pages per erase unit.
-    Ipl {
-        /// Bytes of log pages in each erase unit (`ipl:18k`: 18,432).
-        log_bytes: usize,
-    },
-    /// Page-differential logging with `Max_Differential_Size` = `max_diff`.
-    Pdl {
-        /// Largest differential kept as a differential (`pdl:256`: 256).
-        max_diff: usize,
-    },
-}
-
-fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim().to_ascii_lowercase();
-    let (num, mult) = match s.strip_suffix("kb").or_else(|| s.strip_suffix('k')) {
-        Some(n) => (n, 1024),
-        None => (s.strip_suffix('b').unwrap_or(&s), 1),
-    };
-    num.parse::<usize>().ok()?.checked_mul(mult)
-}
-
-impl Method {
-    /// The methods and their spelling, for help texts.
-    pub const HELP: &'static str =
-        "ipu, opu, ipl:SIZE (log bytes per erase unit, e.g. ipl:18k), pdl:SIZE \
-         (Max_Differential_Size, e.g. pdl:256 or pdl:2k)";
-
-    /// Parses `ipu`, `opu`, `ipl:18k`, `ipl:64k`, `pdl:256`, `pdl:2k` (sizes
-    /// in bytes, `k` for KiB).
-    pub fn parse(spec: &str) -> Result<Method> {
-        let bad = |why: &str| {
-            Error::invalid(format!(
-                "flash method '{spec}': {why}; expected {}",
-                Method::HELP
-            ))
-        };
-        let (name, arg) = match spec.trim().split_once(':') {
-            Some((n, a)) => (n.trim(), Some(a)),
-            None => (spec.trim(), None),
-        };
-        let size = |a: Option<&str>| -> Result<usize> {
-            let a = a.ok_or_else(|| bad("needs a size"))?;
-            match parse_size(a) {
-                Some(n) if n > 0 => Ok(n),
-                _ => Err(bad(&format!("'{a}' is not a positive size in bytes"))),
-            }
-        };
-        match name.to_ascii_lowercase().as_str() {
-            "ipu" | "opu" if arg.is_some() => Err(bad("takes no parameter")),
-            "ipu" => Ok(Method::Ipu),
-            "opu" => Ok(Method::Opu),
-            "ipl" => Ok(Method::Ipl {
-                log_bytes: size(arg)?,
-            }),
-            "pdl" => Ok(Method::Pdl {
-                max_diff: size(arg)?,
-            }),
-            _ => Err(bad("unknown method")),
-        }
-    }
-
-    /// The name the PDL paper's figures use: `IPL(18KB)`, `PDL(256B)`.
-    pub fn label(&self) -> String {
-        let size = |n: usize| {
-            if n.is_multiple_of(1024) {
-                format!("{}KB", n / 1024)
-            } else {
-                format!("{n}B")
-            }
-        };
-        match self {
-            Method::Ipu => "IPU".into(),
-            Method::Opu => "OPU".into(),
-            Method::Ipl { log_bytes } => format!("IPL({})", size(*log_bytes)),
-            Method::Pdl { max_diff } => format!("PDL({})", size(*max_diff)),
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = |n: usize| {
-            if n.is_multiple_of(1024) {
-                format!("{}k", n / 1024)
-            } else {
-                n.to_string()
-            }
-        };
-        match self {
-            Method::Ipu => write!(f, "ipu"),
-            Method::Opu => write!(f, "opu"),
-            Method::Ipl { log_bytes } => write!(f, "ipl:{}", size(*log_bytes)),
-            Method::Pdl { max_diff } => write!(f, "pdl:{}", size(*max_diff)),
-        }
-    }
-}
 
 /// How a store reaches its chip: owned, or shared with whoever arms power
 /// cuts on it (the Python `NandChip`).

@@ -38,6 +38,8 @@ macro_rules! policies {
             what: "policy",
             entries: &[$(<$ty as Named>::ENTRY),*],
             more: Some(registry::entries),
+            lead: false,
+            unnamed: None,
         };
 
         impl PolicyKind {

@@ -104,6 +104,8 @@ pub static SCHEMES: Table = Table {
         },
     ],
     more: None,
+    lead: false,
+    unnamed: None,
 };
 
 /// A scheme and its parameters.

@@ -45,7 +45,7 @@ pub static WORKLOADS: Table = Table {
                 TRANSACTIONS,
                 Param {
                     key: "mix",
-                    ty: Ty::Other("five whole percentages a/b/c/d/e summing to 100"),
+                    ty: Ty::Mix(5, 100.0, true),
                     default: "45/43/4/4/4",
                     help: "percent New-Order/Payment/Order-Status/Delivery/Stock-Level",
                 },
@@ -86,7 +86,7 @@ pub static WORKLOADS: Table = Table {
             params: &[
                 Param {
                     key: "scale_factor",
-                    ty: Ty::Other("a number above 0, at most 100"),
+                    ty: Ty::Positive(100.0),
                     default: "0.01",
                     help: "TPC-H scale factor (1.0 = 1.5M orders, ~6M lineitems)",
                 },
@@ -98,7 +98,7 @@ pub static WORKLOADS: Table = Table {
                 },
                 Param {
                     key: "mix",
-                    ty: Ty::Other("three shares a/b/c summing to 1"),
+                    ty: Ty::Mix(3, 1.0, false),
                     default: "0.2/0.4/0.4",
                     help: "shares of scan/range/lookup queries",
                 },
@@ -140,7 +140,7 @@ pub static WORKLOADS: Table = Table {
                 },
                 Param {
                     key: "changed_share",
-                    ty: Ty::Other("a fraction above 0, at most 1"),
+                    ty: Ty::Positive(1.0),
                     default: "0.02",
                     help: "%ChangedByOneU_Op as a fraction of the page",
                 },
@@ -149,6 +149,8 @@ pub static WORKLOADS: Table = Table {
         },
     ],
     more: None,
+    lead: false,
+    unnamed: None,
 };
 
 /// A workload with its parameters, parsed from a spec.
@@ -168,36 +170,6 @@ pub enum WorkloadSpec {
     PdlUpdates(PdlUpdatesParams),
 }
 
-/// `a/b/c...` as `N` values of `T`.
-fn parts<T: std::str::FromStr + Copy + Default, const N: usize>(
-    g: &Given,
-    key: &str,
-) -> Result<[T; N]> {
-    let v = g.value(key);
-    let mut out = [T::default(); N];
-    let mut n = 0;
-    for p in v.split('/') {
-        if n == N {
-            return Err(g.bad(key, &v));
-        }
-        out[n] = p.trim().parse().map_err(|_| g.bad(key, &v))?;
-        n += 1;
-    }
-    if n != N {
-        return Err(g.bad(key, &v));
-    }
-    Ok(out)
-}
-
-/// A number in `(0, max]`.
-fn positive(g: &Given, key: &str, max: f64) -> Result<f64> {
-    let v = g.value(key);
-    match v.parse::<f64>() {
-        Ok(x) if x > 0.0 && x <= max => Ok(x),
-        _ => Err(g.bad(key, &v)),
-    }
-}
-
 fn page_size(g: &Given) -> usize {
     g.int("page_size") as usize
 }
@@ -209,10 +181,8 @@ impl WorkloadSpec {
         let g = spec::parse(&WORKLOADS, text)?;
         Ok(match g.name() {
             "tpcc" => {
-                let mix: [u32; 5] = parts(&g, "mix")?;
-                if mix.iter().sum::<u32>() != 100 {
-                    return Err(g.bad("mix", &g.value("mix")));
-                }
+                let m = g.mix("mix");
+                let mix: [u32; 5] = std::array::from_fn(|i| m[i] as u32);
                 WorkloadSpec::TpcC(TpcCParams {
                     warehouses: g.int("warehouses") as u32,
                     transactions: g.int("transactions"),
@@ -231,14 +201,10 @@ impl WorkloadSpec {
                 page_size: page_size(&g),
             }),
             "tpch" => {
-                let mix: [f64; 3] = parts(&g, "mix")?;
-                if mix.iter().any(|s| !(0.0..=1.0).contains(s))
-                    || (mix.iter().sum::<f64>() - 1.0).abs() > 1e-9
-                {
-                    return Err(g.bad("mix", &g.value("mix")));
-                }
+                let m = g.mix("mix");
+                let mix: [f64; 3] = std::array::from_fn(|i| m[i]);
                 WorkloadSpec::TpcH(TpcHParams {
-                    scale_factor: positive(&g, "scale_factor", 100.0)?,
+                    scale_factor: g.number("scale_factor"),
                     queries: g.int("queries"),
                     mix,
                     page_size: page_size(&g),
@@ -265,7 +231,7 @@ impl WorkloadSpec {
                 operations: g.int("operations"),
                 update_share: g.fraction("update_share"),
                 updates_till_write: g.int("updates_till_write"),
-                changed_share: positive(&g, "changed_share", 1.0)?,
+                changed_share: g.number("changed_share"),
                 page_size: page_size(&g),
             }),
         })

@@ -95,7 +95,7 @@ use super::{
     S3Fifo, Sieve, Slru, TwoQ, Victim, WTinyLfu,
 };
 use crate::error::Result;
-use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
+use crate::spec::{Amount, Entry, Given, Param, Ty, NO_MAX};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// Declares the policies that can manage a pool, once: the [`Base`] that
@@ -634,9 +634,9 @@ impl<B: Policy> Policy for FdBuffer<B> {
 
 const MC: Param = Param {
     key: "mc",
-    ty: Ty::Other("auto, a whole number of pages (0 to B), or a fraction of the buffer written with a point (0.0 to 1.0)"),
+    ty: Ty::CountShareOrAuto,
     default: "auto",
-    help: "size threshold M_c of the clean pool; auto adapts it from both pools' miss-ratio curves",
+    help: "size threshold M_c of the clean pool: pages (0 to B), a share of the buffer, or auto, adapted from both pools' miss-ratio curves",
 };
 const CLEAN: Param = Param {
     key: "clean",
@@ -685,18 +685,11 @@ pub struct FdParams {
 }
 
 /// `mc=`: `auto`, a whole number of pages, or a share written with a point.
-fn mc_of(g: &Given) -> Result<Option<Mc>> {
-    let v = g.value("mc");
-    match v.as_str() {
-        "auto" => Ok(None),
-        v if v.contains('.') => match v.parse::<f64>() {
-            Ok(f) if (0.0..=1.0).contains(&f) => Ok(Some(Mc::Share(f))),
-            _ => Err(g.bad("mc", v)),
-        },
-        v => match v.parse::<usize>() {
-            Ok(k) => Ok(Some(Mc::Pages(k))),
-            _ => Err(g.bad("mc", v)),
-        },
+fn mc_of(g: &Given) -> Option<Mc> {
+    match g.amount("mc") {
+        Amount::Auto => None,
+        Amount::Count(k) => Some(Mc::Pages(usize::try_from(k).unwrap_or(usize::MAX))),
+        Amount::Share(f) => Some(Mc::Share(f)),
     }
 }
 
@@ -713,7 +706,7 @@ impl Named for FdBuffer {
             let v = g.value(key);
             BasePolicy::of(&v).ok_or_else(|| g.bad(key, &v))
         };
-        let mc = mc_of(g)?;
+        let mc = mc_of(g);
         if mc.is_some() && ["epoch", "cost", "n"].iter().any(|k| g.has(k)) {
             return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
         }

@@ -10,7 +10,7 @@
 use super::{Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
-use crate::flash::{FlashStore, FlashStoreBuilder, Method};
+use crate::flash::{FlashStore, FlashStoreBuilder, Method, METHODS};
 use crate::nand::Chip;
 use crate::spec::{Entry, Given, Param, Ty};
 use crate::trace::Flt;
@@ -108,7 +108,7 @@ impl Kind for Flash {
         name: "flash",
         description: "a real buffer pool over a NAND flash store (PDL Table 1's chip, twice the trace's pages): a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
         params: &[
-            Param::new("method", Ty::Other(Method::HELP), "pdl:256", "the page update method"),
+            Param::new("method", Ty::Spec(&METHODS), "pdl:256", "the page update method (flashlayer list methods)"),
             Param::new("obsolete", Ty::Switch, "off", "obsolete marks in memory instead of on flash (OPU, PDL)"),
             Param::new("changed", Ty::Int(1, FLASH_PAGE as u64), "", "on a trace without byte ranges: each write changes the page's first this many bytes (a trace with byte ranges says what each write changes, and takes no 'changed')"),
         ],

@@ -35,13 +35,10 @@ use crate::trace::Flt;
 use crate::types::{Fields, Metrics, PageId, Value};
 use std::fmt;
 
-/// A device key of a store's entry: a preset or a device spec, whose
-/// `key=value` pieces continue it.
+/// A device key of a store's entry: a device spec ([`crate::device::DEVICES`]),
+/// whose `key=value` pieces continue it.
 const fn device_key(key: &'static str, default: &'static str, help: &'static str) -> Param {
-    let ty = Ty::Keyed(
-        crate::device::SPEC_KEYS,
-        "a device preset or spec (flashlayer list devices)",
-    );
+    let ty = Ty::Spec(&crate::device::DEVICES);
     Param::new(key, ty, default, help)
 }
 
@@ -257,6 +254,8 @@ macro_rules! stores {
             what: "store",
             entries: &[$(<$ty as Kind>::ENTRY),*],
             more: None,
+            lead: false,
+            unnamed: None,
         };
 
         /// A kind of store with its parameters.

@@ -65,7 +65,7 @@ impl Kind for Tier {
         name: "tier",
         description: "DRAM (the buffer) over an SSD cache managed by a hierarchy scheme over a disk (HyPro, TAC, FaCE, lazy cleaning)",
         params: &[
-            Param::new("ssd", Ty::Other(Size::ALLOWED), "10%", "the SSD cache's size"),
+            Param::new("ssd", Ty::Pages, "10%", "the SSD cache's size"),
             device_key("ssd_device", "hypro-ssd", "the SSD (HyPro Table 4)"),
             device_key("hdd_device", "hypro-hdd", "the disk (HyPro Table 4)"),
             Param::new("scheme", Ty::Spec(&SCHEMES), "hypro", "the hierarchy scheme, its own keys following (flashlayer list schemes)"),
@@ -77,7 +77,7 @@ impl Kind for Tier {
         ssd_device.check_same_unit(&hdd_device, ("SSD", "disk"))?;
         Ok(Tier {
             scheme: SchemeSpec::parse(&g.value("scheme"))?,
-            ssd: Size::parse(&g.value("ssd")).map_err(|e| g.error(format!("ssd: {e}")))?,
+            ssd: g.size("ssd"),
             ssd_device,
             hdd_device,
         })

@@ -1,5 +1,6 @@
 //! The one grammar of every spec users type: policies, stores, hierarchy
-//! schemes (`DESIGN.md` §2).
+//! schemes, workloads, flash page update methods and devices (`DESIGN.md`
+//! §2).
 //!
 //! A spec is `NAME[:KEY=VALUE,...]`, names and keys case-insensitive. Each
 //! kind of spec is one [`Table`]: its names, and for each name its keys with
@@ -12,6 +13,12 @@
 //! another kind ([`Ty::Spec`], e.g. the SSD level's policy of a scheme):
 //! the pieces after it whose keys are that spec's keys continue it.
 //!
+//! Two forms are kept as users write them: in a table with
+//! [`Table::lead`], values right after the name, separated by `:`, are its
+//! first keys' values (`pdl:256`, `ratio:1:8`); a table's
+//! [`Table::unnamed`] entry is a spec of keys alone (`read=1,write=8`).
+//! Values of every type are read by one set of parsers (`values.rs`).
+//!
 //! Lists (`lru,cflru:w=0.25,casa`) follow one continuation rule
 //! ([`split_list`]): a piece of the form `key=value` (an `=` before any
 //! `:`) continues the spec before it.
@@ -19,6 +26,11 @@
 //! Each kind prints its canonical spec with every key written out (what
 //! JSON and Parquet rows carry); [`short`] leaves out the keys at their
 //! defaults, for tables people read.
+
+mod values;
+
+use values::{amount, bytes, fraction, mix, positive, switch};
+pub use values::{Amount, Size};
 
 use crate::error::{Error, Result};
 
@@ -38,14 +50,24 @@ pub enum Ty {
     Choice(&'static [&'static str]),
     /// `on` or `off` (also `true`/`false`, `1`/`0`).
     Switch,
+    /// A number above 0 and at most this (`f64::INFINITY`: any finite one).
+    Positive(f64),
+    /// A size in bytes, at least this: a whole number, `k` for KiB (`18k`).
+    Bytes(u64),
+    /// This many shares separated by `/` (`,` separates keys), each from 0
+    /// to the total, summing to it; whole numbers if the flag is set
+    /// (`45/43/4/4/4` of 100).
+    Mix(usize, f64, bool),
+    /// `auto`, a whole number, or a fraction from 0 to 1 written with a
+    /// point ([`Amount`]).
+    CountShareOrAuto,
+    /// A size in pages: a whole number, or `P%` of a trace's distinct pages
+    /// ([`Size`]).
+    Pages,
     /// A spec of the kind of this table (its own keys following).
     Spec(&'static Table),
     /// Checked by the kind's builder; the text says what is allowed.
     Other(&'static str),
-    /// Like [`Ty::Other`], for a value that may hold `key=value` pieces of
-    /// its own (a device spec `read=1,write=8`): the pieces after it with
-    /// these keys continue it.
-    Keyed(&'static [&'static str], &'static str),
 }
 
 /// The upper limit of a [`Ty::Int`] that has none.
@@ -97,8 +119,20 @@ impl Param {
                 _ => words.join(", "),
             },
             Ty::Switch => "on or off".to_owned(),
+            Ty::Positive(max) if max.is_infinite() => "a number above 0".to_owned(),
+            Ty::Positive(1.0) => "a fraction above 0, at most 1".to_owned(),
+            Ty::Positive(max) => format!("a number above 0, at most {max}"),
+            Ty::Bytes(min) => format!("a size in bytes of at least {min}, k for KiB"),
+            Ty::Mix(n, total, whole) => format!(
+                "{n} {} separated by / summing to {total}",
+                if whole { "whole numbers" } else { "shares" }
+            ),
+            Ty::CountShareOrAuto => {
+                "auto, a whole number, or a fraction written with a point (0.0 to 1.0)".to_owned()
+            }
+            Ty::Pages => Size::ALLOWED.to_owned(),
             Ty::Spec(t) => format!("a {} spec", t.what),
-            Ty::Other(text) | Ty::Keyed(_, text) => text.to_owned(),
+            Ty::Other(text) => text.to_owned(),
         }
     }
 }
@@ -135,6 +169,13 @@ pub struct Table {
     /// Names added at run time, after `entries` (the policies a program
     /// registers, [`crate::policy::register`]).
     pub more: Option<fn() -> Vec<&'static Entry>>,
+    /// Whether bare values right after a name, separated by `:`, are the
+    /// values of its first keys in order (`pdl:256` is `pdl:max_diff=256`,
+    /// `ratio:1:8` is `ratio:read=1,write=8`).
+    pub lead: bool,
+    /// The entry a spec is when it starts with `key=value` instead of a
+    /// name (a device's costs, `read=1,write=8`).
+    pub unnamed: Option<&'static str>,
 }
 
 impl Table {
@@ -184,9 +225,10 @@ fn is_pair(piece: &str) -> bool {
 pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
     let text = text.trim();
     // `rest`: what follows the colon, if there is one.
-    let (name, rest) = match text.split_once(':') {
-        Some((n, r)) => (n.trim(), Some(r)),
-        None => (text, None),
+    let (name, rest) = match (table.unnamed, text.split_once(':')) {
+        (Some(unnamed), _) if is_pair(text) => (unnamed, Some(text)),
+        (_, Some((n, r))) => (n.trim(), Some(r)),
+        (_, None) => (text, None),
     };
     let entry = table.entry(name).ok_or_else(|| {
         Error::invalid(format!(
@@ -210,20 +252,42 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
         if piece.is_empty() {
             return Err(g.error(format!("empty item in '{}'", rest.unwrap_or_default())));
         }
+        if table.lead && g.pairs.is_empty() && !is_pair(piece) {
+            let values: Vec<&str> = piece.split(':').map(str::trim).collect();
+            if entry.params.is_empty() {
+                return Err(g.error(format!("takes no parameters, got '{piece}'")));
+            }
+            if values.len() > entry.params.len() || values.iter().any(|v| v.is_empty()) {
+                let keys: Vec<&str> = entry.params.iter().map(|p| p.key).collect();
+                return Err(g.error(format!(
+                    "expected at most {} values separated by ':' ({}), got '{piece}'",
+                    keys.len(),
+                    keys.join(", ")
+                )));
+            }
+            g.pairs.extend(
+                entry
+                    .params
+                    .iter()
+                    .zip(values)
+                    .map(|(p, v)| (p, v.to_owned())),
+            );
+            continue;
+        }
         let Some((k, v)) = piece.split_once('=').filter(|_| is_pair(piece)) else {
             return Err(g.error(format!("expected key=value, got '{piece}'")));
         };
         let k = k.trim().to_ascii_lowercase();
         if let Some(i) = open {
-            let (continues, spec) = match g.pairs[i].0.ty {
-                Ty::Spec(inner) => (accepts(inner, &g.pairs[i].1, &k), true),
-                Ty::Keyed(keys, _) => (keys.contains(&k.as_str()), false),
-                _ => (false, false),
+            let continues = match g.pairs[i].0.ty {
+                Ty::Spec(inner) => accepts(inner, &g.pairs[i].1, &k),
+                _ => false,
             };
             if continues {
                 let value = &mut g.pairs[i].1;
-                // A spec's first key follows its name after a colon.
-                value.push(if spec && !value.contains(':') {
+                // A spec's first key follows its name after a colon (an
+                // unnamed spec is keys from the start).
+                value.push(if !value.contains(':') && !is_pair(value) {
                     ':'
                 } else {
                     ','
@@ -255,7 +319,7 @@ pub fn parse(table: &'static Table, text: &str) -> Result<Given> {
         if v.trim().is_empty() {
             return Err(g.error(format!("'{k}=' needs a value: {}", param.allowed())));
         }
-        if matches!(param.ty, Ty::Spec(_) | Ty::Keyed(..)) {
+        if matches!(param.ty, Ty::Spec(_)) {
             open = Some(g.pairs.len());
         }
         g.pairs.push((param, v.trim().to_owned()));
@@ -273,7 +337,10 @@ fn accepts(table: &'static Table, text: &str, key: &str) -> bool {
     let Ok(g) = parse(table, text) else {
         // A bad value inside does not change whose key this is: the spec
         // is then refused for that value, not for this key.
-        let name = text.split_once(':').map_or(text, |(n, _)| n).trim();
+        let name = match table.unnamed {
+            Some(unnamed) if is_pair(text) => unnamed,
+            _ => text.split_once(':').map_or(text, |(n, _)| n).trim(),
+        };
         return table.entry(name).is_some_and(|e| e.param(key).is_some());
     };
     if g.entry.param(key).is_some() {
@@ -306,6 +373,9 @@ impl Given {
 
     /// An error about this spec.
     pub fn error(&self, msg: impl std::fmt::Display) -> Error {
+        if self.table.unnamed == Some(self.entry.name) {
+            return Error::invalid(format!("{}: {msg}", self.table.what));
+        }
         Error::invalid(format!("{} '{}': {msg}", self.table.what, self.entry.name))
     }
 
@@ -330,12 +400,17 @@ impl Given {
             Ty::FractionOrAuto => lower == "auto" || fraction(&lower).is_some(),
             Ty::Choice(words) => words.contains(&lower.as_str()),
             Ty::Switch => switch(&lower).is_some(),
+            Ty::Positive(max) => positive(&lower).is_some_and(|x| x <= max),
+            Ty::Bytes(min) => bytes(&lower).is_some_and(|n| n >= min),
+            Ty::Mix(n, total, whole) => mix(&lower, n, total, whole).is_some(),
+            Ty::CountShareOrAuto => amount(&lower).is_some(),
+            Ty::Pages => Size::parse(&lower).is_ok(),
             Ty::Spec(inner) => {
                 return parse(inner, v)
                     .map(|_| ())
                     .map_err(|e| self.error(format!("{}: {e}", param.key)))
             }
-            Ty::Other(_) | Ty::Keyed(..) => true,
+            Ty::Other(_) => true,
         };
         if ok {
             Ok(())
@@ -366,7 +441,7 @@ impl Given {
             .unwrap_or_else(|| panic!("{} '{}' has no key '{key}'", self.table.what, self.name()));
         let v = self.given(key).unwrap_or(param.default);
         match param.ty {
-            Ty::Spec(_) | Ty::Other(_) | Ty::Keyed(..) => v.to_owned(),
+            Ty::Spec(_) | Ty::Other(_) => v.to_owned(),
             _ => v.to_ascii_lowercase(),
         }
     }
@@ -407,67 +482,37 @@ impl Given {
     pub fn switch(&self, key: &str) -> bool {
         switch(&self.value(key)).expect("checked by the grammar")
     }
-}
 
-/// A size in pages: a whole number of pages (at least 1), or `P%` of a
-/// trace's distinct pages (0 < P ≤ 100, rounded, at least 1 page).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Size {
-    /// Pages.
-    Pages(u64),
-    /// A percentage of the trace's distinct pages.
-    Percent(f64),
-}
+    /// A positive-number key.
+    pub fn number(&self, key: &str) -> f64 {
+        positive(&self.value(key)).expect("checked by the grammar")
+    }
 
-impl Size {
-    /// What [`Size::parse`] takes, in words.
-    pub const ALLOWED: &'static str =
-        "a whole number of pages (at least 1), or P% of the trace's distinct pages (0 < P <= 100)";
+    /// A bytes key, `None` if not given and its default is derived.
+    pub fn bytes(&self, key: &str) -> Option<usize> {
+        let v = self.value(key);
+        (!v.is_empty()).then(|| bytes(&v).expect("checked by the grammar") as usize)
+    }
 
-    /// Parses `N` or `P%`.
-    pub fn parse(text: &str) -> Result<Size> {
-        let t = text.trim();
-        let bad = || Error::invalid(format!("bad size '{t}': expected {}", Size::ALLOWED));
-        if let Some(p) = t.strip_suffix('%') {
-            let p: f64 = p.trim().parse().map_err(|_| bad())?;
-            if !(p > 0.0 && p <= 100.0) {
-                return Err(bad());
+    /// A mix key: its shares in order.
+    pub fn mix(&self, key: &str) -> Vec<f64> {
+        let v = self.value(key);
+        match self.entry.param(key).map(|p| p.ty) {
+            Some(Ty::Mix(n, total, whole)) => {
+                mix(&v, n, total, whole).expect("checked by the grammar")
             }
-            return Ok(Size::Percent(p));
-        }
-        match t.parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(Size::Pages(n)),
-            _ => Err(bad()),
+            _ => panic!("'{key}' is not a mix"),
         }
     }
 
-    /// Pages, for a trace of `distinct` pages.
-    pub fn pages(self, distinct: usize) -> usize {
-        match self {
-            Size::Pages(n) => usize::try_from(n).unwrap_or(usize::MAX),
-            Size::Percent(p) => ((distinct as f64 * p / 100.0).round_ties_even() as usize).max(1),
-        }
+    /// A count-share-or-auto key.
+    pub fn amount(&self, key: &str) -> Amount {
+        amount(&self.value(key)).expect("checked by the grammar")
     }
-}
 
-impl std::fmt::Display for Size {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Size::Pages(n) => write!(f, "{n}"),
-            Size::Percent(p) => write!(f, "{p}%"),
-        }
-    }
-}
-
-fn fraction(v: &str) -> Option<f64> {
-    v.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x))
-}
-
-fn switch(v: &str) -> Option<bool> {
-    match v {
-        "on" | "true" | "1" => Some(true),
-        "off" | "false" | "0" => Some(false),
-        _ => None,
+    /// A size-in-pages key.
+    pub fn size(&self, key: &str) -> Size {
+        Size::parse(&self.value(key)).expect("checked by the grammar")
     }
 }
 
@@ -514,6 +559,11 @@ pub fn split_list<T>(
 /// left out: what tables for people show. A spec that does not parse is
 /// returned as it is.
 pub fn short(table: &'static Table, canonical: &str) -> String {
+    // A spec written by position or unnamed (a device, a method) is short
+    // as it is.
+    if table.lead || table.unnamed.is_some() {
+        return canonical.to_owned();
+    }
     let Ok(g) = parse(table, canonical) else {
         return canonical.to_owned();
     };
@@ -521,14 +571,11 @@ pub fn short(table: &'static Table, canonical: &str) -> String {
         .pairs
         .iter()
         .filter_map(|(p, v)| {
-            let v = match p.ty {
-                Ty::Spec(inner) => short(inner, v),
-                _ => v.clone(),
+            let nested = |t: &str| match p.ty {
+                Ty::Spec(inner) => short(inner, t),
+                _ => t.to_owned(),
             };
-            let default = match p.ty {
-                Ty::Spec(inner) => short(inner, p.default),
-                _ => p.default.to_owned(),
-            };
+            let (v, default) = (nested(v), nested(p.default));
             let same = v.eq_ignore_ascii_case(&default)
                 || matches!((v.parse::<f64>(), default.parse::<f64>()), (Ok(a), Ok(b)) if a == b);
             (!same).then(|| format!("{}={v}", p.key))
@@ -542,129 +589,4 @@ pub fn short(table: &'static Table, canonical: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const INNER: Table = Table {
-        what: "policy",
-        entries: &[
-            Entry {
-                name: "lru",
-                description: "",
-                params: &[],
-            },
-            Entry {
-                name: "pool",
-                description: "",
-                params: &[
-                    Param {
-                        key: "dirty",
-                        ty: Ty::Choice(&["lru", "fifo"]),
-                        default: "lru",
-                        help: "",
-                    },
-                    Param {
-                        key: "w",
-                        ty: Ty::Fraction,
-                        default: "0.5",
-                        help: "",
-                    },
-                ],
-            },
-        ],
-        more: None,
-    };
-    static OUTER: Table = Table {
-        what: "scheme",
-        entries: &[Entry {
-            name: "cache",
-            description: "",
-            params: &[
-                Param {
-                    key: "dirty",
-                    ty: Ty::Fraction,
-                    default: "0.5",
-                    help: "",
-                },
-                Param {
-                    key: "n",
-                    ty: Ty::Int(1, NO_MAX),
-                    default: "8",
-                    help: "",
-                },
-                Param {
-                    key: "level",
-                    ty: Ty::Spec(&INNER),
-                    default: "lru",
-                    help: "",
-                },
-                Param {
-                    key: "on",
-                    ty: Ty::Switch,
-                    default: "on",
-                    help: "",
-                },
-            ],
-        }],
-        more: None,
-    };
-
-    #[test]
-    fn defaults_come_from_the_table_and_values_are_typed() {
-        let g = parse(&OUTER, "CACHE:n=3").unwrap();
-        assert_eq!((g.int("n"), g.fraction("dirty")), (3, 0.5));
-        assert!(g.switch("on"));
-        assert_eq!(g.value("level"), "lru");
-    }
-
-    #[test]
-    fn pieces_after_a_nested_spec_continue_it_when_they_are_its_keys() {
-        let g = parse(&OUTER, "cache:dirty=0.2,level=pool:w=0.1,dirty=fifo,n=4").unwrap();
-        assert_eq!(g.fraction("dirty"), 0.2);
-        assert_eq!(g.value("level"), "pool:w=0.1,dirty=fifo");
-        assert_eq!(g.int("n"), 4);
-        let l = split_list(&OUTER, "cache:n=2,level=pool,w=0.3,cache", |s| {
-            parse(&OUTER, s).map(|g| g.value("level"))
-        })
-        .unwrap();
-        assert_eq!(l, ["pool:w=0.3", "lru"]);
-    }
-
-    #[test]
-    fn errors_name_the_kind_the_key_and_what_is_allowed() {
-        let e = |s: &str| parse(&OUTER, s).unwrap_err().to_string();
-        assert!(e("nosuch").contains("unknown scheme 'nosuch'; valid schemes: cache"));
-        assert!(e("cache:n=0").contains(
-            "scheme 'cache': bad value '0' for 'n'; expected a whole number of at least 1"
-        ));
-        assert!(e("cache:x=1")
-            .contains("scheme 'cache' has no parameter 'x'; its parameters: dirty, n, level, on"));
-        assert!(e("cache:n=1,n=2").contains("given twice"));
-        assert!(e("cache:n").contains("expected key=value"));
-        assert!(e("cache:level=pool:w=2").contains("level: policy 'pool': bad value '2' for 'w'"));
-        // A key after a bad nested value still continues the spec it names.
-        assert!(e("cache:level=nosuch,n=2").contains("level: unknown policy 'nosuch'"));
-        assert!(e("cache:on=maybe").contains("expected on or off"));
-        assert!(split_list(&OUTER, "n=1,cache", |s| parse(&OUTER, s).map(|_| ())).is_err());
-        assert!(split_list(&OUTER, " , ", |s| parse(&OUTER, s).map(|_| ())).is_err());
-        assert!(split_list(&OUTER, "cache,,cache", |s| parse(&OUTER, s).map(|_| ())).is_err());
-        assert!(split_list(&OUTER, "cache,", |s| parse(&OUTER, s).map(|_| ())).is_err());
-        assert!(e("cache:").contains("':' must be followed by key=value"));
-        assert!(e("cache:n=2,").contains("empty item"));
-    }
-
-    #[test]
-    fn the_short_form_leaves_out_defaults() {
-        assert_eq!(
-            short(&OUTER, "cache:dirty=0.5,n=8,level=lru,on=on"),
-            "cache"
-        );
-        assert_eq!(
-            short(
-                &OUTER,
-                "cache:dirty=0.50,n=3,level=pool:dirty=lru,w=0.25,on=on"
-            ),
-            "cache:n=3,level=pool:w=0.25"
-        );
-    }
-}
+mod tests;

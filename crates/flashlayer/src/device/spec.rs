@@ -1,0 +1,117 @@
+//! Device specs: the devices' table of the one grammar ([`crate::spec`]).
+//! A device is a preset by name, `ratio:R:W` (read and write by position,
+//! normalised to a read of 1), or its costs, `read=R,write=W[,...]`, a spec
+//! without a name.
+
+use super::{CostUnit, DeviceModel, PRESETS};
+use crate::error::Result;
+use crate::spec::{self, Entry, Given, Param, Table, Ty};
+use std::sync::OnceLock;
+
+const ANY: Ty = Ty::Positive(f64::INFINITY);
+
+/// The entry a spec of costs is: named by how it is written.
+const COSTS: &str = "read=R,write=W";
+
+/// Every device: `ratio`, a device's costs (the unnamed entry), then each
+/// preset of [`PRESETS`].
+pub static DEVICES: Table = Table {
+    what: "device",
+    entries: &[
+        Entry {
+            name: "ratio",
+            description: "a read and a write cost by position, normalised to a read of 1 (ratio:1:N: writes N times a read)",
+            params: &[
+                Param::new("read", ANY, "", "the read cost"),
+                Param::new("write", ANY, "", "the write cost"),
+            ],
+        },
+        Entry {
+            name: COSTS,
+            description: "a device's costs, keys without a name: read=R,write=W[,seq_read=..,seq_write=..,erase=..,unit=us]",
+            params: &[
+                Param::new("read", ANY, "", "random page read"),
+                Param::new("write", ANY, "", "random page write"),
+                Param::new("seq_read", ANY, "", "sequential page read (default: the random read)"),
+                Param::new("seq_write", ANY, "", "sequential page write (default: the random write)"),
+                Param::new("erase", ANY, "", "block erase, for raw NAND (default: none)"),
+                Param::new("unit", Ty::Choice(&["units", "us"]), "units", "the unit of every cost"),
+            ],
+        },
+    ],
+    more: Some(presets),
+    lead: true,
+    unnamed: Some(COSTS),
+};
+
+/// The presets as entries of [`DEVICES`], made once.
+fn presets() -> Vec<&'static Entry> {
+    static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
+    ENTRIES
+        .get_or_init(|| {
+            PRESETS
+                .iter()
+                .map(|p| Entry {
+                    name: p.name,
+                    description: p.source,
+                    params: &[],
+                })
+                .collect()
+        })
+        .iter()
+        .collect()
+}
+
+/// A cost key that has no default: given, or the error `missing`.
+fn required(g: &Given, key: &str, missing: &str) -> Result<f64> {
+    g.given(key)
+        .map(|_| g.number(key))
+        .ok_or_else(|| g.error(missing))
+}
+
+impl DeviceModel {
+    /// Parses a device spec by the one grammar ([`DEVICES`]): a preset
+    /// name, `ratio:1:N` (or `ratio:R:W`), or `read=R,write=W` with
+    /// optional `seq_read`, `seq_write`, `erase` and `unit=us|units`
+    /// (default `units`). Omitted sequential costs equal the random ones.
+    /// Every cost is a finite number above 0. The model is named by the
+    /// spec as written (a preset by its own name).
+    pub fn parse(text: &str) -> Result<Self> {
+        let g = spec::parse(&DEVICES, text)?;
+        let name = text.trim().to_owned();
+        Ok(match g.name() {
+            "ratio" => {
+                let missing = "expected ratio:R:W, e.g. ratio:1:N for writes N times a read";
+                let (r, w) = (
+                    required(&g, "read", missing)?,
+                    required(&g, "write", missing)?,
+                );
+                DeviceModel {
+                    name,
+                    ..DeviceModel::ratio(w / r)
+                }
+            }
+            COSTS => {
+                let missing = "both read= and write= are required";
+                let (read, write) = (
+                    required(&g, "read", missing)?,
+                    required(&g, "write", missing)?,
+                );
+                let or = |key: &str, default: f64| g.given(key).map_or(default, |_| g.number(key));
+                DeviceModel {
+                    name,
+                    read,
+                    write,
+                    seq_read: or("seq_read", read),
+                    seq_write: or("seq_write", write),
+                    erase: g.given("erase").map(|_| g.number("erase")),
+                    unit: match g.choice("unit") {
+                        "us" => CostUnit::Micros,
+                        _ => CostUnit::Units,
+                    },
+                }
+            }
+            preset => DeviceModel::preset(preset).expect("a preset of the table"),
+        })
+    }
+}
