@@ -131,7 +131,11 @@ impl Param {
                 "auto, a whole number, or a fraction written with a point (0.0 to 1.0)".to_owned()
             }
             Ty::Pages => Size::ALLOWED.to_owned(),
-            Ty::Spec(t) => format!("a {} spec", t.what),
+            Ty::Spec(t) => format!(
+                "a {} spec, as listed by 'flashlayer list {}'",
+                t.what,
+                plural(t.what)
+            ),
             Ty::Other(text) => text.to_owned(),
         }
     }

@@ -108,7 +108,7 @@ impl Kind for Flash {
         name: "flash",
         description: "a real buffer pool over a NAND flash store (PDL Table 1's chip, twice the trace's pages): a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
         params: &[
-            Param::new("method", Ty::Spec(&METHODS), "pdl:256", "the page update method (flashlayer list methods)"),
+            Param::new("method", Ty::Spec(&METHODS), "pdl:256", "the page update method"),
             Param::new("obsolete", Ty::Switch, "off", "obsolete marks in memory instead of on flash (OPU, PDL)"),
             Param::new("changed", Ty::Int(1, FLASH_PAGE as u64), "", "on a trace without byte ranges: each write changes the page's first this many bytes (a trace with byte ranges says what each write changes, and takes no 'changed')"),
         ],

@@ -68,7 +68,7 @@ impl Kind for Tier {
             Param::new("ssd", Ty::Pages, "10%", "the SSD cache's size"),
             device_key("ssd_device", "hypro-ssd", "the SSD (HyPro Table 4)"),
             device_key("hdd_device", "hypro-hdd", "the disk (HyPro Table 4)"),
-            Param::new("scheme", Ty::Spec(&SCHEMES), "hypro", "the hierarchy scheme, its own keys following (flashlayer list schemes)"),
+            Param::new("scheme", Ty::Spec(&SCHEMES), "hypro", "the hierarchy scheme, its own keys following"),
         ],
     };
 
