@@ -24,7 +24,7 @@ pub use flash::{Flash, FLASH_PAGE};
 pub use hybrid::Hybrid;
 pub use tier::Tier;
 
-use super::{capacity, with_policy, Simulator, CHUNK};
+use super::simulator::{capacity, with_policy, Simulator, CHUNK};
 use crate::buffer::BufferPool;
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
