@@ -113,7 +113,7 @@ mod slab;
 
 pub use guard::{PageMut, PageRef};
 
-use crate::drive::Driver;
+use crate::drive::{Driver, Unfix};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{LockedStore, PageStore, SharedIo};
@@ -507,9 +507,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 st.driver.prefetch(ahead);
             }
             if st.frame_of[d as usize] == f {
-                st.driver.count(Op::Read);
                 let page = st.originals[d as usize];
-                st.driver.access(d, Op::Read, || page);
+                st.driver.hit_served(d, page);
             }
         }
         st.drained = hits;
@@ -644,25 +643,19 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
         }
         let op = if modified { Op::Write } else { Op::Read };
-        st.driver.count(op);
-        match installed {
-            None => {
-                st.driver.access(dense, op, || page);
-            }
+        let how = match installed {
+            None => Unfix::Hit,
             // Admitted dirty when fixed for writing, but a flush while the
             // writer held it may have written the page as it was then.
-            Some(_) if modified => st.driver.mark_dirty(dense),
+            Some(_) if modified => Unfix::Modified,
             // Admitted dirty, and clean after all unless another guard
             // modified the page since it was installed (that guard's unfix
             // may have come first).
-            Some(v) if write_fix && st.versions[frame as usize] == v => {
-                st.driver.unmodified(dense, page)
-            }
-            Some(_) => {}
-        }
-        if st.series_every != 0 && st.driver.requests().is_multiple_of(st.series_every) {
-            st.driver.sample();
-        }
+            Some(v) if write_fix && st.versions[frame as usize] == v => Unfix::Unmodified,
+            Some(_) => Unfix::Admitted,
+        };
+        let every = st.series_every;
+        st.driver.unfixed(dense, page, op, how, every);
         // Unpinned last: the page cannot leave before the policy heard.
         release.now();
     }

@@ -6,6 +6,15 @@
 //! policy and store through a [`Driver`], so a policy decides the same in
 //! either, request by request and victim by victim.
 //!
+//! A caller that serves a request whole — the simulator, the tier's data
+//! path, the cost-optimal bound's planner — makes one call,
+//! [`Driver::request`]. The buffer pool serves a request in phases, since a
+//! page stays fixed between them and its I/O runs outside the pool's lock:
+//! a hit told later ([`Driver::hit_served`]), a miss ([`Driver::miss`], or
+//! [`Driver::place`] when the I/O ran outside the lock), and the end of the
+//! fix ([`Driver::unfixed`]); each phase takes its steps in the protocol's
+//! order here.
+//!
 //! What differs between callers is only how page bytes move ([`Frames`]):
 //! the simulator moves none, the pool copies frames; and which pages may be
 //! evicted (the pool passes "not pinned").
@@ -59,6 +68,22 @@ impl Written<'_> {
             .position(|&(_, p)| p == page)
             .is_some_and(|i| self.unchanged[i])
     }
+}
+
+/// How a buffer pool's fix ends ([`Driver::unfixed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unfix {
+    /// The fix found the page in its frame: the policy hears the request
+    /// now.
+    Hit,
+    /// The fix loaded the page announced as written, and the page was
+    /// modified (a flush while it was held may have cleaned it).
+    Modified,
+    /// The fix loaded the page announced as written, and nobody modified
+    /// it: it is clean after all.
+    Unmodified,
+    /// The fix loaded the page; the policy heard all there is at the miss.
+    Admitted,
 }
 
 /// A policy and a store, driven through the calling protocol, with the
@@ -151,10 +176,50 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if !hit {
             self.miss(page, op, frames, |_| true)?;
         }
+        self.sample_every(series_every);
+        Ok(hit)
+    }
+
+    /// A hit the buffer pool served without its lock, told to the policy
+    /// later in the order of the hits: counted and announced as a read.
+    #[inline]
+    pub fn hit_served(&mut self, page: DenseId, number: PageId) {
+        self.count(Op::Read);
+        self.access(page, Op::Read, || number);
+    }
+
+    /// The end of a buffer pool's fix (its unfix), in the protocol's order:
+    /// the request counted, what the policy must hear of it by `how`, then
+    /// a point of the time series if one is due every `series_every`
+    /// requests (0: never).
+    #[inline]
+    pub fn unfixed(
+        &mut self,
+        page: DenseId,
+        number: PageId,
+        op: Op,
+        how: Unfix,
+        series_every: u64,
+    ) {
+        self.count(op);
+        match how {
+            Unfix::Hit => {
+                self.access(page, op, || number);
+            }
+            Unfix::Modified => self.mark_dirty(page),
+            Unfix::Unmodified => self.unmodified(page, number),
+            Unfix::Admitted => {}
+        }
+        self.sample_every(series_every);
+    }
+
+    /// A point of the time series if one is due every `series_every`
+    /// requests (0: never).
+    #[inline]
+    fn sample_every(&mut self, series_every: u64) {
         if series_every != 0 && self.requests().is_multiple_of(series_every) {
             self.sample();
         }
-        Ok(hit)
     }
 
     /// Counts one logical request (the simulator per request, the buffer
