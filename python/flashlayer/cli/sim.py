@@ -161,12 +161,14 @@ def run(a: argparse.Namespace) -> None:
     if a.json:
         emit_json(out)
         return
-    printers = {"cost": print_results, "file": print_results, "flash": print_flash,
-                "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
-    for i, kind in enumerate(k for k in printers if k in kinds):
+    # A kind with columns of its own has a printer; any other kind's rows
+    # carry the metrics every store has.
+    printers = {"flash": print_flash, "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
+    order = [name for name, _, _ in _native.table("store")]
+    for i, kind in enumerate(sorted({r["store_name"] for r in out}, key=order.index)):
         if i:
             print()
-        printers[kind]([r for r in out if r["store_name"] == kind])
+        printers.get(kind, print_results)([r for r in out if r["store_name"] == kind])
     if a.plot is not None:
         print(f"\nwrote {a.plot}")
 
