@@ -55,7 +55,7 @@
 //! that the frame holds the page (each frame names the page hits may find
 //! in it). A write hit pins with the frame's own atomic count. A read hit
 //! counts itself as a reader of the frame in its thread's stripe
-//! ([`Readers`]), which both pins the frame and holds its latch shared,
+//! (`Readers`), which both pins the frame and holds its latch shared,
 //! and then also checks that no writer holds the latch (else it takes the
 //! count back and fixes under the pool lock, waiting for the latch):
 //! so a read hit writes only its own thread's lines, and two threads
@@ -81,7 +81,7 @@
 //! A miss (`io.rs`) marks its page as loading, so that other fixers of that
 //! page wait for it alone, reads it into a spare buffer outside the lock,
 //! then asks the policy for a victim ([`Driver::place`]). A victim leaves
-//! only once claimed ([`Gate::claim`]): under its shard's write lock, with
+//! only once claimed ([`crate::drive::Gate::claim`]): under its shard's write lock, with
 //! no pin, it is taken out of the page table, so no hit can pin it unseen;
 //! a victim pinned meanwhile is reinstated and the policy chooses again. A
 //! victim that must be written goes back into the policy as it was; its

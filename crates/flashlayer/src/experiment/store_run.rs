@@ -26,7 +26,7 @@ pub struct StoreRun {
 
 /// Loads `driver`'s tables and runs its steps on `store` through an LRU
 /// buffer pool of `frames` (the DBMS buffer), and returns the store's I/O
-/// in each phase. `progress(done, total)` as in [`generate`].
+/// in each phase. `progress(done, total)` as in [`crate::workload::generate`].
 pub fn run_on(
     driver: &mut dyn Workload,
     store: DynStore,

@@ -70,7 +70,7 @@ impl LruK {
         Self::with_k(capacity, DEFAULT_K)
     }
 
-    /// LRU-K for K from 1 (LRU) to [`MAX_K`].
+    /// LRU-K for K from 1 (LRU) to `MAX_K` (8).
     pub fn with_k(capacity: usize, k: usize) -> Self {
         assert!((1..=MAX_K).contains(&k), "K from 1 to {MAX_K}");
         LruK {

@@ -55,7 +55,7 @@ impl Slru {
         Self::with_segments(capacity, DEFAULT_SEGMENTS)
     }
 
-    /// Segmented LRU with `segments` segments (1 to [`MAX_SEGMENTS`]).
+    /// Segmented LRU with `segments` segments (1 to `MAX_SEGMENTS`, 8).
     pub fn with_segments(capacity: usize, segments: usize) -> Self {
         assert!(
             (1..=MAX_SEGMENTS).contains(&segments),

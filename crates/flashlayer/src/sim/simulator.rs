@@ -21,7 +21,7 @@ const STORE_STEP: usize = 8;
 
 /// Replays requests against a policy over a store, through the calling
 /// protocol of [`crate::drive`]. Stores see page numbers from `N` (the
-/// trace's original numbers in [`replay`]; dense ids by default).
+/// trace's original numbers in [`super::replay`]; dense ids by default).
 #[derive(Debug)]
 pub struct Simulator<P: Policy, S: PageStore, N: PageNumbers = DenseNumbers> {
     d: Driver<P, S>,

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 
-/// A value of a [`Ty::CountShareOrAuto`] key.
+/// A value of a [`super::Ty::CountShareOrAuto`] key.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Amount {
     /// `auto`.

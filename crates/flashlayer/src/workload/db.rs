@@ -97,7 +97,7 @@ impl Db {
 }
 
 /// A workload: builds its tables, then runs numbered steps (transactions or
-/// queries). Steps may run on several threads at once ([`run_threads`]),
+/// queries). Steps may run on several threads at once (`experiment::run_threads`),
 /// each with its own random generator, so a step takes `&self` and keeps
 /// any count it updates in atomics.
 pub trait Workload: Send + Sync {
