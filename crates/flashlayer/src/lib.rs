@@ -56,6 +56,7 @@ pub mod drive;
 pub mod error;
 pub mod experiment;
 pub mod flash;
+pub mod ftl;
 pub mod hybrid;
 pub mod nand;
 pub mod policy;
