@@ -53,7 +53,10 @@ pub fn bound<'py>(
     let d = PyDict::new(py);
     d.set_item("buffer_pages", pages.min(flt.pages().max(1)))?;
     d.set_item("device", device.name.clone())?;
-    crate::set_fields!(d, b, [lower, upper, belady, compulsory, iterations]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(b, [lower, upper, belady, compulsory, iterations]),
+    )?;
     d.set_item("seconds", seconds)?;
     Ok(d)
 }

@@ -120,7 +120,7 @@ pub fn lru_curve<'py>(
             "mixed"
         },
     )?;
-    crate::set_fields!(d, c, [requests, pages, sampled]);
+    crate::put_fields(&d, &flashlayer::fields!(c, [requests, pages, sampled]))?;
     d.set_item("exact", exact)?;
     d.set_item("seconds", seconds)?;
     Ok(d)

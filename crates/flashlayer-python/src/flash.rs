@@ -148,7 +148,10 @@ impl NandChip {
         let d = PyDict::new(py);
         crate::put_fields(&d, &s.fields())?;
         d.set_item("power_cuts", s.power_cuts)?;
-        crate::set_fields!(d, g, [blocks, pages_per_block, page_size, spare_size]);
+        crate::put_fields(
+            &d,
+            &flashlayer::fields!(g, [blocks, pages_per_block, page_size, spare_size]),
+        )?;
         Ok(d)
     }
 
@@ -347,30 +350,35 @@ pub fn crash_test<'py>(
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("method", cfg.method.to_string())?;
-    crate::set_fields!(
-        d,
-        r,
-        [
-            cuts,
-            recoveries,
-            recovery_cuts,
-            flushed_lost,
-            never_written,
-            ipu_block_losses,
-            writes,
-            reads,
-            flushes,
-            pages_checked,
-            erases
-        ]
-    );
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(
+            r,
+            [
+                cuts,
+                recoveries,
+                recovery_cuts,
+                flushed_lost,
+                never_written,
+                ipu_block_losses,
+                writes,
+                reads,
+                flushes,
+                pages_checked,
+                erases
+            ]
+        ),
+    )?;
     d.set_item("holds", r.holds())?;
     Ok(d)
 }
 
 fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    crate::set_fields!(d, c, [reads, programs, erases, time_us]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(c, [reads, programs, erases, time_us]),
+    )?;
     Ok(d)
 }
 
@@ -447,12 +455,21 @@ pub fn flash_updates<'py>(
             counts(py, &r.write_halves[1])?,
         ],
     )?;
-    crate::set_fields!(d, r, [gc_time_us, warmup_operations, seconds]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(r, [gc_time_us, warmup_operations, seconds]),
+    )?;
     // Whole-run counts (load and warm-up included), beside the measured
     // phase's above.
-    crate::set_fields!(d, fs, [folds, gc_runs, differentials, new_base_pages]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(fs, [folds, gc_runs, differentials, new_base_pages]),
+    )?;
     d.set_item("warmup_erases_per_block", r.warmup_erases_per_block)?;
-    crate::set_fields!(d, timing, [read_us, program_us, erase_us]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(timing, [read_us, program_us, erase_us]),
+    )?;
     Ok(d)
 }
 

@@ -22,7 +22,10 @@ fn capacity(flash_capacity: Option<i64>) -> PyResult<Option<u64>> {
 
 fn io<'py>(py: Python<'py>, s: &IoStats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    crate::set_fields!(d, s, [reads, writes, seq_writes, migrations, virtual_time]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(s, [reads, writes, seq_writes, migrations, virtual_time]),
+    )?;
     Ok(d)
 }
 
@@ -85,11 +88,17 @@ pub fn hybrid_sequence<'py>(
     };
     let r = with_progress(py, progress, |cb| experiment::hybrid_sequence(&params, cb))?;
     let d = PyDict::new(py);
-    crate::set_fields!(d, r, [tree_pages, load_time, optimum]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(r, [tree_pages, load_time, optimum]),
+    )?;
     let runs = PyList::empty(py);
     for run in &r.runs {
         let x = PyDict::new(py);
-        crate::set_fields!(x, run, [set, virtual_time, hits, misses]);
+        crate::put_fields(
+            &x,
+            &flashlayer::fields!(run, [set, virtual_time, hits, misses]),
+        )?;
         x.set_item("flash", io(py, &run.flash)?)?;
         x.set_item("magnetic", io(py, &run.magnetic)?)?;
         x.set_item("migrations", run.migrations)?;

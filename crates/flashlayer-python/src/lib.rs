@@ -13,15 +13,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::time::Instant;
 
-/// `d[name] = value.name` for each field `name` listed (fields of `Copy`
-/// types): a result dict's counts named as the engine names them.
-macro_rules! set_fields {
-    ($d:expr, $v:expr, [$($f:ident),* $(,)?]) => {
-        $($d.set_item(stringify!($f), $v.$f)?;)*
-    };
-}
-pub(crate) use set_fields;
-
 /// Adds the `#[pyfunction]`s listed to module `m`.
 macro_rules! add_functions {
     ($m:expr, [$($f:ident),* $(,)?]) => {
@@ -108,7 +99,7 @@ pub(crate) fn io_dict<'py>(
     s: &flashlayer::store::IoStats,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    set_fields!(d, s, [reads, writes, erases]);
+    put_fields(&d, &flashlayer::fields!(s, [reads, writes, erases]))?;
     d.set_item("time_us", s.virtual_time)?;
     Ok(d)
 }
@@ -126,19 +117,24 @@ pub(crate) fn metrics_dict<'py>(
     d.set_item("buffer_pages", buffer)?;
     d.set_item("device", device)?;
     d.set_item("cost_unit", unit.as_str())?;
-    set_fields!(d, m, [requests, reads, writes, hits, misses]);
+    put_fields(
+        &d,
+        &flashlayer::fields!(m, [requests, reads, writes, hits, misses]),
+    )?;
     d.set_item("miss_ratio", m.miss_ratio())?;
-    set_fields!(
-        d,
-        m,
-        [
-            physical_reads,
-            physical_writes,
-            dirty_evictions,
-            dirty_at_end,
-            virtual_time
-        ]
-    );
+    put_fields(
+        &d,
+        &flashlayer::fields!(
+            m,
+            [
+                physical_reads,
+                physical_writes,
+                dirty_evictions,
+                dirty_at_end,
+                virtual_time
+            ]
+        ),
+    )?;
     d.set_item("seconds", seconds)?;
     let rps = if seconds > 0.0 {
         m.requests as f64 / seconds

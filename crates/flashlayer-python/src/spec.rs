@@ -17,7 +17,10 @@ fn device<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
 fn device_dict<'py>(py: Python<'py>, m: &DeviceModel) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", &m.name)?;
-    crate::set_fields!(d, m, [read, write, seq_read, seq_write, erase]);
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(m, [read, write, seq_read, seq_write, erase]),
+    )?;
     d.set_item("unit", m.unit.as_str())?;
     Ok(d)
 }

@@ -71,19 +71,21 @@ impl Trace {
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = py.detach(|| flashlayer::trace::stats(&self.flt));
         let d = PyDict::new(py);
-        crate::set_fields!(
-            d,
-            s,
-            [
-                requests,
-                reads,
-                writes,
-                distinct_pages,
-                pages_written,
-                write_share,
-                hot20_share
-            ]
-        );
+        crate::put_fields(
+            &d,
+            &flashlayer::fields!(
+                s,
+                [
+                    requests,
+                    reads,
+                    writes,
+                    distinct_pages,
+                    pages_written,
+                    write_share,
+                    hot20_share
+                ]
+            ),
+        )?;
         Ok(d)
     }
 

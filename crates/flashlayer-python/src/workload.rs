@@ -100,11 +100,13 @@ fn gen_workload<'py>(
     let d = PyDict::new(py);
     d.set_item("workload", spec.name())?;
     d.set_item("spec", spec.to_string())?;
-    crate::set_fields!(
-        d,
-        report,
-        [requests, steps, db_pages, load_seconds, run_seconds]
-    );
+    crate::put_fields(
+        &d,
+        &flashlayer::fields!(
+            report,
+            [requests, steps, db_pages, load_seconds, run_seconds]
+        ),
+    )?;
     d.set_item(
         "steps_per_second",
         report.steps as f64 / report.run_seconds.max(1e-9),
@@ -229,7 +231,7 @@ fn run_terminals<'py>(
     d.set_item("spec", spec.to_string())?;
     d.set_item("policy", policy_spec.to_string())?;
     d.set_item("frames", frames)?;
-    crate::set_fields!(d, r, [threads, steps, seconds]);
+    crate::put_fields(&d, &flashlayer::fields!(r, [threads, steps, seconds]))?;
     d.set_item("steps_per_second", r.steps_per_second())?;
     d.set_item("flush_seconds", r.flush_seconds)?;
     d.set_item("db_pages", r.db_pages)?;
@@ -245,7 +247,7 @@ fn run_terminals<'py>(
     for c in &r.checked {
         let o = PyDict::new(py);
         o.set_item("name", &c.name)?;
-        crate::set_fields!(o, c, [pages, entries, height]);
+        crate::put_fields(&o, &flashlayer::fields!(c, [pages, entries, height]))?;
         checked.append(o)?;
     }
     d.set_item("checked", checked)?;

@@ -231,11 +231,10 @@ impl Ftl {
         let candidates = (0..self.blocks()).filter(|&b| self.full[b as usize]);
         let chosen = match self.collector {
             Collector::Greedy => candidates.min_by_key(|&b| self.valid[b as usize]),
-            Collector::CostBenefit => candidates.max_by(|&a, &b| {
-                self.benefit(a)
-                    .partial_cmp(&self.benefit(b))
-                    .expect("benefits are numbers")
-            }),
+            Collector::CostBenefit => candidates
+                .map(|b| (self.benefit(b), b))
+                .max_by(|x, y| x.0.total_cmp(&y.0))
+                .map(|(_, b)| b),
         };
         chosen.expect("a full block exists when free blocks run low")
     }
