@@ -191,7 +191,7 @@ def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: P
     (["--store", "flash:method=nosuch"], "unknown method"),
     (["--store", "flash:method=opu", "--device", "ratio:1:2"], "--store and --device both name the store"),
     (["--store", "flash:opu"], "store 'flash': expected key=value, got 'opu'"),
-    (["--store", "disk"], "unknown store 'disk'; valid stores: cost, file, flash, hybrid, tier"),
+    (["--store", "disk"], "unknown store 'disk'; valid stores: cost, file, flash, ftl, hybrid, tier"),
 ])
 def test_sim_flash_store_bad_input_is_one_line_and_exit_2(small_csv: Path, args: list[str], message: str) -> None:
     p = run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "2", *args)

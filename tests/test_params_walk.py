@@ -37,6 +37,9 @@ CONTEXT: dict[tuple[str, ...], tuple[str, str]] = {
     # changes.
     ("store", "flash"): ("lru", "{},changed=64"),
     ("store", "flash", "changed"): ("lru", "{}"),
+    # 256-page blocks leave too few spare blocks on the walk's 3,000 pages.
+    ("store", "ftl"): ("lru", "{},block=16"),
+    ("store", "ftl", "block"): ("lru", "{}"),
     ("scheme", "*"): ("lru", "tier:scheme={}"),
     # Every page leaving DRAM sinks, so the SSD fills and its level evicts
     # (a level other than LRU and FIFO needs fixed probabilities).
@@ -58,6 +61,8 @@ IN_RANGE: dict[tuple[str, str], list[str]] = {
     ("lc", "level"): ["lru", "arc"],
     ("tier", "ssd_device"): ["hypro-ssd", "hypro-ssd-lowend"],
     ("tier", "hdd_device"): ["hypro-hdd", "pdl10-mlc-nand"],
+    ("ftl", "op"): ["0.5", "4"],
+    ("ftl", "block"): ["2", "16", "4096"],
 }
 DEVICES = ["ratio:1:1", "ratio:1:64"]
 PAST: dict[tuple[str, str], tuple[str, str]] = {
@@ -69,6 +74,8 @@ PAST: dict[tuple[str, str], tuple[str, str]] = {
     ("hypro", "level"): ("nosuch", "valid policies"),
     ("lc", "level"): ("nosuch", "valid policies"),
     ("file", "path"): ("{tmp}/no/such/db.file", "No such file"),
+    ("ftl", "op"): ("4.5", "at most 4"),
+    ("ftl", "block"): ("4097", "from 2 to 4096"),
 }
 #: Unbounded whole numbers: the large end walked (a run must stay quick).
 LARGE = {("costopt-ub", "iterations"): "20", ("face", "group"): str(PAGES // 10), ("hybrid", "capacity"): "100000", ("hybrid", "defer"): "100000",
@@ -183,6 +190,7 @@ def test_every_key_is_in_effect_or_refused(trace: Path, tmp_path: Path, kind: st
         (row,) = json.loads(out)
         outcome = {k: row.get(k) for k in OUTCOME}
         outcome["flash"] = {k: v2 for k, v2 in row.get("flash", {}).items() if k not in ("method", "changed")}
+        outcome["ftl"] = row.get("ftl")
         rows[v] = json.dumps(outcome, sort_keys=True)
     assert len(rows) > 1 or (name, key) in ONE_RUNS, f"{kind} {name}: {key}: only {sorted(rows)} ran ({err.strip()})"
     if (name, key) == ("file", "path"):

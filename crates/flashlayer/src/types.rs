@@ -389,6 +389,15 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The number, if this is one (a count as a number too).
+    pub fn float(&self) -> Option<f64> {
+        match self {
+            Value::Float(x) => Some(*x),
+            Value::Int(n) => Some(*n as f64),
+            _ => None,
+        }
+    }
 }
 
 /// The field named `key`.

@@ -122,3 +122,65 @@ fn too_little_spare_room_is_refused_with_what_is_needed() {
     assert!(Ftl::new(1000, 0.0, 64, Collector::Greedy).is_err());
     assert!(Ftl::new(1000, f64::NAN, 64, Collector::Greedy).is_err());
 }
+
+/// Through `sim::replay` on the `ftl` store, a buffer of one page turns
+/// uniform random writes into uniform random write-backs: the run reports
+/// the layer's write amplification, near the closed form once the
+/// sequentially filled device has settled, and its time is every read,
+/// program and erase at the device's price.
+#[test]
+fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
+    use flashlayer::policy::PolicySpec;
+    use flashlayer::sim::{self, ReplayOptions, StoreSpec};
+    use flashlayer::spec::Size;
+    use flashlayer::trace::{Flt, FltWriter};
+    use flashlayer::types::Op;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.flt");
+    let pages = 16_384u64;
+    let mut w = FltWriter::create(&path).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+    for p in 0..pages {
+        w.push(p, Op::Write).unwrap();
+    }
+    for _ in 0..24 * pages {
+        w.push(rng.random_range(0..pages), Op::Write).unwrap();
+    }
+    w.finish().unwrap();
+    let t = Flt::open(&path).unwrap();
+    let run = |store: &str| {
+        sim::replay(
+            &t,
+            &PolicySpec::parse("lru").unwrap(),
+            Size::Pages(1),
+            &StoreSpec::parse(store).unwrap(),
+            &ReplayOptions::default(),
+            &mut |_| Ok(()),
+        )
+        .unwrap()
+    };
+    let r = run("ftl:device=read=1,write=10,erase=100,op=0.3,block=128");
+    let ftl = r.field("ftl").expect("an ftl run");
+    let get = |k: &str| ftl.get(k).and_then(|v| v.int()).unwrap();
+    let (host, relocations, erases) = (get("host_writes"), get("relocations"), get("erases"));
+    assert_eq!(host, r.metrics.physical_writes, "every write-back is a host write");
+    let wa = (host + relocations) as f64 / host as f64;
+    let closed = greedy_write_amplification(0.3);
+    assert!(
+        (wa / closed - 1.0).abs() < 0.05,
+        "write amplification {wa:.3}, closed form {closed:.3}"
+    );
+    // A write miss reads its page first.
+    let reads = get("host_reads") + relocations;
+    let priced = reads as f64 + 10.0 * (host + relocations) as f64 + 100.0 * erases as f64;
+    assert!(
+        (r.metrics.virtual_time - priced).abs() < 1e-6 * priced,
+        "{} against {priced}",
+        r.metrics.virtual_time
+    );
+    // More spare room, less amplification.
+    let roomy = run("ftl:device=read=1,write=10,erase=100,op=0.6,block=128");
+    let wa6 = roomy.field("ftl").unwrap().get("write_amplification").and_then(|v| v.float()).unwrap();
+    assert!(wa6 < wa, "{wa6} at 0.6 against {wa} at 0.3");
+}

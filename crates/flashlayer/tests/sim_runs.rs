@@ -503,6 +503,7 @@ fn every_policy_runs_on_every_store_or_is_refused_with_one_line() {
         "cost",
         "file:page_size=512",
         "flash:method=opu,changed=16",
+        "ftl:op=0.5,block=8",
         "hybrid",
         "hybrid:placement=optimal",
         "tier:scheme=hypro",
@@ -584,6 +585,11 @@ fn store_specs_parse_by_the_one_grammar() {
     let canon = |s: &str| StoreSpec::parse(s).unwrap().to_string();
     assert_eq!(canon("cost"), "cost:device=ratio:1:1");
     assert_eq!(
+        canon("ftl:gc=cost-benefit"),
+        "ftl:device=mqsim-ssd,op=0.07,block=256,gc=cost-benefit"
+    );
+    assert_eq!(StoreSpec::parse("ftl:op=0.07").unwrap().short(), "ftl");
+    assert_eq!(
         canon("cost:device=read=1,write=8"),
         "cost:device=read=1,write=8"
     );
@@ -617,7 +623,7 @@ fn store_specs_parse_by_the_one_grammar() {
     );
     let err = |s: &str| StoreSpec::parse(s).unwrap_err().to_string();
     assert!(
-        err("disk").contains("unknown store 'disk'; valid stores: cost, file, flash, hybrid, tier")
+        err("disk").contains("unknown store 'disk'; valid stores: cost, file, flash, ftl, hybrid, tier")
     );
     assert!(err("hybrid:placement=best")
         .contains("bad value 'best' for 'placement'; expected conservative"));

@@ -87,6 +87,37 @@ def print_flash(rows: list[dict[str, Any]]) -> None:
         print_table(group, FLASH_COLUMNS)
 
 
+FTL_COLUMNS = [
+    ("policy", "policy"),
+    ("buffer", "buffer"),
+    ("miss_ratio", "miss ratio"),
+    ("physical_reads", "host reads"),
+    ("physical_writes", "host writes"),
+    ("ftl_relocations", "relocations"),
+    ("ftl_erases", "erases"),
+    ("ftl_wa", "write ampl."),
+    ("vt", "virtual time"),
+    ("rps", "req/s"),
+]
+
+
+def print_ftl(rows: list[dict[str, Any]]) -> None:
+    """One table per FTL store: what the policy wrote, and what the flash
+    did for it."""
+    for group in groups(rows, lambda r: str(r["store"])):
+        d = _native.device(group[0]["device"])
+        f = group[0]["ftl"]
+        print(f"store {group[0]['store']}: {f['blocks']:,} blocks; read {d['read']:g}, program {d['write']:g}, "
+              f"erase {d['erase'] or 0:g} {d['unit']}; uniform random writes would amplify "
+              f"{f['uniform_greedy_write_amplification']:.2f}x under greedy collection")
+        for r in group:
+            table_cells(r, d["unit"])
+            r["ftl_relocations"] = r["ftl"]["relocations"]
+            r["ftl_erases"] = r["ftl"]["erases"]
+            r["ftl_wa"] = f"{r['ftl']['write_amplification']:.3f}"
+        print_table(group, FTL_COLUMNS)
+
+
 #: Flags that do not set a store: each store is set by its --store spec.
 #: Given one, the command says which spec key to use.
 NOT_FLAGS = {
@@ -163,7 +194,7 @@ def run(a: argparse.Namespace) -> None:
         return
     # A kind with columns of its own has a printer; any other kind's rows
     # carry the metrics every store has.
-    printers = {"flash": print_flash, "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
+    printers = {"flash": print_flash, "ftl": print_ftl, "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
     order = [name for name, _, _ in _native.table("store")]
     for i, kind in enumerate(sorted({r["store_name"] for r in out}, key=order.index)):
         if i:
@@ -211,7 +242,7 @@ def add(sub: Any) -> None:
     s.add_argument("--store", action="append", metavar="SPEC",
                    help="where pages live, a store spec NAME[:KEY=VALUE,...]: cost (a device cost model, the default), "
                    "file (a buffer pool over a real file, timed), flash (a buffer pool over a NAND flash store), "
-                   "hybrid (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk). "
+                   "ftl (an SSD whose page-mapped translation layer collects garbage), hybrid (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk). "
                    "Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device D is "
                    "--store cost:device=D")
     for flag, _ in NOT_FLAGS.values():

@@ -222,6 +222,31 @@ pub const PRESETS: &[Preset] = &[
                  3.4 MB/s (Tom's Hardware microSDHC round-up, 2011), 8 KB pages in random reads; flash reads \
                  cost the same in any order",
     },
+    Preset {
+        name: "mqsim-ssd",
+        read: 75.0,
+        write: 75.0,
+        // An SSD's flash reads and programs pages wherever its FTL puts
+        // them: no cheaper order.
+        seq_read: 75.0,
+        seq_write: 75.0,
+        erase: Some(3800.0),
+        unit: CostUnit::Micros,
+        source: "MQSim (Tavakkol et al., FAST 2018), the SSD configuration it ships \
+                 (CMU-SAFARI/MQSim fast18/backend-contention/ssdconfig.xml): page read 75 us, page \
+                 program 75 us, block erase 3.8 ms; 256 pages a block, over-provisioning 0.07",
+    },
+    Preset {
+        name: "femu-ssd",
+        read: 40.0,
+        write: 200.0,
+        seq_read: 40.0,
+        seq_write: 200.0,
+        erase: Some(2000.0),
+        unit: CostUnit::Micros,
+        source: "FEMU (Li et al., FAST 2018), its black-box SSD's NAND latencies (vtess/FEMU \
+                 hw/femu/bbssd/ftl.h): page read 40 us, program 200 us, block erase 2 ms; 256 pages a block",
+    },
 ];
 
 impl DeviceModel {

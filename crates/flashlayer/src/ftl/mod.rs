@@ -21,6 +21,10 @@
 //! writes approaches [`greedy_write_amplification`] (Xiang & Kurkoski,
 //! arXiv 1110.4245).
 
+mod store;
+
+pub use store::FtlStore;
+
 use crate::error::{Error, Result};
 
 /// Free blocks the layer keeps after every write: one to write into, one

@@ -14,6 +14,6 @@ mod store;
 pub use crate::policy::{with_online_policy, WithPolicy};
 pub use simulator::{with_policy, Simulator};
 pub use store::{
-    replay, Cost, Drive, File, Flash, Hybrid, Kind, Opens, Pooled, ReplayOptions, Replayed, Run,
-    Simulated, StoreKind, StoreSpec, Tier, Via, Writes, FLASH_PAGE, STORES,
+    replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Opens, Pooled, ReplayOptions, Replayed,
+    Run, Simulated, StoreKind, StoreSpec, Tier, Via, Writes, FLASH_PAGE, STORES,
 };

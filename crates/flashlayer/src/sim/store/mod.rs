@@ -15,12 +15,14 @@
 mod cost;
 mod file;
 mod flash;
+mod ftl;
 mod hybrid;
 mod tier;
 
 pub use cost::Cost;
 pub use file::File;
 pub use flash::{Flash, FLASH_PAGE};
+pub use ftl::Ftl;
 pub use hybrid::Hybrid;
 pub use tier::Tier;
 
@@ -304,6 +306,7 @@ stores! {
     Cost => Cost,
     File => File,
     Flash => Flash,
+    Ftl => Ftl,
     Hybrid => Hybrid,
     Tier => Tier,
 }
@@ -337,7 +340,7 @@ impl StoreSpec {
         }
     }
 
-    /// The kind's name (`cost`, `file`, `flash`, `hybrid`, `tier`).
+    /// The kind's name (`cost`, `file`, `flash`, `ftl`, `hybrid`, `tier`).
     pub fn name(&self) -> &'static str {
         self.kind.name()
     }
