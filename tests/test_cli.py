@@ -149,6 +149,7 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
         "wblandlord", "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4",
+        "watt:kr=8,kw=4,epochs=4,sample=8,write_cost=1,first=0.1,seed=0",
         "lru on a hybrid store (placement hybrid)", *(tier_row(s) for s in TIER_SCHEMES), *CURVE_ROWS]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]
@@ -282,9 +283,9 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["sim", "{small}", "--policy", "fdbuffer:mc=1.5", "--buffer", "2"], ["bad value '1.5' for 'mc'"]),
         (["sim", "{small}", "--policy", "fdbuffer:clean=nosuch", "--buffer", "2"],
          ["bad value 'nosuch' for 'clean'; expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, "
-         "wtinylfu, clockpro, or one registered at run time"]),
+         "wtinylfu, clockpro, watt, or one registered at run time"]),
         (["sim", "{small}", "--policy", "fdbuffer:clean=belady", "--buffer", "2"], ["policy 'fdbuffer': bad value 'belady' for 'clean'; expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, slru, lruk, lirs, "
-         "wtinylfu, clockpro, or one registered at run time"]),
+         "wtinylfu, clockpro, watt, or one registered at run time"]),
         (["sim", "{small}", "--policy", "cfdc:cluster=-3", "--buffer", "2"], ["policy 'cfdc': bad value '-3' for 'cluster'"]),
         (["trace", "stats", "{bad}"], ["bad.csv:3:"]),
         (["trace", "convert", "{small}", "{dir}/out.parquet"], ["cannot tell the output format"]),

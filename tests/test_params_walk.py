@@ -62,6 +62,7 @@ IN_RANGE: dict[tuple[str, str], list[str]] = {
     ("tier", "ssd_device"): ["hypro-ssd", "hypro-ssd-lowend"],
     ("tier", "hdd_device"): ["hypro-hdd", "pdl10-mlc-nand"],
     ("ftl", "op"): ["0.5", "4"],
+    ("watt", "write_cost"): ["0", "1024"],
     ("ftl", "block"): ["2", "16", "4096"],
 }
 DEVICES = ["ratio:1:1", "ratio:1:64"]
@@ -75,6 +76,7 @@ PAST: dict[tuple[str, str], tuple[str, str]] = {
     ("lc", "level"): ("nosuch", "valid policies"),
     ("file", "path"): ("{tmp}/no/such/db.file", "No such file"),
     ("ftl", "op"): ("4.5", "at most 4"),
+    ("watt", "write_cost"): ("1025", "a number from 0 to 1024"),
     ("ftl", "block"): ("4097", "from 2 to 4096"),
 }
 #: Unbounded whole numbers: the large end walked (a run must stay quick).

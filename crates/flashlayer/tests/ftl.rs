@@ -164,7 +164,10 @@ fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
     let ftl = r.field("ftl").expect("an ftl run");
     let get = |k: &str| ftl.get(k).and_then(|v| v.int()).unwrap();
     let (host, relocations, erases) = (get("host_writes"), get("relocations"), get("erases"));
-    assert_eq!(host, r.metrics.physical_writes, "every write-back is a host write");
+    assert_eq!(
+        host, r.metrics.physical_writes,
+        "every write-back is a host write"
+    );
     let wa = (host + relocations) as f64 / host as f64;
     let closed = greedy_write_amplification(0.3);
     assert!(
@@ -181,6 +184,11 @@ fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
     );
     // More spare room, less amplification.
     let roomy = run("ftl:device=read=1,write=10,erase=100,op=0.6,block=128");
-    let wa6 = roomy.field("ftl").unwrap().get("write_amplification").and_then(|v| v.float()).unwrap();
+    let wa6 = roomy
+        .field("ftl")
+        .unwrap()
+        .get("write_amplification")
+        .and_then(|v| v.float())
+        .unwrap();
     assert!(wa6 < wa, "{wa6} at 0.6 against {wa} at 0.3");
 }

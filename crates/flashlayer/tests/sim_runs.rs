@@ -622,9 +622,8 @@ fn store_specs_parse_by_the_one_grammar() {
         "tier:ssd=5%,scheme=hypro:p_sink=0.15"
     );
     let err = |s: &str| StoreSpec::parse(s).unwrap_err().to_string();
-    assert!(
-        err("disk").contains("unknown store 'disk'; valid stores: cost, file, flash, ftl, hybrid, tier")
-    );
+    assert!(err("disk")
+        .contains("unknown store 'disk'; valid stores: cost, file, flash, ftl, hybrid, tier"));
     assert!(err("hybrid:placement=best")
         .contains("bad value 'best' for 'placement'; expected conservative"));
     assert!(err("tier:ssd=0").contains("bad value '0' for 'ssd'; expected a whole number of pages"));

@@ -77,6 +77,7 @@ mod sieve;
 mod slru;
 mod spec;
 mod twoq;
+mod watt;
 mod wblandlord;
 mod wtinylfu;
 
@@ -108,6 +109,7 @@ pub use spec::{
     CostSource, FdParams, PolicyKind, PolicySpec, Registered, BASE_ALLOWED, BASE_POLICIES, POLICIES,
 };
 pub use twoq::TwoQ;
+pub use watt::{Watt, WattParams};
 pub use wblandlord::WbLandlord;
 pub use wtinylfu::WTinyLfu;
 

@@ -110,6 +110,7 @@ policies! {
     Cfdc => super::Cfdc,
     Koltsidas => super::Koltsidas,
     FdBuffer => super::FdBuffer,
+    Watt => super::Watt,
 }
 
 pub use super::fdbuffer::{FdParams, BASE_ALLOWED, BASE_POLICIES};
@@ -261,7 +262,7 @@ mod tests {
         assert!(err("fdbuffer:clean=nosuch").contains("bad value 'nosuch' for 'clean'"));
         assert!(err("fdbuffer:clean=belady").contains(
             "expected an online policy at its defaults: lru, fifo, clock, 2q, arc, sieve, s3fifo, lfu, \
-             slru, lruk, lirs, wtinylfu, clockpro, or one registered at run time"
+             slru, lruk, lirs, wtinylfu, clockpro, watt, or one registered at run time"
         ));
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }

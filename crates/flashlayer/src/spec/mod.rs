@@ -42,7 +42,7 @@ pub enum Ty {
     Int(u64, u64),
     /// A fraction from 0 to 1.
     Fraction,
-    /// A fraction from 0 to this.
+    /// A number from 0 to this (a fraction when this is at most 1).
     FractionTo(f64),
     /// A fraction from 0 to 1, or `auto`.
     FractionOrAuto,
@@ -110,7 +110,8 @@ impl Param {
             Ty::Int(min, NO_MAX) => format!("a whole number of at least {min}"),
             Ty::Int(min, max) => format!("a whole number from {min} to {max}"),
             Ty::Fraction => "a fraction from 0 to 1".to_owned(),
-            Ty::FractionTo(max) => format!("a fraction from 0 to {max}"),
+            Ty::FractionTo(max) if max <= 1.0 => format!("a fraction from 0 to {max}"),
+            Ty::FractionTo(max) => format!("a number from 0 to {max}"),
             Ty::FractionOrAuto => "auto, or a fraction from 0 to 1".to_owned(),
             Ty::Choice(words) => match words {
                 [.., last] if words.len() > 1 => {
@@ -400,7 +401,9 @@ impl Given {
         let ok = match param.ty {
             Ty::Int(min, max) => lower.parse::<u64>().is_ok_and(|x| (min..=max).contains(&x)),
             Ty::Fraction => fraction(&lower).is_some(),
-            Ty::FractionTo(max) => fraction(&lower).is_some_and(|x| x <= max),
+            Ty::FractionTo(max) => lower
+                .parse::<f64>()
+                .is_ok_and(|x| (0.0..=max).contains(&x)),
             Ty::FractionOrAuto => lower == "auto" || fraction(&lower).is_some(),
             Ty::Choice(words) => words.contains(&lower.as_str()),
             Ty::Switch => switch(&lower).is_some(),
@@ -462,7 +465,10 @@ impl Given {
 
     /// A fraction key (of either fraction type).
     pub fn fraction(&self, key: &str) -> f64 {
-        fraction(&self.value(key)).expect("checked by the grammar")
+        // A `FractionTo` key may exceed 1; the grammar checked its range.
+        self.value(key)
+            .parse()
+            .expect("checked by the grammar")
     }
 
     /// A fraction-or-auto key: `None` for `auto`.

@@ -92,7 +92,7 @@ use super::build::WithPolicy;
 use super::named::Named;
 use super::{
     Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, Registered,
-    S3Fifo, Sieve, Slru, TwoQ, Victim, WTinyLfu,
+    S3Fifo, Sieve, Slru, TwoQ, Victim, WTinyLfu, Watt,
 };
 use crate::error::Result;
 use crate::spec::{Amount, Entry, Given, Param, Ty, NO_MAX};
@@ -199,6 +199,7 @@ base_policies!(
     (Lirs, Lirs, "lirs"),
     (WTinyLfu, WTinyLfu, "wtinylfu"),
     (ClockPro, ClockPro, "clockpro"),
+    (Watt, Watt, "watt"),
 );
 
 forward_policy!(Base, with_base);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs WATT-Simulate (Vöhringer & Leis's simulator, built from a checkout
+# of github.com/itodnerd/WATT-Simulate at commit 2262572) over the traces
+# whose outputs data/successors/ keeps, and writes them there again.
+#
+# Usage: tools/watt-simulate/run.sh WATT_SIMULATE_CHECKOUT
+set -euo pipefail
+src=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+g++ -std=c++20 -O2 -fconcepts -I"$src" -o "$work/driver" "$here/driver.cpp" \
+    "$src"/algos/{WATT,lruStackDist,staticOpt,Generators,LRFU}.cpp
+py="$root/.venv/bin/python"
+run() {  # run NAME TRACE SIZES
+    "$py" "$here/to_watt_csv.py" "$2" "$work/$1.csv"
+    "$work/driver" "$work/$1.csv" "$3" > "$root/data/successors/watt-simulate-$1.csv"
+}
+run pg15-tpcc-sysbench-w2 "$root/data/traces/pg15-tpcc-sysbench-w2.csv.gz" 147,294,736,1472
+run pg15-tpcb-s5 "$root/data/traces/pg15-tpcb-s5.csv.gz" 96,192,480,959
+"$root/.venv/bin/flashlayer" trace gen zipf --requests 2000000 --pages 100000 --alpha 0.8 --write-ratio 0.2 \
+    --seed 7 --out "$work/zipf-2m-trace.csv" 2> /dev/null
+run zipf-2m "$work/zipf-2m-trace.csv" 1000,5000,10000
