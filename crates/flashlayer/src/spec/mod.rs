@@ -401,9 +401,7 @@ impl Given {
         let ok = match param.ty {
             Ty::Int(min, max) => lower.parse::<u64>().is_ok_and(|x| (min..=max).contains(&x)),
             Ty::Fraction => fraction(&lower).is_some(),
-            Ty::FractionTo(max) => lower
-                .parse::<f64>()
-                .is_ok_and(|x| (0.0..=max).contains(&x)),
+            Ty::FractionTo(max) => lower.parse::<f64>().is_ok_and(|x| (0.0..=max).contains(&x)),
             Ty::FractionOrAuto => lower == "auto" || fraction(&lower).is_some(),
             Ty::Choice(words) => words.contains(&lower.as_str()),
             Ty::Switch => switch(&lower).is_some(),
@@ -466,9 +464,7 @@ impl Given {
     /// A fraction key (of either fraction type).
     pub fn fraction(&self, key: &str) -> f64 {
         // A `FractionTo` key may exceed 1; the grammar checked its range.
-        self.value(key)
-            .parse()
-            .expect("checked by the grammar")
+        self.value(key).parse().expect("checked by the grammar")
     }
 
     /// A fraction-or-auto key: `None` for `auto`.
