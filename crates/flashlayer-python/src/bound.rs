@@ -35,7 +35,9 @@ pub fn bound<'py>(
     }
     let pages = usize::try_from(buffer_pages).unwrap_or(usize::MAX);
     let device = match device {
-        Some(s) => DeviceModel::parse(s).map_err(err)?,
+        Some(s) => DeviceModel::parse(s)
+            .and_then(|m| m.one_at_a_time("a cost bound"))
+            .map_err(err)?,
         None => DeviceModel::unit(),
     };
     let costs = ScheduleCosts::of(&device, flush_at_end);

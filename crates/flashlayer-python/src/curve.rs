@@ -59,7 +59,7 @@ pub fn lru_curve<'py>(
     let specs = devices.unwrap_or_else(|| vec![DeviceModel::unit().name]);
     let models = specs
         .iter()
-        .map(|d| DeviceModel::parse(d))
+        .map(|d| DeviceModel::parse(d)?.one_at_a_time("a cost curve"))
         .collect::<flashlayer::Result<Vec<_>>>()
         .map_err(err)?;
     if models.is_empty() {

@@ -56,7 +56,9 @@ pub fn hybrid_sequence<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = SequenceParams::default();
     let device = |given: Option<&str>, default: DeviceModel| match given {
-        Some(spec) => DeviceModel::parse(spec).map_err(err),
+        Some(spec) => DeviceModel::parse(spec)
+            .and_then(|m| m.one_at_a_time("a hybrid sequence"))
+            .map_err(err),
         None => Ok(default),
     };
     let (flash, magnetic) = (device(flash, d.flash)?, device(magnetic, d.magnetic)?);

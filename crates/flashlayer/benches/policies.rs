@@ -80,7 +80,7 @@ impl WithPolicy for Replay {
 #[divan::bench(args = [
     "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo", "lfu", "slru", "lruk", "lirs", "wtinylfu", "clockpro", "belady", "cflru",
     "lruwsr", "ccflru", "casa", "koltsidas:lambda=0.5", "koltsidas", "wblandlord", "fdbuffer", "fdbuffer:cluster=64", "cfdc",
-    "watt",
+    "watt", "ace",
 ])]
 fn policy(bencher: divan::Bencher<'_, '_>, spec: &str) {
     let (words, pages) = trace();

@@ -667,3 +667,46 @@ fn a_flash_store_run_is_timed_by_its_chip() {
         Some(&flashlayer::types::Value::Float(r.metrics.virtual_time))
     );
 }
+
+/// ACE over LRU on a device that serves 4 writes at once: each dirty
+/// victim goes out with up to 3 more dirty pages in one batch that costs
+/// one write, so the run's time is its reads plus one write per batch; the
+/// same policy at k = 1 pays every page.
+#[test]
+fn ace_batches_cost_one_write_each_on_a_concurrent_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_trace(&dir, 20_000, 400);
+    let run = |policy: &str, device: &str| {
+        sim::replay(
+            &t,
+            &PolicySpec::parse(policy).unwrap(),
+            Size::Pages(40),
+            &StoreSpec::parse(&format!("cost:device={device}")).unwrap(),
+            &ReplayOptions::default(),
+            &mut |_| Ok(()),
+        )
+        .unwrap()
+        .metrics
+    };
+    let lru = run("lru", "ratio:1:8,k=4");
+    let ace = run("ace:nw=4", "ratio:1:8,k=4");
+    let serial = run("ace:nw=4", "ratio:1:8");
+    // LRU writes one page at a time: k changes nothing for it.
+    assert_eq!(lru.virtual_time, run("lru", "ratio:1:8").virtual_time);
+    assert_eq!(ace.hits, lru.hits, "ACE leaves LRU's choices alone");
+    // Every batch holds the dirty victim: one write each.
+    let batches = ace.dirty_evictions;
+    assert!(
+        ace.physical_writes > 2 * batches,
+        "batches of several pages"
+    );
+    assert_eq!(
+        ace.virtual_time,
+        ace.physical_reads as f64 + 8.0 * batches as f64
+    );
+    assert!(ace.virtual_time < 0.7 * lru.virtual_time);
+    assert_eq!(
+        serial.virtual_time,
+        serial.physical_reads as f64 + 8.0 * serial.physical_writes as f64
+    );
+}

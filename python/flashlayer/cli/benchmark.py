@@ -30,7 +30,7 @@ from flashlayer.files import MARKDOWN_MARK, atomic_output, check_writable
 
 
 DEFAULT_POLICIES = ("lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,clockpro,belady,cflru,lruwsr,ccflru,casa,fdbuffer,fdbuffer:cluster=64,cfdc,wblandlord,"
-                    "koltsidas:lambda=0.5,koltsidas,watt")
+                    "koltsidas:lambda=0.5,koltsidas,watt,ace")
 #: ``bench libcachesim``: the policies libCacheSim also has.
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,belady"
 

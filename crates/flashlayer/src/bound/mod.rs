@@ -314,6 +314,7 @@ fn run<P: Policy, N: PageNumbers>(
         seq_write: costs.seq_write,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
     };
     let mut d = Driver::new(policy, CostStore::new(device))?;
     let mut frames = NoFrames::new(numbers);

@@ -54,6 +54,34 @@ pub struct DeviceModel {
     pub erase: Option<f64>,
     /// Unit of every cost above.
     pub unit: CostUnit,
+    /// I/Os the device serves at once, `k` of Papon & Athanassoulis's
+    /// parametric I/O model (CIDR 2021): a batch of up to `k` page writes
+    /// issued together takes the time of one. 1 (the default): every
+    /// write is priced on its own.
+    pub concurrency: u32,
+}
+
+impl DeviceModel {
+    /// What a batch of `n` page writes issued together costs when the
+    /// device serves several at once: `⌈n / k⌉` random writes; `None` at
+    /// `k = 1`, where each page is priced on its own (sequential or not).
+    pub fn concurrent_batch(&self, n: usize) -> Option<f64> {
+        (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64 * self.write)
+    }
+
+    /// The model, for a caller that prices each I/O on its own (`what`
+    /// names it): refuses a concurrency above 1, which only batches of
+    /// writes through [`crate::store::Meter::write_batch`] honour.
+    pub fn one_at_a_time(self, what: &str) -> Result<Self> {
+        if self.concurrency > 1 {
+            return Err(Error::invalid(format!(
+                "device '{}': {what} prices each I/O on its own, so a concurrency k={} would be \
+                 ignored (only the cost and file stores price batches of writes with it)",
+                self.name, self.concurrency
+            )));
+        }
+        Ok(self)
+    }
 }
 
 /// One row of [`PRESETS`].
@@ -282,6 +310,7 @@ impl DeviceModel {
             seq_write: n,
             erase: None,
             unit: CostUnit::Units,
+            concurrency: 1,
         }
     }
 
@@ -298,6 +327,7 @@ impl DeviceModel {
                 seq_write: p.seq_write,
                 erase: p.erase,
                 unit: p.unit,
+                concurrency: 1,
             })
     }
 
@@ -347,18 +377,42 @@ mod tests {
                 "bad value '-3' for 'write'; expected a number above 0",
             ),
             (
-                "ratio:1:2:3",
-                "expected at most 2 values separated by ':' (read, write)",
+                "ratio:1:2:3:4",
+                "expected at most 3 values separated by ':' (read, write, k)",
             ),
+            ("ratio:1:8,k=0", "bad value '0' for 'k'"),
             ("read=1", "both read= and write="),
             ("read=1,write=2,speed=3", "has no parameter 'speed'"),
             ("read=1,write=x", "bad value 'x' for 'write'"),
             ("read=1,write=2,unit=ms", "expected units or us"),
-            ("hypro-ssd:5", "takes no parameters"),
+            ("hypro-ssd:5:6", "expected at most 1 value"),
         ] {
             let e = DeviceModel::parse(spec).unwrap_err().to_string();
             assert!(e.contains(needle), "{spec}: {e}");
         }
+    }
+
+    /// Papon & Athanassoulis's model: up to k writes issued together take
+    /// the time of one; k = 1 prices each write on its own.
+    #[test]
+    fn a_batch_costs_one_write_per_k_pages() {
+        let m = DeviceModel::parse("ratio:1:8,k=4").unwrap();
+        assert_eq!(m.concurrency, 4);
+        assert_eq!(m.concurrent_batch(1), Some(8.0));
+        assert_eq!(m.concurrent_batch(4), Some(8.0));
+        assert_eq!(m.concurrent_batch(5), Some(16.0));
+        assert_eq!(DeviceModel::parse("ratio:1:8:4").unwrap().concurrency, 4);
+        assert_eq!(
+            DeviceModel::parse("ratio:1:8").unwrap().concurrent_batch(4),
+            None
+        );
+        let p = DeviceModel::parse("fdbuffer-intel:k=8").unwrap();
+        assert_eq!((p.concurrency, p.write), (8, 5.8));
+        assert!(m
+            .one_at_a_time("a curve")
+            .unwrap_err()
+            .to_string()
+            .contains("k=4"));
     }
 
     #[test]

@@ -10,6 +10,14 @@ use std::sync::OnceLock;
 
 const ANY: Ty = Ty::Positive(f64::INFINITY);
 
+/// Every device's concurrency ([`DeviceModel::concurrency`]).
+const K: Param = Param::new(
+    "k",
+    Ty::Int(1, 4096),
+    "1",
+    "I/Os served at once: a batch of up to k page writes issued together costs one write",
+);
+
 /// The entry a spec of costs is: named by how it is written.
 const COSTS: &str = "read=R,write=W";
 
@@ -24,6 +32,7 @@ pub static DEVICES: Table = Table {
             params: &[
                 Param::new("read", ANY, "", "the read cost"),
                 Param::new("write", ANY, "", "the write cost"),
+                K,
             ],
         },
         Entry {
@@ -36,6 +45,7 @@ pub static DEVICES: Table = Table {
                 Param::new("seq_write", ANY, "", "sequential page write (default: the random write)"),
                 Param::new("erase", ANY, "", "block erase, for raw NAND (default: none)"),
                 Param::new("unit", Ty::Choice(&["units", "us"]), "units", "the unit of every cost"),
+                K,
             ],
         },
     ],
@@ -54,7 +64,7 @@ fn presets() -> Vec<&'static Entry> {
                 .map(|p| Entry {
                     name: p.name,
                     description: p.source,
-                    params: &[],
+                    params: &[K],
                 })
                 .collect()
         })
@@ -73,12 +83,14 @@ impl DeviceModel {
     /// Parses a device spec by the one grammar ([`DEVICES`]): a preset
     /// name, `ratio:1:N` (or `ratio:R:W`), or `read=R,write=W` with
     /// optional `seq_read`, `seq_write`, `erase` and `unit=us|units`
-    /// (default `units`). Omitted sequential costs equal the random ones.
+    /// (default `units`); each may add `k=K`, its concurrency (default 1).
+    /// Omitted sequential costs equal the random ones.
     /// Every cost is a finite number above 0. The model is named by the
     /// spec as written (a preset by its own name).
     pub fn parse(text: &str) -> Result<Self> {
         let g = spec::parse(&DEVICES, text)?;
         let name = text.trim().to_owned();
+        let concurrency = g.int("k") as u32;
         Ok(match g.name() {
             "ratio" => {
                 let missing = "expected ratio:R:W, e.g. ratio:1:N for writes N times a read";
@@ -88,6 +100,7 @@ impl DeviceModel {
                 );
                 DeviceModel {
                     name,
+                    concurrency,
                     ..DeviceModel::ratio(w / r)
                 }
             }
@@ -109,9 +122,19 @@ impl DeviceModel {
                         "us" => CostUnit::Micros,
                         _ => CostUnit::Units,
                     },
+                    concurrency,
                 }
             }
-            preset => DeviceModel::preset(preset).expect("a preset of the table"),
+            preset => DeviceModel {
+                // A preset with a concurrency is named as written.
+                name: if concurrency > 1 {
+                    name
+                } else {
+                    preset.to_owned()
+                },
+                concurrency,
+                ..DeviceModel::preset(preset).expect("a preset of the table")
+            },
         })
     }
 }

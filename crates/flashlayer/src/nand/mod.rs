@@ -99,7 +99,7 @@ impl Timing {
     /// The timing of a device preset: its random read, random write and
     /// erase. A preset without erases is not a NAND chip.
     pub fn from_preset(name: &str) -> Result<Timing> {
-        let d = DeviceModel::parse(name)?;
+        let d = DeviceModel::parse(name)?.one_at_a_time("a NAND chip")?;
         let erase = d.erase.ok_or_else(|| {
             Error::invalid(format!(
                 "device '{name}' has no erase time; a NAND chip needs one (try '{DEFAULT_PRESET}')"

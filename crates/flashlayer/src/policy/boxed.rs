@@ -29,6 +29,7 @@ trait Erased: Send {
     fn reprice(&mut self, page: DenseId, cost: PageCost);
     fn remove(&mut self, page: DenseId) -> Option<bool>;
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>);
+    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool;
     fn prefetch(&self, page: DenseId);
     fn victim_ahead(&self, k: usize) -> Option<DenseId>;
     fn observe_io(&mut self, kind: IoKind, cost: f64);
@@ -98,6 +99,9 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     }
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         Policy::cluster(self, victim, pages, out)
+    }
+    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        Policy::dirty_ahead(self, n, pages, out)
     }
     fn prefetch(&self, page: DenseId) {
         Policy::prefetch(self, page)

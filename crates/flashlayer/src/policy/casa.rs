@@ -93,6 +93,9 @@ impl Casa {
 }
 
 impl Policy for Casa {
+    // The dirty list D from its least recently used end.
+    super::list::dirty_ahead_from_tails!(D);
+
     super::list::list_policy_basics!("CASA", lists);
     fn set_capacity(&mut self, capacity: usize) {
         debug_assert!(capacity >= self.len());

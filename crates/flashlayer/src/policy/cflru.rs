@@ -130,6 +130,10 @@ impl Cflru {
 }
 
 impl Policy for Cflru {
+    // The region's dirty pages, then the working region's, each from its
+    // least recently used end.
+    super::list::dirty_ahead_from_tails!(DIRTY, WORKING);
+
     fn name(&self) -> String {
         format!("CFLRU({})", self.w)
     }

@@ -7,12 +7,32 @@
 
 /// `forward_policy!(Type, with)` implements [`super::Policy`] for `Type` by
 /// calling each method on the policy that `with!(self, p => body)` binds
-/// to `p`.
+/// to `p`. `forward_policy!(impl [P: Policy] Type<P>, with, cluster = a,
+/// name = b)` does the same for a generic wrapper whose own methods `a`
+/// gather the write-back batch and `b` name it (ACE).
 macro_rules! forward_policy {
     ($ty:ty, $with:ident) => {
-        impl $crate::policy::Policy for $ty {
+        forward_policy!(@impl [] $ty, $with, forward, forward);
+    };
+    (impl [$($g:tt)*] $ty:ty, $with:ident, cluster = $cl:ident, name = $nm:ident) => {
+        forward_policy!(@impl [$($g)*] $ty, $with, $cl, $nm);
+    };
+    (@name $s:ident, $with:ident, forward) => {
+        $with!($s, p => p.name())
+    };
+    (@name $s:ident, $with:ident, $nm:ident) => {
+        $s.$nm()
+    };
+    (@cluster $s:ident, $with:ident, forward, $v:ident, $p:ident, $o:ident) => {
+        $with!($s, p => p.cluster($v, $p, $o))
+    };
+    (@cluster $s:ident, $with:ident, $cl:ident, $v:ident, $p:ident, $o:ident) => {
+        $s.$cl($v, $p, $o)
+    };
+    (@impl [$($g:tt)*] $ty:ty, $with:ident, $cl:ident, $nm:ident) => {
+        impl<$($g)*> $crate::policy::Policy for $ty {
             fn name(&self) -> String {
-                $with!(self, p => p.name())
+                forward_policy!(@name self, $with, $nm)
             }
             fn capacity(&self) -> usize {
                 $with!(self, p => p.capacity())
@@ -68,7 +88,15 @@ macro_rules! forward_policy {
                 pages: &mut dyn $crate::policy::Neighbours,
                 out: &mut Vec<DenseId>,
             ) {
-                $with!(self, p => p.cluster(victim, pages, out))
+                forward_policy!(@cluster self, $with, $cl, victim, pages, out)
+            }
+            fn dirty_ahead(
+                &self,
+                n: usize,
+                pages: &mut dyn $crate::policy::Neighbours,
+                out: &mut Vec<DenseId>,
+            ) -> bool {
+                $with!(self, p => p.dirty_ahead(n, pages, out))
             }
             #[inline]
             fn prefetch(&self, page: DenseId) {

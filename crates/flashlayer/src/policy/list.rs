@@ -413,6 +413,29 @@ impl<const K: usize, X: Extra> Lists<K, X> {
         self.nodes[page as usize].prev
     }
 
+    /// [`crate::policy::Policy::dirty_ahead`] for a policy that evicts
+    /// from the tails of `lists`, in this order: up to `n` dirty pages that
+    /// `pages` lets be written, each list walked from its tail.
+    pub(crate) fn dirty_from_tails(
+        &self,
+        lists: &[u8],
+        n: usize,
+        pages: &mut dyn crate::policy::Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        let start = out.len();
+        for &list in lists {
+            let mut p = self.tail(list);
+            while p != NIL && out.len() - start < n {
+                if self.is_dirty(p) && pages.evictable(p) {
+                    out.push(p);
+                }
+                p = self.prev_of(p);
+            }
+        }
+        true
+    }
+
     /// The tail (LRU end) of `list`, `NIL` if empty.
     #[inline]
     pub(crate) fn tail(&self, list: u8) -> u32 {
@@ -655,6 +678,22 @@ macro_rules! counted_capacity {
     };
 }
 pub(crate) use counted_capacity;
+
+/// [`super::Policy::dirty_ahead`] for a list policy that evicts from the
+/// tails of the given lists, in that order ([`Lists::dirty_from_tails`]).
+macro_rules! dirty_ahead_from_tails {
+    ($($list:expr),+) => {
+        fn dirty_ahead(
+            &self,
+            n: usize,
+            pages: &mut dyn $crate::policy::Neighbours,
+            out: &mut Vec<DenseId>,
+        ) -> bool {
+            self.l.dirty_from_tails(&[$($list),+], n, pages, out)
+        }
+    };
+}
+pub(crate) use dirty_ahead_from_tails;
 
 /// [`super::Policy::mark_dirty`] and [`super::Policy::mark_clean`] for a
 /// policy whose dirty state is a flag per page and which keeps no cost per

@@ -51,6 +51,8 @@ impl<const PROMOTE: bool> Queue<PROMOTE> {
 }
 
 impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
+    super::list::dirty_ahead_from_tails!(L);
+
     #[inline]
     fn victim_ahead(&self, k: usize) -> Option<DenseId> {
         let mut p = self.oldest()?;

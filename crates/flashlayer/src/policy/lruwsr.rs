@@ -52,6 +52,10 @@ impl LruWsr {
 }
 
 impl Policy for LruWsr {
+    // From the LRU end, as ACE's own LRU-WSR walks it (a hot dirty page's
+    // second chance is not foreseen).
+    super::list::dirty_ahead_from_tails!(L);
+
     super::list::list_policy_basics!("LRU-WSR", one list L);
 
     #[inline]

@@ -48,6 +48,7 @@
 mod forward;
 #[macro_use]
 mod named;
+mod ace;
 mod arc;
 mod belady;
 mod boxed;
@@ -81,6 +82,7 @@ mod watt;
 mod wblandlord;
 mod wtinylfu;
 
+pub use ace::{Ace, AceParams};
 pub use arc::Arc;
 pub use belady::Belady;
 pub use boxed::BoxedPolicy;
@@ -232,6 +234,16 @@ pub trait Policy {
     /// nothing.
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         let _ = (victim, pages, out);
+    }
+
+    /// Appends to `out` up to `n` resident dirty pages that `pages` lets be
+    /// written now, in the order the policy's evictions would reach them
+    /// (for a wrapper that writes them with a dirty victim, ACE); returns
+    /// `false`, appending nothing, if the policy does not know that order
+    /// without evicting. Default: `false`.
+    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        let _ = (n, pages, out);
+        false
     }
 
     /// A hint that `page` will be requested soon: a policy may start loading

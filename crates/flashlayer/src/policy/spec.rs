@@ -111,6 +111,7 @@ policies! {
     Koltsidas => super::Koltsidas,
     FdBuffer => super::FdBuffer,
     Watt => super::Watt,
+    Ace => super::Ace,
 }
 
 pub use super::fdbuffer::{FdParams, BASE_ALLOWED, BASE_POLICIES};

@@ -221,9 +221,9 @@ pub fn with_policy<W: WithPolicy>(
         PolicyKind::CostOptUb(iterations) => {
             let costs = costs.ok_or_else(|| {
                 Error::invalid(
-                    "costopt-ub plans its schedule for the read and write costs of one device, so \
-                     it runs only in plain trace simulation (not on a file, on flash, on a hybrid \
-                     store or in a tier)",
+                    "costopt-ub plans its schedule for the read and write costs of one device that \
+                     writes one page at a time, so it runs only in plain trace simulation on such a \
+                     device (not with k > 1, on a file, on flash, on a hybrid store or in a tier)",
                 )
             })?;
             let future = Future::from_bytes(trace.request_bytes(), trace.pages())?;

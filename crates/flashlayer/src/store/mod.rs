@@ -408,9 +408,16 @@ impl Meter {
         self.stats
     }
 
-    /// Prices each page of a write batch: sequential when it follows the
-    /// previous page of the batch.
-    pub fn write_batch(&mut self, pages: impl IntoIterator<Item = PageId>) {
+    /// Prices a write batch: on a device that serves `k > 1` writes at
+    /// once, `⌈n / k⌉` random writes for its `n` pages
+    /// ([`DeviceModel::concurrent_batch`]); else each page, sequential
+    /// when it follows the previous page of the batch.
+    pub fn write_batch(&mut self, pages: impl ExactSizeIterator<Item = PageId>) {
+        if let Some(c) = self.device.concurrent_batch(pages.len()) {
+            self.stats.writes += pages.len() as u64;
+            self.stats.virtual_time += c;
+            return;
+        }
         let mut prev: Option<PageId> = None;
         for p in pages {
             self.write(prev.is_some_and(|q| q.checked_add(1) == Some(p)));

@@ -1,7 +1,7 @@
 //! The cost store: a device model pricing every read and write, no data
 //! ([`crate::store::CostStore`]); the simulator's store.
 
-use super::{device, device_key, Kind, Opens, Run, Simulated};
+use super::{batched_device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
 use crate::policy::ScheduleCosts;
@@ -25,8 +25,10 @@ impl Opens for Cost {
         Ok(CostStore::new(self.device.clone()))
     }
 
+    /// None on a device with concurrency: no schedule is planned for
+    /// batches of writes.
     fn schedule_costs(&self, flush_at_end: bool) -> Option<ScheduleCosts> {
-        Some(ScheduleCosts::of(&self.device, flush_at_end))
+        (self.device.concurrency == 1).then(|| ScheduleCosts::of(&self.device, flush_at_end))
     }
 }
 
@@ -44,7 +46,7 @@ impl Kind for Cost {
 
     fn read(g: &Given) -> Result<Self> {
         Ok(Cost {
-            device: device(g, "device")?,
+            device: batched_device(g, "device")?,
         })
     }
 

@@ -3,7 +3,7 @@
 //! machine's costs (CASA §5.3). Each `R` is a `fix_read`, each `W` a
 //! `fix_write` that changes the page; the run ends with a flush.
 
-use super::{device, device_key, Kind, Opens, Pooled, Run};
+use super::{batched_device, device_key, Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
@@ -61,7 +61,7 @@ impl Kind for File {
             path: g.given("path").map(PathBuf::from),
             page_size: g.int("page_size") as usize,
             direct: g.switch("direct"),
-            device: device(g, "device")?,
+            device: batched_device(g, "device")?,
         })
     }
 

@@ -44,7 +44,17 @@ const fn device_key(key: &'static str, default: &'static str, help: &'static str
     Param::new(key, ty, default, help)
 }
 
+/// The device of `key`, serving one I/O at a time: a store that prices
+/// each write on its own cannot honour a concurrency.
 fn device(g: &Given, key: &str) -> Result<DeviceModel> {
+    batched_device(g, key)?
+        .one_at_a_time("this store")
+        .map_err(|e| g.error(format!("{key}: {e}")))
+}
+
+/// The device of `key`, its concurrency honoured: the store writes batches
+/// through [`crate::store::Meter::write_batch`].
+fn batched_device(g: &Given, key: &str) -> Result<DeviceModel> {
     DeviceModel::parse(&g.value(key)).map_err(|e| g.error(format!("{key}: {e}")))
 }
 
