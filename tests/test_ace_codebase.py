@@ -5,10 +5,12 @@ beside them): 200,000 operations, a 1,000-page buffer, reads costing 1,
 writes 4, a device of concurrency 8. Its baseline (variant 1) is the plain
 policy; its variant 5 (COW-Xa) is ACE writing the next 7 dirty pages with a
 dirty victim. LRU and CFLRU give its misses, page writes, write batches and
-total cost exactly, with ACE and without; so does LRU-WSR alone. ACE over
-LRU-WSR is 3.9% apart in total cost (71,950 against 69,213): which LRU-WSR
-state a page written ahead keeps is not settled yet, so that row is held
-to 5%."""
+total cost exactly, with ACE and without; so does LRU-WSR alone. Under ACE,
+LRU-WSR writes ahead the dirty pages marked cold, those its evictions take
+when they reach them; ACE's simulator also gives the hot dirty pages it
+passes their second chance as it walks (moves them to the MRU end), which a
+query of the policy does not. That row is within 0.4% on every count
+(total cost 69,089 against 69,213) and held to 1%."""
 
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ from conftest import run_cli
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "successors"
 POLICIES = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr"}
-#: ACE over LRU-WSR: the one row not equal (module doc).
-LRUWSR_ACE_TOLERANCE = 0.05
+#: ACE over LRU-WSR: the one row not equal (module doc), relative.
+LRUWSR_ACE_TOLERANCE = 0.01
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +49,9 @@ def test_ace_and_its_bases_give_ace_codebases_counts(ours: dict[tuple[str, str],
     with (DATA / "ace-codebase.csv").open() as f:
         theirs = next(r for r in csv.DictReader(f) if r["policy"] == policy and r["variant"] == variant)
     got = ours[(POLICIES[policy], variant)]
-    if (policy, variant) == ("LRU-WSR", "5"):
-        gap = abs(got["total_cost"] / float(theirs["total_cost"]) - 1)
-        assert gap <= LRUWSR_ACE_TOLERANCE, f"{gap:.3f}"
-        return
     for key in ("misses", "writes", "write_batches", "total_cost"):
-        assert got[key] == float(theirs[key]), f"{policy} variant {variant}: {key}"
+        if (policy, variant) == ("LRU-WSR", "5"):
+            gap = abs(got[key] / float(theirs[key]) - 1)
+            assert gap <= LRUWSR_ACE_TOLERANCE, f"{key}: {got[key]} against their {theirs[key]}"
+        else:
+            assert got[key] == float(theirs[key]), f"{policy} variant {variant}: {key}"

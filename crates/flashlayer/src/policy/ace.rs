@@ -9,7 +9,9 @@
 //! The pages written with the victim are the next dirty pages the base
 //! policy's evictions would reach ([`Policy::dirty_ahead`]), which ACE's
 //! own simulator (`BU-DiSC/ACE-codebase`, its variant 5, `COW-Xa`) finds by
-//! walking the LRU list from its tail. The base decides everything else:
+//! walking the LRU list from its tail (over LRU-WSR, the dirty pages marked
+//! cold). LRU and CFLRU under ACE give its simulator's counts exactly
+//! (`tests/test_ace_codebase.py`). The base decides everything else:
 //! which page leaves, hits, admissions. The batch goes through the one
 //! write-clustering protocol ([`Policy::cluster`]), so the simulator and
 //! the buffer pool write it alike. ACE's prefetching variant (evicting

@@ -52,9 +52,25 @@ impl LruWsr {
 }
 
 impl Policy for LruWsr {
-    // From the LRU end, as ACE's own LRU-WSR walks it (a hot dirty page's
-    // second chance is not foreseen).
-    super::list::dirty_ahead_from_tails!(L);
+    /// From the LRU end, the dirty pages marked cold: those an eviction
+    /// would take when it reaches them (a dirty page not marked cold gets
+    /// its second chance instead; ACE's own simulator moves it to the MRU
+    /// end as it walks, which this query does not).
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        pages: &mut dyn super::Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        let (start, mut p) = (out.len(), self.l.tail(L));
+        while p != super::list::NIL && out.len() - start < n {
+            if self.l.is_dirty(p) && self.l.marked(p) && pages.evictable(p) {
+                out.push(p);
+            }
+            p = self.l.prev_of(p);
+        }
+        true
+    }
 
     super::list::list_policy_basics!("LRU-WSR", one list L);
 
