@@ -61,14 +61,10 @@ impl<P: Policy> Ace<P> {
         })
     }
 
-    /// The base's own batch, then the next dirty pages its evictions
-    /// reach, up to `nw − 1` in all.
-    fn gather(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
-        self.base.cluster(victim, pages, out);
-        let more = (self.nw - 1).saturating_sub(out.len());
-        if more > 0 {
-            self.base.dirty_ahead(more, pages, out);
-        }
+    /// The next `nw − 1` dirty pages the base's evictions reach (ACE's
+    /// bases write no clusters of their own).
+    fn gather(&mut self, _victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
+        self.base.dirty_ahead(self.nw - 1, pages, out);
     }
 
     fn ace_name(&self) -> String {
@@ -161,18 +157,8 @@ impl Named for Ace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::testing::AllWritable as All;
     use crate::policy::Lru;
-
-    /// Pages by number, all writable.
-    struct All;
-    impl Neighbours for All {
-        fn neighbour(&self, _: DenseId, _: i64) -> Option<DenseId> {
-            None
-        }
-        fn evictable(&mut self, _: DenseId) -> bool {
-            true
-        }
-    }
 
     #[test]
     fn a_dirty_victim_gathers_the_next_dirty_pages_in_lru_order() {

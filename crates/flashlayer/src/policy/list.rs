@@ -415,11 +415,13 @@ impl<const K: usize, X: Extra> Lists<K, X> {
 
     /// [`crate::policy::Policy::dirty_ahead`] for a policy that evicts
     /// from the tails of `lists`, in this order: up to `n` dirty pages that
-    /// `pages` lets be written, each list walked from its tail.
+    /// `leaves` says an eviction takes when it reaches them and `pages`
+    /// lets be written, each list walked from its tail.
     pub(crate) fn dirty_from_tails(
         &self,
         lists: &[u8],
         n: usize,
+        leaves: impl Fn(DenseId) -> bool,
         pages: &mut dyn crate::policy::Neighbours,
         out: &mut Vec<DenseId>,
     ) -> bool {
@@ -427,7 +429,7 @@ impl<const K: usize, X: Extra> Lists<K, X> {
         for &list in lists {
             let mut p = self.tail(list);
             while p != NIL && out.len() - start < n {
-                if self.is_dirty(p) && pages.evictable(p) {
+                if self.is_dirty(p) && leaves(p) && pages.evictable(p) {
                     out.push(p);
                 }
                 p = self.prev_of(p);
@@ -689,7 +691,7 @@ macro_rules! dirty_ahead_from_tails {
             pages: &mut dyn $crate::policy::Neighbours,
             out: &mut Vec<DenseId>,
         ) -> bool {
-            self.l.dirty_from_tails(&[$($list),+], n, pages, out)
+            self.l.dirty_from_tails(&[$($list),+], n, |_| true, pages, out)
         }
     };
 }

@@ -62,14 +62,8 @@ impl Policy for LruWsr {
         pages: &mut dyn super::Neighbours,
         out: &mut Vec<DenseId>,
     ) -> bool {
-        let (start, mut p) = (out.len(), self.l.tail(L));
-        while p != super::list::NIL && out.len() - start < n {
-            if self.l.is_dirty(p) && self.l.marked(p) && pages.evictable(p) {
-                out.push(p);
-            }
-            p = self.l.prev_of(p);
-        }
-        true
+        self.l
+            .dirty_from_tails(&[L], n, |p| self.l.marked(p), pages, out)
     }
 
     super::list::list_policy_basics!("LRU-WSR", one list L);

@@ -316,8 +316,21 @@ pub trait Policy {
 /// What the policies' unit tests share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::Policy;
+    use super::{Neighbours, Policy};
     use crate::types::{DenseId, Op, PageCost};
+
+    /// A caller that knows no page by number and lets every page be
+    /// written: what a clustering test hands a policy.
+    pub(crate) struct AllWritable;
+
+    impl Neighbours for AllWritable {
+        fn neighbour(&self, _: DenseId, _: i64) -> Option<DenseId> {
+            None
+        }
+        fn evictable(&mut self, _: DenseId) -> bool {
+            true
+        }
+    }
 
     /// Replays `steps` requests over pages `0..pages` (skewed towards low
     /// ids, so that frequencies spread), drawn from `seed`, through `policy`

@@ -603,17 +603,8 @@ mod tests {
                 dirty: true
             }
         );
-        struct All;
-        impl Neighbours for All {
-            fn neighbour(&self, _: DenseId, _: i64) -> Option<DenseId> {
-                None
-            }
-            fn evictable(&mut self, _: DenseId) -> bool {
-                true
-            }
-        }
         let mut out = Vec::new();
-        c.cluster(v.page, &mut All, &mut out);
+        c.cluster(v.page, &mut crate::policy::testing::AllWritable, &mut out);
         assert_eq!(out, vec![1, 4]);
         for p in out {
             c.mark_clean(p, COST);

@@ -1,0 +1,144 @@
+//! WATT's per-page record: the epochs of a page's last accesses and
+//! writes in one cache line, and the frequency estimate over them, in f32
+//! lanes as the authors' simulator computes it in single precision.
+
+/// Lanes of one step of a frequency estimate: histories are padded to a
+/// multiple of it, so that an estimate is a few vector divisions.
+pub(super) const LANES: usize = 4;
+
+/// One cache line of a slot's record.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub(super) struct Line(pub(super) [u32; 16]);
+
+/// Where a record keeps what: `kr` access epochs then `kw` write epochs
+/// (newest first, each padded to [`LANES`]), then the page, a word of
+/// lengths and the dirty flag, and the value last computed with its epoch
+/// (a value changes only when the epoch does or the histories do);
+/// records are whole cache lines, so that an eviction's candidate costs one
+/// miss.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
+    pub(super) kr: usize,
+    pub(super) kw: usize,
+    /// Word of the write epochs.
+    pub(super) writes: usize,
+    /// Word of the page.
+    pub(super) page: usize,
+    /// Word of the lengths (bits 0–7 accesses, 8–15 writes, 16 dirty).
+    pub(super) lens: usize,
+    /// Word of the value last computed (`f32` bits), then of the epoch it
+    /// holds for plus one (0: none).
+    pub(super) cached: usize,
+    /// Cache lines per record.
+    pub(super) lines: usize,
+}
+
+impl Layout {
+    pub(super) fn new(kr: usize, kw: usize) -> Self {
+        let writes = kr.next_multiple_of(LANES);
+        let page = writes + kw.next_multiple_of(LANES);
+        Layout {
+            kr,
+            kw,
+            writes,
+            page,
+            lens: page + 1,
+            cached: page + 2,
+            lines: (page + 4).div_ceil(16),
+        }
+    }
+}
+
+/// The dirty flag in a record's word of lengths.
+pub(super) const DIRTY: u32 = 1 << 16;
+
+/// Puts `epoch` at the front of `h` (holding `n` entries) unless it is
+/// there already; returns the new count.
+#[inline]
+pub(super) fn push(h: &mut [u32], n: u32, epoch: u32) -> u32 {
+    let n = n as usize;
+    if n > 0 && h[0] == epoch {
+        return n as u32;
+    }
+    let keep = n.min(h.len() - 1);
+    h.copy_within(..keep, 1);
+    h[0] = epoch;
+    (keep + 1) as u32
+}
+
+/// The counts `c_i` of a history's entries: `c_0 = first`, `c_i = i + 1`,
+/// padded with zeros (an entry beyond a history's length counts nothing).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Counts([f32; 2 * MAX_K]);
+
+/// The longest history.
+pub(super) const MAX_K: usize = 64;
+
+impl Counts {
+    pub(super) fn new(first: f32) -> Self {
+        let mut c = [0f32; 2 * MAX_K];
+        for (i, x) in c[..MAX_K].iter_mut().enumerate() {
+            *x = if i == 0 { first } else { (i + 1) as f32 };
+        }
+        Counts(c)
+    }
+
+    /// The counts of a history of `n` entries, from entry `at` on.
+    #[inline(always)]
+    fn lanes(&self, n: u32, at: usize) -> [f32; LANES] {
+        let mut out = [0f32; LANES];
+        for (l, o) in out.iter_mut().enumerate() {
+            if ((at + l) as u32) < n {
+                *o = self.0[at + l];
+            }
+        }
+        out
+    }
+}
+
+/// `max_i min(c_i / (now − t_i + 1), 1)` over the first `n` entries of
+/// `h`, `c` from [`Counts`]; 0 for an empty history. `h` is padded to
+/// [`LANES`]: every entry is an epoch of the past (stale ones beyond `n`
+/// count 0), so the lanes divide without a branch.
+#[inline(always)]
+pub(super) fn frequency(h: &[u32], n: u32, now: u32, c: &Counts) -> f32 {
+    let mut best = [0f32; LANES];
+    for (k, chunk) in h.chunks_exact(LANES).enumerate() {
+        if (k * LANES) as u32 >= n {
+            break;
+        }
+        let counts = c.lanes(n, k * LANES);
+        for l in 0..LANES {
+            let d = now.wrapping_sub(chunk[l]).wrapping_add(1) as i32 as f32;
+            best[l] = best[l].max((counts[l] / d).min(1.0));
+        }
+    }
+    best.into_iter().fold(0.0, f32::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_history_keeps_its_newest_epochs_once_each() {
+        let mut h = [0u32; 3];
+        let mut n = 0;
+        for e in [1, 1, 2, 5, 5, 7] {
+            n = push(&mut h, n, e);
+        }
+        assert_eq!((n, h), (3, [7, 5, 2]));
+    }
+
+    /// The estimate by hand: history 10, 6, 2 at epoch 10 with `first` 0.1
+    /// is max(0.1/1, 2/5, 3/9) = 0.4.
+    #[test]
+    fn frequency_is_the_best_rate_over_the_history() {
+        // Padded to four lanes; the stale fourth entry counts nothing.
+        let c = Counts::new(0.1);
+        assert!((frequency(&[10, 6, 2, 9], 3, 10, &c) - 0.4).abs() < 1e-6);
+        assert_eq!(frequency(&[3, 3, 3, 3], 0, 10, &c), 0.0);
+        assert_eq!(frequency(&[10, 9, 0, 0], 2, 10, &Counts::new(1.0)), 1.0);
+    }
+}
