@@ -520,6 +520,38 @@ fn file_store_direct_io_bypasses_the_page_cache_and_round_trips() {
     assert!(e.to_string().contains("multiple of 4096"), "{e}");
 }
 
+/// On a device of concurrency 8 a file store writes a batch from several
+/// threads at once: every page lands at its offset, the batch is priced as
+/// ⌈n/k⌉ writes, and a page the store does not hold fails the batch.
+#[test]
+fn a_file_store_writes_a_batch_k_at_a_time_and_every_page_lands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut s = FileStore::builder(&path)
+        .page_size(512)
+        .device(DeviceModel::parse("ratio:1:4,k=8").unwrap())
+        .pages(0..40)
+        .open()
+        .unwrap();
+    let pages: Vec<Vec<u8>> = (0..20u8).map(|i| vec![i + 1; 512]).collect();
+    let batch: Vec<(u64, &[u8])> = (0..20).map(|i| (2 * i as u64, &pages[i][..])).collect();
+    s.write_batch(&batch).unwrap();
+    let mut back = vec![0u8; 512];
+    for (i, p) in pages.iter().enumerate() {
+        s.read(2 * i as u64, &mut back).unwrap();
+        assert_eq!(&back, p, "page {}", 2 * i);
+    }
+    let st = s.stats();
+    assert_eq!(st.writes, 20);
+    assert!(
+        (st.virtual_time - (20.0 + 3.0 * 4.0)).abs() < 1e-9,
+        "{st:?}"
+    );
+    let bad: Vec<(u64, &[u8])> = vec![(1, &pages[0][..]), (77, &pages[1][..]), (3, &pages[2][..])];
+    let e = s.write_batch(&bad).unwrap_err();
+    assert!(e.to_string().contains("page 77"), "{e}");
+}
+
 #[test]
 fn stores_price_batches_as_sequential_when_pages_follow_each_other() {
     let mut s = CostStore::new(DeviceModel::preset("koltsidas08-flash").unwrap());

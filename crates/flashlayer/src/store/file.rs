@@ -6,7 +6,9 @@
 //! neighbouring numbers stay neighbours in the file. Reads and writes are
 //! positioned (`pread`/`pwrite`);
 //! `flush` calls `fsync`. With `O_DIRECT` the page cache is bypassed and I/O
-//! goes through an aligned bounce buffer.
+//! goes through an aligned bounce buffer. A batch of writes (a policy's
+//! write cluster, ACE's write-back) is issued as many at once as the
+//! device model's concurrency `k` says.
 //!
 //! Every read and write is timed with the monotonic clock, so policies that
 //! learn the device's read/write asymmetry from real latencies (CASA §5.3)
@@ -46,6 +48,8 @@ impl FileStoreBuilder {
         direct: bool;
 
         /// Device model that prices the I/O. Default: `ratio:1:1` (read = write = 1).
+        /// Its concurrency `k` is also how many writes of a batch the store
+        /// issues at once.
         device: DeviceModel;
     }
 
@@ -91,6 +95,7 @@ impl FileStoreBuilder {
                 pages: self.pages,
                 bounces: Mutex::default(),
                 cost: Meter::new(self.device.clone()).page_cost(),
+                concurrency: self.device.concurrency.max(1) as usize,
                 meter: Mutex::new(Meter::new(self.device)),
                 last_us: AtomicU64::new(0f64.to_bits()),
             }),
@@ -154,6 +159,8 @@ struct FileIo {
     meter: Mutex<Meter>,
     /// The device's price of a page, fixed with the device.
     cost: PageCost,
+    /// Writes of a batch issued at once: the device's concurrency `k`.
+    concurrency: usize,
     /// Latency of the last read, or per page of the last write or batch,
     /// µs (`f64` bits): a policy learning from latencies hears each I/O's.
     last_us: AtomicU64,
@@ -270,10 +277,34 @@ impl SharedIo for FileIo {
         lock(&self.meter).write(false);
         Ok(())
     }
+    /// A batch's writes are issued `k` at a time, `k` the device's
+    /// concurrency: the batch is cut into `k` runs, each written in turn
+    /// by a thread of its own (the caller's among them), so a device that
+    /// serves several I/Os at once gets them at once.
     fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         let start = Instant::now();
-        for (page, buf) in batch {
-            self.put(*page, buf)?;
+        let k = self.concurrency.min(batch.len()).max(1);
+        if k == 1 {
+            for (page, buf) in batch {
+                self.put(*page, buf)?;
+            }
+        } else {
+            let runs: Vec<&[(PageId, &[u8])]> = batch.chunks(batch.len().div_ceil(k)).collect();
+            let put_run = |run: &[(PageId, &[u8])]| -> Result<()> {
+                run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
+            };
+            std::thread::scope(|scope| {
+                let others: Vec<_> = runs[1..]
+                    .iter()
+                    .map(|run| scope.spawn(move || put_run(run)))
+                    .collect();
+                let first = put_run(runs[0]);
+                others.into_iter().fold(first, |done, t| {
+                    // A writer that panicked re-raises its panic here.
+                    let theirs = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    done.and(theirs)
+                })
+            })?;
         }
         self.measured(micros(start) / batch.len().max(1) as f64);
         lock(&self.meter).write_batch(batch.iter().map(|b| b.0));

@@ -67,33 +67,35 @@ pub(super) fn push(h: &mut [u32], n: u32, epoch: u32) -> u32 {
     (keep + 1) as u32
 }
 
-/// The counts `c_i` of a history's entries: `c_0 = first`, `c_i = i + 1`,
-/// padded with zeros (an entry beyond a history's length counts nothing).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Counts([f32; 2 * MAX_K]);
-
-/// The longest history.
-pub(super) const MAX_K: usize = 64;
+/// The counts `c_i` of a history's entries, `c_0 = first` and
+/// `c_i = i + 1`, as one row per history length `n` holding zeros from
+/// entry `n` on (an entry beyond a history's length counts nothing), so
+/// that an estimate loads its counts as whole lanes.
+#[derive(Clone, Debug)]
+pub(super) struct Counts {
+    rows: Vec<f32>,
+    /// Entries per row: the longest history, padded to [`LANES`].
+    width: usize,
+}
 
 impl Counts {
-    pub(super) fn new(first: f32) -> Self {
-        let mut c = [0f32; 2 * MAX_K];
-        for (i, x) in c[..MAX_K].iter_mut().enumerate() {
-            *x = if i == 0 { first } else { (i + 1) as f32 };
-        }
-        Counts(c)
-    }
-
-    /// The counts of a history of `n` entries, from entry `at` on.
-    #[inline(always)]
-    fn lanes(&self, n: u32, at: usize) -> [f32; LANES] {
-        let mut out = [0f32; LANES];
-        for (l, o) in out.iter_mut().enumerate() {
-            if ((at + l) as u32) < n {
-                *o = self.0[at + l];
+    /// Rows for histories of up to `k` entries.
+    pub(super) fn new(first: f32, k: usize) -> Self {
+        let width = k.next_multiple_of(LANES);
+        let mut rows = vec![0f32; (k + 1) * width];
+        for n in 0..=k {
+            for i in 0..n {
+                rows[n * width + i] = if i == 0 { first } else { (i + 1) as f32 };
             }
         }
-        out
+        Counts { rows, width }
+    }
+
+    /// The counts of a history of `n` entries.
+    #[inline(always)]
+    fn row(&self, n: u32) -> &[f32] {
+        let at = n as usize * self.width;
+        &self.rows[at..at + self.width]
     }
 }
 
@@ -104,11 +106,11 @@ impl Counts {
 #[inline(always)]
 pub(super) fn frequency(h: &[u32], n: u32, now: u32, c: &Counts) -> f32 {
     let mut best = [0f32; LANES];
-    for (k, chunk) in h.chunks_exact(LANES).enumerate() {
-        if (k * LANES) as u32 >= n {
-            break;
-        }
-        let counts = c.lanes(n, k * LANES);
+    let used = (n as usize).div_ceil(LANES) * LANES;
+    for (chunk, counts) in h[..used]
+        .chunks_exact(LANES)
+        .zip(c.row(n).chunks_exact(LANES))
+    {
         for l in 0..LANES {
             let d = now.wrapping_sub(chunk[l]).wrapping_add(1) as i32 as f32;
             best[l] = best[l].max((counts[l] / d).min(1.0));
@@ -136,9 +138,9 @@ mod tests {
     #[test]
     fn frequency_is_the_best_rate_over_the_history() {
         // Padded to four lanes; the stale fourth entry counts nothing.
-        let c = Counts::new(0.1);
+        let c = Counts::new(0.1, 4);
         assert!((frequency(&[10, 6, 2, 9], 3, 10, &c) - 0.4).abs() < 1e-6);
         assert_eq!(frequency(&[3, 3, 3, 3], 0, 10, &c), 0.0);
-        assert_eq!(frequency(&[10, 9, 0, 0], 2, 10, &Counts::new(1.0)), 1.0);
+        assert_eq!(frequency(&[10, 9, 0, 0], 2, 10, &Counts::new(1.0, 4)), 1.0);
     }
 }

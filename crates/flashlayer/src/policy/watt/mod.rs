@@ -88,7 +88,7 @@ impl Default for WattParams {
 pub struct Watt {
     p: WattParams,
     at: Layout,
-    counts: Box<Counts>,
+    counts: Counts,
     write_cost: f32,
     cap: usize,
     len: usize,
@@ -101,19 +101,22 @@ pub struct Watt {
     /// Admissions in the current epoch.
     admitted: usize,
     rng: Pcg64Mcg,
-    /// The samples of the next [`AHEAD`] evictions, the next at `head`,
-    /// drawn for a buffer of `drawn_for` pages (their records load while
-    /// requests are served).
-    samples: Box<[Sample; AHEAD]>,
+    /// A ring of samples: those of the next [`AHEAD`] evictions, the next
+    /// at `head`, drawn for a buffer of `drawn_for` pages (their records
+    /// load while requests are served), and before `head` the sample the
+    /// last eviction used.
+    samples: Box<[Sample; RING]>,
     head: usize,
     drawn_for: usize,
-    /// The last eviction's slot, record and sample, and the generator and
+    /// The last eviction's slot and record, and the generator and
     /// `drawn_for` before it, for [`Policy::reinstate`].
-    undo: (usize, Vec<Line>, Box<Sample>, Pcg64Mcg, usize),
+    undo: (usize, Vec<Line>, Pcg64Mcg, usize),
 }
 
 /// Evictions whose samples are drawn ahead.
 const AHEAD: usize = 4;
+/// Samples kept: those drawn ahead and the last one used.
+const RING: usize = AHEAD + 1;
 
 /// Sampled slots.
 #[derive(Clone, Copy, Debug)]
@@ -141,7 +144,7 @@ impl Watt {
             p,
             at,
             // As the authors' simulator, in single precision.
-            counts: Box::new(Counts::new(p.first as f32)),
+            counts: Counts::new(p.first as f32, p.kr.max(p.kw)),
             write_cost: p.write_cost as f32,
             cap: capacity,
             len: 0,
@@ -151,16 +154,10 @@ impl Watt {
             epoch: 0,
             admitted: 0,
             rng: rng.clone(),
-            samples: Box::new([EMPTY_SAMPLE; AHEAD]),
+            samples: Box::new([EMPTY_SAMPLE; RING]),
             head: 0,
             drawn_for: usize::MAX,
-            undo: (
-                0,
-                vec![Line::default(); at.lines],
-                Box::new(EMPTY_SAMPLE),
-                rng,
-                usize::MAX,
-            ),
+            undo: (0, vec![Line::default(); at.lines], rng, usize::MAX),
         }
     }
 
@@ -233,7 +230,7 @@ impl Watt {
 
     /// The page's value: access frequency plus `write_cost` × write
     /// frequency.
-    #[inline]
+    #[inline(always)]
     fn value(&mut self, slot: usize) -> f32 {
         let (at, epoch) = (self.at, self.epoch);
         let r = self.record(slot);
@@ -299,15 +296,17 @@ impl Watt {
         if want < len {
             if self.drawn_for != len {
                 for k in 0..AHEAD {
-                    self.draw((self.head + k) % AHEAD, len, want);
+                    self.draw((self.head + k) % RING, len, want);
                 }
                 self.drawn_for = len;
             }
-            let sample = self.samples[self.head];
-            *self.undo.2 = sample;
-            self.draw(self.head, len, want);
-            self.head = (self.head + 1) % AHEAD;
-            for &s in &sample.slots[..sample.n] {
+            // The slot before `head` (the sample used before) takes the
+            // one drawn AHEAD evictions ahead.
+            let used = self.head;
+            self.draw((used + AHEAD) % RING, len, want);
+            self.head = (used + 1) % RING;
+            for i in 0..self.samples[used].n {
+                let s = self.samples[used].slots[i];
                 self.consider(s as usize, evictable, &mut best);
             }
         }
@@ -321,7 +320,7 @@ impl Watt {
 
     /// Keeps `slot` as `best` if its page may leave and it is of less value,
     /// or of equal value in a higher slot (the module doc says why).
-    #[inline]
+    #[inline(always)]
     fn consider<F: FnMut(DenseId) -> bool>(
         &mut self,
         slot: usize,
@@ -358,7 +357,7 @@ impl Watt {
         self.len -= 1;
         let last = self.len;
         if slot != last {
-            self.records.copy_within(last * n..(last + 1) * n, slot * n);
+            self.copy_record(last, slot);
             let moved = self.page_at(slot);
             self.slot_of[moved as usize] = slot as u32;
         }
@@ -368,6 +367,17 @@ impl Watt {
             self.dirty_count -= 1;
         }
         dirty
+    }
+
+    /// Copies the record of slot `from` over that of slot `to`.
+    #[inline]
+    fn copy_record(&mut self, from: usize, to: usize) {
+        match self.at.lines {
+            // The usual layout (`kr` ≤ 8, `kw` ≤ 4), without a call to
+            // `memmove`.
+            1 => self.records[to] = self.records[from],
+            n => self.records.copy_within(from * n..(from + 1) * n, to * n),
+        }
     }
 
     /// The epoch length in admissions.
@@ -444,8 +454,8 @@ impl Policy for Watt {
         self.undo
             .1
             .copy_from_slice(&self.records[s * n..(s + 1) * n]);
-        self.undo.3 = before;
-        self.undo.4 = drawn_for;
+        self.undo.2 = before;
+        self.undo.3 = drawn_for;
         let page = self.page_at(s);
         let dirty = self.take(s);
         Some(Victim { page, dirty })
@@ -459,7 +469,7 @@ impl Policy for Watt {
         self.len += 1;
         self.records.resize((end + 1) * n, Line::default());
         if s != end {
-            self.records.copy_within(s * n..(s + 1) * n, end * n);
+            self.copy_record(s, end);
             let moved = self.page_at(end);
             self.slot_of[moved as usize] = end as u32;
         }
@@ -469,12 +479,11 @@ impl Policy for Watt {
             self.dirty_count += 1;
         }
         // The sample this eviction used is the next one again (the one it
-        // drew in its place is drawn again from the restored generator).
-        self.rng = self.undo.3.clone();
+        // drew ahead is drawn again from the restored generator).
+        self.rng = self.undo.2.clone();
         if self.want(self.len) < self.len {
-            self.head = (self.head + AHEAD - 1) % AHEAD;
-            self.samples[self.head] = *self.undo.2;
-            self.drawn_for = self.undo.4;
+            self.head = (self.head + RING - 1) % RING;
+            self.drawn_for = self.undo.3;
         }
     }
 
