@@ -1,9 +1,10 @@
-//! Workload generators: a Zipf trace, and the database workloads
+//! Workload generators: a Zipf trace, ACE's synthetic workload, and the database workloads
 //! (`workload::Workload`) recorded on a buffer pool, named by workload
 //! specs of the one grammar.
 
 use crate::{err, with_progress};
-use flashlayer::workload::{GenOptions, WorkloadSpec, ZipfParams};
+use flashlayer::types::{Op, PageId};
+use flashlayer::workload::{AceParams, GenOptions, WorkloadSpec, ZipfParams};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::path::PathBuf;
@@ -27,17 +28,46 @@ fn gen_zipf(
         write_ratio,
         seed,
     };
-    py.detach(|| {
-        let to = flashlayer::trace::output_format(&output, None)?;
-        let gen = flashlayer::workload::zipf(&params)?;
-        flashlayer::trace::write_all(&output, to, false, |emit| {
-            for (p, op) in gen {
-                emit(p, op, &[])?;
-            }
-            Ok(())
-        })
+    py.detach(|| write_requests(&output, flashlayer::workload::zipf(&params)?))
+        .map_err(err)
+}
+
+/// Writes generated requests to `output` (`.flt` or `.csv[.gz]`); returns
+/// their number.
+fn write_requests(
+    output: &std::path::Path,
+    requests: impl Iterator<Item = (PageId, Op)>,
+) -> flashlayer::Result<u64> {
+    let to = flashlayer::trace::output_format(output, None)?;
+    flashlayer::trace::write_all(output, to, false, |emit| {
+        for (p, op) in requests {
+            emit(p, op, &[])?;
+        }
+        Ok(())
     })
-    .map_err(err)
+}
+
+/// Writes ACE's synthetic workload (`flashlayer::workload::ace`) to
+/// `output`; returns requests.
+#[pyfunction]
+fn gen_ace(
+    py: Python<'_>,
+    output: PathBuf,
+    operations: u64,
+    pages: u32,
+    reads: f32,
+    skew: f32,
+    hot: f32,
+) -> PyResult<u64> {
+    let params = AceParams {
+        operations,
+        pages,
+        reads,
+        skew,
+        hot,
+    };
+    py.detach(|| write_requests(&output, flashlayer::workload::ace(&params)?))
+        .map_err(err)
 }
 
 /// The workload spec `kind` (a name, or a spec of the workloads' grammar,
@@ -256,6 +286,9 @@ fn run_terminals<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    crate::add_functions!(m, [pool_load, run_terminals, gen_zipf, gen_workload]);
+    crate::add_functions!(
+        m,
+        [pool_load, run_terminals, gen_zipf, gen_ace, gen_workload]
+    );
     Ok(())
 }

@@ -57,6 +57,14 @@ def cmd_gen_zipf(a: argparse.Namespace) -> None:
     report_written(a, n, a.out)
 
 
+def cmd_gen_ace(a: argparse.Namespace) -> None:
+    out_format(a.out)
+    n = atomic_output(
+        Path(a.out), lambda tmp: _native.gen_ace(tmp, a.operations, a.pages, a.reads, a.skew, a.hot), a.force
+    )
+    report_written(a, n, a.out)
+
+
 def cmd_gen_concat(a: argparse.Namespace) -> None:
     out_format(a.out)
     n = atomic_output(Path(a.out), lambda tmp: _native.concat(a.inputs, tmp, a.disjoint, a.format, a.page_size),
@@ -211,6 +219,29 @@ def add(sub: Any) -> None:
     add_force(z)
     z.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     z.set_defaults(func=cmd_gen_zipf)
+    ace = gsub.add_parser(
+        "ace", help="ACE's synthetic workload (Papon & Athanassoulis 2023)",
+        description="The generator of ACE's simulator (BU-DiSC/ACE-codebase) and buffer manager "
+        "(BU-DiSC/parametric_io): each operation reads with probability --reads percent (else writes) and falls on "
+        "the first --hot percent of the pages with probability --skew percent, uniformly within its region. The "
+        "draws are glibc's rand() from its default seed, in the authors' order, so the same flags give the "
+        "operations of their workload.txt (the flags are their -x, -n, -e, -s, -d). The defaults are their "
+        "mixed skewed workload over the 344,066 pages of their figure 7.",
+        epilog="Example:\n  flashlayer trace gen ace --reads 10 --out wis.flt   # their write-intensive skewed workload",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ace.add_argument("--operations", type=int_arg(1, "--operations"), default=2_000_000,
+                     help="operations, their -x (default: 2,000,000)")
+    ace.add_argument("--pages", type=int_arg(1, "--pages", 1 << 24), default=344_066,
+                     help="pages on the disk, their -n (default: 344,066)")
+    for flag, default, what in (("--reads", 50, "operations that read, their -e"),
+                                ("--skew", 90, "operations on the hot region, their -s"),
+                                ("--hot", 10, "pages in the hot region, their -d")):
+        ace.add_argument(flag, type=float_arg(0.0, 100.0, flag), default=default,
+                         help=f"percent of {what} (default: {default})")
+    ace.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
+    add_force(ace)
+    ace.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
+    ace.set_defaults(func=cmd_gen_ace)
     for name, about, params in _native.table("workload"):
         w = gsub.add_parser(name, help=about, description=about + ". The load phase is not recorded; every page fix "
                             "of the run is one request (W if the page was modified). Deterministic for a seed. "

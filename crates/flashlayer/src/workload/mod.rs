@@ -38,6 +38,7 @@ macro_rules! debug_params_counts {
     };
 }
 
+mod ace;
 pub(crate) mod btree_sets;
 mod db;
 mod pdl;
@@ -49,6 +50,7 @@ mod tpch;
 pub(crate) mod util;
 mod zipf;
 
+pub use ace::{ace, AceParams, GlibcRand};
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
 pub use db::{generate, Db, GenOptions, GenReport, Workload};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};
