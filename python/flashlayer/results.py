@@ -31,7 +31,7 @@ class SimResult(TypedDict):
 
     policy: str
     store: str
-    store_name: Literal["cost", "file", "flash", "hybrid", "tier"]
+    store_name: Literal["cost", "file", "flash", "ftl", "hybrid", "tier"]
     buffer_pages: int
     device: str
     cost_unit: Literal["us", "units"]
@@ -60,6 +60,11 @@ class SimResult(TypedDict):
     #: the page each write changed, or None where the trace's byte ranges
     #: said), the chip's operations and time, the method's own counters.
     flash: NotRequired[dict[str, Any]]
+    #: On an SSD with its translation layer (``ftl:...``): its blocks, the
+    #: host's reads and writes, the collector's relocations and erases, the
+    #: write amplification and the closed form's for greedy collection
+    #: under uniform writes at the store's spare room.
+    ftl: NotRequired[dict[str, Any]]
     #: Over a hybrid flash + magnetic store (``hybrid:...``): the
     #: placement, each disk's reads and writes (migrations included), the
     #: pages moved, the pages on flash at the end, the flash capacity

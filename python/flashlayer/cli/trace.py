@@ -233,11 +233,11 @@ def add(sub: Any) -> None:
                      help="operations, their -x (default: 2,000,000)")
     ace.add_argument("--pages", type=int_arg(1, "--pages", 1 << 24), default=344_066,
                      help="pages on the disk, their -n (default: 344,066)")
-    for flag, default, what in (("--reads", 50, "operations that read, their -e"),
+    for flag, percent, what in (("--reads", 50, "operations that read, their -e"),
                                 ("--skew", 90, "operations on the hot region, their -s"),
                                 ("--hot", 10, "pages in the hot region, their -d")):
-        ace.add_argument(flag, type=float_arg(0.0, 100.0, flag), default=default,
-                         help=f"percent of {what} (default: {default})")
+        ace.add_argument(flag, type=float_arg(0.0, 100.0, flag), default=percent,
+                         help=f"percent of {what} (default: {percent})")
     ace.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     add_force(ace)
     ace.add_argument("--json", action="store_true", help="print {output, requests} as JSON")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
 
-from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl
+from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl, successors
 
 
 class Figure(TypedDict):
@@ -119,6 +119,7 @@ EXPERIMENTS: dict[str, Runner] = {
     "koltsidas": koltsidas.run,
     "hypro": hypro.run,
     "bounds": bounds.run,
+    "successors": successors.run,
 }
 
 #: Trace files each section reads from the traces folder.
@@ -130,6 +131,7 @@ TRACE_FILES: dict[str, list[str]] = {
     "koltsidas": koltsidas.FILES,
     "hypro": hypro.FILES,
     "bounds": bounds.FILES,
+    "successors": successors.FILES,
 }
 
 #: Paper-scale captures each section runs on in ``--full``.
