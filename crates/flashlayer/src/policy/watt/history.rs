@@ -106,11 +106,8 @@ impl Counts {
 #[inline(always)]
 pub(super) fn frequency(h: &[u32], n: u32, now: u32, c: &Counts) -> f32 {
     let mut best = [0f32; LANES];
-    let used = (n as usize).div_ceil(LANES) * LANES;
-    for (chunk, counts) in h[..used]
-        .chunks_exact(LANES)
-        .zip(c.row(n).chunks_exact(LANES))
-    {
+    // Every lane, used or not: a fixed number of steps, no branch on `n`.
+    for (chunk, counts) in h.chunks_exact(LANES).zip(c.row(n).chunks_exact(LANES)) {
         for l in 0..LANES {
             let d = now.wrapping_sub(chunk[l]).wrapping_add(1) as i32 as f32;
             best[l] = best[l].max((counts[l] / d).min(1.0));

@@ -238,16 +238,16 @@ impl Watt {
             return f32::from_bits(r[at.cached]);
         }
         let lens = r[at.lens];
-        let mut v = frequency(&r[..at.writes], lens & 0xff, epoch, &self.counts);
-        if self.write_cost != 0.0 && lens & 0xff00 != 0 {
-            let writes = frequency(
-                &r[at.writes..at.page],
-                (lens >> 8) & 0xff,
-                epoch,
-                &self.counts,
-            );
-            v += self.write_cost * writes;
-        }
+        // Both estimates always (an empty history's is 0, which adds
+        // nothing): no branch to mispredict.
+        let reads = frequency(&r[..at.writes], lens & 0xff, epoch, &self.counts);
+        let writes = frequency(
+            &r[at.writes..at.page],
+            (lens >> 8) & 0xff,
+            epoch,
+            &self.counts,
+        );
+        let v = reads + self.write_cost * writes;
         let r = self.record_mut(slot);
         r[at.cached] = v.to_bits();
         r[at.cached + 1] = epoch + 1;
