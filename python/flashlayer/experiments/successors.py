@@ -372,7 +372,7 @@ def _pg(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], notes
             for name, m, w in rival_pts:
                 compared += 1
                 if not any(wm <= m * 1.01 and ww <= w * 1.01 for _, wm, ww in watt_pts):
-                    dominated.append(f"{name} on {label}")
+                    dominated.append(f"{name} on {label} (figure successors/{key}-misses-writes)")
                     # Weights beyond the claim's: does a heavier one match it?
                     for wc in (16, 32, 64):
                         r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
@@ -448,10 +448,11 @@ def _pg(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], notes
         "0, 1, 2, 4, 8, at 3% of each trace's pages",
         "ours": f"{compared - len(dominated)}/{compared} rival points matched",
         "holds": not dominated,
-        "gap": None if not dominated else "not matched: " + ", ".join(dominated),
+        "gap": None if not dominated else "not matched: " + ", ".join(d.split(" (figure")[0] for d in dominated),
         "why": None if not dominated else "the weights stop at 8, and the rivals not matched write less than "
-        "WATT at weight 8 at their sizes (figures successors/*-misses-writes; every point in the notes); a "
-        "heavier weight matches " + "; ".join(heavier) + ": the trade-off holds once the weight may exceed 8",
+        "WATT at weight 8 at their sizes (" + "; ".join(dominated) + "; every point in the notes); a heavier "
+        "weight matches " + "; ".join(heavier) + (": the trade-off holds once the weight may exceed 8"
+                                                  if all("no weight" not in h for h in heavier) else ""),
     })
     notes.append("ACE needs its base's next dirty victims (Policy::dirty_ahead); WATT draws its candidates at "
                  "random when it evicts and cannot name them ahead, so ACE's base is one of lru, cflru, lruwsr "
