@@ -19,6 +19,8 @@ authors' full scale and takes seconds.
 from __future__ import annotations
 
 import csv
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +100,26 @@ def _counts(r: SimResult) -> dict[str, float]:
             "total_cost": r["virtual_time"]}
 
 
+@dataclass
+class _Counts:
+    """Our counts against an author's simulator's: each equal, or, where a
+    tolerance is given, within it; what is off, and the largest relative
+    gap among the tolerant ones."""
+
+    checked: int = 0
+    worst: float = 0.0
+    off: list[str] = field(default_factory=list)
+
+    def compare(self, what: str, ours: float, theirs: float, tolerance: float | None = None) -> None:
+        self.checked += 1
+        gap = abs(ours / theirs - 1)
+        if tolerance is not None:
+            self.worst = max(self.worst, gap)
+        within = ours == theirs if tolerance is None else gap <= tolerance
+        if not within:
+            self.off.append(f"{what} {ours:,.0f} against {theirs:,.0f}")
+
+
 def _reduction(before: float, after: float) -> float:
     return (1 - after / before) * 100
 
@@ -141,19 +163,12 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
                                   ("ACE-codebase, with ACE", theirs, "5"), ("flashlayer, with ACE", ours, "5"))
         },
     }
-    off = []
-    worst = 0.0
+    counts = _Counts()
     for (w, b, v), got in ours.items():
-        row = theirs[(w, b, v)]
+        tolerance = LRUWSR_ACE_TOLERANCE if (b, v) == ("LRU-WSR", "5") else None
         for key, value in got.items():
-            want = float(row[key])
-            gap = abs(value / want - 1)
-            if (b, v) == ("LRU-WSR", "5"):
-                worst = max(worst, gap)
-                if gap > LRUWSR_ACE_TOLERANCE:
-                    off.append(f"{w} {b} with ACE: {key} {value:,.0f} against {want:,.0f}")
-            elif value != want:
-                off.append(f"{w} {b} {'with ACE' if v == '5' else 'alone'}: {key} {value:,.0f} against {want:,.0f}")
+            counts.compare(f"{w} {b} {'with ACE' if v == '5' else 'alone'}: {key}", value,
+                           float(theirs[(w, b, v)][key]), tolerance)
     claims.append({
         "paper": "successors",
         "kind": "ours",
@@ -165,11 +180,11 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
         "paper_value": "their counts (figure successors/ace-codebase)",
         "tolerance": "equal on every count, but ACE over LRU-WSR within 1% on each (its walk also renews the hot "
         "dirty pages it passes)",
-        "ours": f"{len(ours) * 4 - len(off)}/{len(ours) * 4} counts as stated; ACE over LRU-WSR at most "
-        f"{worst:.2%} apart",
-        "holds": not off,
-        "gap": None if not off else "; ".join(off[:4]),
-        "why": None if not off else "the counts that differ are in figure successors/ace-codebase; "
+        "ours": f"{counts.checked - len(counts.off)}/{counts.checked} counts as stated; ACE over LRU-WSR at "
+        f"most {counts.worst:.2%} apart",
+        "holds": not counts.off,
+        "gap": None if not counts.off else "; ".join(counts.off[:4]),
+        "why": None if not counts.off else "the counts that differ are in figure successors/ace-codebase; "
         "tests/test_ace_codebase.py replays each workload on its own",
     })
     figures["successors/ace-reduction-against-k"] = {
@@ -234,8 +249,6 @@ def _order(points: list[tuple[str, str, float, float]]) -> str:
 def _matching_k(cuts: list[float], target: float) -> float:
     """The concurrency (log-interpolated between :data:`KS`) at which the
     model's cut equals `target`."""
-    import math
-
     for (k0, c0), (k1, c1) in zip(zip(KS, cuts), zip(KS[1:], cuts[1:])):
         if c0 <= target <= c1 and c1 > c0:
             f = (target - c0) / (c1 - c0)
@@ -247,9 +260,7 @@ def _watt_simulate(traces_dir: Path, authors: Path, figures: dict[str, Figure], 
                    runs: list[dict[str, Any]]) -> None:
     """WATT-Simulate's misses and writes beside ours on the TPC-C and TPC-B
     traces, at its buffer sizes."""
-    off: list[str] = []
-    worst = 0.0
-    checked = 0
+    counts = _Counts()
     for label, name in WATT_TRACES.items():
         theirs = {(r["algo"], int(r["ram"])): r for r in _rows(authors / f"watt-simulate-{name}.csv")}
         sizes = sorted({ram for _, ram in theirs})
@@ -264,14 +275,8 @@ def _watt_simulate(traces_dir: Path, authors: Path, figures: dict[str, Figure], 
         for (algo, b), row in theirs.items():
             got = ours[(algo, b)]
             for key, value in (("misses", got["misses"]), ("writes", got["physical_writes"])):
-                want = int(row[key])
-                checked += 1
-                if algo == "watt":
-                    worst = max(worst, abs(value / want - 1))
-                    if abs(value / want - 1) > WATT_TOLERANCE:
-                        off.append(f"{label} {b}: WATT {key} {value:,} against {want:,}")
-                elif value != want:
-                    off.append(f"{label} {b}: {algo} {key} {value:,} against {want:,}")
+                counts.compare(f"{label} {b}: {algo} {key}", value, int(row[key]),
+                               WATT_TOLERANCE if algo == "watt" else None)
         figures[f"successors/watt-simulate-{label.lower().replace('-', '')}"] = {
             "title": f"{label} trace: misses in WATT-Simulate and in flashlayer at its buffer sizes",
             "x_label": "buffer (pages)",
@@ -293,10 +298,11 @@ def _watt_simulate(traces_dir: Path, authors: Path, figures: dict[str, Figure], 
         "paper_value": "their counts (figures successors/watt-simulate-*)",
         "tolerance": "LRU, CFLRU and LRU-WSR equal; WATT within 1% on misses and on writes (it draws its "
         "samples with its own random numbers)",
-        "ours": f"{checked - len(off)}/{checked} counts as stated; WATT at most {worst:.2%} apart",
-        "holds": not off,
-        "gap": None if not off else "; ".join(off[:4]),
-        "why": None if not off else "the counts that differ are in figures successors/watt-simulate-*; "
+        "ours": f"{counts.checked - len(counts.off)}/{counts.checked} counts as stated; WATT at most "
+        f"{counts.worst:.2%} apart",
+        "holds": not counts.off,
+        "gap": None if not counts.off else "; ".join(counts.off[:4]),
+        "why": None if not counts.off else "the counts that differ are in figures successors/watt-simulate-*; "
         "tests/test_watt_simulate.py replays each trace on its own",
     })
 

@@ -283,22 +283,18 @@ impl SharedIo for FileIo {
     /// serves several I/Os at once gets them at once.
     fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         let start = Instant::now();
-        let k = self.concurrency.min(batch.len()).max(1);
-        if k == 1 {
-            for (page, buf) in batch {
-                self.put(*page, buf)?;
-            }
+        let put_run = |run: &[(PageId, &[u8])]| -> Result<()> {
+            run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
+        };
+        let mut runs = batch.chunks(batch.len().div_ceil(self.concurrency).max(1));
+        let first = runs.next().unwrap_or_default();
+        if runs.len() == 0 {
+            // One run (k = 1, or a batch of one): no thread to start.
+            put_run(first)?;
         } else {
-            let runs: Vec<&[(PageId, &[u8])]> = batch.chunks(batch.len().div_ceil(k)).collect();
-            let put_run = |run: &[(PageId, &[u8])]| -> Result<()> {
-                run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
-            };
             std::thread::scope(|scope| {
-                let others: Vec<_> = runs[1..]
-                    .iter()
-                    .map(|run| scope.spawn(move || put_run(run)))
-                    .collect();
-                let first = put_run(runs[0]);
+                let others: Vec<_> = runs.map(|run| scope.spawn(move || put_run(run))).collect();
+                let first = put_run(first);
                 others.into_iter().fold(first, |done, t| {
                     // A writer that panicked re-raises its panic here.
                     let theirs = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));

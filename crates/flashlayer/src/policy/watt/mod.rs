@@ -108,9 +108,18 @@ pub struct Watt {
     samples: Box<[Sample; RING]>,
     head: usize,
     drawn_for: usize,
-    /// The last eviction's slot and record, and the generator and
-    /// `drawn_for` before it, for [`Policy::reinstate`].
-    undo: (usize, Vec<Line>, Pcg64Mcg, usize),
+    /// What [`Policy::reinstate`] restores.
+    undo: Undo,
+}
+
+/// The last eviction: its slot and record, and the generator and
+/// `drawn_for` before it.
+#[derive(Clone, Debug)]
+struct Undo {
+    slot: usize,
+    record: Vec<Line>,
+    rng: Pcg64Mcg,
+    drawn_for: usize,
 }
 
 /// Evictions whose samples are drawn ahead.
@@ -157,7 +166,12 @@ impl Watt {
             samples: Box::new([EMPTY_SAMPLE; RING]),
             head: 0,
             drawn_for: usize::MAX,
-            undo: (0, vec![Line::default(); at.lines], rng, usize::MAX),
+            undo: Undo {
+                slot: 0,
+                record: vec![Line::default(); at.lines],
+                rng,
+                drawn_for: usize::MAX,
+            },
         }
     }
 
@@ -450,19 +464,19 @@ impl Policy for Watt {
         let (before, drawn_for) = (self.rng.clone(), self.drawn_for);
         let s = self.choose(&mut evictable)?;
         let n = self.at.lines;
-        self.undo.0 = s;
+        self.undo.slot = s;
         self.undo
-            .1
+            .record
             .copy_from_slice(&self.records[s * n..(s + 1) * n]);
-        self.undo.2 = before;
-        self.undo.3 = drawn_for;
+        self.undo.rng = before;
+        self.undo.drawn_for = drawn_for;
         let page = self.page_at(s);
         let dirty = self.take(s);
         Some(Victim { page, dirty })
     }
 
     fn reinstate(&mut self, v: Victim) {
-        let (s, n) = (self.undo.0, self.at.lines);
+        let (s, n) = (self.undo.slot, self.at.lines);
         // Undo the move: the record that moved into `s` goes back to the
         // end, the victim's back into `s`.
         let end = self.len;
@@ -473,17 +487,17 @@ impl Policy for Watt {
             let moved = self.page_at(end);
             self.slot_of[moved as usize] = end as u32;
         }
-        self.records[s * n..(s + 1) * n].copy_from_slice(&self.undo.1);
+        self.records[s * n..(s + 1) * n].copy_from_slice(&self.undo.record);
         self.slot_of[v.page as usize] = s as u32;
         if v.dirty {
             self.dirty_count += 1;
         }
         // The sample this eviction used is the next one again (the one it
         // drew ahead is drawn again from the restored generator).
-        self.rng = self.undo.2.clone();
+        self.rng = self.undo.rng.clone();
         if self.want(self.len) < self.len {
             self.head = (self.head + RING - 1) % RING;
-            self.drawn_for = self.undo.3;
+            self.drawn_for = self.undo.drawn_for;
         }
     }
 
