@@ -5,8 +5,8 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
-    Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo, Koltsidas,
-    Lambda, Lru, LruWsr, Mc, Policy, TwoQ,
+    Ace, Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo,
+    Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, TwoQ,
 };
 use flashlayer::sim::Simulator;
 use flashlayer::store::{CostStore, FileStore, MemStore, PageStore};
@@ -139,6 +139,10 @@ proptest! {
         check_pool(TwoQ::new(cap), &steps)?;
         check_pool(Arc::new(cap), &steps)?;
         check_pool(Fifo::new(cap), &steps)?;
+        // ACE evicting written pages beside its victim: their frames are
+        // freed, their bytes are on the store.
+        check_pool(Ace::new(Lru::new(cap), 3, 3).unwrap(), &steps)?;
+        check_pool(Ace::new(LruWsr::new(cap), 4, 2).unwrap(), &steps)?;
     }
 
     /// Request by request the pool and the simulator hit alike, and their
@@ -167,6 +171,9 @@ proptest! {
         compare(CcfLru::new(cap), &t)?;
         compare(Casa::new(cap, CostSource::Model), &t)?;
         compare(Cfdc::new(cap, 0.5, 3), &t)?;
+        compare(Ace::new(Lru::new(cap), 3, 1).unwrap(), &t)?;
+        compare(Ace::new(Cflru::new(cap, 0.5), 4, 4).unwrap(), &t)?;
+        compare(Ace::new(LruWsr::new(cap), 3, 2).unwrap(), &t)?;
         compare(Koltsidas::new(cap, Lambda::Fixed(0.5)), &t)?;
         compare(Koltsidas::new(cap, Lambda::Auto { epoch: 2 }), &t)?;
         compare(FdBuffer::new(cap, cap / 3, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap))), &t)?;

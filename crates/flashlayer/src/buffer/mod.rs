@@ -537,6 +537,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let (driver, mut frames, gate) = self.split(st);
         let victim = driver.miss(d, op, &mut frames, gate)?;
         let f = self.take_frame(st, victim);
+        Self::free_left(st);
         // A free frame or a claimed victim's (pin count 0): this never waits.
         self.fill(f, &st.incoming);
         self.install(st, d, f);
@@ -557,6 +558,18 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 .free
                 .pop()
                 .expect("a buffer that is not full has a free frame"),
+        }
+    }
+
+    /// Frees the frames of the pages that left with the last miss's victim
+    /// ([`Driver::left`]), claimed and out of the page table already.
+    fn free_left(st: &mut State<P, S>) {
+        for &d in st.driver.left() {
+            let f = st.frame_of[d as usize];
+            st.frame_of[d as usize] = NIL;
+            st.page_in[f as usize] = NIL;
+            st.changes[f as usize].clear();
+            st.free.push(f);
         }
     }
 

@@ -97,6 +97,8 @@ pub struct Driver<P: Policy, S: PageStore> {
     cluster: Vec<DenseId>,
     batch: Vec<(PageId, DenseId)>,
     moved: Vec<PageId>,
+    /// Pages that left with the last miss's victim ([`Driver::left`]).
+    left: Vec<DenseId>,
     /// The store hears of every request ([`crate::store::Listens::accesses`]).
     accesses: bool,
     /// ... and whether it is for the policy's next victim.
@@ -123,11 +125,19 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             )));
         }
         let listens = store.listens();
+        if policy.leaving() > 0 && listens.evictions {
+            return Err(Error::invalid(format!(
+                "{} evicts written pages beside its victim, but this store places each evicted \
+                 page itself and hears of one eviction per miss; use ne=1",
+                policy.name()
+            )));
+        }
         Ok(Driver {
             m: Metrics::default(),
             cluster: Vec::new(),
             batch: Vec::new(),
             moved: Vec::new(),
+            left: Vec::new(),
             accesses: listens.accesses,
             next_victim: listens.next_victim,
             placing: listens.evictions,
@@ -298,7 +308,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     ///
     /// A failed read changes nothing; a failed write-back reinstates the
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
-    /// never happened.
+    /// never happened. Pages written with the victim that leave with it
+    /// ([`Policy::leaving`]) are in [`Driver::left`] until the next miss;
+    /// a caller with frames frees theirs.
     #[inline]
     pub fn miss<F: Frames>(
         &mut self,
@@ -307,6 +319,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         frames: &mut F,
         mut gate: impl Gate,
     ) -> Result<Option<DenseId>> {
+        self.left.clear();
         let number = self.number(frames, page);
         let loaded = self.store.load(number, op, frames.incoming())?;
         self.m.physical_reads += 1;
@@ -404,6 +417,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         out: &mut Vec<DenseId>,
     ) -> Result<Placed> {
         debug_assert!(!self.listening(), "a listening store runs whole misses");
+        self.left.clear();
         let mut victim = None;
         let mut accounted = false;
         if self.policy.len() >= self.policy.capacity() {
@@ -441,6 +455,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             };
             if let Some(w) = written.as_ref().filter(|_| !accounted) {
                 self.account(frames, w, v.page);
+                if w.victim == v.page {
+                    let n = self.policy.leaving().min(w.cluster.len());
+                    for &p in &w.cluster[..n] {
+                        self.leave(p, &mut gate);
+                    }
+                }
             }
             self.m.dirty_evictions += u64::from(v.dirty);
             victim = Some(v.page);
@@ -539,13 +559,13 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     ) -> Result<()> {
         let victim = v.page;
         self.cluster.clear();
-        let mut scope = Scope {
-            frames: &*frames,
-            evictable,
-        };
         // Only a dirty victim gathers a cluster; a clean one is written
         // because its store moves it.
         if v.dirty {
+            let mut scope = Scope {
+                frames: &*frames,
+                evictable: &mut *evictable,
+            };
             self.policy.cluster(victim, &mut scope, &mut self.cluster);
         }
         if self.cluster.is_empty() {
@@ -565,7 +585,28 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             let cost = self.store.cost_of(self.number(frames, p));
             self.policy.mark_clean(p, cost);
         }
+        for i in 0..self.policy.leaving().min(self.cluster.len()) {
+            let p = self.cluster[i];
+            self.leave(p, evictable);
+        }
         Ok(())
+    }
+
+    /// A page written with the victim leaves with it ([`Policy::leaving`])
+    /// if it is resident, clean (nobody modified it since it was written)
+    /// and the gate lets it go; it is then in [`Driver::left`].
+    fn leave(&mut self, page: DenseId, gate: &mut impl Gate) {
+        if self.policy.contains(page) && !self.policy.is_dirty(page) && gate.claim(page) {
+            self.policy.remove(page);
+            self.left.push(page);
+        }
+    }
+
+    /// The pages written with the last miss's victim that left with it
+    /// ([`Policy::leaving`]), for a caller with frames to free theirs.
+    #[inline]
+    pub fn left(&self) -> &[DenseId] {
+        &self.left
     }
 
     /// Writes one page and tells the policy the write's cost.

@@ -14,8 +14,15 @@
 //! (`tests/test_ace_codebase.py`). The base decides everything else:
 //! which page leaves, hits, admissions. The batch goes through the one
 //! write-clustering protocol ([`Policy::cluster`]), so the simulator and
-//! the buffer pool write it alike. ACE's prefetching variant (evicting
-//! `ne` pages and reading `ne − 1` ahead) is not built.
+//! the buffer pool write it alike.
+//!
+//! ACE's evicting variant (`ne` > 1) evicts the victim and the first
+//! `ne − 1` pages written with it, once written ([`Policy::leaving`]), so
+//! the next `ne − 1` misses find free frames. With `ne = nw` it is the
+//! simulator's variant 3 (`CONE-Xa`), whose counts it gives
+//! (`tests/test_ace_codebase.py`). The paper fills those frames by reading
+//! `ne − 1` pages ahead; which pages, its code does not say, and no
+//! prefetching is built: the frames stay free until misses fill them.
 
 use super::build::WithPolicy;
 use super::named::Named;
@@ -29,6 +36,7 @@ use crate::types::{DenseId, IoKind, Op, PageCost};
 pub struct Ace<P = BoxedPolicy> {
     base: P,
     nw: usize,
+    ne: usize,
 }
 
 /// The policies ACE wraps: those that know the order their evictions
@@ -43,22 +51,38 @@ pub struct AceParams {
     /// Pages written back together when the victim is dirty, the victim
     /// included.
     pub nw: usize,
+    /// Pages evicted when the victim is dirty: the victim and the first
+    /// `ne − 1` written with it.
+    pub ne: usize,
 }
 
 impl<P: Policy> Ace<P> {
-    /// ACE writing `nw` pages a batch over `base`; refused if `base` does
-    /// not know the order its evictions reach dirty pages in.
-    pub fn new(base: P, nw: usize) -> Result<Self> {
+    /// ACE over `base` writing `nw` pages a batch and evicting `ne` of
+    /// them; refused if `base` does not know the order its evictions reach
+    /// dirty pages in, or if `ne` exceeds `nw` (only written pages leave).
+    pub fn new(base: P, nw: usize, ne: usize) -> Result<Self> {
         if !base.dirty_ahead(0, &mut NoPages, &mut Vec::new()) {
             return Err(Error::invalid(format!(
                 "policy 'ace': {} does not know which dirty pages its evictions reach next",
                 base.name()
             )));
         }
+        let nw = nw.max(1);
+        if ne > nw {
+            return Err(Error::invalid(format!(
+                "policy 'ace': ne={ne} exceeds nw={nw}; only the pages written with the victim can leave with it"
+            )));
+        }
         Ok(Ace {
             base,
-            nw: nw.max(1),
+            nw,
+            ne: ne.max(1),
         })
+    }
+
+    /// The written pages that leave with the victim.
+    fn ace_leaving(&self) -> usize {
+        self.ne - 1
     }
 
     /// The next `nw − 1` dirty pages the base's evictions reach (ACE's
@@ -68,7 +92,10 @@ impl<P: Policy> Ace<P> {
     }
 
     fn ace_name(&self) -> String {
-        format!("ACE({}, nw={})", self.base.name(), self.nw)
+        match self.ne {
+            1 => format!("ACE({}, nw={})", self.base.name(), self.nw),
+            ne => format!("ACE({}, nw={}, ne={ne})", self.base.name(), self.nw),
+        }
     }
 }
 
@@ -92,7 +119,7 @@ macro_rules! with_ace {
     };
 }
 
-forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, name = ace_name);
+forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = ace_leaving, name = ace_name);
 
 const BASE: Param = Param::new(
     "base",
@@ -106,12 +133,18 @@ const NW: Param = Param::new(
     "8",
     "pages written back together when the victim is dirty, the victim included (the device's concurrency k makes a batch of up to k cost one write)",
 );
+const NE: Param = Param::new(
+    "ne",
+    Ty::Int(1, 1024),
+    "1",
+    "pages evicted when the victim is dirty: the victim and the first ne-1 written with it (at most nw; 1: the written pages stay, clean)",
+);
 
 impl Named for Ace {
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "ace",
-        description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; only the victim leaves",
-        params: &[BASE, NW],
+        description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; the victim and ne-1 of them leave",
+        params: &[BASE, NW, NE],
     };
     type Params = AceParams;
 
@@ -119,12 +152,13 @@ impl Named for Ace {
         Ok(AceParams {
             base: g.choice("base"),
             nw: g.int("nw") as usize,
+            ne: g.int("ne") as usize,
         })
     }
 
     fn build(p: AceParams, capacity: usize, pages: usize) -> Result<Self> {
         let base = PolicySpec::parse(p.base)?.kind.boxed(capacity, pages)?;
-        Ace::new(base, p.nw)
+        Ace::new(base, p.nw, p.ne)
     }
 
     /// The base built as its own type, so that its calls inline.
@@ -137,18 +171,22 @@ impl Named for Ace {
             "lru" => w.visit(Ace::new(
                 base::<super::Lru>(p.base, capacity, pages)?,
                 p.nw,
+                p.ne,
             )?),
             "cflru" => w.visit(Ace::new(
                 base::<super::Cflru>(p.base, capacity, pages)?,
                 p.nw,
+                p.ne,
             )?),
             "lruwsr" => w.visit(Ace::new(
                 base::<super::LruWsr>(p.base, capacity, pages)?,
                 p.nw,
+                p.ne,
             )?),
             _ => w.visit(Ace::new(
                 base::<super::Casa>(p.base, capacity, pages)?,
                 p.nw,
+                p.ne,
             )?),
         }
     }
@@ -160,19 +198,22 @@ mod tests {
     use crate::policy::testing::AllWritable as All;
     use crate::policy::Lru;
 
+    /// Six pages in LRU order, oldest first: 0 (dirty), 1, 2 (dirty), 3,
+    /// 4 (dirty), 5 (dirty).
+    const SIX: [(DenseId, Op); 6] = [
+        (0, Op::Write),
+        (1, Op::Read),
+        (2, Op::Write),
+        (3, Op::Read),
+        (4, Op::Write),
+        (5, Op::Write),
+    ];
+
     #[test]
     fn a_dirty_victim_gathers_the_next_dirty_pages_in_lru_order() {
         let c = PageCost::new(1.0, 1.0);
-        let mut a = Ace::new(Lru::new(6), 3).unwrap();
-        // LRU order, oldest first: 0 (dirty), 1, 2 (dirty), 3, 4 (dirty), 5 (dirty).
-        for (p, op) in [
-            (0, Op::Write),
-            (1, Op::Read),
-            (2, Op::Write),
-            (3, Op::Read),
-            (4, Op::Write),
-            (5, Op::Write),
-        ] {
+        let mut a = Ace::new(Lru::new(6), 3, 1).unwrap();
+        for (p, op) in SIX {
             a.insert(p, op, c);
         }
         let v = a.evict(|_| true).unwrap();
@@ -183,9 +224,43 @@ mod tests {
         assert_eq!(a.len(), 5, "only the victim left");
     }
 
+    /// `ne = 3`: a dirty victim leaves with the first two pages written
+    /// with it, so the next two misses evict nothing.
+    #[test]
+    fn the_evicting_variant_frees_the_frames_of_written_pages() {
+        use crate::device::DeviceModel;
+        use crate::sim::Simulator;
+        use crate::store::CostStore;
+        let device = DeviceModel::parse("ratio:1:4").unwrap();
+        let mut sim =
+            Simulator::new(Ace::new(Lru::new(6), 3, 3).unwrap(), CostStore::new(device)).unwrap();
+        for (p, op) in SIX {
+            sim.request(p, op).unwrap();
+        }
+        sim.request(6, Op::Read).unwrap();
+        let a = sim.policy();
+        assert_eq!(a.len(), 4, "0 left, and 2 and 4 with it");
+        assert!(![0, 2, 4].iter().any(|&p| a.contains(p)));
+        assert!(a.is_dirty(5) && !a.is_dirty(1));
+        sim.request(7, Op::Read).unwrap();
+        sim.request(8, Op::Read).unwrap();
+        let m = sim.metrics();
+        assert_eq!((m.physical_writes, m.dirty_evictions), (3, 1));
+        assert!(
+            [1, 3, 5, 6, 7, 8].iter().all(|&p| sim.policy().contains(p)),
+            "the freed frames took the next misses"
+        );
+    }
+
+    #[test]
+    fn more_pages_leaving_than_written_is_refused() {
+        let e = Ace::new(Lru::new(4), 2, 3).unwrap_err().to_string();
+        assert!(e.contains("ne=3 exceeds nw=2"), "{e}");
+    }
+
     #[test]
     fn a_base_that_does_not_know_its_dirty_order_is_refused() {
-        let e = Ace::new(crate::policy::Arc::new(4), 4)
+        let e = Ace::new(crate::policy::Arc::new(4), 4, 1)
             .unwrap_err()
             .to_string();
         assert!(e.contains("does not know which dirty pages"), "{e}");

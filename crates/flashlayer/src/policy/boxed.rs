@@ -30,6 +30,7 @@ trait Erased: Send {
     fn remove(&mut self, page: DenseId) -> Option<bool>;
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>);
     fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool;
+    fn leaving(&self) -> usize;
     fn prefetch(&self, page: DenseId);
     fn victim_ahead(&self, k: usize) -> Option<DenseId>;
     fn observe_io(&mut self, kind: IoKind, cost: f64);
@@ -102,6 +103,9 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     }
     fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
         Policy::dirty_ahead(self, n, pages, out)
+    }
+    fn leaving(&self) -> usize {
+        Policy::leaving(self)
     }
     fn prefetch(&self, page: DenseId) {
         Policy::prefetch(self, page)

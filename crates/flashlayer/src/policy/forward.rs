@@ -8,14 +8,15 @@
 /// `forward_policy!(Type, with)` implements [`super::Policy`] for `Type` by
 /// calling each method on the policy that `with!(self, p => body)` binds
 /// to `p`. `forward_policy!(impl [P: Policy] Type<P>, with, cluster = a,
-/// name = b)` does the same for a generic wrapper whose own methods `a`
-/// gather the write-back batch and `b` name it (ACE).
+/// leaving = l, name = b)` does the same for a generic wrapper whose own
+/// methods `a` gather the write-back batch, `l` say how much of it leaves
+/// with the victim and `b` name it (ACE).
 macro_rules! forward_policy {
     ($ty:ty, $with:ident) => {
-        forward_policy!(@impl [] $ty, $with, forward, forward);
+        forward_policy!(@impl [] $ty, $with, forward, forward, forward);
     };
-    (impl [$($g:tt)*] $ty:ty, $with:ident, cluster = $cl:ident, name = $nm:ident) => {
-        forward_policy!(@impl [$($g)*] $ty, $with, $cl, $nm);
+    (impl [$($g:tt)*] $ty:ty, $with:ident, cluster = $cl:ident, leaving = $lv:ident, name = $nm:ident) => {
+        forward_policy!(@impl [$($g)*] $ty, $with, $cl, $lv, $nm);
     };
     (@name $s:ident, $with:ident, forward) => {
         $with!($s, p => p.name())
@@ -29,7 +30,13 @@ macro_rules! forward_policy {
     (@cluster $s:ident, $with:ident, $cl:ident, $v:ident, $p:ident, $o:ident) => {
         $s.$cl($v, $p, $o)
     };
-    (@impl [$($g:tt)*] $ty:ty, $with:ident, $cl:ident, $nm:ident) => {
+    (@leaving $s:ident, $with:ident, forward) => {
+        $with!($s, p => p.leaving())
+    };
+    (@leaving $s:ident, $with:ident, $lv:ident) => {
+        $s.$lv()
+    };
+    (@impl [$($g:tt)*] $ty:ty, $with:ident, $cl:ident, $lv:ident, $nm:ident) => {
         impl<$($g)*> $crate::policy::Policy for $ty {
             fn name(&self) -> String {
                 forward_policy!(@name self, $with, $nm)
@@ -89,6 +96,9 @@ macro_rules! forward_policy {
                 out: &mut Vec<DenseId>,
             ) {
                 forward_policy!(@cluster self, $with, $cl, victim, pages, out)
+            }
+            fn leaving(&self) -> usize {
+                forward_policy!(@leaving self, $with, $lv)
             }
             fn dirty_ahead(
                 &self,

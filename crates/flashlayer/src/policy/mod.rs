@@ -22,7 +22,8 @@
 //!    (the buffer pool passes "not pinned"); the caller writes it back if the
 //!    returned [`Victim`] is dirty. `cluster` may add more dirty pages to write
 //!    in the same batch (write clustering); the caller then calls
-//!    `mark_clean` for each of them.
+//!    `mark_clean` for each of them, and `remove` for the first `leaving()`
+//!    of them still clean (ACE's evicting variant), freeing their frames.
 //! 3. `insert(page, op, cost)` admits the page.
 //!
 //! 4. If the caller cannot complete the request after all (the victim's
@@ -244,6 +245,15 @@ pub trait Policy {
     fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
         let _ = (n, pages, out);
         false
+    }
+
+    /// How many of the pages a dirty victim's write clustered with it
+    /// ([`Policy::cluster`]) leave the buffer with the victim: the first
+    /// ones in the cluster's order, once written (ACE's evicting variant,
+    /// its `ne − 1`). The caller removes them ([`Policy::remove`]) and
+    /// frees their frames. Default: none; they stay, clean.
+    fn leaving(&self) -> usize {
+        0
     }
 
     /// A hint that `page` will be requested soon: a policy may start loading

@@ -27,17 +27,23 @@
 //! - The sample is `sample` distinct resident pages drawn at random (at
 //!   most half the buffer; drawing stops after four times as many tries),
 //!   or every resident page for `sample=0`.
-//! - A page's history is forgotten when it leaves (the simulator's `Z=0`).
+//! - A page that leaves keeps its history while it is among the last
+//!   `z × capacity` evicted pages still out (the simulator's `Z`; `z=0`,
+//!   the default, forgets it as the `WATT` configuration does). A page
+//!   admitted with its history kept resumes it, and its admission does not
+//!   advance the epoch, as in the simulator.
 //!
 //! Pages the caller cannot evict are left out of the sample; when no
 //! sampled page may leave, every resident page is considered.
 
 mod history;
+mod kept;
 
 use super::{Policy, Victim};
 use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
 use history::{frequency, push, Counts, Layout, Line, DIRTY};
+use kept::Kept;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -60,6 +66,8 @@ pub struct WattParams {
     pub first: f64,
     /// Seed of the sampling.
     pub seed: u64,
+    /// Buffers' worth of evicted pages whose histories are kept (0: none).
+    pub z: usize,
 }
 
 impl Default for WattParams {
@@ -79,6 +87,7 @@ impl Default for WattParams {
             write_cost: at(WRITE_COST),
             first: at(FIRST),
             seed: at(SEED),
+            z: at(Z),
         }
     }
 }
@@ -110,6 +119,8 @@ pub struct Watt {
     drawn_for: usize,
     /// What [`Policy::reinstate`] restores.
     undo: Undo,
+    /// Histories of evicted pages (boxed: most runs keep none).
+    kept: Box<Kept>,
 }
 
 /// The last eviction: its slot and record, and the generator and
@@ -120,6 +131,8 @@ struct Undo {
     record: Vec<Line>,
     rng: Pcg64Mcg,
     drawn_for: usize,
+    /// The history the eviction forgot to keep the victim's.
+    dropped: Option<kept::Dropped>,
 }
 
 /// Evictions whose samples are drawn ahead.
@@ -171,7 +184,9 @@ impl Watt {
                 record: vec![Line::default(); at.lines],
                 rng,
                 drawn_for: usize::MAX,
+                dropped: None,
             },
+            kept: Box::new(Kept::new(p.z.saturating_mul(capacity))),
         }
     }
 
@@ -179,6 +194,7 @@ impl Watt {
     pub fn with_pages(mut self, pages: usize) -> Self {
         if pages > self.slot_of.len() {
             self.slot_of.resize(pages, NONE);
+            self.kept.with_pages(pages);
         }
         self
     }
@@ -394,6 +410,38 @@ impl Watt {
         }
     }
 
+    /// Keeps the history of the page in `slot`, leaving ([`Kept::keep`]).
+    fn keep(&mut self, slot: usize) {
+        let n = self.at.lines;
+        let page = self.page_at(slot);
+        self.undo.dropped =
+            self.kept
+                .keep(page, &self.records[slot * n..(slot + 1) * n], self.at.page);
+    }
+
+    /// Undoes [`Watt::keep`] of `page`'s history.
+    fn unkeep(&mut self, page: DenseId) {
+        self.kept
+            .unkeep(page, self.undo.dropped.take(), self.at.page);
+    }
+
+    /// Puts `page`'s kept history, if any, into the new `slot` (clean, its
+    /// value to be computed): whether there was one.
+    fn resume(&mut self, page: DenseId, slot: usize) -> bool {
+        let n = self.at.lines;
+        if !self
+            .kept
+            .resume(page, &mut self.records[slot * n..(slot + 1) * n])
+        {
+            return false;
+        }
+        let (lens, cached) = (self.at.lens, self.at.cached);
+        let r = self.record_mut(slot);
+        r[lens] &= !DIRTY;
+        r[cached + 1] = 0;
+        true
+    }
+
     /// The epoch length in admissions.
     fn epoch_len(&self) -> usize {
         (self.cap / self.p.epochs.max(1)).max(1)
@@ -447,11 +495,15 @@ impl Policy for Watt {
         self.len += 1;
         self.records
             .resize((s + 1) * self.at.lines, Line::default());
+        let resumed = self.resume(page, s);
         let at_page = self.at.page;
         self.record_mut(s)[at_page] = page;
         self.slot_of[page as usize] = s as u32;
         self.touch(s, op.is_write());
         self.set_dirty(page, op.is_write());
+        if resumed {
+            return;
+        }
         // The epoch advances after the admission is recorded.
         self.admitted += 1;
         if self.admitted >= self.epoch_len() {
@@ -471,6 +523,7 @@ impl Policy for Watt {
         self.undo.rng = before;
         self.undo.drawn_for = drawn_for;
         let page = self.page_at(s);
+        self.keep(s);
         let dirty = self.take(s);
         Some(Victim { page, dirty })
     }
@@ -489,6 +542,7 @@ impl Policy for Watt {
         }
         self.records[s * n..(s + 1) * n].copy_from_slice(&self.undo.record);
         self.slot_of[v.page as usize] = s as u32;
+        self.unkeep(v.page);
         if v.dirty {
             self.dirty_count += 1;
         }
@@ -540,6 +594,12 @@ const FIRST: Param = Param::new(
     "0.1",
     "damping of a history's newest entry (a page seen once counts this much)",
 );
+const Z: Param = Param::new(
+    "z",
+    Ty::Int(0, 1 << 20),
+    "0",
+    "buffers' worth of evicted pages whose histories are kept, resumed if they return (the simulator's Z; 0: none)",
+);
 const SEED: Param = Param::new(
     "seed",
     Ty::Int(0, crate::spec::NO_MAX),
@@ -551,7 +611,7 @@ named!(
     Watt,
     "watt",
     "WATT, Vöhringer & Leis 2023: least estimated access + write frequency from each page's last epochs, among a random sample",
-    [KR, KW, EPOCHS, SAMPLE, WRITE_COST, FIRST, SEED],
+    [KR, KW, EPOCHS, SAMPLE, WRITE_COST, FIRST, Z, SEED],
     WattParams,
     |g| Ok(WattParams {
         kr: g.int("kr") as usize,
@@ -561,6 +621,7 @@ named!(
         write_cost: g.fraction("write_cost"),
         first: g.fraction("first"),
         seed: g.int("seed"),
+        z: g.int("z") as usize,
     }),
     |p, capacity| Watt::with_params(capacity, p)
 );
@@ -631,15 +692,67 @@ mod tests {
     /// the highest slot of equal ones.
     #[test]
     fn every_page_considered_it_evicts_as_the_definition() {
+        evicts_as_the_definition(0);
+    }
+
+    /// With the histories of evicted pages kept (`z`), a returning page
+    /// resumes its history and its admission does not advance the epoch.
+    #[test]
+    fn histories_kept_it_evicts_as_the_definition() {
+        evicts_as_the_definition(1);
+        evicts_as_the_definition(3);
+    }
+
+    /// An eviction undone with histories kept restores the kept ones too:
+    /// the undone and the untouched policy decide alike from then on.
+    #[test]
+    fn an_undone_eviction_restores_the_kept_histories() {
+        let mut w = Watt::with_params(
+            4,
+            WattParams {
+                sample: 0,
+                z: 1,
+                ..params()
+            },
+        );
+        let c = PageCost::new(1.0, 1.0);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..5_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let page = (x % 13) as DenseId;
+            let op = if x.is_multiple_of(5) {
+                Op::Write
+            } else {
+                Op::Read
+            };
+            if w.access(page, op) {
+                continue;
+            }
+            if w.len() == 4 {
+                let mut again = w.clone();
+                let v = w.evict(|_| true).unwrap();
+                w.reinstate(v);
+                assert_eq!(w.evict(|_| true), again.evict(|_| true), "step {step}");
+            }
+            w.insert(page, op, c);
+        }
+    }
+
+    fn evicts_as_the_definition(z: usize) {
         let p = WattParams {
             kr: 3,
             kw: 2,
             epochs: 2,
+            z,
             ..params()
         };
         let cap = 12;
         let mut w = Watt::with_params(cap, p);
         let mut model: Vec<(DenseId, Vec<u32>, Vec<u32>)> = Vec::new();
+        // Evicted pages' histories, newest first.
+        let mut kept: Vec<(DenseId, Vec<u32>, Vec<u32>)> = Vec::new();
         let (mut epoch, mut admitted) = (0u32, 0usize);
         let log = |h: &mut Vec<u32>, k: usize, e: u32| {
             if h.first() != Some(&e) {
@@ -673,16 +786,23 @@ mod tests {
                         let v = (0..cap)
                             .min_by(|&a, &b| values[a].total_cmp(&values[b]).then(b.cmp(&a)))
                             .unwrap();
-                        let victim = model.swap_remove(v).0;
+                        let victim = model.swap_remove(v);
                         assert_eq!(
                             w.evict(|_| true).map(|x| x.page),
-                            Some(victim),
+                            Some(victim.0),
                             "step {step}"
                         );
+                        kept.insert(0, victim);
+                        kept.truncate(z * cap);
                     }
                     w.insert(page, op, PageCost::new(1.0, 1.0));
-                    model.push((page, Vec::new(), Vec::new()));
-                    admitted += 1;
+                    match kept.iter().position(|e| e.0 == page) {
+                        Some(i) => model.push(kept.remove(i)),
+                        None => {
+                            model.push((page, Vec::new(), Vec::new()));
+                            admitted += 1;
+                        }
+                    }
                     model.len() - 1
                 }
             };
@@ -691,7 +811,7 @@ mod tests {
             if op.is_write() {
                 log(&mut e.2, p.kw, epoch);
             }
-            if hit.is_none() && admitted >= cap / p.epochs {
+            if admitted >= cap / p.epochs {
                 epoch += 1;
                 admitted = 0;
             }
