@@ -21,7 +21,8 @@ def test_reproduce_successors_sets_ace_and_watt_beside_their_simulators(tmp_path
     for t in ("tpcc", "tpcb", "tatp"):
         assert {f"successors/{t}-k8", f"successors/{t}-misses", f"successors/{t}-misses-writes"} <= set(figs)
     claims = {c["id"]: c for c in results["claims"]}
-    assert set(claims) == {"successors-ace-simulator-counts", "successors-ace-runtime", "successors-watt-simulate",
+    assert set(claims) == {"successors-ace-simulator-counts", "successors-ace-runtime", "successors-ace-normalized-io",
+                           "successors-watt-simulate",
                            "successors-watt-fewest-misses", "successors-watt-write-tradeoff"}
     for c in claims.values():
         assert_claim_complete(c)

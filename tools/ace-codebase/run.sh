@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs ACE's own simulator (github.com/BU-DiSC/ACE-codebase, commit
-# 46f65a8, Simulation/{LRU,CFLRU,LRU-WSR}), baseline (-a 1) and ACE (-a 5,
-# COW-Xa), reads costing 1, writes 4, concurrency 8, and keeps its counts in
-# data/successors:
+# 46f65a8, Simulation/{LRU,CFLRU,LRU-WSR}), baseline (-a 1), ACE (-a 5,
+# COW-Xa: the written pages stay) and ACE evicting what it writes (-a 3,
+# CONE-Xa), reads costing 1, writes 4, concurrency 8, and keeps its counts
+# in data/successors:
 #
 # - ace-codebase.csv: 200,000 operations, half reads, 90% of them on 10% of
 #   10,240 pages, a 1,000-page buffer; the workload it generated, as a
@@ -47,15 +48,18 @@ for dir in LRU CFLRU LRU-WSR; do
     # without a return trap at higher levels.
     g++ -std=c++1y -O0 -I. buffermanager.cc -o bm parameter.cc buff_runner.cc workload_generator.cc -lpthread 2>/dev/null
     ln -sf "$disk" testfile
-    for a in 1 5; do
-        echo "$dir,$a,$(simulate -b 1000 -n 10240 -x 200000 -e 50 -s 90 -d 10 -a "$a")" >> "$small"
+    for a in 1 3 5; do
+        # An assignment, so that a failed run stops the script (set -e).
+        row=$(simulate -b 1000 -n 10240 -x 200000 -e 50 -s 90 -d 10 -a "$a")
+        echo "$dir,$a,$row" >> "$small"
     done
     [ "$dir" = LRU ] && awk 'BEGIN {print "page,op"} $1 == "R" || $1 == "W" {print $2 "," $1}' workload.txt \
         | gzip -9 > "$root/data/successors/ace-codebase-workload.csv.gz"
     for w in "MS 50 90 10" "WIS 10 90 10" "RIS 90 90 10" "MU 50 50 50"; do
         read -r name e s d <<< "$w"
-        for a in 1 5; do
-            echo "$name,$dir,$a,$(simulate -b 20000 -n 344066 -x 2000000 -e "$e" -s "$s" -d "$d" -a "$a")" >> "$figure8"
+        for a in 1 3 5; do
+            row=$(simulate -b 20000 -n 344066 -x 2000000 -e "$e" -s "$s" -d "$d" -a "$a")
+            echo "$name,$dir,$a,$row" >> "$figure8"
         done
     done
 done

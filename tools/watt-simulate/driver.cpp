@@ -65,5 +65,9 @@ int main(int argc, char** argv) {
         // outside the buffer.
         run("watt", WATT_RANDOMHeap_N_EVICT_HISTORY_Generator(8, 4, 4, 8, 1, true, 1, 0.1, mod_max, 0, false),
             data, size);
+        // The same, keeping the histories of one buffer's worth of evicted
+        // pages (Z = 1).
+        run("watt_z1", WATT_RANDOMHeap_N_EVICT_HISTORY_Generator(8, 4, 4, 8, 1, true, 1, 0.1, mod_max, 1, false),
+            data, size);
     }
 }
