@@ -275,7 +275,7 @@ def _ace_asymmetry(work: Path, figures: dict[str, Figure], claims: list[Claim], 
         "x": [float(a) for a in KS],
         "series": {**{f"their Fig 8h, {n}": [float(v) for v in vs] for n, vs in ACE_NORMALIZED.items()},
                    **{f"flashlayer, {w}": vs for w, vs in ratios.items()}},
-        "log_x": True,
+        "log_x": False,
     }
     theirs, ours = ACE_NORMALIZED["COW-X(α)"], ratios[ACE_NORMALIZED_WORKLOAD]
     off = [f"α={a}: {o:.3f} against {p:.3f}" for a, o, p in zip(KS, ours, theirs, strict=True)
