@@ -32,6 +32,8 @@ OUTCOME = ("hits", "misses", "physical_reads", "physical_writes", "dirty_evictio
 CONTEXT: dict[tuple[str, ...], tuple[str, str]] = {
     ("policy", "*"): ("{}", "cost:device=ratio:1:8"),
     ("policy", "koltsidas"): ("{}", "hybrid:placement=hybrid"),
+    # Only written pages leave with ACE's victim: ne up to nw.
+    ("policy", "ace", "ne"): ("{},nw=1024", "cost:device=ratio:1:8"),
     ("store", "*"): ("lru", "{}"),
     # The trace has no byte ranges: the flash store is told what a write
     # changes.
