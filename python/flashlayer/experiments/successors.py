@@ -42,11 +42,11 @@ ACE_WORKLOADS = {"MS": (50, 90, 10), "WIS": (10, 90, 10), "RIS": (90, 90, 10), "
 ACE_OPERATIONS, ACE_PAGES, ACE_BUFFER = 2_000_000, 344_066, 20_000
 ACE_DEVICE = "read=1,write=4"
 ACE_BASES = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr"}
-#: Their variants, ours over a base: 1 the base alone, 5 (COW-Xa) ACE
-#: writing 8 dirty pages with a dirty victim, 3 (CONE-Xa) ACE evicting the
-#: 8 it writes.
-ACE_VARIANTS = {"1": "{base}", "5": "ace:base={base},nw=8", "3": "ace:base={base},nw=8,ne=8"}
-ACE_VARIANT_NAMES = {"1": "alone", "5": "with ACE", "3": "with ACE evicting"}
+#: Their variants, named, and ours over a base: 1 the base alone, 5
+#: (COW-Xa) ACE writing 8 dirty pages with a dirty victim, 3 (CONE-Xa) ACE
+#: evicting the 8 it writes.
+ACE_VARIANTS = {"1": ("alone", "{base}"), "5": ("with ACE", "ace:base={base},nw=8"),
+                "3": ("with ACE evicting", "ace:base={base},nw=8,ne=8")}
 #: Their runtimes in seconds on their SSD, LRU-like policy → with ACE
 #: (BU-DiSC/parametric_io, Example_Plots/Fig 8/a/ssd_latency.txt).
 ACE_PUBLISHED = {
@@ -158,7 +158,7 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
             _native.gen_ace(path, ACE_OPERATIONS, ACE_PAGES, reads, skew, hot)
             t = _native.Trace.open(path)
             for base, spec in ACE_BASES.items():
-                for variant, policy in ACE_VARIANTS.items():
+                for variant, (_, policy) in ACE_VARIANTS.items():
                     r = _native.replay(t, policy.format(base=spec), ACE_BUFFER, f"cost:device={ACE_DEVICE},k=8")
                     runs.append({"trace": f"ace {name}", **r})
                     ours[(name, base, variant)] = _counts(r)
@@ -179,7 +179,7 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
         "categories": cats,
         "series": {
             label: [float(src[(w, b, v)]["total_cost"]) for w in ACE_WORKLOADS for b in ACE_BASES]
-            for v, what in ACE_VARIANT_NAMES.items()
+            for v, (what, _) in ACE_VARIANTS.items()
             for label, src in ((f"ACE-codebase, {what}", theirs), (f"flashlayer, {what}", ours))
         },
     }
@@ -187,7 +187,7 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
     for (w, b, v), got in ours.items():
         tolerance = LRUWSR_ACE_TOLERANCE if b == "LRU-WSR" and v != "1" else None
         for key, value in got.items():
-            counts.compare(f"{w} {b} {ACE_VARIANT_NAMES[v]}: {key}", value, float(theirs[(w, b, v)][key]),
+            counts.compare(f"{w} {b} {ACE_VARIANTS[v][0]}: {key}", value, float(theirs[(w, b, v)][key]),
                            tolerance)
     claims.append({
         "paper": "successors",

@@ -158,7 +158,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 Err(e) => return (st, Err(e)),
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
-                    Self::free_left(&mut st);
                     // A free frame or a claimed victim's (pin count 0): this
                     // never waits.
                     self.fill(f, buf);

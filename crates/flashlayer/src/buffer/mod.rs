@@ -537,7 +537,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let (driver, mut frames, gate) = self.split(st);
         let victim = driver.miss(d, op, &mut frames, gate)?;
         let f = self.take_frame(st, victim);
-        Self::free_left(st);
         // A free frame or a claimed victim's (pin count 0): this never waits.
         self.fill(f, &st.incoming);
         self.install(st, d, f);
@@ -545,8 +544,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     }
 
     /// The frame an admitted page takes: its victim's (claimed: out of the
-    /// page table), or a free one.
+    /// page table), or a free one. The frames of pages that left with the
+    /// victim ([`Driver::left`]) are freed first.
     fn take_frame(&self, st: &mut State<P, S>, victim: Option<DenseId>) -> u32 {
+        Self::free_left(st);
         match victim {
             Some(v) => {
                 let f = st.frame_of[v as usize];

@@ -456,10 +456,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             if let Some(w) = written.as_ref().filter(|_| !accounted) {
                 self.account(frames, w, v.page);
                 if w.victim == v.page {
-                    let n = self.policy.leaving().min(w.cluster.len());
-                    for &p in &w.cluster[..n] {
-                        self.leave(p, &mut gate);
-                    }
+                    self.leave(w.cluster, &mut gate);
                 }
             }
             self.m.dirty_evictions += u64::from(v.dirty);
@@ -585,20 +582,22 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             let cost = self.store.cost_of(self.number(frames, p));
             self.policy.mark_clean(p, cost);
         }
-        for i in 0..self.policy.leaving().min(self.cluster.len()) {
-            let p = self.cluster[i];
-            self.leave(p, evictable);
-        }
+        let cluster = std::mem::take(&mut self.cluster);
+        self.leave(&cluster, evictable);
+        self.cluster = cluster;
         Ok(())
     }
 
-    /// A page written with the victim leaves with it ([`Policy::leaving`])
-    /// if it is resident, clean (nobody modified it since it was written)
-    /// and the gate lets it go; it is then in [`Driver::left`].
-    fn leave(&mut self, page: DenseId, gate: &mut impl Gate) {
-        if self.policy.contains(page) && !self.policy.is_dirty(page) && gate.claim(page) {
-            self.policy.remove(page);
-            self.left.push(page);
+    /// The first [`Policy::leaving`] pages of `cluster`, written with the
+    /// victim, leave with it: each that is resident, clean (nobody modified
+    /// it since it was written) and that the gate lets go. They are then in
+    /// [`Driver::left`].
+    fn leave(&mut self, cluster: &[DenseId], gate: &mut impl Gate) {
+        for &page in &cluster[..self.policy.leaving().min(cluster.len())] {
+            if self.policy.contains(page) && !self.policy.is_dirty(page) && gate.claim(page) {
+                self.policy.remove(page);
+                self.left.push(page);
+            }
         }
     }
 

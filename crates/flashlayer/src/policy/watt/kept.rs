@@ -12,11 +12,13 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub(super) struct Kept {
     cap: usize,
+    /// Lines per record, and the word of its page.
+    lines: usize,
+    at_page: usize,
     /// Per dense page: its ghost, or `NONE`.
     ghost_of: Vec<u32>,
     /// Per ghost: its record's lines.
     records: Vec<Line>,
-    lines: usize,
     /// Per ghost: the next newer and the next older, or `NONE`.
     newer: Vec<u32>,
     older: Vec<u32>,
@@ -25,34 +27,30 @@ pub(super) struct Kept {
     len: usize,
     /// Ghosts not in the list.
     free: Vec<u32>,
-}
-
-/// The oldest history, forgotten to keep a newer one: its ghost and record.
-#[derive(Clone, Debug)]
-pub(super) struct Dropped {
-    ghost: u32,
-    record: Vec<Line>,
-}
-
-/// Word `i` of a record's lines.
-fn word(lines: &[Line], i: usize) -> u32 {
-    lines[i / 16].0[i % 16]
+    /// What [`Kept::unkeep`] restores: the ghost the last [`Kept::keep`]
+    /// took from the oldest history, if it did, and that history.
+    dropped: Option<u32>,
+    dropped_record: Vec<Line>,
 }
 
 impl Kept {
-    /// Keeping up to `cap` histories (0: none).
-    pub(super) fn new(cap: usize) -> Self {
+    /// Keeping up to `cap` histories (0: none) of records of `lines` lines
+    /// with the page in word `at_page`.
+    pub(super) fn new(cap: usize, lines: usize, at_page: usize) -> Self {
         Kept {
             cap,
+            lines,
+            at_page,
             ghost_of: Vec::new(),
             records: Vec::new(),
-            lines: 0,
             newer: Vec::new(),
             older: Vec::new(),
             newest: NONE,
             oldest: NONE,
             len: 0,
             free: Vec::new(),
+            dropped: None,
+            dropped_record: vec![Line::default(); lines],
         }
     }
 
@@ -63,32 +61,25 @@ impl Kept {
         }
     }
 
-    /// Keeps `record`, page `page`'s (its page in word `at_page`), as the
-    /// newest; returns the oldest if it was forgotten for it.
-    pub(super) fn keep(
-        &mut self,
-        page: DenseId,
-        record: &[Line],
-        at_page: usize,
-    ) -> Option<Dropped> {
+    /// Keeps `record`, page `page`'s, as the newest, forgetting the oldest
+    /// if `cap` are kept.
+    pub(super) fn keep(&mut self, page: DenseId, record: &[Line]) {
+        self.dropped = None;
         if self.cap == 0 {
-            return None;
+            return;
         }
-        let n = record.len();
-        self.lines = n;
         if page as usize >= self.ghost_of.len() {
             self.ghost_of.resize(page as usize + 1, NONE);
         }
-        let mut dropped = None;
         let g = if self.len == self.cap {
             let g = self.oldest;
-            let old = self.record(g).to_vec();
-            self.ghost_of[word(&old, at_page) as usize] = NONE;
+            let n = self.lines;
+            self.dropped_record
+                .copy_from_slice(&self.records[g as usize * n..(g as usize + 1) * n]);
+            let old = self.page_of(&self.dropped_record);
+            self.ghost_of[old] = NONE;
             self.unlink(g);
-            dropped = Some(Dropped {
-                ghost: g,
-                record: old,
-            });
+            self.dropped = Some(g);
             g
         } else if let Some(g) = self.free.pop() {
             g
@@ -96,30 +87,33 @@ impl Kept {
             let g = self.newer.len() as u32;
             self.newer.push(NONE);
             self.older.push(NONE);
-            self.records.resize((g as usize + 1) * n, Line::default());
+            self.records
+                .resize((g as usize + 1) * self.lines, Line::default());
             g
         };
+        let n = self.lines;
         self.records[g as usize * n..(g as usize + 1) * n].copy_from_slice(record);
         self.push_newest(g);
         self.ghost_of[page as usize] = g;
-        dropped
     }
 
-    /// Undoes the [`Kept::keep`] of `page` that returned `dropped`.
-    pub(super) fn unkeep(&mut self, page: DenseId, dropped: Option<Dropped>, at_page: usize) {
+    /// Undoes the last [`Kept::keep`], of `page`'s history.
+    pub(super) fn unkeep(&mut self, page: DenseId) {
         if self.cap == 0 {
             return;
         }
         let g = self.ghost_of[page as usize];
         self.ghost_of[page as usize] = NONE;
         self.unlink(g);
-        match dropped {
+        match self.dropped.take() {
             Some(d) => {
-                debug_assert_eq!(d.ghost, g, "a full list reuses its oldest ghost");
+                debug_assert_eq!(d, g, "a full list reuses its oldest ghost");
                 let n = self.lines;
-                self.records[g as usize * n..(g as usize + 1) * n].copy_from_slice(&d.record);
+                self.records[g as usize * n..(g as usize + 1) * n]
+                    .copy_from_slice(&self.dropped_record);
                 self.push_oldest(g);
-                self.ghost_of[word(&d.record, at_page) as usize] = g;
+                let old = self.page_of(&self.dropped_record);
+                self.ghost_of[old] = g;
             }
             None => self.free.push(g),
         }
@@ -144,6 +138,11 @@ impl Kept {
     fn record(&self, g: u32) -> &[Line] {
         let n = self.lines;
         &self.records[g as usize * n..(g as usize + 1) * n]
+    }
+
+    /// The page of a record.
+    fn page_of(&self, record: &[Line]) -> usize {
+        record[self.at_page / 16].0[self.at_page % 16] as usize
     }
 
     fn unlink(&mut self, g: u32) {

@@ -1,0 +1,192 @@
+//! WATT's tests: by hand, against its definition over every page, and
+//! undone evictions.
+
+use super::*;
+
+fn params() -> WattParams {
+    WattParams {
+        sample: 0,
+        ..WattParams::default()
+    }
+}
+
+/// With every page considered, a page written often outlives one read
+/// as often: the write frequency adds to its value.
+#[test]
+fn writes_weigh_towards_keeping_a_page() {
+    let mut w = Watt::with_params(
+        4,
+        WattParams {
+            epochs: 4,
+            ..params()
+        },
+    );
+    let c = PageCost::new(1.0, 1.0);
+    for p in 0..4 {
+        w.insert(p, if p == 0 { Op::Write } else { Op::Read }, c);
+    }
+    // Pages 0 and 1 are both accessed again in later epochs, 0 by
+    // writes; 2 and 3 are not.
+    for _ in 0..3 {
+        w.access(0, Op::Write);
+        w.access(1, Op::Read);
+    }
+    let v = w.evict(|_| true).unwrap();
+    assert!(v.page == 2 || v.page == 3, "{v:?}");
+    w.insert(9, Op::Read, c);
+    let v2 = w.evict(|p| p != 9).unwrap();
+    assert!(v2.page == 2 || v2.page == 3, "{v2:?}");
+    assert!(w.contains(0) && w.contains(1));
+}
+
+#[test]
+fn an_undone_eviction_restores_the_page_and_the_sampling() {
+    let mut w = Watt::with_params(
+        16,
+        WattParams {
+            sample: 4,
+            ..params()
+        },
+    );
+    let c = PageCost::new(1.0, 1.0);
+    for p in 0..16 {
+        w.insert(p, if p % 3 == 0 { Op::Write } else { Op::Read }, c);
+    }
+    let mut again = w.clone();
+    let v = w.evict(|_| true).unwrap();
+    w.reinstate(v);
+    assert_eq!(w.evict(|_| true), again.evict(|_| true));
+    assert_eq!(w.dirty_count(), again.dirty_count());
+}
+
+/// WATT by its definition over every resident page (sample=0): the
+/// pages in slot order (a leaving page's slot taken by the last page),
+/// each with its newest-first epochs; the victim is the least value,
+/// the highest slot of equal ones.
+#[test]
+fn every_page_considered_it_evicts_as_the_definition() {
+    evicts_as_the_definition(0);
+}
+
+/// With the histories of evicted pages kept (`z`), a returning page
+/// resumes its history and its admission does not advance the epoch.
+#[test]
+fn histories_kept_it_evicts_as_the_definition() {
+    evicts_as_the_definition(1);
+    evicts_as_the_definition(3);
+}
+
+/// An eviction undone with histories kept restores the kept ones too:
+/// the undone and the untouched policy decide alike from then on.
+#[test]
+fn an_undone_eviction_restores_the_kept_histories() {
+    let mut w = Watt::with_params(
+        4,
+        WattParams {
+            sample: 0,
+            z: 1,
+            ..params()
+        },
+    );
+    let c = PageCost::new(1.0, 1.0);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for step in 0..5_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let page = (x % 13) as DenseId;
+        let op = if x.is_multiple_of(5) {
+            Op::Write
+        } else {
+            Op::Read
+        };
+        if w.access(page, op) {
+            continue;
+        }
+        if w.len() == 4 {
+            let mut again = w.clone();
+            let v = w.evict(|_| true).unwrap();
+            w.reinstate(v);
+            assert_eq!(w.evict(|_| true), again.evict(|_| true), "step {step}");
+        }
+        w.insert(page, op, c);
+    }
+}
+
+fn evicts_as_the_definition(z: usize) {
+    let p = WattParams {
+        kr: 3,
+        kw: 2,
+        epochs: 2,
+        z,
+        ..params()
+    };
+    let cap = 12;
+    let mut w = Watt::with_params(cap, p);
+    let mut model: Vec<(DenseId, Vec<u32>, Vec<u32>)> = Vec::new();
+    // Evicted pages' histories, newest first.
+    let mut kept: Vec<(DenseId, Vec<u32>, Vec<u32>)> = Vec::new();
+    let (mut epoch, mut admitted) = (0u32, 0usize);
+    let log = |h: &mut Vec<u32>, k: usize, e: u32| {
+        if h.first() != Some(&e) {
+            h.insert(0, e);
+            h.truncate(k);
+        }
+    };
+    let freq = |h: &[u32], now: u32| {
+        h.iter().enumerate().fold(0f32, |b, (i, &t)| {
+            let c = if i == 0 { 0.1f32 } else { (i + 1) as f32 };
+            b.max((c / (now - t + 1) as f32).min(1.0))
+        })
+    };
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    for step in 0..20_000 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let page = ((rng % 40) * (rng % 40) / 40) as DenseId;
+        let op = if rng % 7 < 2 { Op::Write } else { Op::Read };
+        let hit = model.iter().position(|e| e.0 == page);
+        assert_eq!(w.access(page, op), hit.is_some(), "step {step}");
+        let at = match hit {
+            Some(at) => at,
+            None => {
+                if model.len() == cap {
+                    let values: Vec<f32> = model
+                        .iter()
+                        .map(|e| freq(&e.1, epoch) + freq(&e.2, epoch))
+                        .collect();
+                    let v = (0..cap)
+                        .min_by(|&a, &b| values[a].total_cmp(&values[b]).then(b.cmp(&a)))
+                        .unwrap();
+                    let victim = model.swap_remove(v);
+                    assert_eq!(
+                        w.evict(|_| true).map(|x| x.page),
+                        Some(victim.0),
+                        "step {step}"
+                    );
+                    kept.insert(0, victim);
+                    kept.truncate(z * cap);
+                }
+                w.insert(page, op, PageCost::new(1.0, 1.0));
+                match kept.iter().position(|e| e.0 == page) {
+                    Some(i) => model.push(kept.remove(i)),
+                    None => {
+                        model.push((page, Vec::new(), Vec::new()));
+                        admitted += 1;
+                    }
+                }
+                model.len() - 1
+            }
+        };
+        let e = &mut model[at];
+        log(&mut e.1, p.kr, epoch);
+        if op.is_write() {
+            log(&mut e.2, p.kw, epoch);
+        }
+        if admitted >= cap / p.epochs {
+            epoch += 1;
+            admitted = 0;
+        }
+    }
+}
