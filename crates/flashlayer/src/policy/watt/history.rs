@@ -13,9 +13,7 @@ pub(super) struct Line(pub(super) [u32; 16]);
 
 /// Where a record keeps what: `kr` access epochs then `kw` write epochs
 /// (newest first, each padded to [`LANES`]), then the page, a word of
-/// lengths and the dirty flag, and the value last computed with its epoch
-/// (a value changes only when the epoch does or the histories do);
-/// records are whole cache lines, so that an eviction's candidate costs one
+/// lengths and the dirty flag; records are whole cache lines, so that an eviction's candidate costs one
 /// miss.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
@@ -27,9 +25,6 @@ pub(super) struct Layout {
     pub(super) page: usize,
     /// Word of the lengths (bits 0–7 accesses, 8–15 writes, 16 dirty).
     pub(super) lens: usize,
-    /// Word of the value last computed (`f32` bits), then of the epoch it
-    /// holds for plus one (0: none).
-    pub(super) cached: usize,
     /// Cache lines per record.
     pub(super) lines: usize,
 }
@@ -44,8 +39,7 @@ impl Layout {
             writes,
             page,
             lens: page + 1,
-            cached: page + 2,
-            lines: (page + 4).div_ceil(16),
+            lines: (page + 2).div_ceil(16),
         }
     }
 }
@@ -53,18 +47,23 @@ impl Layout {
 /// The dirty flag in a record's word of lengths.
 pub(super) const DIRTY: u32 = 1 << 16;
 
-/// Puts `epoch` at the front of `h` (holding `n` entries) unless it is
-/// there already; returns the new count.
+/// Puts `epoch` at the front of `h` (holding `n` of at most `k` entries,
+/// padded to [`LANES`]) unless it is there already; returns the new count.
+/// Every lane moves, used or not, a whole lane group at a time: no call to
+/// `memmove`, and entries beyond the count stay epochs of the past.
 #[inline]
-pub(super) fn push(h: &mut [u32], n: u32, epoch: u32) -> u32 {
-    let n = n as usize;
+pub(super) fn push(h: &mut [u32], n: u32, k: usize, epoch: u32) -> u32 {
     if n > 0 && h[0] == epoch {
-        return n as u32;
+        return n;
     }
-    let keep = n.min(h.len() - 1);
-    h.copy_within(..keep, 1);
-    h[0] = epoch;
-    (keep + 1) as u32
+    let mut carry = epoch;
+    for chunk in h.chunks_exact_mut(LANES) {
+        let lanes: &mut [u32; LANES] = chunk.try_into().expect("chunks are LANES long");
+        let last = lanes[LANES - 1];
+        *lanes = std::array::from_fn(|l| if l == 0 { carry } else { lanes[l - 1] });
+        carry = last;
+    }
+    (n as usize + 1).min(k) as u32
 }
 
 /// The counts `c_i` of a history's entries, `c_0 = first` and
@@ -99,12 +98,13 @@ impl Counts {
     }
 }
 
-/// `max_i min(c_i / (now − t_i + 1), 1)` over the first `n` entries of
-/// `h`, `c` from [`Counts`]; 0 for an empty history. `h` is padded to
-/// [`LANES`]: every entry is an epoch of the past (stale ones beyond `n`
-/// count 0), so the lanes divide without a branch.
+/// `min(c_i / (now − t_i + 1), 1)` over the first `n` entries of `h`, `c`
+/// from [`Counts`], as the best of each lane: the estimate is their
+/// [`most`] (0 for an empty history). `h` is padded to [`LANES`]: every
+/// entry is an epoch of the past (stale ones beyond `n` count 0), so the
+/// lanes divide without a branch.
 #[inline(always)]
-pub(super) fn frequency(h: &[u32], n: u32, now: u32, c: &Counts) -> f32 {
+pub(super) fn rates(h: &[u32], n: u32, now: u32, c: &Counts) -> [f32; LANES] {
     let mut best = [0f32; LANES];
     // Every lane, used or not: a fixed number of steps, no branch on `n`.
     for (chunk, counts) in h.chunks_exact(LANES).zip(c.row(n).chunks_exact(LANES)) {
@@ -113,7 +113,14 @@ pub(super) fn frequency(h: &[u32], n: u32, now: u32, c: &Counts) -> f32 {
             best[l] = best[l].max((counts[l] / d).min(1.0));
         }
     }
-    best.into_iter().fold(0.0, f32::max)
+    best
+}
+
+/// The greatest lane of [`rates`]: the estimate `max_i min(c_i / (now −
+/// t_i + 1), 1)`.
+#[inline(always)]
+pub(super) fn most(lanes: [f32; LANES]) -> f32 {
+    lanes.into_iter().fold(0.0, f32::max)
 }
 
 #[cfg(test)]
@@ -122,12 +129,13 @@ mod tests {
 
     #[test]
     fn a_history_keeps_its_newest_epochs_once_each() {
-        let mut h = [0u32; 3];
+        // Three entries kept, padded to four lanes.
+        let mut h = [0u32; 4];
         let mut n = 0;
         for e in [1, 1, 2, 5, 5, 7] {
-            n = push(&mut h, n, e);
+            n = push(&mut h, n, 3, e);
         }
-        assert_eq!((n, h), (3, [7, 5, 2]));
+        assert_eq!((n, &h[..3]), (3, &[7, 5, 2][..]));
     }
 
     /// The estimate by hand: history 10, 6, 2 at epoch 10 with `first` 0.1
@@ -136,6 +144,7 @@ mod tests {
     fn frequency_is_the_best_rate_over_the_history() {
         // Padded to four lanes; the stale fourth entry counts nothing.
         let c = Counts::new(0.1, 4);
+        let frequency = |h: &[u32], n, now, c: &Counts| most(rates(h, n, now, c));
         assert!((frequency(&[10, 6, 2, 9], 3, 10, &c) - 0.4).abs() < 1e-6);
         assert_eq!(frequency(&[3, 3, 3, 3], 0, 10, &c), 0.0);
         assert_eq!(frequency(&[10, 9, 0, 0], 2, 10, &Counts::new(1.0, 4)), 1.0);

@@ -63,6 +63,7 @@ impl Kept {
 
     /// Keeps `record`, page `page`'s, as the newest, forgetting the oldest
     /// if `cap` are kept.
+    #[inline]
     pub(super) fn keep(&mut self, page: DenseId, record: &[Line]) {
         self.dropped = None;
         if self.cap == 0 {
@@ -121,6 +122,7 @@ impl Kept {
 
     /// Takes `page`'s kept history, if any, into `record`: whether there
     /// was one.
+    #[inline]
     pub(super) fn resume(&mut self, page: DenseId, record: &mut [Line]) -> bool {
         let Some(&g) = self.ghost_of.get(page as usize) else {
             return false;

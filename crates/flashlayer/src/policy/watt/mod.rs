@@ -42,12 +42,37 @@ mod kept;
 use super::{Policy, Victim};
 use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
-use history::{frequency, push, Counts, Layout, Line, DIRTY};
+use history::{most, push, rates, Counts, Layout, Line, DIRTY, LANES};
 use kept::Kept;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 const NONE: u32 = u32::MAX;
+/// Copies a record: one line, the usual layout, without a call to
+/// `memcpy`.
+#[inline(always)]
+fn copy_lines(to: &mut [Line], from: &[Line]) {
+    match (to, from) {
+        ([t], [f]) => *t = *f,
+        (t, f) => t.copy_from_slice(f),
+    }
+}
+
+/// Pages whose values are computed together ([`Watt::least_key`]).
+const GROUP: usize = 8;
+
+/// No page may leave.
+const NO_KEY: u64 = u64::MAX;
+
+/// The order in which a page of `value` in `slot` competes to leave: the
+/// least key leaves. A value is a finite non-negative `f32`, whose bits
+/// order as it does; below them, the complement of the slot puts the higher
+/// slot first among equal values (the module doc says why). Comparing keys
+/// needs no branch that could mispredict.
+#[inline(always)]
+fn key_of(value: f32, slot: u32) -> u64 {
+    u64::from(value.to_bits()) << 32 | u64::from(u32::MAX - slot)
+}
 
 /// WATT's parameters (the `WATT` configuration of the authors' simulator).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,7 +129,9 @@ pub struct Watt {
     dirty_count: usize,
     /// Per dense page id: its slot, or `NONE`.
     slot_of: Vec<u32>,
-    /// Per slot `0..len`: its record, `at.lines` lines.
+    /// Per slot: its record, `at.lines` lines; those of slots `0..len`
+    /// are the resident pages'. It only grows, so that an admission writes
+    /// a record without resizing.
     records: Vec<Line>,
     epoch: u32,
     /// Admissions in the current epoch.
@@ -170,7 +197,7 @@ impl Watt {
             len: 0,
             dirty_count: 0,
             slot_of: Vec::new(),
-            records: Vec::with_capacity(capacity * at.lines),
+            records: vec![Line::default(); capacity * at.lines],
             epoch: 0,
             admitted: 0,
             rng: rng.clone(),
@@ -236,49 +263,49 @@ impl Watt {
         let (at, epoch) = (self.at, self.epoch);
         let r = self.record_mut(slot);
         let lens = r[at.lens];
-        // The histories change unless this epoch is logged where the
-        // access goes already.
-        let logged = |n: u32, first: u32| n > 0 && first == epoch;
-        if !logged(lens & 0xff, r[0]) || (write && !logged((lens >> 8) & 0xff, r[at.writes])) {
-            r[at.cached + 1] = 0;
-        }
-        let reads = push(&mut r[..at.kr], lens & 0xff, epoch);
+        let reads = push(&mut r[..at.writes], lens & 0xff, at.kr, epoch);
         let writes = if write {
-            push(
-                &mut r[at.writes..at.writes + at.kw],
-                (lens >> 8) & 0xff,
-                epoch,
-            )
+            push(&mut r[at.writes..at.page], (lens >> 8) & 0xff, at.kw, epoch)
         } else {
             (lens >> 8) & 0xff
         };
         r[at.lens] = (lens & DIRTY) | writes << 8 | reads;
     }
 
-    /// The page's value: access frequency plus `write_cost` × write
-    /// frequency.
+    /// The least key ([`Watt::key_of`]) among `slots`. Values are
+    /// computed afresh, [`GROUP`] pages at a time: each page's lanes first,
+    /// then every page's greatest lane, so that the pages' estimates
+    /// overlap instead of waiting on each other. With the records in
+    /// cache, that costs less than keeping each value with the epoch it
+    /// holds for and checking it.
     #[inline(always)]
-    fn value(&mut self, slot: usize) -> f32 {
+    fn least_key<F: FnMut(DenseId) -> bool>(&self, slots: &[u32], evictable: &mut F) -> u64 {
         let (at, epoch) = (self.at, self.epoch);
-        let r = self.record(slot);
-        if r[at.cached + 1] == epoch + 1 {
-            return f32::from_bits(r[at.cached]);
+        let mut best = NO_KEY;
+        for group in slots.chunks(GROUP) {
+            let mut reads = [[0f32; LANES]; GROUP];
+            let mut writes = [[0f32; LANES]; GROUP];
+            for (i, &s) in group.iter().enumerate() {
+                let r = self.record(s as usize);
+                let lens = r[at.lens];
+                // Both estimates always (an empty history's is 0, which
+                // adds nothing): no branch to mispredict.
+                reads[i] = rates(&r[..at.writes], lens & 0xff, epoch, &self.counts);
+                writes[i] = rates(
+                    &r[at.writes..at.page],
+                    (lens >> 8) & 0xff,
+                    epoch,
+                    &self.counts,
+                );
+            }
+            for (i, &s) in group.iter().enumerate() {
+                let value = most(reads[i]) + self.write_cost * most(writes[i]);
+                if evictable(self.page_at(s as usize)) {
+                    best = best.min(key_of(value, s));
+                }
+            }
         }
-        let lens = r[at.lens];
-        // Both estimates always (an empty history's is 0, which adds
-        // nothing): no branch to mispredict.
-        let reads = frequency(&r[..at.writes], lens & 0xff, epoch, &self.counts);
-        let writes = frequency(
-            &r[at.writes..at.page],
-            (lens >> 8) & 0xff,
-            epoch,
-            &self.counts,
-        );
-        let v = reads + self.write_cost * writes;
-        let r = self.record_mut(slot);
-        r[at.cached] = v.to_bits();
-        r[at.cached + 1] = epoch + 1;
-        v
+        best
     }
 
     /// Draws the sample of an eviction from a buffer of `len` pages into
@@ -319,7 +346,7 @@ impl Watt {
     fn choose<F: FnMut(DenseId) -> bool>(&mut self, evictable: &mut F) -> Option<usize> {
         let len = self.len;
         let want = self.want(len);
-        let mut best: Option<(f32, usize)> = None;
+        let mut best = NO_KEY;
         if want < len {
             if self.drawn_for != len {
                 for k in 0..AHEAD {
@@ -332,34 +359,16 @@ impl Watt {
             let used = self.head;
             self.draw((used + AHEAD) % RING, len, want);
             self.head = (used + 1) % RING;
-            for i in 0..self.samples[used].n {
-                let s = self.samples[used].slots[i];
-                self.consider(s as usize, evictable, &mut best);
+            let sample = &self.samples[used];
+            best = self.least_key(&sample.slots[..sample.n], evictable);
+        }
+        if best == NO_KEY {
+            for start in (0..len).step_by(GROUP) {
+                let group: [u32; GROUP] = std::array::from_fn(|i| (start + i) as u32);
+                best = best.min(self.least_key(&group[..GROUP.min(len - start)], evictable));
             }
         }
-        if best.is_none() {
-            for s in 0..len {
-                self.consider(s, evictable, &mut best);
-            }
-        }
-        best.map(|(_, s)| s)
-    }
-
-    /// Keeps `slot` as `best` if its page may leave and it is of less value,
-    /// or of equal value in a higher slot (the module doc says why).
-    #[inline(always)]
-    fn consider<F: FnMut(DenseId) -> bool>(
-        &mut self,
-        slot: usize,
-        evictable: &mut F,
-        best: &mut Option<(f32, usize)>,
-    ) {
-        if evictable(self.page_at(slot)) {
-            let v = self.value(slot);
-            if best.is_none_or(|(b, bs)| v < b || (v == b && slot > bs)) {
-                *best = Some((v, slot));
-            }
-        }
+        (best != NO_KEY).then(|| (u32::MAX - best as u32) as usize)
     }
 
     fn set_dirty(&mut self, page: DenseId, dirty: bool) {
@@ -380,7 +389,7 @@ impl Watt {
     /// Takes the page in `slot` out (the last slot's record moves into
     /// it); returns its dirty flag.
     fn take(&mut self, slot: usize) -> bool {
-        let (n, page, dirty) = (self.at.lines, self.page_at(slot), self.dirty_at(slot));
+        let (page, dirty) = (self.page_at(slot), self.dirty_at(slot));
         self.len -= 1;
         let last = self.len;
         if slot != last {
@@ -388,7 +397,6 @@ impl Watt {
             let moved = self.page_at(slot);
             self.slot_of[moved as usize] = slot as u32;
         }
-        self.records.truncate(last * n);
         self.slot_of[page as usize] = NONE;
         if dirty {
             self.dirty_count -= 1;
@@ -415,8 +423,8 @@ impl Watt {
             .keep(page, &self.records[slot * n..(slot + 1) * n]);
     }
 
-    /// Puts `page`'s kept history, if any, into the new `slot` (clean, its
-    /// value to be computed): whether there was one.
+    /// Puts `page`'s kept history, if any, into the new `slot` (clean):
+    /// whether there was one.
     fn resume(&mut self, page: DenseId, slot: usize) -> bool {
         let n = self.at.lines;
         if !self
@@ -425,10 +433,8 @@ impl Watt {
         {
             return false;
         }
-        let (lens, cached) = (self.at.lens, self.at.cached);
-        let r = self.record_mut(slot);
-        r[lens] &= !DIRTY;
-        r[cached + 1] = 0;
+        let lens = self.at.lens;
+        self.record_mut(slot)[lens] &= !DIRTY;
         true
     }
 
@@ -481,10 +487,16 @@ impl Policy for Watt {
             self.slot_of
                 .resize((page as usize + 1).max(2 * self.slot_of.len()), NONE);
         }
-        let s = self.len;
+        let (s, n) = (self.len, self.at.lines);
         self.len += 1;
-        self.records
-            .resize((s + 1) * self.at.lines, Line::default());
+        if self.records.len() < (s + 1) * n {
+            // The capacity grew ([`Policy::set_capacity`]).
+            self.records.resize((s + 1) * n, Line::default());
+        }
+        // A slot left holds its last page's record: its stale epochs are of
+        // the past, as the history functions require, but its lengths and
+        // flag must go.
+        self.records[s * n..(s + 1) * n].fill(Line::default());
         let resumed = self.resume(page, s);
         let at_page = self.at.page;
         self.record_mut(s)[at_page] = page;
@@ -507,9 +519,7 @@ impl Policy for Watt {
         let s = self.choose(&mut evictable)?;
         let n = self.at.lines;
         self.undo.slot = s;
-        self.undo
-            .record
-            .copy_from_slice(&self.records[s * n..(s + 1) * n]);
+        copy_lines(&mut self.undo.record, &self.records[s * n..(s + 1) * n]);
         self.undo.rng = before;
         self.undo.drawn_for = drawn_for;
         let page = self.page_at(s);
@@ -524,13 +534,12 @@ impl Policy for Watt {
         // end, the victim's back into `s`.
         let end = self.len;
         self.len += 1;
-        self.records.resize((end + 1) * n, Line::default());
         if s != end {
             self.copy_record(s, end);
             let moved = self.page_at(end);
             self.slot_of[moved as usize] = end as u32;
         }
-        self.records[s * n..(s + 1) * n].copy_from_slice(&self.undo.record);
+        copy_lines(&mut self.records[s * n..(s + 1) * n], &self.undo.record);
         self.slot_of[v.page as usize] = s as u32;
         self.kept.unkeep(v.page);
         if v.dirty {
