@@ -4,9 +4,11 @@ its counts in ``data/successors/ace-codebase.csv``, its generated workload
 beside them): 200,000 operations, a 1,000-page buffer, reads costing 1,
 writes 4, a device of concurrency 8. Its baseline (variant 1) is the plain
 policy; its variant 5 (COW-Xa) is ACE writing the next 7 dirty pages with a
-dirty victim; its variant 3 (CONE-Xa) evicts them with it (``ne=8``). LRU
-and CFLRU give its misses, page writes, write batches and total cost
-exactly, alone and under either ACE; so does LRU-WSR alone. Under ACE,
+dirty victim; its variant 3 (CONE-Xa) evicts them with it (``ne=8``); its
+variants 4 (COW-a) and 2 (CONE-a) do the same with only the dirty pages
+among the 8 nearest eviction (``window=8``). LRU and CFLRU give its misses,
+page writes, write batches and total cost exactly, alone and under every
+ACE; so does LRU-WSR alone. Under ACE,
 LRU-WSR writes ahead the dirty pages marked cold, those its evictions take
 when they reach them; ACE's simulator also gives the hot dirty pages it
 passes their second chance as it walks (moves them to the MRU end), which a
@@ -43,18 +45,35 @@ LRUWSR_ACE_TOLERANCE = 0.01
 FIGURE8 = {"MS": ("50", "90", "10"), "WIS": ("10", "90", "10"), "RIS": ("90", "90", "10"), "MU": ("50", "50", "50")}
 
 
+#: Their variants of ACE: our parameters over a base.
+VARIANTS = {"5": "nw=8", "3": "nw=8,ne=8", "4": "nw=8,window=8", "2": "nw=8,ne=8,window=8"}
+
+
+def _shape(params: dict[str, str]) -> tuple[str, str]:
+    """What tells ACE's variants apart: its ne and window, at their defaults
+    if not given."""
+    return params.get("ne", "1"), params.get("window", "0")
+
+
+#: Their variant by its shape.
+SHAPES = {_shape(dict(kv.split("=") for kv in ps.split(","))): v for v, ps in VARIANTS.items()}
+
+
 def replay(trace: Path, buffer: int) -> dict[tuple[str, str], dict[str, float]]:
-    """Each policy alone (variant 1), under ACE (variant 5) and under ACE
-    evicting what it writes (variant 3) on ``trace`` at read cost 1, write
-    cost 4 and concurrency 8, as ACE's simulator counts."""
-    specs = [s for p in POLICIES.values() for s in (p, f"ace:base={p},nw=8", f"ace:base={p},nw=8,ne=8")]
+    """Each policy alone (variant 1) and under each of ACE's variants on
+    ``trace`` at read cost 1, write cost 4 and concurrency 8, as ACE's
+    simulator counts."""
+    specs = [p for p in POLICIES.values()]
+    specs += [f"ace:base={p},{v}" for p in POLICIES.values() for v in VARIANTS.values()]
     p = run_cli("sim", str(trace), "--policy", ",".join(specs), "--buffer", str(buffer),
                 "--store", "cost:device=read=1,write=4,k=8", "--json", check=True)
     rows = {}
     for r in json.loads(p.stdout):
-        ace = r["policy"].startswith("ace")
-        base = r["policy"].split("base=")[1].split(",")[0] if ace else r["policy"].split(":")[0]
-        variant = "1" if not ace else "3" if "ne=8" in r["policy"] else "5"
+        name, _, given = r["policy"].partition(":")
+        params = dict(kv.split("=") for kv in given.split(",")) if given else {}
+        ace = name == "ace"
+        base = params["base"] if ace else name
+        variant = SHAPES[_shape(params)] if ace else "1"
         rows[(base, variant)] = {"misses": r["misses"], "writes": r["physical_writes"],
                                              "write_batches": r["dirty_evictions"], "total_cost": r["virtual_time"]}
     return rows
@@ -91,7 +110,7 @@ def test_bad_ace_generator_flags_get_one_line_and_exit_2(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("policy", list(POLICIES))
-@pytest.mark.parametrize("variant", ["1", "3", "5"])
+@pytest.mark.parametrize("variant", ["1", "2", "3", "4", "5"])
 def test_ace_and_its_bases_give_ace_codebases_counts(ours: dict[tuple[str, str], dict[str, float]], policy: str,
                                                      variant: str) -> None:
     with (DATA / "ace-codebase.csv").open() as f:
@@ -108,10 +127,34 @@ def test_on_their_figure8_workloads_ace_gives_their_simulators_counts(tmp_path: 
     got = replay(trace, 20000)
     with (DATA / "ace-codebase-figure8.csv").open() as f:
         rows = [r for r in csv.DictReader(f) if r["workload"] == workload]
-    assert len(rows) == 3 * len(POLICIES), rows
+    assert len(rows) == (1 + len(VARIANTS)) * len(POLICIES), rows
     for theirs in rows:
         assert_their_counts(got[(POLICIES[theirs["policy"]], theirs["variant"])], theirs, theirs["policy"],
                             theirs["variant"])
+
+
+def test_at_each_asymmetry_ace_gives_their_simulators_counts(tmp_path: Path) -> None:
+    """Their Fig 8h's runs: MS, writes costing α reads, α written at once,
+    ACE writing α pages with and without a window of α."""
+    trace = tmp_path / "MS.flt"
+    run_cli("trace", "gen", "ace", "--operations", "2000000", "--pages", "344066", "--reads", "50", "--skew", "90",
+            "--hot", "10", "--out", str(trace), check=True)
+    with (DATA / "ace-codebase-asymmetry.csv").open() as f:
+        theirs = {(r["alpha"], r["variant"]): r for r in csv.DictReader(f)}
+    assert len(theirs) == 12
+    for alpha in ("1", "2", "4", "8"):
+        specs = {"1": "lru", "5": f"ace:nw={alpha}", "4": f"ace:nw={alpha},window={alpha}"}
+        p = run_cli("sim", str(trace), "--policy", ",".join(specs.values()), "--buffer", "20000", "--store",
+                    f"cost:device=read=1,write={alpha},k={alpha}", "--json", check=True)
+        rows = json.loads(p.stdout)
+        assert len(rows) == len(specs)
+        for r in rows:
+            name, _, given = r["policy"].partition(":")
+            window = dict(kv.split("=") for kv in given.split(",")).get("window") if name == "ace" else None
+            variant = {None: "1", "0": "5", alpha: "4"}[window]
+            got = {"misses": r["misses"], "writes": r["physical_writes"], "write_batches": r["dirty_evictions"],
+                   "total_cost": r["virtual_time"]}
+            assert_their_counts(got, theirs[(alpha, variant)], "LRU", variant)
 
 
 def test_ace_evicting_more_than_it_writes_or_beside_a_placing_store_is_refused_in_one_line() -> None:

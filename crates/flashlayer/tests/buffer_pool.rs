@@ -141,8 +141,9 @@ proptest! {
         check_pool(Fifo::new(cap), &steps)?;
         // ACE evicting written pages beside its victim: their frames are
         // freed, their bytes are on the store.
-        check_pool(Ace::new(Lru::new(cap), 3, 3).unwrap(), &steps)?;
-        check_pool(Ace::new(LruWsr::new(cap), 4, 2).unwrap(), &steps)?;
+        check_pool(Ace::new(Lru::new(cap), 3, 3, 0).unwrap(), &steps)?;
+        check_pool(Ace::new(LruWsr::new(cap), 4, 2, 0).unwrap(), &steps)?;
+        check_pool(Ace::new(Lru::new(cap), 4, 4, 3).unwrap(), &steps)?;
     }
 
     /// Request by request the pool and the simulator hit alike, and their
@@ -171,9 +172,12 @@ proptest! {
         compare(CcfLru::new(cap), &t)?;
         compare(Casa::new(cap, CostSource::Model), &t)?;
         compare(Cfdc::new(cap, 0.5, 3), &t)?;
-        compare(Ace::new(Lru::new(cap), 3, 1).unwrap(), &t)?;
-        compare(Ace::new(Cflru::new(cap, 0.5), 4, 4).unwrap(), &t)?;
-        compare(Ace::new(LruWsr::new(cap), 3, 2).unwrap(), &t)?;
+        compare(Ace::new(Lru::new(cap), 3, 1, 0).unwrap(), &t)?;
+        compare(Ace::new(Cflru::new(cap, 0.5), 4, 4, 0).unwrap(), &t)?;
+        compare(Ace::new(LruWsr::new(cap), 3, 2, 0).unwrap(), &t)?;
+        // A window: the dirty pages among the 4 nearest eviction.
+        compare(Ace::new(Lru::new(cap), 4, 1, 4).unwrap(), &t)?;
+        compare(Ace::new(Cflru::new(cap, 0.5), 4, 4, 4).unwrap(), &t)?;
         compare(Koltsidas::new(cap, Lambda::Fixed(0.5)), &t)?;
         compare(Koltsidas::new(cap, Lambda::Auto { epoch: 2 }), &t)?;
         compare(FdBuffer::new(cap, cap / 3, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap))), &t)?;

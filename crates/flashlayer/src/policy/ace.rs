@@ -16,6 +16,13 @@
 //! write-clustering protocol ([`Policy::cluster`]), so the simulator and
 //! the buffer pool write it alike.
 //!
+//! With a `window` of `W` pages, only the dirty pages among the `W` pages
+//! nearest eviction, the victim's included, are written: the simulator's
+//! variant 4 (`COW-a`, `W` = its concurrency), and with `ne = nw` its
+//! variant 2 (`CONE-a`). A base that cannot say which clean pages its
+//! evictions pass (CASA, whose τ decides as they happen) is refused a
+//! window.
+//!
 //! ACE's evicting variant (`ne` > 1) evicts the victim and the first
 //! `ne − 1` pages written with it, once written ([`Policy::leaving`]), so
 //! the next `ne − 1` misses find free frames. With `ne = nw` it is the
@@ -37,6 +44,9 @@ pub struct Ace<P = BoxedPolicy> {
     base: P,
     nw: usize,
     ne: usize,
+    /// Pages after the victim the walk for dirty pages may pass
+    /// (`usize::MAX`: no window).
+    after: usize,
 }
 
 /// The policies ACE wraps: those that know the order their evictions
@@ -54,16 +64,29 @@ pub struct AceParams {
     /// Pages evicted when the victim is dirty: the victim and the first
     /// `ne − 1` written with it.
     pub ne: usize,
+    /// Pages nearest eviction, the victim's included, whose dirty ones are
+    /// written with it (0: no window).
+    pub window: usize,
 }
 
 impl<P: Policy> Ace<P> {
-    /// ACE over `base` writing `nw` pages a batch and evicting `ne` of
-    /// them; refused if `base` does not know the order its evictions reach
-    /// dirty pages in, or if `ne` exceeds `nw` (only written pages leave).
-    pub fn new(base: P, nw: usize, ne: usize) -> Result<Self> {
-        if !base.dirty_ahead(0, &mut NoPages, &mut Vec::new()) {
+    /// ACE over `base` writing up to `nw` pages a batch, the dirty ones
+    /// among the `window` pages nearest eviction (0: no window), and
+    /// evicting `ne` of them; refused if `base` does not know the order its
+    /// evictions reach dirty pages in (or, with a window, the clean pages
+    /// between them), or if `ne` exceeds `nw` (only written pages leave).
+    pub fn new(base: P, nw: usize, ne: usize, window: usize) -> Result<Self> {
+        let after = match window {
+            0 => usize::MAX,
+            w => w - 1,
+        };
+        if !base.dirty_ahead(0, after, &mut NoPages, &mut Vec::new()) {
+            let what = match window {
+                0 => String::new(),
+                w => format!(" among the next {w} pages"),
+            };
             return Err(Error::invalid(format!(
-                "policy 'ace': {} does not know which dirty pages its evictions reach next",
+                "policy 'ace': {} does not know which dirty pages its evictions reach next{what}",
                 base.name()
             )));
         }
@@ -77,6 +100,7 @@ impl<P: Policy> Ace<P> {
             base,
             nw,
             ne: ne.max(1),
+            after,
         })
     }
 
@@ -85,17 +109,21 @@ impl<P: Policy> Ace<P> {
         self.ne - 1
     }
 
-    /// The next `nw − 1` dirty pages the base's evictions reach (ACE's
-    /// bases write no clusters of their own).
+    /// The next `nw − 1` dirty pages the base's evictions reach, within
+    /// the window (ACE's bases write no clusters of their own).
     fn gather(&mut self, _victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
-        self.base.dirty_ahead(self.nw - 1, pages, out);
+        self.base.dirty_ahead(self.nw - 1, self.after, pages, out);
     }
 
     fn ace_name(&self) -> String {
-        match self.ne {
-            1 => format!("ACE({}, nw={})", self.base.name(), self.nw),
-            ne => format!("ACE({}, nw={}, ne={ne})", self.base.name(), self.nw),
+        let mut name = format!("ACE({}, nw={}", self.base.name(), self.nw);
+        if self.ne > 1 {
+            name += &format!(", ne={}", self.ne);
         }
+        if self.after != usize::MAX {
+            name += &format!(", window={}", self.after + 1);
+        }
+        name + ")"
     }
 }
 
@@ -139,12 +167,18 @@ const NE: Param = Param::new(
     "1",
     "pages evicted when the victim is dirty: the victim and the first ne-1 written with it (at most nw; 1: the written pages stay, clean)",
 );
+const WINDOW: Param = Param::new(
+    "window",
+    Ty::Int(0, 1024),
+    "0",
+    "write only the dirty pages among this many pages nearest eviction, the victim's included (0: no window, the next nw-1 dirty pages however far)",
+);
 
 impl Named for Ace {
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "ace",
         description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; the victim and ne-1 of them leave",
-        params: &[BASE, NW, NE],
+        params: &[BASE, NW, NE, WINDOW],
     };
     type Params = AceParams;
 
@@ -153,12 +187,13 @@ impl Named for Ace {
             base: g.choice("base"),
             nw: g.int("nw") as usize,
             ne: g.int("ne") as usize,
+            window: g.int("window") as usize,
         })
     }
 
     fn build(p: AceParams, capacity: usize, pages: usize) -> Result<Self> {
         let base = PolicySpec::parse(p.base)?.kind.boxed(capacity, pages)?;
-        Ace::new(base, p.nw, p.ne)
+        Ace::new(base, p.nw, p.ne, p.window)
     }
 
     /// The base built as its own type, so that its calls inline.
@@ -172,21 +207,25 @@ impl Named for Ace {
                 base::<super::Lru>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
+                p.window,
             )?),
             "cflru" => w.visit(Ace::new(
                 base::<super::Cflru>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
+                p.window,
             )?),
             "lruwsr" => w.visit(Ace::new(
                 base::<super::LruWsr>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
+                p.window,
             )?),
             _ => w.visit(Ace::new(
                 base::<super::Casa>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
+                p.window,
             )?),
         }
     }
@@ -212,7 +251,7 @@ mod tests {
     #[test]
     fn a_dirty_victim_gathers_the_next_dirty_pages_in_lru_order() {
         let c = PageCost::new(1.0, 1.0);
-        let mut a = Ace::new(Lru::new(6), 3, 1).unwrap();
+        let mut a = Ace::new(Lru::new(6), 3, 1, 0).unwrap();
         for (p, op) in SIX {
             a.insert(p, op, c);
         }
@@ -224,6 +263,32 @@ mod tests {
         assert_eq!(a.len(), 5, "only the victim left");
     }
 
+    /// A window of 4 pages holds 0 (the victim), 1, 2 and 3: only 2 is
+    /// written with the victim, though `nw` allows two; a window of 5
+    /// reaches 4 too.
+    #[test]
+    fn a_window_writes_only_the_dirty_pages_nearest_eviction() {
+        let c = PageCost::new(1.0, 1.0);
+        for (window, written) in [(4, vec![2]), (5, vec![2, 4]), (6, vec![2, 4]), (1, vec![])] {
+            let mut a = Ace::new(Lru::new(6), 3, 1, window).unwrap();
+            for (p, op) in SIX {
+                a.insert(p, op, c);
+            }
+            let v = a.evict(|_| true).unwrap();
+            let mut out = Vec::new();
+            a.cluster(v.page, &mut All, &mut out);
+            assert_eq!(out, written, "window {window}");
+        }
+    }
+
+    #[test]
+    fn a_window_over_a_base_that_cannot_count_one_is_refused() {
+        let casa = || crate::policy::Casa::new(4, crate::policy::CostSource::Model);
+        assert!(Ace::new(casa(), 4, 1, 0).is_ok());
+        let e = Ace::new(casa(), 4, 1, 4).unwrap_err().to_string();
+        assert!(e.contains("among the next 4 pages"), "{e}");
+    }
+
     /// `ne = 3`: a dirty victim leaves with the first two pages written
     /// with it, so the next two misses evict nothing.
     #[test]
@@ -232,8 +297,11 @@ mod tests {
         use crate::sim::Simulator;
         use crate::store::CostStore;
         let device = DeviceModel::parse("ratio:1:4").unwrap();
-        let mut sim =
-            Simulator::new(Ace::new(Lru::new(6), 3, 3).unwrap(), CostStore::new(device)).unwrap();
+        let mut sim = Simulator::new(
+            Ace::new(Lru::new(6), 3, 3, 0).unwrap(),
+            CostStore::new(device),
+        )
+        .unwrap();
         for (p, op) in SIX {
             sim.request(p, op).unwrap();
         }
@@ -254,13 +322,13 @@ mod tests {
 
     #[test]
     fn more_pages_leaving_than_written_is_refused() {
-        let e = Ace::new(Lru::new(4), 2, 3).unwrap_err().to_string();
+        let e = Ace::new(Lru::new(4), 2, 3, 0).unwrap_err().to_string();
         assert!(e.contains("ne=3 exceeds nw=2"), "{e}");
     }
 
     #[test]
     fn a_base_that_does_not_know_its_dirty_order_is_refused() {
-        let e = Ace::new(crate::policy::Arc::new(4), 4, 1)
+        let e = Ace::new(crate::policy::Arc::new(4), 4, 1, 0)
             .unwrap_err()
             .to_string();
         assert!(e.contains("does not know which dirty pages"), "{e}");

@@ -29,7 +29,13 @@ trait Erased: Send {
     fn reprice(&mut self, page: DenseId, cost: PageCost);
     fn remove(&mut self, page: DenseId) -> Option<bool>;
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>);
-    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool;
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool;
     fn leaving(&self) -> usize;
     fn prefetch(&self, page: DenseId);
     fn victim_ahead(&self, k: usize) -> Option<DenseId>;
@@ -101,8 +107,14 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         Policy::cluster(self, victim, pages, out)
     }
-    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
-        Policy::dirty_ahead(self, n, pages, out)
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        Policy::dirty_ahead(self, n, window, pages, out)
     }
     fn leaving(&self) -> usize {
         Policy::leaving(self)

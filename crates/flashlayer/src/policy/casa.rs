@@ -93,8 +93,21 @@ impl Casa {
 }
 
 impl Policy for Casa {
-    // The dirty list D from its least recently used end.
-    super::list::dirty_ahead_from_tails!(D);
+    /// The dirty list D from its least recently used end. Which clean
+    /// pages its evictions pass between those depends on τ as they
+    /// happen, so it knows no bounded window.
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn super::Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        window == usize::MAX
+            && self
+                .l
+                .dirty_from_tails(&[D], n, window, |_| true, pages, out)
+    }
 
     super::list::list_policy_basics!("CASA", lists);
     fn set_capacity(&mut self, capacity: usize) {

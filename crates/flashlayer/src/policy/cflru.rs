@@ -131,7 +131,9 @@ impl Cflru {
 
 impl Policy for Cflru {
     // The region's dirty pages, then the working region's, each from its
-    // least recently used end.
+    // least recently used end. A window counts the pages passed so: after
+    // a dirty victim, the region holds no clean page that may leave, so
+    // they are the least recently used pages, as in ACE's simulator.
     super::list::dirty_ahead_from_tails!(DIRTY, WORKING);
 
     fn name(&self) -> String {

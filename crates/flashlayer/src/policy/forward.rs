@@ -103,10 +103,11 @@ macro_rules! forward_policy {
             fn dirty_ahead(
                 &self,
                 n: usize,
+                window: usize,
                 pages: &mut dyn $crate::policy::Neighbours,
                 out: &mut Vec<DenseId>,
             ) -> bool {
-                $with!(self, p => p.dirty_ahead(n, pages, out))
+                $with!(self, p => p.dirty_ahead(n, window, pages, out))
             }
             #[inline]
             fn prefetch(&self, page: DenseId) {

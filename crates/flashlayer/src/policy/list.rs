@@ -416,22 +416,25 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     /// [`crate::policy::Policy::dirty_ahead`] for a policy that evicts
     /// from the tails of `lists`, in this order: up to `n` dirty pages that
     /// `leaves` says an eviction takes when it reaches them and `pages`
-    /// lets be written, each list walked from its tail.
+    /// lets be written, each list walked from its tail, among the first
+    /// `window` pages walked.
     pub(crate) fn dirty_from_tails(
         &self,
         lists: &[u8],
         n: usize,
+        window: usize,
         leaves: impl Fn(DenseId) -> bool,
         pages: &mut dyn crate::policy::Neighbours,
         out: &mut Vec<DenseId>,
     ) -> bool {
-        let start = out.len();
+        let (start, mut passed) = (out.len(), 0);
         for &list in lists {
             let mut p = self.tail(list);
-            while p != NIL && out.len() - start < n {
+            while p != NIL && out.len() - start < n && passed < window {
                 if self.is_dirty(p) && leaves(p) && pages.evictable(p) {
                     out.push(p);
                 }
+                passed += 1;
                 p = self.prev_of(p);
             }
         }
@@ -688,10 +691,11 @@ macro_rules! dirty_ahead_from_tails {
         fn dirty_ahead(
             &self,
             n: usize,
+            window: usize,
             pages: &mut dyn $crate::policy::Neighbours,
             out: &mut Vec<DenseId>,
         ) -> bool {
-            self.l.dirty_from_tails(&[$($list),+], n, |_| true, pages, out)
+            self.l.dirty_from_tails(&[$($list),+], n, window, |_| true, pages, out)
         }
     };
 }

@@ -59,11 +59,12 @@ impl Policy for LruWsr {
     fn dirty_ahead(
         &self,
         n: usize,
+        window: usize,
         pages: &mut dyn super::Neighbours,
         out: &mut Vec<DenseId>,
     ) -> bool {
         self.l
-            .dirty_from_tails(&[L], n, |p| self.l.marked(p), pages, out)
+            .dirty_from_tails(&[L], n, window, |p| self.l.marked(p), pages, out)
     }
 
     super::list::list_policy_basics!("LRU-WSR", one list L);

@@ -239,11 +239,20 @@ pub trait Policy {
 
     /// Appends to `out` up to `n` resident dirty pages that `pages` lets be
     /// written now, in the order the policy's evictions would reach them
-    /// (for a wrapper that writes them with a dirty victim, ACE); returns
-    /// `false`, appending nothing, if the policy does not know that order
-    /// without evicting. Default: `false`.
-    fn dirty_ahead(&self, n: usize, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
-        let _ = (n, pages, out);
+    /// (for a wrapper that writes them with a dirty victim, ACE), among the
+    /// next `window` resident pages, clean or dirty, in that order
+    /// (`usize::MAX`: as far as it takes); returns `false`, appending
+    /// nothing, if the policy does not know that order without evicting
+    /// (or, for a bounded window, where its clean pages fall in it).
+    /// Default: `false`.
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        let _ = (n, window, pages, out);
         false
     }
 
