@@ -157,9 +157,12 @@ def test_at_each_asymmetry_ace_gives_their_simulators_counts(tmp_path: Path) -> 
             assert_their_counts(got, theirs[(alpha, variant)], "LRU", variant)
 
 
-def test_ace_evicting_more_than_it_writes_or_beside_a_placing_store_is_refused_in_one_line() -> None:
+def test_ace_evicting_more_than_it_writes_beside_a_placing_store_or_windowed_over_casa_is_refused_in_one_line() -> None:
     trace = str(DATA / "ace-codebase-workload.csv.gz")
     p = run_cli("sim", trace, "--policy", "ace:nw=4,ne=5", "--buffer", "100")
     assert p.returncode == 2 and "ne=5 exceeds nw=4" in p.stderr and "Traceback" not in p.stderr, p.stderr
     p = run_cli("sim", trace, "--policy", "ace:ne=2", "--buffer", "100", "--store", "hybrid:placement=hybrid")
     assert p.returncode == 2 and "use ne=1" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    p = run_cli("sim", trace, "--policy", "ace:base=casa,window=8", "--buffer", "100")
+    assert p.returncode == 2 and "among the next 8 pages" in p.stderr and len(p.stderr.strip().splitlines()) == 1, \
+        p.stderr

@@ -66,6 +66,8 @@ IN_RANGE: dict[tuple[str, str], list[str]] = {
     ("ftl", "op"): ["0.5", "4"],
     ("watt", "write_cost"): ["0", "1024"],
     ("ftl", "block"): ["2", "16", "4096"],
+    # A window wider than the buffer is none; a narrow one is in effect.
+    ("ace", "window"): ["0", "2", "1024"],
 }
 DEVICES = ["ratio:1:1", "ratio:1:64"]
 PAST: dict[tuple[str, str], tuple[str, str]] = {
