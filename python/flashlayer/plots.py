@@ -40,10 +40,15 @@ def _log_x(ax: Any, xs: Sequence[float]) -> None:
         ax.set_xscale("log")
 
 
-def _legend(ax: Any, n: int) -> None:
-    # Below the axes when there are many series, so lines stay visible.
+def _legend(ax: Any, n: int, tick_lines: int = 1) -> None:
+    # Below the axes and their x label when there are many series, so lines
+    # stay visible; as many columns as labels of that length fit across the
+    # figure.
     if n > 4:
-        ax.legend(fontsize=8, ncols=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+        longest = max(len(label) for label in ax.get_legend_handles_labels()[1])
+        ncols = max(1, min(n, 4, 90 // max(longest, 1)))
+        ax.legend(fontsize=8, ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, -0.1 - 0.09 * tick_lines),
+                  frameon=False)
     else:
         ax.legend(fontsize=9, framealpha=0.85)
 
@@ -118,7 +123,7 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(series))
+    _legend(ax, len(series), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
     fit_title(f, ax, fig["title"])
     return f, ax
 
