@@ -274,9 +274,11 @@ def _counts_why(rows_off: set[tuple[str, str]]) -> str:
             "is equal, and LRU-WSR under ACE without a window is within the tolerance. Their LRU-WSR's walk gives "
             "each hot dirty page it passes its second chance as it walks (moves it to the MRU end, cold); ours asks "
             "the policy which pages its evictions reach without changing it, so a hot dirty page gets that chance "
-            "only when an eviction reaches it. With a window every dirty victim's walk passes the pages nearest "
-            "eviction, where the hot dirty pages wait for that chance (figure successors/ace-codebase); a walk "
-            "that changes the policy is not built, so the cause is named, not shown")
+            "only when an eviction reaches it. A reference model of LRU-WSR under ACE (tests/test_ace_codebase.py) "
+            "gives ours exactly when its walk only asks, and ACE-codebase's exactly when its walk gives those "
+            "second chances, under every one of ACE's variants; with a window every dirty victim's walk passes "
+            "the pages nearest eviction, where hot dirty pages wait for that chance, so the counts part there "
+            "(figure successors/ace-codebase)")
 
 
 def _ace_asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim],
