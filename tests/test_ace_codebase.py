@@ -58,6 +58,12 @@ FIGURE8 = {"MS": ("50", "90", "10"), "WIS": ("10", "90", "10"), "RIS": ("90", "9
 VARIANTS = {"5": "nw=8", "3": "nw=8,ne=8", "4": "nw=8,window=8", "2": "nw=8,ne=8,window=8"}
 
 
+def _spec(policy: str) -> tuple[str, dict[str, str]]:
+    """A policy spec as ``sim`` prints it: its name and its parameters."""
+    name, _, given = policy.partition(":")
+    return name, dict(kv.split("=") for kv in given.split(",")) if given else {}
+
+
 def _shape(params: dict[str, str]) -> tuple[str, str]:
     """What tells ACE's variants apart: its ne and window, at their defaults
     if not given."""
@@ -65,7 +71,7 @@ def _shape(params: dict[str, str]) -> tuple[str, str]:
 
 
 #: Their variant by its shape.
-SHAPES = {_shape(dict(kv.split("=") for kv in ps.split(","))): v for v, ps in VARIANTS.items()}
+SHAPES = {_shape(_spec(f"ace:{ps}")[1]): v for v, ps in VARIANTS.items()}
 
 
 def replay(trace: Path, buffer: int) -> dict[tuple[str, str], dict[str, float]]:
@@ -78,8 +84,7 @@ def replay(trace: Path, buffer: int) -> dict[tuple[str, str], dict[str, float]]:
                 "--store", "cost:device=read=1,write=4,k=8", "--json", check=True)
     rows = {}
     for r in json.loads(p.stdout):
-        name, _, given = r["policy"].partition(":")
-        params = dict(kv.split("=") for kv in given.split(",")) if given else {}
+        name, params = _spec(r["policy"])
         ace = name == "ace"
         base = params["base"] if ace else name
         variant = SHAPES[_shape(params)] if ace else "1"
@@ -221,8 +226,8 @@ def test_at_each_asymmetry_ace_gives_their_simulators_counts(tmp_path: Path) -> 
         rows = json.loads(p.stdout)
         assert len(rows) == len(specs)
         for r in rows:
-            name, _, given = r["policy"].partition(":")
-            window = dict(kv.split("=") for kv in given.split(",")).get("window") if name == "ace" else None
+            name, params = _spec(r["policy"])
+            window = params.get("window") if name == "ace" else None
             variant = {None: "1", "0": "5", alpha: "4"}[window]
             got = {"misses": r["misses"], "writes": r["physical_writes"], "write_batches": r["dirty_evictions"],
                    "total_cost": r["virtual_time"]}

@@ -299,9 +299,9 @@ def _ace_asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims
                     cost = _native.replay(t, spec.format(a=a), ACE_BUFFER, store)["virtual_time"]
                     ratios.setdefault((name, row), []).append(cost / alone)
                 bar.advance(1 + len(ACE_ROWS))
-    runs = {(int(r["alpha"]), r["variant"]): float(r["total_cost"])
-            for r in _rows(authors / "ace-codebase-asymmetry.csv")}
-    simulator = {row: [runs[(a, v)] / runs[(a, "1")] for a in KS] for row, (_, v) in ACE_ROWS.items()}
+    their_costs = {(int(r["alpha"]), r["variant"]): float(r["total_cost"])
+                   for r in _rows(authors / "ace-codebase-asymmetry.csv")}
+    simulator = {row: [their_costs[(a, v)] / their_costs[(a, "1")] for a in KS] for row, (_, v) in ACE_ROWS.items()}
     w0 = ACE_NORMALIZED_WORKLOAD
     figures["successors/ace-normalized-io"] = {
         "title": "ACE over LRU against LRU as writes cost α reads and α are written at once (k = α), with "
@@ -342,8 +342,9 @@ def _ace_asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims
         "why": None if not off else f"ACE's own simulator run on {w0} at each α (ACE-codebase -a 5 and -a 4, "
         "-w α -k α; tools/ace-codebase/run.sh, data/successors/ace-codebase-asymmetry.csv) gives "
         + "; ".join(f"{n} " + ", ".join(f"{v:.3f}" for v in vs) for n, vs in simulator.items())
-        + (", the same as ours" if apart == 0 else f", within {apart:.4f} of ours") + ": the figure's values are not those of their code on the workload "
-        "their scripts run; " + (", ".join(fits) + " gives" if fits else "none of their other workloads gives")
+        + (", the same as ours" if apart == 0 else f", within {apart:.4f} of ours")
+        + ": the figure's values are not those of their code on the workload their scripts run; "
+        + (", ".join(fits) + " gives" if fits else "none of their other workloads gives")
         + " both rows (figure successors/ace-normalized-io)",
     })
 

@@ -44,9 +44,15 @@ pub struct Ace<P = BoxedPolicy> {
     base: P,
     nw: usize,
     ne: usize,
-    /// Pages after the victim the walk for dirty pages may pass
-    /// (`usize::MAX`: no window).
-    after: usize,
+    /// Pages nearest eviction, the victim's included, whose dirty ones are
+    /// written with it (0: no window).
+    window: usize,
+}
+
+/// The pages after the victim that the walk for dirty pages may pass, for
+/// a `window` (0: no window, no bound).
+fn after_victim(window: usize) -> usize {
+    window.checked_sub(1).unwrap_or(usize::MAX)
 }
 
 /// The policies ACE wraps: those that know the order their evictions
@@ -76,11 +82,7 @@ impl<P: Policy> Ace<P> {
     /// evictions reach dirty pages in (or, with a window, the clean pages
     /// between them), or if `ne` exceeds `nw` (only written pages leave).
     pub fn new(base: P, nw: usize, ne: usize, window: usize) -> Result<Self> {
-        let after = match window {
-            0 => usize::MAX,
-            w => w - 1,
-        };
-        if !base.dirty_ahead(0, after, &mut NoPages, &mut Vec::new()) {
+        if !base.dirty_ahead(0, after_victim(window), &mut NoPages, &mut Vec::new()) {
             let what = match window {
                 0 => String::new(),
                 w => format!(" among the next {w} pages"),
@@ -100,7 +102,7 @@ impl<P: Policy> Ace<P> {
             base,
             nw,
             ne: ne.max(1),
-            after,
+            window,
         })
     }
 
@@ -112,7 +114,8 @@ impl<P: Policy> Ace<P> {
     /// The next `nw − 1` dirty pages the base's evictions reach, within
     /// the window (ACE's bases write no clusters of their own).
     fn gather(&mut self, _victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
-        self.base.dirty_ahead(self.nw - 1, self.after, pages, out);
+        self.base
+            .dirty_ahead(self.nw - 1, after_victim(self.window), pages, out);
     }
 
     fn ace_name(&self) -> String {
@@ -120,8 +123,8 @@ impl<P: Policy> Ace<P> {
         if self.ne > 1 {
             name += &format!(", ne={}", self.ne);
         }
-        if self.after != usize::MAX {
-            name += &format!(", window={}", self.after + 1);
+        if self.window > 0 {
+            name += &format!(", window={}", self.window);
         }
         name + ")"
     }
