@@ -1,6 +1,12 @@
 //! WATT's per-page record: the epochs of a page's last accesses and
 //! writes in one cache line, and the frequency estimate over them, in f32
-//! lanes as the authors' simulator computes it in single precision.
+//! lanes as the authors' simulator computes it in single precision. A
+//! record of at most 8 access and 4 write epochs (the defaults) has fixed
+//! places, so that its value is three vector divisions (`wide`'s `f32x4`,
+//! SSE on x86-64); any other is estimated lane group by lane group. Both
+//! give the same value, bit for bit.
+
+use wide::{f32x4, i32x4};
 
 /// Lanes of one step of a frequency estimate: histories are padded to a
 /// multiple of it, so that an estimate is a few vector divisions.
@@ -27,10 +33,15 @@ pub(super) struct Layout {
     pub(super) lens: usize,
     /// Cache lines per record.
     pub(super) lines: usize,
+    /// Whether this is the [`SHORT`] layout.
+    pub(super) short: bool,
 }
 
 impl Layout {
     pub(super) fn new(kr: usize, kw: usize) -> Self {
+        if kr <= SHORT_READS && kw <= SHORT_WRITES {
+            return Layout { kr, kw, ..SHORT };
+        }
         let writes = kr.next_multiple_of(LANES);
         let page = writes + kw.next_multiple_of(LANES);
         Layout {
@@ -40,9 +51,32 @@ impl Layout {
             page,
             lens: page + 1,
             lines: (page + 2).div_ceil(16),
+            short: false,
         }
     }
 }
+
+/// Access epochs a short record has room for.
+const SHORT_READS: usize = 8;
+/// Write epochs a short record has room for.
+const SHORT_WRITES: usize = 4;
+/// Entries of a short record.
+const SHORT_ENTRIES: usize = SHORT_READS + SHORT_WRITES;
+
+/// The layout of a short record (`kr` ≤ 8, `kw` ≤ 4, the defaults among
+/// them; `kr` and `kw` are the run's): one line, at fixed places, whose
+/// estimate [`value_short`] computes without a loop. Fewer entries than it
+/// has room for leave the rest unused: an entry beyond a history's length
+/// counts nothing.
+pub(super) const SHORT: Layout = Layout {
+    kr: SHORT_READS,
+    kw: SHORT_WRITES,
+    writes: SHORT_READS,
+    page: SHORT_READS + SHORT_WRITES,
+    lens: SHORT_READS + SHORT_WRITES + 1,
+    lines: 1,
+    short: true,
+};
 
 /// The dirty flag in a record's word of lengths.
 pub(super) const DIRTY: u32 = 1 << 16;
@@ -75,19 +109,37 @@ pub(super) struct Counts {
     rows: Vec<f32>,
     /// Entries per row: the longest history, padded to [`LANES`].
     width: usize,
+    /// The counts of a [`SHORT`] record's entries, access entries then
+    /// write entries, by its histories' lengths (boxed: 2 KiB).
+    short: Box<[[[f32x4; SHORT_ENTRIES / LANES]; SHORT_WRITES + 1]; SHORT_READS + 1]>,
 }
 
 impl Counts {
     /// Rows for histories of up to `k` entries.
     pub(super) fn new(first: f32, k: usize) -> Self {
+        let count = |n: usize, i: usize| match i {
+            _ if i >= n => 0.0,
+            0 => first,
+            i => (i + 1) as f32,
+        };
         let width = k.next_multiple_of(LANES);
-        let mut rows = vec![0f32; (k + 1) * width];
-        for n in 0..=k {
-            for i in 0..n {
-                rows[n * width + i] = if i == 0 { first } else { (i + 1) as f32 };
-            }
-        }
-        Counts { rows, width }
+        let rows = (0..=k)
+            .flat_map(|n| (0..width).map(move |i| count(n, i)))
+            .collect();
+        let short = Box::new(std::array::from_fn(|reads| {
+            std::array::from_fn(|writes| {
+                std::array::from_fn(|group| {
+                    f32x4::new(std::array::from_fn(|l| {
+                        let i = group * LANES + l;
+                        match i.checked_sub(SHORT_READS) {
+                            None => count(reads, i),
+                            Some(i) => count(writes, i),
+                        }
+                    }))
+                })
+            })
+        }));
+        Counts { rows, width, short }
     }
 
     /// The counts of a history of `n` entries.
@@ -110,17 +162,57 @@ pub(super) fn rates(h: &[u32], n: u32, now: u32, c: &Counts) -> [f32; LANES] {
     for (chunk, counts) in h.chunks_exact(LANES).zip(c.row(n).chunks_exact(LANES)) {
         for l in 0..LANES {
             let d = now.wrapping_sub(chunk[l]).wrapping_add(1) as i32 as f32;
-            best[l] = best[l].max((counts[l] / d).min(1.0));
+            best[l] = larger(best[l], at_most_one(counts[l] / d));
         }
     }
     best
+}
+
+/// The value of a [`SHORT`] record `r` at epoch `now`: its access
+/// estimate plus `write_cost` times its write estimate, each as [`rates`]
+/// and [`most`] compute it (the same single-precision operations, so the
+/// same value), as three vector divisions without a loop.
+#[inline(always)]
+pub(super) fn value_short(r: &[u32; 16], now: u32, c: &Counts, write_cost: f32) -> f32 {
+    let lens = r[SHORT.lens];
+    let counts = &c.short[(lens & 0xff) as usize][((lens >> 8) & 0xff) as usize];
+    let next = i32x4::splat(now.wrapping_add(1) as i32);
+    // `min(c_i / (now − t_i + 1), 1)` over the four entries from `group * 4`.
+    let rates = |group: usize| {
+        let t = i32x4::new(std::array::from_fn(|l| r[group * LANES + l] as i32));
+        (counts[group] / (next - t).round_float()).fast_min(f32x4::ONE)
+    };
+    let reads = rates(0).fast_max(rates(1));
+    let writes = rates(SHORT.writes / LANES);
+    most(reads.to_array()) + write_cost * most(writes.to_array())
 }
 
 /// The greatest lane of [`rates`]: the estimate `max_i min(c_i / (now −
 /// t_i + 1), 1)`.
 #[inline(always)]
 pub(super) fn most(lanes: [f32; LANES]) -> f32 {
-    lanes.into_iter().fold(0.0, f32::max)
+    lanes.into_iter().fold(0.0, larger)
+}
+
+/// The larger of two estimates. Estimates are never NaN, so this needs
+/// none of [`f32::max`]'s NaN handling: it compiles to one `maxps`.
+#[inline(always)]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `q` capped at 1 (as [`larger`], without NaN handling).
+#[inline(always)]
+fn at_most_one(q: f32) -> f32 {
+    if q < 1.0 {
+        q
+    } else {
+        1.0
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +228,40 @@ mod tests {
             n = push(&mut h, n, 3, e);
         }
         assert_eq!((n, &h[..3]), (3, &[7, 5, 2][..]));
+    }
+
+    proptest::proptest! {
+        /// A short record's value is, bit for bit, what the general
+        /// estimate gives for the same histories.
+        #[test]
+        fn a_short_record_is_valued_as_any_record(
+            reads in proptest::collection::vec(0u32..5_000, 0..=SHORT_READS),
+            writes in proptest::collection::vec(0u32..5_000, 0..=SHORT_WRITES),
+            stale in proptest::array::uniform12(0u32..5_000),
+            ahead in 0u32..5_000,
+            first in 0.01f32..1.0,
+            write_cost in 0.0f32..16.0,
+        ) {
+            let now = 5_000 + ahead;
+            // Newest first; entries beyond a history's length are stale
+            // epochs of the past.
+            let mut r = [0u32; 16];
+            r[..SHORT_ENTRIES].copy_from_slice(&stale);
+            let mut newest_first = |at: usize, h: &[u32]| {
+                let mut h = h.to_vec();
+                h.sort_unstable_by(|a, b| b.cmp(a));
+                r[at..at + h.len()].copy_from_slice(&h);
+            };
+            newest_first(0, &reads);
+            newest_first(SHORT.writes, &writes);
+            r[SHORT.lens] = reads.len() as u32 | (writes.len() as u32) << 8;
+            let c = Counts::new(first, SHORT_READS);
+            let general = most(rates(&r[..SHORT.writes], reads.len() as u32, now, &c))
+                + write_cost
+                    * most(rates(&r[SHORT.writes..SHORT.page], writes.len() as u32, now, &c));
+            let short = value_short(&r, now, &c, write_cost);
+            proptest::prop_assert_eq!(short.to_bits(), general.to_bits());
+        }
     }
 
     /// The estimate by hand: history 10, 6, 2 at epoch 10 with `first` 0.1

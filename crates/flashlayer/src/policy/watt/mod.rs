@@ -42,10 +42,11 @@ mod kept;
 use super::{Policy, Victim};
 use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
-use history::{most, push, rates, Counts, Layout, Line, DIRTY, LANES};
+use history::{most, push, rates, value_short, Counts, Layout, Line, DIRTY, LANES, SHORT};
 use kept::Kept;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use wide::u32x8;
 
 const NONE: u32 = u32::MAX;
 /// Copies a record: one line, the usual layout, without a call to
@@ -165,6 +166,10 @@ const AHEAD: usize = 4;
 /// Samples kept: those drawn ahead and the last one used.
 const RING: usize = AHEAD + 1;
 
+/// Samples of up to this many slots are drawn in a register
+/// ([`Watt::draw`]): WATT's default sample and any smaller one.
+const HEAD: usize = 8;
+
 /// Sampled slots.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
@@ -273,15 +278,26 @@ impl Watt {
     }
 
     /// The least key ([`Watt::key_of`]) among `slots`. Values are
-    /// computed afresh, [`GROUP`] pages at a time: each page's lanes first,
-    /// then every page's greatest lane, so that the pages' estimates
-    /// overlap instead of waiting on each other. With the records in
-    /// cache, that costs less than keeping each value with the epoch it
-    /// holds for and checking it.
+    /// computed afresh: a short record's ([`value_short`]) in three vector
+    /// divisions; a longer one's [`GROUP`] pages at a time, each page's
+    /// lanes first, then every page's greatest lane, so that the pages'
+    /// estimates overlap instead of waiting on each other. With the
+    /// records in cache, that costs less than keeping each value with the
+    /// epoch it holds for and checking it.
     #[inline(always)]
     fn least_key<F: FnMut(DenseId) -> bool>(&self, slots: &[u32], evictable: &mut F) -> u64 {
         let (at, epoch) = (self.at, self.epoch);
         let mut best = NO_KEY;
+        if at.short {
+            for &s in slots {
+                let r = &self.records[s as usize].0;
+                let value = value_short(r, epoch, &self.counts, self.write_cost);
+                if evictable(DenseId::from(r[SHORT.page])) {
+                    best = best.min(key_of(value, s));
+                }
+            }
+            return best;
+        }
         for group in slots.chunks(GROUP) {
             let mut reads = [[0f32; LANES]; GROUP];
             let mut writes = [[0f32; LANES]; GROUP];
@@ -312,14 +328,33 @@ impl Watt {
     /// `samples[which]`: `want` distinct slots, their records prefetched.
     fn draw(&mut self, which: usize, len: usize, want: usize) {
         let mut n = 0;
-        let slots = &mut self.samples[which].slots;
-        for _ in 0..4 * want {
-            let s = self.rng.random_range(0..len as u32);
-            if !slots[..n].contains(&s) {
-                slots[n] = s;
-                n += 1;
-                if n == want {
-                    break;
+        if want <= HEAD {
+            // The drawn slots stay in a register, so that a draw is checked
+            // against all of them at once (an unfilled lane holds `NONE`,
+            // never a slot), with no store in between to wait for.
+            let lanes = u32x8::new(std::array::from_fn(|l| l as u32));
+            let mut head = u32x8::splat(NONE);
+            for _ in 0..4 * want {
+                let s = u32x8::splat(self.rng.random_range(0..len as u32));
+                if !head.simd_eq(s).any() {
+                    head = lanes.simd_eq(u32x8::splat(n as u32)).select(s, head);
+                    n += 1;
+                    if n == want {
+                        break;
+                    }
+                }
+            }
+            self.samples[which].slots[..HEAD].copy_from_slice(&head.to_array());
+        } else {
+            let slots = &mut self.samples[which].slots;
+            for _ in 0..4 * want {
+                let s = self.rng.random_range(0..len as u32);
+                if !slots[..n].contains(&s) {
+                    slots[n] = s;
+                    n += 1;
+                    if n == want {
+                        break;
+                    }
                 }
             }
         }
