@@ -120,3 +120,32 @@ def test_bench_libcachesim_rows_time_both_sides_and_write_a_page(traces: tuple[P
     assert f"flashlayer {' '.join(args)} --markdown {page}" in text
     table = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
     assert [c[0].strip() for c in table] == ["`lru`", "`sieve`", "`belady`"]
+
+def test_processes_filling_the_cache_at_once_each_publish_a_whole_file(tmp_path: Path) -> None:
+    """Test workers fetch libCacheSim's source into one cache at once: each
+    writes a file of its own and renames it, so none fails on another's
+    rename or sees a half-written file, and no temporary file is left."""
+    import threading
+
+    out = tmp_path / "libcachesim.tar.gz"
+    started = threading.Barrier(4)
+    failures: list[BaseException] = []
+
+    def write(tmp: Path) -> None:
+        started.wait()  # every writer holds its temporary file at once
+        tmp.write_bytes(b"x" * 100_000)
+
+    def fill() -> None:
+        try:
+            compare._publish(out, write)
+        except BaseException as e:  # reported below, from the main thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=fill) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert out.read_bytes() == b"x" * 100_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]

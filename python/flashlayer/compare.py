@@ -19,12 +19,14 @@ converted to ``oracleGeneral``. Needs ``pip install 'flashlayer[compare]'``
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import statistics
 import tarfile
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +76,23 @@ def _sdist(quiet: bool) -> Path:
         data = urllib.request.urlopen(m.group(1), timeout=600).read()
         if hashlib.sha256(data).hexdigest() != m.group(2):
             raise FlashlayerError("the downloaded libcachesim source does not match the index's SHA-256")
-        tmp = sdist.with_suffix(".part")
-        tmp.write_bytes(data)
-        tmp.replace(sdist)
+        _publish(sdist, lambda tmp: tmp.write_bytes(data))
     return sdist
+
+
+def _publish(out: Path, write: Callable[[Path], object]) -> None:
+    """Writes `out` whole or not at all: `write` fills a temporary file of
+    this process's own beside it, which then replaces `out`. Processes that
+    fill the cache at once (test workers, two commands) each rename a
+    complete file of their own; none finds another's half-written."""
+    fd, name = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".", suffix=".part")
+    tmp = Path(name)
+    try:
+        os.close(fd)
+        write(tmp)
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def data_file(name: str, quiet: bool = False) -> bytes:
@@ -130,9 +145,7 @@ def write_oracle(ids: Any, out: Path) -> None:
     rec["id"] = ids
     rec["size"] = 1
     rec["next"] = nxt
-    tmp = out.with_suffix(".part")
-    rec.tofile(tmp)
-    tmp.replace(out)
+    _publish(out, rec.tofile)
 
 
 def run(
