@@ -190,3 +190,34 @@ fn evicts_as_the_definition(z: usize) {
         }
     }
 }
+
+/// A sample drawn in a register is the sample of the definition: the
+/// first `want` distinct slots the generator gives, in order, from at
+/// most `4 × want` draws.
+#[test]
+fn a_sample_is_the_first_distinct_draws() {
+    for (len, want) in [(2, 1), (3, 2), (10, 4), (16, 8), (9, 8), (45_000, 8)] {
+        let mut w = Watt::with_params(len, WattParams::default());
+        for seed in 0..50 {
+            w.rng = Pcg64Mcg::seed_from_u64(seed);
+            let mut reference = w.rng.clone();
+            let mut expected = Vec::new();
+            for _ in 0..4 * want {
+                let s = reference.random_range(0..len as u32);
+                if !expected.contains(&s) {
+                    expected.push(s);
+                    if expected.len() == want {
+                        break;
+                    }
+                }
+            }
+            w.draw(0, len, want);
+            let sample = &w.samples[0];
+            assert_eq!(
+                &sample.slots[..sample.n],
+                &expected[..],
+                "len {len}, want {want}, seed {seed}"
+            );
+        }
+    }
+}
