@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flashlayer import _native, compare
+from flashlayer import _native, compare, files
 
 from conftest import run_cli
 
@@ -137,7 +137,7 @@ def test_processes_filling_the_cache_at_once_each_publish_a_whole_file(tmp_path:
 
     def fill() -> None:
         try:
-            compare._publish(out, write)
+            files.atomic_output(out, write, force=True)
         except BaseException as e:  # reported below, from the main thread
             failures.append(e)
 

@@ -19,19 +19,18 @@ converted to ``oracleGeneral``. Needs ``pip install 'flashlayer[compare]'``
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import statistics
 import tarfile
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
+from flashlayer.files import atomic_output
 
 LIBCACHESIM_VERSION = "0.3.5"
 TWITTER = "twitter_cluster52_10m.csv.zst"
@@ -76,23 +75,10 @@ def _sdist(quiet: bool) -> Path:
         data = urllib.request.urlopen(m.group(1), timeout=600).read()
         if hashlib.sha256(data).hexdigest() != m.group(2):
             raise FlashlayerError("the downloaded libcachesim source does not match the index's SHA-256")
-        _publish(sdist, lambda tmp: tmp.write_bytes(data))
+        # The cache is flashlayer's own; workers filling it at once each
+        # rename a whole file of their own.
+        atomic_output(sdist, lambda tmp: tmp.write_bytes(data), force=True)
     return sdist
-
-
-def _publish(out: Path, write: Callable[[Path], object]) -> None:
-    """Writes `out` whole or not at all: `write` fills a temporary file of
-    this process's own beside it, which then replaces `out`. Processes that
-    fill the cache at once (test workers, two commands) each rename a
-    complete file of their own; none finds another's half-written."""
-    fd, name = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".", suffix=".part")
-    tmp = Path(name)
-    try:
-        os.close(fd)
-        write(tmp)
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def data_file(name: str, quiet: bool = False) -> bytes:
@@ -145,7 +131,7 @@ def write_oracle(ids: Any, out: Path) -> None:
     rec["id"] = ids
     rec["size"] = 1
     rec["next"] = nxt
-    _publish(out, rec.tofile)
+    atomic_output(out, rec.tofile, force=True)
 
 
 def run(
