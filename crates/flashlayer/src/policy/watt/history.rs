@@ -62,6 +62,11 @@ const SHORT_READS: usize = 8;
 const SHORT_WRITES: usize = 4;
 /// Entries of a short record.
 const SHORT_ENTRIES: usize = SHORT_READS + SHORT_WRITES;
+/// Rows of [`Counts::short`] by access length: the lengths four bits
+/// name.
+const SHORT_READ_ROWS: usize = 16;
+/// Rows of [`Counts::short`] by write length: the lengths three bits name.
+const SHORT_WRITE_ROWS: usize = 8;
 
 /// The layout of a short record (`kr` ≤ 8, `kw` ≤ 4, the defaults among
 /// them; `kr` and `kw` are the run's): one line, at fixed places, whose
@@ -110,8 +115,11 @@ pub(super) struct Counts {
     /// Entries per row: the longest history, padded to [`LANES`].
     width: usize,
     /// The counts of a [`SHORT`] record's entries, access entries then
-    /// write entries, by its histories' lengths (boxed: 2 KiB).
-    short: Box<[[[f32x4; SHORT_ENTRIES / LANES]; SHORT_WRITES + 1]; SHORT_READS + 1]>,
+    /// write entries, by its histories' lengths. Rows for every length a
+    /// masked word of lengths can name (boxed: 6 KiB), so that
+    /// [`value_short`] indexes them without a bounds check; lengths beyond
+    /// a short record's room are never recorded.
+    short: Box<[[[f32x4; SHORT_ENTRIES / LANES]; SHORT_WRITE_ROWS]; SHORT_READ_ROWS]>,
 }
 
 impl Counts {
@@ -126,8 +134,11 @@ impl Counts {
         let rows = (0..=k)
             .flat_map(|n| (0..width).map(move |i| count(n, i)))
             .collect();
-        let short = Box::new(std::array::from_fn(|reads| {
-            std::array::from_fn(|writes| {
+        // Rows past a short record's room are never named: they repeat the
+        // longest.
+        let short = Box::new(std::array::from_fn(|reads: usize| {
+            std::array::from_fn(|writes: usize| {
+                let (reads, writes) = (reads.min(SHORT_READS), writes.min(SHORT_WRITES));
                 std::array::from_fn(|group| {
                     f32x4::new(std::array::from_fn(|l| {
                         let i = group * LANES + l;
@@ -175,7 +186,8 @@ pub(super) fn rates(h: &[u32], n: u32, now: u32, c: &Counts) -> [f32; LANES] {
 #[inline(always)]
 pub(super) fn value_short(r: &[u32; 16], now: u32, c: &Counts, write_cost: f32) -> f32 {
     let lens = r[SHORT.lens];
-    let counts = &c.short[(lens & 0xff) as usize][((lens >> 8) & 0xff) as usize];
+    let counts =
+        &c.short[(lens as usize) % SHORT_READ_ROWS][(lens as usize >> 8) % SHORT_WRITE_ROWS];
     let next = i32x4::splat(now.wrapping_add(1) as i32);
     // `min(c_i / (now − t_i + 1), 1)` over the four entries from `group * 4`.
     let rates = |group: usize| {
@@ -184,7 +196,16 @@ pub(super) fn value_short(r: &[u32; 16], now: u32, c: &Counts, write_cost: f32) 
     };
     let reads = rates(0).fast_max(rates(1));
     let writes = rates(SHORT.writes / LANES);
-    most(reads.to_array()) + write_cost * most(writes.to_array())
+    // Both greatest lanes at once: lanes (0, 2) of `pairs` hold the access
+    // lanes' greatest of 0/2 and 1/3, lanes (1, 3) the write lanes'. Every
+    // lane is at least +0 (a count over a positive age), so leaving out
+    // [`most`]'s starting 0 and taking the lanes in another order changes
+    // no bit.
+    let pairs = reads
+        .unpack_lo(writes)
+        .fast_max(reads.unpack_hi(writes))
+        .to_array();
+    larger(pairs[0], pairs[2]) + write_cost * larger(pairs[1], pairs[3])
 }
 
 /// The greatest lane of [`rates`]: the estimate `max_i min(c_i / (now −

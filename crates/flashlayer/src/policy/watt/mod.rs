@@ -170,6 +170,20 @@ const RING: usize = AHEAD + 1;
 /// ([`Watt::draw`]): WATT's default sample and any smaller one.
 const HEAD: usize = 8;
 
+/// Lane `n` set, the others clear: where [`Watt::draw`] puts its `n`th
+/// slot.
+const ONE_LANE: [u32x8; HEAD] = {
+    let mut lanes = [u32x8::ZERO; HEAD];
+    let mut n = 0;
+    while n < HEAD {
+        let mut one = [0; HEAD];
+        one[n] = u32::MAX;
+        lanes[n] = u32x8::new(one);
+        n += 1;
+    }
+    lanes
+};
+
 /// Sampled slots.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
@@ -330,21 +344,22 @@ impl Watt {
         let mut n = 0;
         if want <= HEAD {
             // The drawn slots stay in a register, so that a draw is checked
-            // against all of them at once (an unfilled lane holds `NONE`,
-            // never a slot), with no store in between to wait for.
-            let lanes = u32x8::new(std::array::from_fn(|l| l as u32));
-            let mut head = u32x8::splat(NONE);
+            // against all of them at once, with no store in between to wait
+            // for. A lane holds its slot plus one: an unfilled lane holds 0,
+            // which no draw matches, and a draw enters its lane by an `or`.
+            let mut head = u32x8::ZERO;
             for _ in 0..4 * want {
-                let s = u32x8::splat(self.rng.random_range(0..len as u32));
+                let s = u32x8::splat(self.rng.random_range(0..len as u32) + 1);
                 if !head.simd_eq(s).any() {
-                    head = lanes.simd_eq(u32x8::splat(n as u32)).select(s, head);
+                    head |= ONE_LANE[n] & s;
                     n += 1;
                     if n == want {
                         break;
                     }
                 }
             }
-            self.samples[which].slots[..HEAD].copy_from_slice(&head.to_array());
+            let slots = (head - u32x8::ONE).to_array();
+            self.samples[which].slots[..HEAD].copy_from_slice(&slots);
         } else {
             let slots = &mut self.samples[which].slots;
             for _ in 0..4 * want {
@@ -451,6 +466,7 @@ impl Watt {
     }
 
     /// Keeps the history of the page in `slot`, leaving ([`Kept::keep`]).
+    #[inline(always)]
     fn keep(&mut self, slot: usize) {
         let n = self.at.lines;
         let page = self.page_at(slot);
@@ -537,7 +553,12 @@ impl Policy for Watt {
         self.record_mut(s)[at_page] = page;
         self.slot_of[page as usize] = s as u32;
         self.touch(s, op.is_write());
-        self.set_dirty(page, op.is_write());
+        // The new record is clean (a kept history is resumed clean).
+        if op.is_write() {
+            let lens = self.at.lens;
+            self.record_mut(s)[lens] |= DIRTY;
+            self.dirty_count += 1;
+        }
         if resumed {
             return;
         }
