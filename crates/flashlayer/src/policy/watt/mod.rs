@@ -347,7 +347,7 @@ impl Watt {
             // against all of them at once, with no store in between to wait
             // for (a mark per slot in memory runs fewer instructions, but
             // each check then waits on the last draw's store: WATT replays
-            // TPC-C at 147 pages 12% slower that way). A lane holds its
+            // TPC-C at 147 pages about 13% slower that way). A lane holds its
             // slot plus one: an unfilled lane holds 0, which no draw
             // matches, and a draw enters its lane by an `or`.
             let mut head = u32x8::ZERO;
