@@ -551,20 +551,30 @@ impl Policy for Watt {
         // the past, as the history functions require, but its lengths and
         // flag must go.
         self.records[s * n..(s + 1) * n].fill(Line::default());
-        let resumed = self.resume(page, s);
-        let at_page = self.at.page;
-        self.record_mut(s)[at_page] = page;
         self.slot_of[page as usize] = s as u32;
-        self.touch(s, op.is_write());
-        // The new record is clean (a kept history is resumed clean).
-        if op.is_write() {
-            let lens = self.at.lens;
-            self.record_mut(s)[lens] |= DIRTY;
+        let (at, epoch, write) = (self.at, self.epoch, op.is_write());
+        if write {
             self.dirty_count += 1;
         }
-        if resumed {
+        let dirty = if write { DIRTY } else { 0 };
+        if self.resume(page, s) {
+            // A kept history (resumed clean) takes this access as any
+            // other.
+            let r = self.record_mut(s);
+            r[at.page] = page;
+            r[at.lens] |= dirty;
+            self.touch(s, write);
             return;
         }
+        // A new record: this access, and this write, are its histories'
+        // first entries ([`push`] onto empty ones).
+        let r = self.record_mut(s);
+        r[0] = epoch;
+        if write {
+            r[at.writes] = epoch;
+        }
+        r[at.page] = page;
+        r[at.lens] = 1 | u32::from(write) << 8 | dirty;
         // The epoch advances after the admission is recorded.
         self.admitted += 1;
         if self.admitted >= self.epoch_len() {
