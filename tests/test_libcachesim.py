@@ -8,6 +8,7 @@ policies`` and the README)."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -121,12 +122,11 @@ def test_bench_libcachesim_rows_time_both_sides_and_write_a_page(traces: tuple[P
     table = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
     assert [c[0].strip() for c in table] == ["`lru`", "`sieve`", "`belady`"]
 
+
 def test_processes_filling_the_cache_at_once_each_publish_a_whole_file(tmp_path: Path) -> None:
     """Test workers fetch libCacheSim's source into one cache at once: each
     writes a file of its own and renames it, so none fails on another's
     rename or sees a half-written file, and no temporary file is left."""
-    import threading
-
     out = tmp_path / "libcachesim.tar.gz"
     started = threading.Barrier(4)
     failures: list[BaseException] = []

@@ -553,10 +553,8 @@ impl Policy for Watt {
         self.records[s * n..(s + 1) * n].fill(Line::default());
         self.slot_of[page as usize] = s as u32;
         let (at, epoch, write) = (self.at, self.epoch, op.is_write());
-        if write {
-            self.dirty_count += 1;
-        }
         let dirty = if write { DIRTY } else { 0 };
+        self.dirty_count += usize::from(write);
         if self.resume(page, s) {
             // A kept history (resumed clean) takes this access as any
             // other.
