@@ -178,7 +178,9 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
             assert x["miss_ratio"] == pytest.approx(sim[x["policy"]]["miss_ratio"]), x["policy"]
         assert x["requests_per_second"] == pytest.approx(20000 / x["seconds"])
         assert x["vs_lru"] == pytest.approx(x["requests_per_second"] / lru["requests_per_second"])
-        assert set(x) == {"policy", "seconds", "requests_per_second", "miss_ratio", "vs_lru"}
+        # One round: its own ratio is the best times' ratio.
+        assert x["vs_lru_rounds"] == [pytest.approx(x["vs_lru"])] * 2
+        assert set(x) == {"policy", "seconds", "requests_per_second", "miss_ratio", "vs_lru", "vs_lru_rounds"}
     assert len({x["miss_ratio"] for x in r["policies"]}) > 3, "different policies decide differently"
 
 
@@ -193,9 +195,20 @@ def test_bench_writes_a_markdown_page_that_names_its_command(small_csv: Path, tm
     names = [r.split("|")[1].strip() for r in rows]
     assert names[:2] == ["`lru`", "`arc`"] and "`lru on a hybrid store (placement hybrid)`" in names
     assert rows[0].split("|")[3].strip() == "1.00", "LRU is the reference of the ratios"
+    assert rows[0].split("|")[4].strip() == "1.00–1.00"
     bad = run_cli("bench", "policies", "--trace", str(small_csv), "--buffer", "2", "--repeat", "1", "--policies", "lru",
                   "--markdown", str(tmp_path / "nosuch" / "p.md"))
     assert bad.returncode == 2 and "no such directory" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_bench_gives_the_spread_of_the_rounds_ratios_around_the_best_times_ratio(small_csv: Path) -> None:
+    r = json.loads(run_cli("bench", "policies", "--trace", str(small_csv), "--buffer", "2", "--repeat", "3",
+                           "--policies", "lru,arc", "--json", check=True).stdout)
+    for x in r["policies"]:
+        least, greatest = x["vs_lru_rounds"]
+        # min(a)/min(b) lies between the least and greatest of a_i/b_i.
+        assert least <= x["vs_lru"] * (1 + 1e-12) and x["vs_lru"] <= greatest * (1 + 1e-12), x
+    assert r["policies"][0]["vs_lru_rounds"] == [1.0, 1.0]
 
 
 def test_bench_accepts_a_users_trace_in_any_format(small_csv: Path) -> None:

@@ -104,3 +104,17 @@ def test_the_device_table_is_the_engines_presets() -> None:
     for name, read, write, seq_write, *_ in rows:
         p = presets[name]
         assert (float(read), float(write), float(seq_write)) == (p["read"], p["write"], p["seq_write"]), name
+
+
+def test_the_bench_rates_the_readme_quotes_are_the_performance_pages() -> None:
+    """Every `bench policies` rate the README states (its bullet under
+    Performance, the curve's speed) is a req/s cell of docs/PERFORMANCE.md,
+    so regenerating the page without the README shows here."""
+    page = (ROOT / "docs" / "PERFORMANCE.md").read_text()
+    rates = {line.split("|")[2].strip() for line in page.splitlines() if line.startswith("| `")}
+    bullet = README.split("- `bench policies` times")[1].split("\n- ")[0].split("LRU replays")[1]
+    curve = README.split("Speed (`flashlayer bench policies`,")[1].split("(`docs/PERFORMANCE.md`)")[0]
+    curve = curve.split("the exact curve")[1]
+    quoted = re.findall(r"\b\d+(?:\.\d+)?M\b", bullet + curve)
+    assert len(quoted) >= 10
+    assert set(quoted) <= rates, sorted(set(quoted) - rates)

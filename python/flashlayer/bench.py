@@ -7,14 +7,16 @@ validation) and replays it single-threaded. The runs are interleaved: each
 of ``repeat`` rounds times every row once, so a row and LRU, whose ratio
 each row reports, are timed minutes apart at most, whatever the rest of
 the machine does in between. The best of a row's runs is kept,
-since slower runs only add noise from the rest of the machine.
+since slower runs only add noise from the rest of the machine; the least
+and greatest of the rounds' own ratios to LRU are kept too, so that a reader
+sees how far the machine moved a ratio.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -50,6 +52,8 @@ class _Row:
     replay: Callable[[Trace], float]
     seconds: float = float("inf")
     miss_ratio: float = 0.0
+    #: The seconds of each round, in order.
+    rounds: list[float] = field(default_factory=list)
 
 
 def run(
@@ -87,16 +91,18 @@ def run(
                 for row in rows:
                     _time(row, path)
                     bar.advance()
-        lru = next((stats["requests"] / r.seconds for r in rows if r.name == "lru"), None)
+        lru = next((r for r in rows if r.name == "lru"), None)
         out: list[dict[str, Any]] = []
         for row in rows:
             rps = stats["requests"] / row.seconds
+            rounds = None if lru is None else [a / b for a, b in zip(lru.rounds, row.rounds)]
             out.append({
                 "policy": row.name,
                 "seconds": row.seconds,
                 "requests_per_second": rps,
                 "miss_ratio": row.miss_ratio,
-                "vs_lru": None if lru is None else rps / lru,
+                "vs_lru": None if lru is None else lru.seconds / row.seconds,
+                "vs_lru_rounds": None if rounds is None else [min(rounds), max(rounds)],
             })
         return {
             "trace": {
@@ -155,12 +161,14 @@ def _rows(policies: list[str], buffer_pages: int) -> list[_Row]:
 
 def _time(row: _Row, path: Path) -> None:
     """One timed run of `row`, opening the trace first (map, CRC and id
-    validation); keeps it if it is the row's fastest."""
+    validation): kept among its rounds, and as its best if it is the
+    fastest."""
     start = time.perf_counter()
     t = _native.Trace.open(path)
     miss_ratio = row.replay(t)
     seconds = time.perf_counter() - start
     del t
+    row.rounds.append(seconds)
     if seconds < row.seconds:
         row.seconds, row.miss_ratio = seconds, miss_ratio
 
