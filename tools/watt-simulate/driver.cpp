@@ -3,9 +3,12 @@
 // run, the misses, the page writes (dirty evictions and the dirty pages
 // left at the end) and the seconds the run took.
 //
-// Usage: driver TRACE.csv SIZE[,SIZE...]
+// Usage: driver TRACE.csv SIZE[,SIZE...] [ALGO[,ALGO...]]
+// ALGO names the runs to make (lru, cf_lru50, lru_wsr, watt, watt_z1;
+// default: all).
 // TRACE.csv is the simulator's own format: a header `pages,is_write`, then
 // one `page,true|false` line per request, pages numbered densely from 0.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -35,8 +38,11 @@ static std::vector<Access> read_trace(const char* path) {
     return data;
 }
 
+static std::vector<std::string> wanted;
+
 template <class Make>
 static void run(const char* name, Make make, const std::vector<Access>& data, RamSize size) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) return;
     auto strategy = make();
     auto t0 = std::chrono::steady_clock::now();
     auto [misses, writes] = strategy.evaluateOne(data, size);
@@ -46,9 +52,13 @@ static void run(const char* name, Make make, const std::vector<Access>& data, Ra
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::cerr << "usage: " << argv[0] << " TRACE.csv SIZE[,SIZE...]\n";
+    if (argc != 3 && argc != 4) {
+        std::cerr << "usage: " << argv[0] << " TRACE.csv SIZE[,SIZE...] [ALGO[,ALGO...]]\n";
         return 2;
+    }
+    if (argc == 4) {
+        std::stringstream algos(argv[3]);
+        for (std::string a; std::getline(algos, a, ',');) wanted.push_back(a);
     }
     auto data = read_trace(argv[1]);
     std::vector<RamSize> sizes;
