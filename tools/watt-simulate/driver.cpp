@@ -40,6 +40,14 @@ static std::vector<Access> read_trace(const char* path) {
 
 static std::vector<std::string> wanted;
 
+// The pieces of a comma-separated list.
+static std::vector<std::string> split(const char* list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    for (std::string s; std::getline(in, s, ',');) out.push_back(s);
+    return out;
+}
+
 template <class Make>
 static void run(const char* name, Make make, const std::vector<Access>& data, RamSize size) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) return;
@@ -56,14 +64,10 @@ int main(int argc, char** argv) {
         std::cerr << "usage: " << argv[0] << " TRACE.csv SIZE[,SIZE...] [ALGO[,ALGO...]]\n";
         return 2;
     }
-    if (argc == 4) {
-        std::stringstream algos(argv[3]);
-        for (std::string a; std::getline(algos, a, ',');) wanted.push_back(a);
-    }
+    if (argc == 4) wanted = split(argv[3]);
     auto data = read_trace(argv[1]);
     std::vector<RamSize> sizes;
-    std::stringstream list(argv[2]);
-    for (std::string s; std::getline(list, s, ',');) sizes.push_back(std::stoul(s));
+    for (const std::string& s : split(argv[2])) sizes.push_back(std::stoul(s));
     std::cout << "algo,ram,requests,misses,writes,seconds\n";
     for (RamSize size : sizes) {
         run("lru", LRU_Generator(), data, size);

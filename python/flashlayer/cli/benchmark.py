@@ -329,8 +329,8 @@ def add(sub: Any) -> None:
         "convert it to flt, and time each policy end to end (open + replay), single-threaded, best of --repeat "
         "runs, interleaved (each round times every row once, so a row and LRU are timed close together). "
         "Reports requests/s, the ratio of the best times to LRU's and, per round, the least and greatest of "
-        "the rounds' own ratios (how far the machine moved it). With LRU among the policies, more rows time LRU over a hybrid "
-        "flash + magnetic store (placement hybrid, Koltsidas Table 1 costs), each DRAM / SSD / disk scheme "
+        "the rounds' own ratios (how far the machine moved it). With LRU among the policies, more rows time "
+        "LRU over a hybrid flash + magnetic store (placement hybrid, Koltsidas Table 1 costs), each DRAM / SSD / disk scheme "
         "(hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the buffer, HyPro Table 4 devices) and the "
         "one-pass LRU curve, exact and SHARDS-sampled at 1%.",
         epilog="Example:\n  flashlayer bench policies --policies lru,arc,casa --requests 2000000 --pages 220000 "
