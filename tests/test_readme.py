@@ -118,3 +118,17 @@ def test_the_bench_rates_the_readme_quotes_are_the_performance_pages() -> None:
     quoted = re.findall(r"\b\d+(?:\.\d+)?M\b", bullet + curve)
     assert len(quoted) >= 10
     assert set(quoted) <= rates, sorted(set(quoted) - rates)
+
+
+def test_the_watt_simulate_bench_figures_the_readme_quotes_are_the_kept_runs() -> None:
+    """The README's WATT-Simulate seconds and counts on the bench trace are
+    those `data/successors/watt-simulate-bench.csv` keeps."""
+    import csv
+
+    with (ROOT / "data" / "successors" / "watt-simulate-bench.csv").open() as f:
+        runs = {r["algo"]: r for r in csv.DictReader(f)}
+    text = " ".join(README.split("`bench policies`' own trace and buffer")[1].split("times faster")[0].split())
+    for algo in ("lru", "watt"):
+        r = runs[algo]
+        for figure in (f"{float(r['seconds']):,.0f} s", f"{int(r['misses']):,}", f"{int(r['writes']):,}"):
+            assert figure in text, f"{algo}: {figure}"

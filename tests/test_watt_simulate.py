@@ -65,3 +65,24 @@ def test_policies_give_the_watt_authors_simulators_misses_and_writes(name: str, 
                 assert abs(a / b - 1) <= WATT_TOLERANCE, f"{name} at {ram}: {what} {a} against their {b}"
         else:
             assert got == (misses, writes), f"{algo} on {name} at {ram}"
+
+
+def test_on_the_bench_trace_lru_and_watt_give_the_watt_authors_simulators_counts(tmp_path: Path) -> None:
+    """Their LRU and WATT over the trace and buffer `bench policies` times by
+    default (``run.sh --bench``; their seconds are the README's): LRU's
+    counts equal, WATT's within the tolerance."""
+    from flashlayer.cli import build_parser
+
+    a = build_parser().parse_args(["bench", "policies"])
+    trace = tmp_path / "bench.flt"
+    run_cli("trace", "gen", "zipf", "--requests", str(a.requests), "--pages", str(a.pages), "--alpha",
+            str(a.alpha), "--write-ratio", str(a.write_ratio), "--seed", str(a.seed), "--out", str(trace),
+            check=True)
+    theirs = _theirs("bench")
+    assert sorted(theirs) == [("lru", int(a.buffer)), ("watt", int(a.buffer))]
+    rows = json.loads(run_cli("sim", str(trace), "--policy", "lru,watt", "--buffer", a.buffer, "--flush-at-end",
+                              "--json", check=True).stdout)
+    ours = {r["policy"].split(":")[0]: (r["misses"], r["physical_writes"]) for r in rows}
+    assert ours["lru"] == theirs[("lru", int(a.buffer))]
+    for what, got, want in zip(("misses", "writes"), ours["watt"], theirs[("watt", int(a.buffer))]):
+        assert abs(got / want - 1) <= WATT_TOLERANCE, f"WATT's {what}: {got} against their {want}"
