@@ -80,6 +80,8 @@ def test_on_the_bench_trace_lru_and_watt_give_the_watt_authors_simulators_counts
             check=True)
     theirs = _theirs("bench")
     assert sorted(theirs) == [("lru", int(a.buffer)), ("watt", int(a.buffer))]
+    with (DATA / "watt-simulate-bench.csv").open() as f:
+        assert {int(r["requests"]) for r in csv.DictReader(f)} == {a.requests}
     rows = json.loads(run_cli("sim", str(trace), "--policy", "lru,watt", "--buffer", a.buffer, "--flush-at-end",
                               "--json", check=True).stdout)
     ours = {r["policy"].split(":")[0]: (r["misses"], r["physical_writes"]) for r in rows}

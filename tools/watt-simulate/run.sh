@@ -34,12 +34,16 @@ run pg15-tpcb-s5 "$root/data/traces/pg15-tpcb-s5.csv.gz" 96,192,480,959
 run zipf-2m "$work/zipf-2m-trace.csv" 1000,5000,10000
 if [[ $# -eq 2 ]]; then
     out="$root/data/successors/watt-simulate-bench.csv"
-    "$root/.venv/bin/flashlayer" trace gen zipf --requests 10000000 --pages 1100000 --alpha 0.8 \
-        --write-ratio 0.2 --seed 42 --out "$work/bench-trace.csv" 2> /dev/null
+    # The trace and buffer are `bench policies`' defaults, read from its parser.
+    read -r requests pages alpha ratio seed buffer < <("$py" -c 'from flashlayer.cli import build_parser
+a = build_parser().parse_args(["bench", "policies"])
+print(a.requests, a.pages, a.alpha, a.write_ratio, a.seed, a.buffer)')
+    "$root/.venv/bin/flashlayer" trace gen zipf --requests "$requests" --pages "$pages" --alpha "$alpha" \
+        --write-ratio "$ratio" --seed "$seed" --out "$work/bench-trace.csv" 2> /dev/null
     "$py" "$here/to_watt_csv.py" "$work/bench-trace.csv" "$work/bench.csv"
-    "$work/driver" "$work/bench.csv" 45000 lru > "$work/bench-lru.out" &
+    "$work/driver" "$work/bench.csv" "$buffer" lru > "$work/bench-lru.out" &
     lru=$!
-    "$work/driver" "$work/bench.csv" 45000 watt > "$work/bench-watt.out"
+    "$work/driver" "$work/bench.csv" "$buffer" watt > "$work/bench-watt.out"
     wait "$lru"
     { head -n 1 "$work/bench-lru.out"; tail -q -n +2 "$work/bench-lru.out" "$work/bench-watt.out"; } > "$out"
 fi
