@@ -27,9 +27,14 @@ POLICIES = {"lru": "lru", "cf_lru50": "cflru:w=0.5", "lru_wsr": "lruwsr", "watt"
 WATT_TOLERANCE = 0.01
 
 
-def _theirs(name: str) -> dict[tuple[str, int], tuple[int, int]]:
+def _runs(name: str) -> list[dict[str, str]]:
+    """Their driver's rows for trace `name`, as kept."""
     with (DATA / f"watt-simulate-{name}.csv").open() as f:
-        return {(r["algo"], int(r["ram"])): (int(r["misses"]), int(r["writes"])) for r in csv.DictReader(f)}
+        return list(csv.DictReader(f))
+
+
+def _theirs(name: str) -> dict[tuple[str, int], tuple[int, int]]:
+    return {(r["algo"], int(r["ram"])): (int(r["misses"]), int(r["writes"])) for r in _runs(name)}
 
 
 def _trace(name: str, tmp: Path) -> Path:
@@ -78,13 +83,13 @@ def test_on_the_bench_trace_lru_and_watt_give_the_watt_authors_simulators_counts
     run_cli("trace", "gen", "zipf", "--requests", str(a.requests), "--pages", str(a.pages), "--alpha",
             str(a.alpha), "--write-ratio", str(a.write_ratio), "--seed", str(a.seed), "--out", str(trace),
             check=True)
+    buffer = int(a.buffer)
     theirs = _theirs("bench")
-    assert sorted(theirs) == [("lru", int(a.buffer)), ("watt", int(a.buffer))]
-    with (DATA / "watt-simulate-bench.csv").open() as f:
-        assert {int(r["requests"]) for r in csv.DictReader(f)} == {a.requests}
-    rows = json.loads(run_cli("sim", str(trace), "--policy", "lru,watt", "--buffer", a.buffer, "--flush-at-end",
+    assert sorted(theirs) == [("lru", buffer), ("watt", buffer)]
+    assert {int(r["requests"]) for r in _runs("bench")} == {a.requests}
+    rows = json.loads(run_cli("sim", str(trace), "--policy", "lru,watt", "--buffer", str(buffer), "--flush-at-end",
                               "--json", check=True).stdout)
     ours = {r["policy"].split(":")[0]: (r["misses"], r["physical_writes"]) for r in rows}
-    assert ours["lru"] == theirs[("lru", int(a.buffer))]
-    for what, got, want in zip(("misses", "writes"), ours["watt"], theirs[("watt", int(a.buffer))]):
+    assert ours["lru"] == theirs[("lru", buffer)]
+    for what, got, want in zip(("misses", "writes"), ours["watt"], theirs[("watt", buffer)]):
         assert abs(got / want - 1) <= WATT_TOLERANCE, f"WATT's {what}: {got} against their {want}"
