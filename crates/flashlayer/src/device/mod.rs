@@ -253,16 +253,17 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "mqsim-ssd",
         read: 75.0,
-        write: 75.0,
+        write: 750.0,
         // An SSD's flash reads and programs pages wherever its FTL puts
         // them: no cheaper order.
         seq_read: 75.0,
-        seq_write: 75.0,
+        seq_write: 750.0,
         erase: Some(3800.0),
         unit: CostUnit::Micros,
-        source: "MQSim (Tavakkol et al., FAST 2018), the SSD configuration it ships \
-                 (CMU-SAFARI/MQSim fast18/backend-contention/ssdconfig.xml): page read 75 us, page \
-                 program 75 us, block erase 3.8 ms; 256 pages a block, over-provisioning 0.07",
+        source: "MQSim (Tavakkol et al., FAST 2018), its defaults (CMU-SAFARI/MQSim commit 7ec40e3: \
+                 src/exec/Flash_Parameter_Set.cpp, Device_Parameter_Set.cpp and ssdconfig.xml): MLC \
+                 page read 75 us, page program 750 us, block erase 3.8 ms; 256 pages a block, \
+                 over-provisioning 0.07",
     },
     Preset {
         name: "femu-ssd",
@@ -413,6 +414,26 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("k=4"));
+    }
+
+    /// The SSD simulators' presets hold the NAND latencies their code
+    /// defaults to (MQSim's `Flash_Parameter_Set.cpp`, FEMU's
+    /// `bbssd/ftl.h`), in µs: a page program costs more than a page read
+    /// and a block erase more than either, in any order.
+    #[test]
+    fn ssd_simulator_presets_hold_their_simulators_defaults() {
+        for (name, read, program, erase) in [
+            ("mqsim-ssd", 75.0, 750.0, 3800.0),
+            ("femu-ssd", 40.0, 200.0, 2000.0),
+        ] {
+            let m = DeviceModel::preset(name).unwrap();
+            assert_eq!(m.unit, CostUnit::Micros, "{name}");
+            assert_eq!(
+                (m.read, m.seq_read, m.write, m.seq_write, m.erase),
+                (read, read, program, program, Some(erase)),
+                "{name}"
+            );
+        }
     }
 
     #[test]
