@@ -1,39 +1,21 @@
-"""Section ``successors``: the five papers' successors on the same engine.
-
-ACE (Papon & Athanassoulis, ICDE 2023) wraps a policy: when its victim is
-dirty it writes the next dirty pages with it, at once, on a device that
-serves several I/Os together. WATT (Vöhringer & Leis, PVLDB 16(11), 2023)
-evicts the page of least estimated access and write frequency among a
-random sample. Both ship research simulators; their outputs
-(``data/successors``, rebuilt by ``tools/ace-codebase/run.sh`` and
-``tools/watt-simulate/run.sh``) stand beside ours on the same workloads:
-ACE's four workloads (``flashlayer trace gen ace``, the authors' generator)
-and WATT's traces. Then both, and the papers' policies, on the PostgreSQL
-traces, on a device of concurrency 8 and on an SSD whose flash
-translation layer pays for every write-back (``ftl`` store).
-
-The section runs the same in ``--quick`` and ``--full``: every run is the
-authors' full scale and takes seconds.
-"""
+"""ACE (Papon & Athanassoulis, ICDE 2023) in section ``successors``: on
+its four workloads beside its own simulator's counts, its runtimes on the
+authors' two devices and its abstract's results beside the parametric I/O
+model's cost at each concurrency, and its model figure against the write
+asymmetry."""
 
 from __future__ import annotations
 
-import csv
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
-from flashlayer._native import FlashlayerError
-from flashlayer.experiments.parts import Parts, scratch
+from flashlayer.experiments.successors.common import PG, SHARES, Counts, read_rows, reduction, sim_counts
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Claim, Figure, Inputs, Section
+    from flashlayer.experiments import Claim, Figure
     from flashlayer.results import SimResult
-
-PG = {"TPC-C": "pg15-tpcc-sysbench-w2.csv.gz", "TPC-B": "pg15-tpcb-s5.csv.gz", "TATP": "pg15-tatp-100k.csv.gz"}
-FILES = list(PG.values())
 
 #: ACE's four workloads (their buffer manager's script.sh): reads, skew and
 #: hot region in percent; 2,000,000 operations over 344,066 pages, a
@@ -42,8 +24,10 @@ ACE_WORKLOADS = {"MS": (50, 90, 10), "WIS": (10, 90, 10), "RIS": (90, 90, 10), "
 ACE_OPERATIONS, ACE_PAGES, ACE_BUFFER = 2_000_000, 344_066, 20_000
 ACE_DEVICE = "read=1,write=4"
 ACE_BASES = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr"}
+
 #: A figure's x positions, one per workload and base (WSR: LRU-WSR).
 ACE_CATEGORIES = [f"{w}\n{b.replace('LRU-WSR', 'WSR')}" for w in ACE_WORKLOADS for b in ACE_BASES]
+
 #: Their variants, named, and ours over a base: 1 the base alone, 5
 #: (COW-Xa) ACE writing 8 dirty pages with a dirty victim, 3 (CONE-Xa) ACE
 #: evicting the 8 it writes, 4 (COW-a) and 2 (CONE-a) the same with the
@@ -52,6 +36,7 @@ ACE_VARIANTS = {"1": ("alone", "{base}"), "5": ("with ACE", "ace:base={base},nw=
                 "3": ("with ACE evicting", "ace:base={base},nw=8,ne=8"),
                 "4": ("with ACE, window 8", "ace:base={base},nw=8,window=8"),
                 "2": ("with ACE evicting, window 8", "ace:base={base},nw=8,ne=8,window=8")}
+
 #: Their runtimes in seconds on their SSD, LRU-like policy → with ACE
 #: (BU-DiSC/parametric_io, Example_Plots/Fig 8/a/ssd_latency.txt).
 ACE_PUBLISHED = {
@@ -60,6 +45,7 @@ ACE_PUBLISHED = {
     "RIS": {"LRU": (342.23, 294.56), "CFLRU": (317.22, 262.67), "LRU-WSR": (320.02, 264.35)},
     "MU": {"LRU": (652.96, 547.44), "CFLRU": (712.83, 538.04), "LRU-WSR": (684.29, 528.71)},
 }
+
 #: Their runtimes in seconds on a second device, which the files do not
 #: name, each policy classical → with ACE writing only the dirty pages among
 #: the 8 nearest eviction (COW-a, variant 4) → with ACE (COW-Xa, variant 5)
@@ -76,108 +62,45 @@ ACE_SECOND_DEVICE = {
     "MU": {"LRU": (396.028, 308.734, 306.61), "CFLRU": (441.04, 276.578, 276.978),
            "LRU-WSR": (401.252, 264.265, 258.802)},
 }
+
 #: The second device's columns after the classical one: (name, our variant).
 ACE_SECOND_VARIANTS = [("COW-a", "4"), ("COW-Xa", "5")]
+
 #: ACE's abstract (ICDE 2023): the largest runtime cut of its counterparts in
 #: PostgreSQL, on mixed workloads and on write-intensive TPC-C transactions,
 #: in percent; and the workloads of ours that are mixed (half reads).
 ACE_HEADLINE = {"mixed": 32.1, "TPC-C": 33.8}
 ACE_MIXED = ["MS", "MU"]
+
 #: "A negligible increase in total disk writes and buffer misses": at most
 #: this much more of each, relative, at every point.
 ACE_NEGLIGIBLE = 0.01
+
 #: The PostgreSQL trace standing for the abstract's TPC-C (of :data:`PG`).
 ACE_TPCC = "TPC-C"
+
 #: Their model's I/O with ACE against classical LRU at asymmetry α (writes
 #: cost α reads, α written at once on a device serving α), α = 1, 2, 4, 8
 #: (BU-DiSC/parametric_io, Example_Plots/Fig 8/h/normalized_io.txt): COW-X
 #: writes the next α − 1 dirty pages (ACE), COW those among the next α − 1
 #: pages (a window of α pages).
 ACE_NORMALIZED = {"COW-X(α)": [1, 0.71997, 0.46278, 0.27376], "COW(α)": [1, 0.76657, 0.51295, 0.30856]}
+
 #: Each row's ACE over LRU at α, and its variant in ACE's simulator.
 ACE_ROWS = {"COW-X(α)": ("ace:base=lru,nw={a}", "5"), "COW(α)": ("ace:base=lru,nw={a},window={a}", "4")}
+
 #: Its claim's tolerance, relative at each α, and the workload (the first
 #: of their script's, MS).
 ACE_NORMALIZED_TOLERANCE = 0.02
 ACE_NORMALIZED_WORKLOAD = "MS"
+
 #: The runtime claim's tolerance: percentage points of reduction.
 ACE_RUNTIME_POINTS = 5.0
 KS = [1, 2, 4, 8]
+
 #: ACE over LRU-WSR against their simulator (their walk also renews the
 #: hot dirty pages it passes; README), relative, on every count.
 LRUWSR_ACE_TOLERANCE = 0.01
-
-#: WATT-Simulate's configurations and ours (their CFLRU's window is ⌊B/2⌋).
-WATT_SIM = {"lru": "lru", "lru_wsr": "lruwsr", "watt": "watt", "watt_z1": "watt:z=1"}
-WATT_TRACES = {"TPC-C": "pg15-tpcc-sysbench-w2", "TPC-B": "pg15-tpcb-s5"}
-WATT_TOLERANCE = 0.01
-
-#: The policies of the comparison on the PostgreSQL traces.
-SHARES = [0.01, 0.03, 0.10]
-DEVICE_K8 = "ratio:1:8,k=8"
-FTL_STORE = "ftl:device=mqsim-ssd"
-CLASSICS = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa", "FD-Buffer": "fdbuffer"}
-ACE_OVER = {**{f"ACE over {n}": f"ace:base={p}" for n, p in
-               {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa"}.items()},
-            "ACE over LRU, evicting what it writes": "ace:base=lru,ne=8"}
-#: The strategies the WATT talk compares misses with, as far as flashlayer
-#: has them (LRU, LRU-2, 2Q, ARC, CLOCK, LFU).
-WATT_RIVALS = {"LRU": "lru", "LRU-2": "lruk:k=2", "2Q": "2q", "ARC": "arc", "CLOCK": "clock", "LFU": "lfu"}
-WATT_WEIGHTS = [0, 1, 2, 4, 8]
-#: WATT as its authors simulate it, with every page considered, and with
-#: epochs four times shorter.
-WATT_VARIANTS = {"WATT": "watt", "WATT, every page considered": "watt:sample=0",
-                 "WATT, 16 epochs a buffer": "watt:epochs=16",
-                 "WATT, evicted pages' histories kept (Z=1)": "watt:z=1",
-                 "WATT, evicted pages' histories kept (Z=4)": "watt:z=4"}
-#: The variants keeping evicted pages' histories.
-ZS = [n for n in WATT_VARIANTS if "(Z=" in n]
-CFLRU_WINDOWS = [0.25, 0.5, 0.75]
-
-
-def _authors(traces_dir: Path) -> Path:
-    """The folder of the authors' simulator outputs, beside the traces'."""
-    folder = traces_dir.parent / "successors"
-    if not (folder / "ace-codebase-figure8.csv").is_file():
-        raise FlashlayerError(f"reproduce successors: the authors' simulator outputs are not in {folder} "
-                              "(they sit beside the traces, in data/successors of the repository)")
-    return folder
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open() as f:
-        return list(csv.DictReader(f))
-
-
-def _counts(r: SimResult) -> dict[str, float]:
-    """A row's counts, named as ACE's simulator names them."""
-    return {"misses": r["misses"], "writes": r["physical_writes"], "write_batches": r["dirty_evictions"],
-            "total_cost": r["virtual_time"]}
-
-
-@dataclass
-class _Counts:
-    """Our counts against an author's simulator's: each equal, or, where a
-    tolerance is given, within it; what is off, and the largest relative
-    gap among the tolerant ones."""
-
-    checked: int = 0
-    worst: float = 0.0
-    off: list[str] = field(default_factory=list)
-
-    def compare(self, what: str, ours: float, theirs: float, tolerance: float | None = None) -> None:
-        self.checked += 1
-        gap = abs(ours / theirs - 1)
-        if tolerance is not None:
-            self.worst = max(self.worst, gap)
-        within = ours == theirs if tolerance is None else gap <= tolerance
-        if not within:
-            self.off.append(f"{what} {ours:,.0f} against {theirs:,.0f}")
-
-
-def _reduction(before: float, after: float) -> float:
-    return (1 - after / before) * 100
-
 
 #: Our counts by (workload, policy, ACE-codebase variant), and the model's
 #: cost alone and with ACE by (workload, k) and policy.
@@ -185,12 +108,12 @@ AceCounts = dict[tuple[str, str, str], dict[str, float]]
 AceModel = dict[tuple[str, int], dict[str, tuple[float, float]]]
 
 
-def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
-         quiet: bool) -> tuple[AceCounts, AceModel]:
+def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
+              quiet: bool) -> tuple[AceCounts, AceModel]:
     """ACE's four workloads: its simulator's counts beside ours, and the
     published runtimes beside the model's cost at each concurrency; returns
     our counts and the model's costs."""
-    theirs = {(r["workload"], r["policy"], r["variant"]): r for r in _rows(authors / "ace-codebase-figure8.csv")}
+    theirs = {(r["workload"], r["policy"], r["variant"]): r for r in read_rows(authors / "ace-codebase-figure8.csv")}
     ours: AceCounts = {}
     model: AceModel = {}
     jobs = len(ACE_WORKLOADS) * (len(ACE_BASES) * (len(ACE_VARIANTS) + 2 * len(KS)))
@@ -203,7 +126,7 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
                 for variant, (_, policy) in ACE_VARIANTS.items():
                     r = _native.replay(t, policy.format(base=spec), ACE_BUFFER, f"cost:device={ACE_DEVICE},k=8")
                     runs.append({"trace": f"ace {name}", **r})
-                    ours[(name, base, variant)] = _counts(r)
+                    ours[(name, base, variant)] = sim_counts(r)
                     bar.advance()
                 for k in KS:
                     store = f"cost:device={ACE_DEVICE},k={k}"
@@ -224,7 +147,7 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
             for label, src in ((f"ACE-codebase, {what}", theirs), (f"flashlayer, {what}", ours))
         },
     }
-    counts = _Counts()
+    counts = Counts()
     #: Which rows have a count off: (policy, variant).
     rows_off: set[tuple[str, str]] = set()
     for (w, b, v), got in ours.items():
@@ -260,17 +183,17 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
         "y_label": "cost saved by ACE over LRU (%)",
         "x": [float(k) for k in KS],
         "series": {
-            **{f"{w}, model": [_reduction(*model[(w, k)]["LRU"]) for k in KS] for w in ACE_WORKLOADS},
-            **{f"{w}, their SSD": [_reduction(*ACE_PUBLISHED[w]["LRU"])] * len(KS) for w in ACE_WORKLOADS},
+            **{f"{w}, model": [reduction(*model[(w, k)]["LRU"]) for k in KS] for w in ACE_WORKLOADS},
+            **{f"{w}, their SSD": [reduction(*ACE_PUBLISHED[w]["LRU"])] * len(KS) for w in ACE_WORKLOADS},
         },
         "log_x": False,
     }
-    points = [(w, b, _reduction(*ACE_PUBLISHED[w][b]), _reduction(*model[(w, 8)][b]))
+    points = [(w, b, reduction(*ACE_PUBLISHED[w][b]), reduction(*model[(w, 8)][b]))
               for w in ACE_WORKLOADS for b in ACE_BASES]
     misses = [(w, b, p, m) for w, b, p, m in points if abs(p - m) > ACE_RUNTIME_POINTS]
     # The concurrency at which the model's cut is the measured one, per
     # workload (LRU), interpolated between the powers of two.
-    effective = _effective(model, {w: _reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
+    effective = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
     claims.append({
         "paper": "successors",
         "kind": "ours",
@@ -299,13 +222,13 @@ def _ace(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Cla
     return ours, model
 
 
-def _ace_second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figure], claims: list[Claim]) -> None:
+def second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figure], claims: list[Claim]) -> None:
     """The runtimes the authors measured on a second device, with ACE and
     with ACE's window variant, beside the cuts of the model's cost."""
     def cut(w: str, b: str, v: str) -> float:
-        return _reduction(ours[(w, b, "1")]["total_cost"], ours[(w, b, v)]["total_cost"])
+        return reduction(ours[(w, b, "1")]["total_cost"], ours[(w, b, v)]["total_cost"])
 
-    points = {name: [(w, b, _reduction(ACE_SECOND_DEVICE[w][b][0], ACE_SECOND_DEVICE[w][b][i + 1]), cut(w, b, v))
+    points = {name: [(w, b, reduction(ACE_SECOND_DEVICE[w][b][0], ACE_SECOND_DEVICE[w][b][i + 1]), cut(w, b, v))
                      for w in ACE_WORKLOADS for b in ACE_BASES]
               for i, (name, v) in enumerate(ACE_SECOND_VARIANTS)}
     figures["successors/ace-runtime-second-device"] = {
@@ -322,9 +245,9 @@ def _ace_second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figu
     }
     every = [(f"{w} {b} {name}", p, m) for name, pts in points.items() for w, b, p, m in pts]
     misses = [(what, p, m) for what, p, m in every if abs(p - m) > ACE_RUNTIME_POINTS]
-    effective = _effective(model, {w: _reduction(ACE_SECOND_DEVICE[w]["LRU"][0], ACE_SECOND_DEVICE[w]["LRU"][2])
+    effective = _effective(model, {w: reduction(ACE_SECOND_DEVICE[w]["LRU"][0], ACE_SECOND_DEVICE[w]["LRU"][2])
                                    for w in ACE_WORKLOADS})
-    ssd = _effective(model, {w: _reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
+    ssd = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
     faster = [w for w in ACE_WORKLOADS if effective[w] > ssd[w]]
 
     def ranges(pick: int) -> str:
@@ -363,8 +286,8 @@ def _ace_second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figu
     })
 
 
-def _ace_abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[str, Figure],
-                  claims: list[Claim], runs: list[dict[str, Any]], quiet: bool) -> None:
+def abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[str, Figure],
+             claims: list[Claim], runs: list[dict[str, Any]], quiet: bool) -> None:
     """ACE's abstract: its counterparts' largest runtime cut on mixed
     workloads and on TPC-C, with a negligible increase in writes and
     misses; ours on ACE's workloads and the PostgreSQL traces, in the model
@@ -387,7 +310,7 @@ def _ace_abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: d
                         store = f"cost:device={ACE_DEVICE},k={k}"
                         alone = _native.replay(t, spec, b, store)
                         with_ace = _native.replay(t, f"ace:base={spec},nw=8", b, store)
-                        cuts.append(_reduction(alone["virtual_time"], with_ace["virtual_time"]))
+                        cuts.append(reduction(alone["virtual_time"], with_ace["virtual_time"]))
                         if k == KS[-1]:
                             runs.extend({"trace": file, **r} for r in (alone, with_ace))
                             pg[(label, b, base)] = (alone, with_ace)
@@ -395,7 +318,7 @@ def _ace_abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: d
                     pg_cuts[(label, b, base)] = cuts
     # The model's cuts at each k: mixed workloads (ACE's, half reads) and TPC-C.
     Points = dict[tuple[Any, ...], list[float]]
-    mixed: Points = {(w, base): [_reduction(*model[(w, k)][base]) for k in KS]
+    mixed: Points = {(w, base): [reduction(*model[(w, k)][base]) for k in KS]
                      for w in ACE_MIXED for base in ACE_BASES}
     tpcc: Points = {key: cuts for key, cuts in pg_cuts.items() if key[0] == ACE_TPCC}
     groups = {"mixed": mixed, "TPC-C": tpcc}
@@ -418,7 +341,7 @@ def _ace_abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: d
     off = {g: (groups[g][best[g]][-1], v) for g, v in ACE_HEADLINE.items()
            if abs(groups[g][best[g]][-1] - v) > ACE_RUNTIME_POINTS}
     effective = {g: _matching_k(groups[g][best[g]], v) for g, v in ACE_HEADLINE.items()}
-    ssd = _effective(model, {w: _reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS}).values()
+    ssd = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS}).values()
     claims.append({
         "paper": "successors",
         "kind": "ours",
@@ -446,7 +369,7 @@ def _ace_abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: d
     for (label, size, base), (alone, with_ace) in pg.items():
         # "TPCC" rather than "TPC-C": thirteen groups share the axis.
         group = f"{label.replace('-', '')}\n{sizes[(label, size)]:.0%}"
-        points.append((group, base, named((label, size, base)), _counts(with_ace), _counts(alone)))
+        points.append((group, base, named((label, size, base)), sim_counts(with_ace), sim_counts(alone)))
     groups_of = list(dict.fromkeys(g for g, *_ in points))
     paper_points = [pt for pt in points if pt[0] in ACE_WORKLOADS or pt[2].startswith(ACE_TPCC)]
     beyond = [pt for pt in points if pt not in paper_points]
@@ -512,8 +435,8 @@ def _counts_why(rows_off: set[tuple[str, str]]) -> str:
             "(figure successors/ace-codebase)")
 
 
-def _ace_asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim],
-                   quiet: bool) -> None:
+def asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim],
+              quiet: bool) -> None:
     """ACE's cost against LRU's as the asymmetry α grows, ACE writing α
     pages at once on a device serving α, with and without a window of α
     pages, on each of ACE's workloads (made by :func:`_ace`), beside their
@@ -531,7 +454,7 @@ def _ace_asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims
                     ratios.setdefault((name, row), []).append(cost / alone)
                 bar.advance(1 + len(ACE_ROWS))
     their_costs = {(int(r["alpha"]), r["variant"]): float(r["total_cost"])
-                   for r in _rows(authors / "ace-codebase-asymmetry.csv")}
+                   for r in read_rows(authors / "ace-codebase-asymmetry.csv")}
     simulator = {row: [their_costs[(a, v)] / their_costs[(a, "1")] for a in KS] for row, (_, v) in ACE_ROWS.items()}
     w0 = ACE_NORMALIZED_WORKLOAD
     figures["successors/ace-normalized-io"] = {
@@ -596,7 +519,7 @@ def _order(points: list[tuple[str, str, float, float]], device: str = "their SSD
 def _effective(model: AceModel, cuts: dict[str, float]) -> dict[str, float]:
     """Per workload, the concurrency at which the model's cut of LRU's cost
     with ACE is `cuts`' (a measured runtime's)."""
-    return {w: _matching_k([_reduction(*model[(w, k)]["LRU"]) for k in KS], c) for w, c in cuts.items()}
+    return {w: _matching_k([reduction(*model[(w, k)]["LRU"]) for k in KS], c) for w, c in cuts.items()}
 
 
 def _matching_k(cuts: list[float], target: float) -> float:
@@ -607,274 +530,3 @@ def _matching_k(cuts: list[float], target: float) -> float:
             f = (target - c0) / (c1 - c0)
             return float(2 ** (math.log2(k0) + f * (math.log2(k1) - math.log2(k0))))
     return float(KS[0] if target < cuts[0] else KS[-1])
-
-
-def _watt_simulate(traces_dir: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim],
-                   runs: list[dict[str, Any]]) -> None:
-    """WATT-Simulate's misses and writes beside ours on the TPC-C and TPC-B
-    traces, at its buffer sizes."""
-    counts = _Counts()
-    for label, name in WATT_TRACES.items():
-        theirs = {(r["algo"], int(r["ram"])): r for r in _rows(authors / f"watt-simulate-{name}.csv")}
-        sizes = sorted({ram for _, ram in theirs})
-        t = _native.Trace.open(traces_dir / f"{name}.csv.gz")
-        ours: dict[tuple[str, int], SimResult] = {}
-        for algo, spec in {**WATT_SIM, "cf_lru50": "cflru"}.items():
-            for b in sizes:
-                policy = f"cflru:w={b // 2 / b!r}" if algo == "cf_lru50" else spec
-                r = _native.replay(t, policy, b, None, None, True)
-                runs.append({"trace": name, **r})
-                ours[(algo, b)] = r
-        for (algo, b), row in theirs.items():
-            got = ours[(algo, b)]
-            for key, value in (("misses", got["misses"]), ("writes", got["physical_writes"])):
-                counts.compare(f"{label} {b}: {algo} {key}", value, int(row[key]),
-                               WATT_TOLERANCE if algo.startswith("watt") else None)
-        figures[f"successors/watt-simulate-{label.lower().replace('-', '')}"] = {
-            "title": f"{label} trace: misses in WATT-Simulate and in flashlayer at its buffer sizes",
-            "x_label": "buffer (pages)",
-            "y_label": "misses",
-            "x": [float(b) for b in sizes],
-            "series": {
-                **{f"WATT-Simulate {a}": [float(theirs[(a, b)]["misses"]) for b in sizes] for a in ("watt", "lru")},
-                **{f"flashlayer {a}": [float(ours[(a, b)]["misses"]) for b in sizes] for a in ("watt", "lru")},
-            },
-        }
-    claims.append({
-        "paper": "successors",
-        "kind": "ours",
-        "id": "successors-watt-simulate",
-        "text": "WATT (forgetting evicted pages' histories, and keeping one buffer's worth), LRU, CFLRU and "
-        "LRU-WSR give the misses and page writes of WATT's authors' simulator on the TPC-C and TPC-B traces at its "
-        "four buffer sizes",
-        "source": "itodnerd/WATT-Simulate commit 2262572 (configurations WATT with Z=0 and Z=1, cf_lru50, "
-        "lru_wsr, lru), run by "
-        "tools/watt-simulate/run.sh; data/successors/watt-simulate-*.csv",
-        "paper_value": "their counts (figures successors/watt-simulate-*)",
-        "tolerance": "LRU, CFLRU and LRU-WSR equal; WATT within 1% on misses and on writes (it draws its "
-        "samples with its own random numbers)",
-        "ours": f"{counts.checked - len(counts.off)}/{counts.checked} counts as stated; WATT at most "
-        f"{counts.worst:.2%} apart",
-        "holds": not counts.off,
-        "gap": None if not counts.off else "; ".join(counts.off[:4]),
-        "why": None if not counts.off else "the counts that differ are in figures successors/watt-simulate-*; "
-        "tests/test_watt_simulate.py replays each trace on its own",
-    })
-
-
-def _pg(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], notes: list[str],
-        runs: list[dict[str, Any]], quiet: bool) -> None:
-    """The successors and the papers' policies on the PostgreSQL traces:
-    on a device of concurrency 8, on the FTL store, WATT's misses against
-    the strategies its authors compared, and its write weight."""
-    fewest: dict[str, list[bool]] = {n: [] for n in WATT_RIVALS}
-    #: Misses of WATT's variants and the rivals at every point, for the
-    #: figure a failing claim points at.
-    variants: dict[str, list[float]] = {n: [] for n in [*WATT_VARIANTS, *WATT_RIVALS]}
-    points: list[str] = []
-    dominated: list[str] = []
-    heavier: list[str] = []
-    compared = 0
-    ftl_wa: dict[str, list[float]] = {}
-    jobs = (len(PG) * (len(SHARES) * (len(CLASSICS) + 1 + len(ACE_OVER) + len(WATT_RIVALS)) + len(WATT_WEIGHTS)
-                       + len(CFLRU_WINDOWS) + 2) + len(SHARES) * (len(CLASSICS) + 2))
-    with progress.bar(jobs, "successors: PostgreSQL traces", quiet=quiet) as bar:
-        for label, file in PG.items():
-            t = _native.Trace.open(traces_dir / file)
-            buffers = sorted({max(1, round(s * t.pages)) for s in SHARES})
-            key = label.lower().replace("-", "")
-            k8: dict[str, list[float]] = {}
-            for name, spec in {**CLASSICS, "WATT": "watt", **ACE_OVER}.items():
-                k8[name] = []
-                for b in buffers:
-                    r = _native.replay(t, spec, b, f"cost:device={DEVICE_K8}")
-                    runs.append({"trace": file, **r})
-                    k8[name].append(float(r["virtual_time"]))
-                    bar.advance()
-            figures[f"successors/{key}-k8"] = {
-                "title": f"{label} trace on a device of concurrency 8 (read 1, write 8): virtual time against "
-                "buffer size",
-                "x_label": "buffer (pages)",
-                "y_label": "virtual time (reads)",
-                "x": [float(b) for b in buffers],
-                "series": k8,
-                "log_x": True,
-            }
-            misses: dict[str, list[int]] = {}
-            for name, spec in {**WATT_VARIANTS, **WATT_RIVALS}.items():
-                misses[name] = [int(_native.replay(t, spec, b)["misses"]) for b in buffers]
-                bar.advance(len(buffers) if name in WATT_RIVALS else 0)
-            points += [f"{label} {b:,}" for b in buffers]
-            for name in variants:
-                variants[name] += [float(m) for m in misses[name]]
-            for name in WATT_RIVALS:
-                fewest[name] += [w <= o for w, o in zip(misses["WATT"], misses[name], strict=True)]
-            figures[f"successors/{key}-misses"] = {
-                "title": f"{label} trace: misses of WATT and of the strategies its authors compared",
-                "x_label": "buffer (pages)",
-                "y_label": "misses",
-                "x": [float(b) for b in buffers],
-                "series": {n: [float(v) for v in vs] for n, vs in misses.items() if n in ("WATT", *WATT_RIVALS)},
-                "log_x": True,
-            }
-            # WATT's write weight against CFLRU's window and LRU-WSR: each
-            # rival's (misses, writes) point against WATT's at the same size.
-            b = buffers[1]
-            watt_pts = []
-            for wc in WATT_WEIGHTS:
-                r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
-                watt_pts.append((f"WATT write_cost={wc}", int(r["misses"]), int(r["physical_writes"])))
-                bar.advance()
-            rival_pts = []
-            for spec in [*(f"cflru:w={w}" for w in CFLRU_WINDOWS), "lruwsr", "lru"]:
-                r = _native.replay(t, spec, b, None, None, True)
-                rival_pts.append((spec, int(r["misses"]), int(r["physical_writes"])))
-                bar.advance()
-            for name, m, w in rival_pts:
-                compared += 1
-                if not any(wm <= m * 1.01 and ww <= w * 1.01 for _, wm, ww in watt_pts):
-                    dominated.append(f"{name} on {label} (figure successors/{key}-misses-writes)")
-                    # Weights beyond the claim's: does a heavier one match it?
-                    for wc in (16, 32, 64):
-                        r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
-                        wm, ww = int(r["misses"]), int(r["physical_writes"])
-                        if wm <= m * 1.01 and ww <= w * 1.01:
-                            heavier.append(f"{name} on {label} by write_cost={wc} ({wm:,}, {ww:,} against {m:,}, "
-                                           f"{w:,})")
-                            break
-                    else:
-                        heavier.append(f"{name} on {label} by no weight up to 64")
-            # One x per point (its misses); each series holds its own points,
-            # WATT's first and in order of weight, so that they form a line.
-            pts = [("WATT (write weight 0 to 8)", m, w) for _, m, w in watt_pts] + rival_pts
-            figures[f"successors/{key}-misses-writes"] = {
-                "title": f"{label} trace at {b:,} pages: page writes against misses, WATT at write weights "
-                f"{', '.join(map(str, WATT_WEIGHTS))}, CFLRU at windows {', '.join(map(str, CFLRU_WINDOWS))}, "
-                "LRU-WSR and LRU",
-                "x_label": "misses",
-                "y_label": "page writes (with the dirty pages flushed at the end)",
-                "x": [float(m) for _, m, _ in pts],
-                "series": {n: [float(w) if pn == n else None for pn, _, w in pts]
-                           for n in dict.fromkeys(pn for pn, _, _ in pts)},
-                "log_x": False,
-            }
-            notes.append(f"{label} at {b:,} pages, (misses, page writes): "
-                         + "; ".join(f"{n} ({m:,}, {w:,})" for n, m, w in watt_pts + rival_pts) + ".")
-            if label == "TPC-C":
-                for name, spec in {**CLASSICS, "WATT": "watt", "ACE over LRU": "ace:base=lru"}.items():
-                    ftl_wa[name] = []
-                    for b in buffers:
-                        r = _native.replay(t, spec, b, FTL_STORE)
-                        runs.append({"trace": file, **r})
-                        ftl_wa[name].append(float(r["ftl"]["write_amplification"]))
-                        bar.advance()
-                figures["successors/tpcc-ftl-write-amplification"] = {
-                    "title": "TPC-C trace on an SSD with its FTL (MQSim's, 7% spare, greedy collection): write "
-                    "amplification of each policy's write-backs",
-                    "x_label": "buffer (pages)",
-                    "y_label": "flash writes per host write",
-                    "x": [float(b) for b in buffers],
-                    "series": ftl_wa,
-                    "log_x": True,
-                }
-    shares = {n: sum(v) / len(v) for n, v in fewest.items()}
-    losers = [n for n, s in shares.items() if s <= 0.5]
-    claims.append({
-        "paper": "successors",
-        "kind": "ours",
-        "id": "successors-watt-fewest-misses",
-        "text": "WATT overall has fewer misses than LRU, LRU-2, 2Q, ARC, CLOCK and LFU, though a strategy may "
-        "beat it at some sizes",
-        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, §6 (the talk's transcript, leanstore/leanstore "
-        "VLDB2023/presentation_transcript.md)",
-        "paper_value": "fewer misses than any other strategy overall",
-        "tolerance": "against each strategy, at most its misses at more than half of the 9 points (3 traces x "
-        "1%, 3%, 10%)",
-        "ours": "at most each one's misses at " + ", ".join(f"{n} {s:.0%}" for n, s in shares.items())
-        + " of the points",
-        "holds": not losers,
-        "gap": None if not losers else "not at most half the points against " + ", ".join(losers),
-        "why": None if not losers else _fewest_why(losers, variants, points, figures),
-    })
-    claims.append({
-        "paper": "successors",
-        "kind": "ours",
-        "id": "successors-watt-write-tradeoff",
-        "text": "With its write weight WATT trades misses for writes better than CFLRU (any window), LRU-WSR and "
-        "LRU: some weight gives no more misses and no more writes than each of them",
-        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, write-awareness evaluation (the talk's transcript, "
-        "leanstore/leanstore VLDB2023/presentation_transcript.md)",
-        "paper_value": "better than every other strategy in writes and misses",
-        "tolerance": "each rival's (misses, writes) point matched within 1% on both by one of the write weights "
-        "0, 1, 2, 4, 8, at 3% of each trace's pages",
-        "ours": f"{compared - len(dominated)}/{compared} rival points matched",
-        "holds": not dominated,
-        "gap": None if not dominated else "not matched: " + ", ".join(d.split(" (figure")[0] for d in dominated),
-        "why": None if not dominated else "the weights stop at 8, and the rivals not matched write less than "
-        "WATT at weight 8 at their sizes (" + "; ".join(dominated) + "; every point in the notes); a heavier "
-        "weight matches " + "; ".join(heavier) + (": the trade-off holds once the weight may exceed 8"
-                                                  if all("no weight" not in h for h in heavier) else ""),
-    })
-    notes.append("ACE needs its base's next dirty victims (Policy::dirty_ahead); WATT draws its candidates at "
-                 "random when it evicts and cannot name them ahead, so ACE's base is one of lru, cflru, lruwsr "
-                 "and casa, and ACE over WATT is not run here.")
-    notes.append("The FTL store prices each I/O on its own (a device of concurrency above 1 is refused there), "
-                 "so ACE runs on it at k=1: its batches are written as they are, page by page, and its figure "
-                 "shows what the write-backs of each policy cost the flash in collection.")
-
-
-def _fewest_why(losers: list[str], misses: dict[str, list[float]], points: list[str],
-                figures: dict[str, Figure]) -> str:
-    """Why WATT has more misses than `losers`: its misses and its variants'
-    against the first loser's at every point (a figure), and what that rules
-    out."""
-    rival = losers[0]
-    figures["successors/watt-against-rival"] = {
-        "title": f"Misses against {rival}'s at every point: WATT, WATT considering every page, WATT with 16 "
-        "epochs a buffer, WATT keeping evicted pages' histories, LRU and ARC",
-        "x_label": "trace and buffer (pages)",
-        "y_label": f"misses / {rival}'s",
-        "x": [float(i) for i in range(len(points))],
-        "categories": [p.replace(" ", "\n", 1) for p in points],
-        "series": {n: [v / r for v, r in zip(misses[n], misses[rival], strict=True)]
-                   for n in [*WATT_VARIANTS, "LRU", "ARC"] if n != rival},
-    }
-
-    def mean(name: str) -> float:
-        return sum(v / r for v, r in zip(misses[name], misses[rival], strict=True)) / len(points)
-
-    return (f"not its sampling, its epochs or its forgetting of evicted pages: WATT misses "
-            f"{mean('WATT') - 1:+.1%} against {rival} on average, "
-            f"{mean('WATT, every page considered') - 1:+.1%} with every page considered, "
-            f"{mean('WATT, 16 epochs a buffer') - 1:+.1%} with epochs four times shorter, "
-            f"{mean(ZS[0]) - 1:+.1%} keeping the histories of one buffer's worth of evicted pages (its authors' "
-            f"Z=1) and {mean(ZS[1]) - 1:+.1%} keeping four (figure successors/watt-against-rival). {rival} "
-            "remembers the pages it evicted and admits one seen again straight to its main queue; WATT given that "
-            "memory misses about as often as without it, so the lead is not WATT's forgetting; what remains is how "
-            f"{rival} orders pages (a FIFO probation queue before an LRU one), which no parameter of WATT changes. "
-            "Against " + ", ".join(sorted(set(WATT_RIVALS) - set(losers)))
-            + " the claim holds.")
-
-
-def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
-    traces_dir = inputs.traces
-    authors = _authors(traces_dir)
-    parts = Parts()
-    figures, _, claims, _, notes, runs = parts.unpack()
-    with scratch("successors") as work:
-        ace_counts, ace_model = _ace(work, authors, figures, claims, runs, quiet)
-        _ace_second_device(ace_counts, ace_model, figures, claims)
-        _ace_asymmetry(work, authors, figures, claims, quiet)
-    _ace_abstract(traces_dir, ace_counts, ace_model, figures, claims, runs, quiet)
-    _watt_simulate(traces_dir, authors, figures, claims, runs)
-    _pg(traces_dir, figures, claims, notes, runs, quiet)
-    return parts.section(
-        "Successors: ACE and WATT beside their authors' simulators, on devices with concurrency and an FTL",
-        "ACE (Papon & Athanassoulis, ICDE 2023) writes a dirty victim together with the next dirty pages its "
-        "policy would evict, at once, on a device that serves k I/Os together; WATT (Vöhringer & Leis, PVLDB "
-        "2023) evicts the page of least estimated access and write frequency among a random sample. Each is "
-        "run beside its authors' simulator on their own workloads, then with the papers' policies on the "
-        "PostgreSQL traces: on a device of concurrency 8, and on an SSD whose flash translation layer pays for "
-        "every write-back.",
-        [traces_dir / f for f in FILES],
-    )
