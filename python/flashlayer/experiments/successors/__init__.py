@@ -36,10 +36,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     parts = Parts()
     figures, _, claims, _, notes, runs = parts.unpack()
     with scratch("successors") as work:
-        ace_counts, ace_model = ace.workloads(work, authors, figures, claims, runs, quiet)
-        ace.second_device(ace_counts, ace_model, figures, claims)
+        ace_runs = ace.workloads(work, authors, figures, claims, runs, quiet)
+        ace.second_device(ace_runs, figures, claims)
         ace.asymmetry(work, authors, figures, claims, quiet)
-    ace.abstract(traces_dir, ace_counts, ace_model, figures, claims, runs, quiet)
+    ace.abstract(traces_dir, ace_runs, figures, claims, runs, quiet)
     watt.simulator(traces_dir, authors, figures, claims, runs)
     pg.postgres(traces_dir, figures, claims, notes, runs, quiet)
     return parts.section(

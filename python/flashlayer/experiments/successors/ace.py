@@ -7,6 +7,7 @@ asymmetry."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,11 +109,26 @@ AceCounts = dict[tuple[str, str, str], dict[str, float]]
 AceModel = dict[tuple[str, int], dict[str, tuple[float, float]]]
 
 
+#: A point of what ACE adds: its figure's group, policy, name, and the
+#: counts with ACE and alone.
+_Growth = tuple[str, str, str, dict[str, float], dict[str, float]]
+
+
+@dataclass
+class AceRuns:
+    """What the claims after :func:`workloads` build on: our counts, the
+    model's costs, and per workload the concurrency at which the model's cut
+    of LRU's cost is the runtime cut on their SSD."""
+
+    counts: AceCounts
+    model: AceModel
+    ssd_k: dict[str, float]
+
+
 def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
-              quiet: bool) -> tuple[AceCounts, AceModel]:
+              quiet: bool) -> AceRuns:
     """ACE's four workloads: its simulator's counts beside ours, and the
-    published runtimes beside the model's cost at each concurrency; returns
-    our counts and the model's costs."""
+    published runtimes beside the model's cost at each concurrency."""
     theirs = {(r["workload"], r["policy"], r["variant"]): r for r in read_rows(authors / "ace-codebase-figure8.csv")}
     ours: AceCounts = {}
     model: AceModel = {}
@@ -193,7 +209,7 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
     misses = [(w, b, p, m) for w, b, p, m in points if abs(p - m) > ACE_RUNTIME_POINTS]
     # The concurrency at which the model's cut is the measured one, per
     # workload (LRU), interpolated between the powers of two.
-    effective = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
+    ssd_k = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
     claims.append({
         "paper": "successors",
         "kind": "ours",
@@ -215,16 +231,17 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
         f"{min(abs(p - m) for _, _, p, m in misses):.0f}-{max(abs(p - m) for _, _, p, m in misses):.0f} points",
         "why": None if not misses else "the model prices 8 writes issued together as one write and a run as its "
         "I/O alone; the runtimes on their SSD fall as the model's cost does at a concurrency of "
-        + ", ".join(f"{k:.1f} ({w})" for w, k in effective.items())
+        + ", ".join(f"{k:.1f} ({w})" for w, k in ssd_k.items())
         + " (figure successors/ace-reduction-against-k): their device served 8 concurrent writes in more than "
         "one write's time, and their runtime also holds what is not I/O. " + _order(points),
     })
-    return ours, model
+    return AceRuns(ours, model, ssd_k)
 
 
-def second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figure], claims: list[Claim]) -> None:
+def second_device(ace: AceRuns, figures: dict[str, Figure], claims: list[Claim]) -> None:
     """The runtimes the authors measured on a second device, with ACE and
     with ACE's window variant, beside the cuts of the model's cost."""
+    ours, ssd = ace.counts, ace.ssd_k
     def cut(w: str, b: str, v: str) -> float:
         return reduction(ours[(w, b, "1")]["total_cost"], ours[(w, b, v)]["total_cost"])
 
@@ -245,9 +262,8 @@ def second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figure], 
     }
     every = [(f"{w} {b} {name}", p, m) for name, pts in points.items() for w, b, p, m in pts]
     misses = [(what, p, m) for what, p, m in every if abs(p - m) > ACE_RUNTIME_POINTS]
-    effective = _effective(model, {w: reduction(ACE_SECOND_DEVICE[w]["LRU"][0], ACE_SECOND_DEVICE[w]["LRU"][2])
-                                   for w in ACE_WORKLOADS})
-    ssd = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
+    effective = _effective(ace.model, {w: reduction(ACE_SECOND_DEVICE[w]["LRU"][0], ACE_SECOND_DEVICE[w]["LRU"][2])
+                                       for w in ACE_WORKLOADS})
     faster = [w for w in ACE_WORKLOADS if effective[w] > ssd[w]]
 
     def ranges(pick: int) -> str:
@@ -286,41 +302,41 @@ def second_device(ours: AceCounts, model: AceModel, figures: dict[str, Figure], 
     })
 
 
-def abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[str, Figure],
-             claims: list[Claim], runs: list[dict[str, Any]], quiet: bool) -> None:
+def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims: list[Claim],
+             runs: list[dict[str, Any]], quiet: bool) -> None:
     """ACE's abstract: its counterparts' largest runtime cut on mixed
     workloads and on TPC-C, with a negligible increase in writes and
     misses; ours on ACE's workloads and the PostgreSQL traces, in the model
     with the authors' parameters at each concurrency."""
-    # (trace, buffer, policy) -> (counts alone, counts with ACE) at k=8, and
-    # the model's cut at each k.
-    pg: dict[tuple[str, int, str], tuple[SimResult, SimResult]] = {}
-    pg_cuts: dict[tuple[str, int, str], list[float]] = {}
-    sizes: dict[tuple[str, int], float] = {}
-    jobs = len(PG) * len(SHARES) * len(ACE_BASES) * 2 * len(KS)
+    # (trace, buffer, policy) -> the figure's group, counts alone and with
+    # ACE at k=8; the TPC-C trace's cuts in the model at each k.
+    pg: dict[tuple[str, int, str], tuple[str, SimResult, SimResult]] = {}
+    tpcc_cuts: dict[tuple[str, int, str], list[float]] = {}
+    jobs = len(PG) * len(SHARES) * len(ACE_BASES) * 2 + len(SHARES) * len(ACE_BASES) * 2 * (len(KS) - 1)
     with progress.bar(jobs, "successors: ACE's abstract", quiet=quiet) as bar:
         for label, file in PG.items():
             t = _native.Trace.open(traces_dir / file)
             for share in SHARES:
                 b = max(1, int(t.pages * share))
-                sizes[(label, b)] = share
+                # "TPCC" rather than "TPC-C": thirteen groups share the axis.
+                group = f"{label.replace('-', '')}\n{share:.0%}"
                 for base, spec in ACE_BASES.items():
                     cuts = []
-                    for k in KS:
+                    for k in KS if label == ACE_TPCC else KS[-1:]:
                         store = f"cost:device={ACE_DEVICE},k={k}"
                         alone = _native.replay(t, spec, b, store)
                         with_ace = _native.replay(t, f"ace:base={spec},nw=8", b, store)
                         cuts.append(reduction(alone["virtual_time"], with_ace["virtual_time"]))
-                        if k == KS[-1]:
-                            runs.extend({"trace": file, **r} for r in (alone, with_ace))
-                            pg[(label, b, base)] = (alone, with_ace)
                         bar.advance(2)
-                    pg_cuts[(label, b, base)] = cuts
+                    runs.extend({"trace": file, **r} for r in (alone, with_ace))
+                    pg[(label, b, base)] = (group, alone, with_ace)
+                    if label == ACE_TPCC:
+                        tpcc_cuts[(label, b, base)] = cuts
     # The model's cuts at each k: mixed workloads (ACE's, half reads) and TPC-C.
     Points = dict[tuple[Any, ...], list[float]]
-    mixed: Points = {(w, base): [reduction(*model[(w, k)][base]) for k in KS]
+    mixed: Points = {(w, base): [reduction(*ace.model[(w, k)][base]) for k in KS]
                      for w in ACE_MIXED for base in ACE_BASES}
-    tpcc: Points = {key: cuts for key, cuts in pg_cuts.items() if key[0] == ACE_TPCC}
+    tpcc: Points = dict(tpcc_cuts)
     groups = {"mixed": mixed, "TPC-C": tpcc}
     best = {g: max(pts, key=lambda key: pts[key][-1]) for g, pts in groups.items()}
 
@@ -341,7 +357,7 @@ def abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[s
     off = {g: (groups[g][best[g]][-1], v) for g, v in ACE_HEADLINE.items()
            if abs(groups[g][best[g]][-1] - v) > ACE_RUNTIME_POINTS}
     effective = {g: _matching_k(groups[g][best[g]], v) for g, v in ACE_HEADLINE.items()}
-    ssd = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS}).values()
+    ssd = ace.ssd_k.values()
     claims.append({
         "paper": "successors",
         "kind": "ours",
@@ -365,16 +381,18 @@ def abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[s
     })
     # Misses and page writes, ACE against the policy alone (k=8), by group
     # (a workload, or a trace at a share of its pages) and policy.
-    points = [(w, b, f"{w} {b}", ours[(w, b, "5")], ours[(w, b, "1")]) for w in ACE_WORKLOADS for b in ACE_BASES]
-    for (label, size, base), (alone, with_ace) in pg.items():
-        # "TPCC" rather than "TPC-C": thirteen groups share the axis.
-        group = f"{label.replace('-', '')}\n{sizes[(label, size)]:.0%}"
-        points.append((group, base, named((label, size, base)), sim_counts(with_ace), sim_counts(alone)))
+    # The paper's points are its synthetic workloads and TPC-C; TPC-B and
+    # TATP stand beside them.
+    paper_points = [(w, b, f"{w} {b}", ace.counts[(w, b, "5")], ace.counts[(w, b, "1")])
+                    for w in ACE_WORKLOADS for b in ACE_BASES]
+    beyond: list[_Growth] = []
+    for (label, size, base), (group, alone, with_ace) in pg.items():
+        point = (group, base, named((label, size, base)), sim_counts(with_ace), sim_counts(alone))
+        (paper_points if label == ACE_TPCC else beyond).append(point)
+    points = paper_points + beyond
     groups_of = list(dict.fromkeys(g for g, *_ in points))
-    paper_points = [pt for pt in points if pt[0] in ACE_WORKLOADS or pt[2].startswith(ACE_TPCC)]
-    beyond = [pt for pt in points if pt not in paper_points]
 
-    def growth(pts: list[tuple[str, str, str, dict[str, float], dict[str, float]]], key: str) -> tuple[float, str]:
+    def growth(pts: list[_Growth], key: str) -> tuple[float, str]:
         return max((with_ace[key] / alone[key] - 1, name) for _, _, name, with_ace, alone in pts)
 
     over = [f"{name} {key} {with_ace[key] / alone[key] - 1:+.2%}" for _, _, name, with_ace, alone in paper_points
@@ -392,7 +410,7 @@ def abstract(traces_dir: Path, ours: AceCounts, model: AceModel, figures: dict[s
                    for key in ("writes", "misses") for b in ACE_BASES},
     }
 
-    def most(pts: list[tuple[str, str, str, dict[str, float], dict[str, float]]]) -> str:
+    def most(pts: list[_Growth]) -> str:
         return ", ".join(f"{key} at most {g:+.2%} ({what})" for key in ("misses", "writes")
                          for g, what in [growth(pts, key)])
 
