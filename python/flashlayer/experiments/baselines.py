@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts
+from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, TraceStats
@@ -47,7 +47,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             bar.describe(f"baselines: {label}")
             trace = _native.Trace.open(path)
             stats = trace.stats()
-            buffers = sorted({max(1, round(f * stats["distinct_pages"])) for f in FRACTIONS[mode]})
+            buffers = sorted({share_pages(f, stats["distinct_pages"]) for f in FRACTIONS[mode]})
             results: dict[str, list[SimResult]] = {p: [] for p in policies}
             for p in policies:
                 for b in buffers:

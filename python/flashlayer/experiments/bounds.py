@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts
+from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer import _native, progress
 from flashlayer.bounds import above
 from flashlayer.curves import lru_curve
@@ -71,7 +71,7 @@ def _landlord_against_ratio(traces_dir: Path, figures: dict[str, Figure]) -> str
     others = {n: p for n, p in POLICIES.items() if n != "WB-Landlord"}
     for short, file in TRACES.items():
         t = _native.Trace.open(traces_dir / file)
-        b = max(1, round(0.03 * t.pages))
+        b = share_pages(0.03, t.pages)
         series[short] = []
         for ratio in LANDLORD_RATIOS:
             device = f"cost:device=ratio:1:{ratio}"
@@ -156,7 +156,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     for short, file in TRACES.items():
         path = traces_dir / file
         t = _native.Trace.open(path)
-        buffers = sorted({max(1, round(s * t.pages)) for s in SHARES})
+        buffers = sorted({share_pages(s, t.pages) for s in SHARES})
         curve = lru_curve(t, devices, sizes=sorted({*_native.log_sizes(t.pages, 24), *buffers}))
         jobs = [(b, d) for b in buffers for d in devices]
         with progress.bar(len(jobs), f"bounds: {short}", quiet=quiet) as bar:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts, scratch
+from flashlayer.experiments.parts import Parts, scratch, share_pages
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
 from flashlayer.results import SimResult, state_series
@@ -103,7 +103,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         shapes: dict[str, str] = {}
         by_trace: dict[str, tuple[str, dict[tuple[str, str], float]]] = {}
         for fid, label, path, db_pages in traces:
-            buffer = max(1, round(SHARE * db_pages))
+            buffer = share_pages(SHARE, db_pages)
             total = len(POLICIES) * len(DEVICES)
             every = max(1, len(_native.Trace.open(path)) // WARMUP_POINTS)
             with progress.bar(total, f"fdbuffer: {label}", quiet=quiet) as bar:
@@ -378,7 +378,7 @@ def _clustering_why(devices: list[str], rows: list[SimResult]) -> str:
 def _mc(trace: tuple[str, str, Path, int], figures: dict[str, Figure], claims: list[Claim], notes: list[str],
         quiet: bool) -> None:
     _, label, path, db_pages = trace
-    buffer = max(1, round(SHARE * db_pages))
+    buffer = share_pages(SHARE, db_pages)
     device = "fdbuffer-mtron"
     t = _native.Trace.open(path)
     every = max(1, len(t) // 400)

@@ -36,6 +36,12 @@ class Parts:
                 "traces": traces}
 
 
+def share_pages(share: float, pages: int) -> int:
+    """The buffer a section means by `share` of a trace's `pages`: rounded,
+    at least one page."""
+    return max(1, round(share * pages))
+
+
 @contextmanager
 def scratch(section: str) -> Iterator[Path]:
     """A folder for the traces a section builds on the way, removed after."""

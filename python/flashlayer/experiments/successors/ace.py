@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
+from flashlayer.experiments.parts import share_pages
 from flashlayer.experiments.successors.common import PG, SHARES, Counts, read_rows, reduction, sim_counts
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
         for label, file in PG.items():
             t = _native.Trace.open(traces_dir / file)
             for share in SHARES:
-                b = max(1, int(t.pages * share))
+                b = share_pages(share, t.pages)
                 # "TPCC" rather than "TPC-C": thirteen groups share the axis.
                 group = f"{label.replace('-', '')}\n{share:.0%}"
                 for base, spec in ACE_BASES.items():

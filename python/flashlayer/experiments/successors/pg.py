@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashlayer import _native, progress
+from flashlayer.experiments.parts import share_pages
 from flashlayer.experiments.successors.common import PG, SHARES
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
     with progress.bar(jobs, "successors: PostgreSQL traces", quiet=quiet) as bar:
         for label, file in PG.items():
             t = _native.Trace.open(traces_dir / file)
-            buffers = sorted({max(1, round(s * t.pages)) for s in SHARES})
+            buffers = sorted({share_pages(s, t.pages) for s in SHARES})
             key = label.lower().replace("-", "")
             k8: dict[str, list[float]] = {}
             for name, spec in {**CLASSICS, "WATT": "watt", **ACE_OVER}.items():
