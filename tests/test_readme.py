@@ -101,9 +101,10 @@ def test_the_device_table_is_the_engines_presets() -> None:
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()[2:]]
     presets = {p["name"]: p for p in _native.presets()}
     assert sorted(r[0] for r in rows) == sorted(presets)
-    for name, read, write, seq_write, *_ in rows:
+    for name, read, write, seq_write, _erase, _unit, k, *_ in rows:
         p = presets[name]
-        assert (float(read), float(write), float(seq_write)) == (p["read"], p["write"], p["seq_write"]), name
+        assert (float(read), float(write), float(seq_write), int(k)) == (
+            p["read"], p["write"], p["seq_write"], p["k"]), name
 
 
 def test_the_bench_rates_the_readme_quotes_are_the_performance_pages() -> None:

@@ -135,6 +135,8 @@ class DeviceInfo(TypedDict):
     seq_write: float
     erase: float | None
     unit: Literal["us", "units"]
+    #: I/Os served at once (the parametric I/O model's k).
+    k: int
 
 
 class Preset(DeviceInfo):

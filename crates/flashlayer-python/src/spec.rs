@@ -22,6 +22,7 @@ fn device_dict<'py>(py: Python<'py>, m: &DeviceModel) -> PyResult<Bound<'py, PyD
         &flashlayer::fields!(m, [read, write, seq_read, seq_write, erase]),
     )?;
     d.set_item("unit", m.unit.as_str())?;
+    d.set_item("k", m.concurrency)?;
     Ok(d)
 }
 

@@ -42,7 +42,7 @@ def run(a: argparse.Namespace) -> None:
         print_table(
             rows,
             [("name", "preset"), ("read", "read"), ("write", "write"), ("seq_write", "seq write"),
-             ("erase", "erase"), ("unit", "unit")],
+             ("erase", "erase"), ("unit", "unit"), ("k", "k")],
         )
         print()
         for r in rows:

@@ -56,8 +56,8 @@ pub struct DeviceModel {
     pub unit: CostUnit,
     /// I/Os the device serves at once, `k` of Papon & Athanassoulis's
     /// parametric I/O model (CIDR 2021): a batch of up to `k` page writes
-    /// issued together takes the time of one. 1 (the default): every
-    /// write is priced on its own.
+    /// issued together takes the time of one. 1 (the default but for a
+    /// preset whose source gives one): every write is priced on its own.
     pub concurrency: u32,
 }
 
@@ -76,7 +76,8 @@ impl DeviceModel {
         if self.concurrency > 1 {
             return Err(Error::invalid(format!(
                 "device '{}': {what} prices each I/O on its own, so a concurrency k={} would be \
-                 ignored (only the cost and file stores price batches of writes with it)",
+                 ignored (only the cost and file stores price batches of writes with it); give \
+                 the device k=1 to price each I/O alone",
                 self.name, self.concurrency
             )));
         }
@@ -101,6 +102,9 @@ pub struct Preset {
     pub erase: Option<f64>,
     /// Unit.
     pub unit: CostUnit,
+    /// I/Os the device serves at once ([`DeviceModel::concurrency`]); 1
+    /// where the source measured none.
+    pub concurrency: u32,
     /// Where the numbers come from.
     pub source: &'static str,
 }
@@ -117,6 +121,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 11.8,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "Koltsidas & Viglas 2008, Table 1 (normalised to a flash read); sequential write from §7",
     },
     Preset {
@@ -127,6 +132,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 12.0,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "Koltsidas & Viglas 2008, Table 1 (normalised to a flash read)",
     },
     Preset {
@@ -137,6 +143,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 1010.0,
         erase: Some(1500.0),
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "Kim, Whang & Song 2010, Table 1 (2,048+64-byte pages, 64 pages per block)",
     },
     Preset {
@@ -151,6 +158,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 48.2,
         erase: None,
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "Lv et al. (HyPro), Table 4 (random, measured on a Samsung 470 Series 64 GB); sequential: \
                  8 KB at the Samsung 470 Series 64 GB datasheet's 170 MB/s sequential write; flash reads \
                  cost the same in any order",
@@ -165,6 +173,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 2012.0,
         erase: None,
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "Lv et al. (HyPro), Table 1 (the low-end SSD of Fig. 6a and 6c; no device named, so \
                  sequential = random)",
     },
@@ -178,6 +187,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 13700.0,
         erase: None,
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "Lv et al. (HyPro), Table 4 (no disk named, so sequential = random)",
     },
     Preset {
@@ -193,6 +203,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 0.0144,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "On et al. 2010, §5.1: R = 1.1 (7200 rpm SATA disk, 109 random 8 KB reads/s); sequential: \
                  8 KB at 62 MB/s (HD Tune average of a Seagate Barracuda 7200.10, Gough Lui 2007 \
                  hard-disk corner), in random reads",
@@ -209,6 +220,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 2.05,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "On et al. 2010, §5.1: R = 5.8 (Intel X25-M); sequential: Intel X25-M SATA SSD datasheet \
                  322296 (35,000 random 4 KB reads/s, 70 MB/s sequential write), 8 KB pages in random \
                  reads; flash reads cost the same in any order",
@@ -225,6 +237,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 0.56,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "On et al. 2010, §5.1: R = 39.6 (Mtron MSD-SATA3035); sequential: Mtron's specification \
                  (100 MB/s read, 80 MB/s write, 0.1 ms access), 8 KB pages in random reads; flash reads \
                  cost the same in any order",
@@ -245,6 +258,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 0.85,
         erase: None,
         unit: CostUnit::Units,
+        concurrency: 1,
         source: "On et al. 2010, §5.1: R = 121.3 (Kingston SD4 card); sequential: the SD Association's speed \
                  class 4 (4 MB/s sequential write) against 4 KB random reads of class 4-6 SDHC cards at \
                  3.4 MB/s (Tom's Hardware microSDHC round-up, 2011), 8 KB pages in random reads; flash reads \
@@ -260,6 +274,7 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 750.0,
         erase: Some(3800.0),
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "MQSim (Tavakkol et al., FAST 2018), its defaults (CMU-SAFARI/MQSim commit 7ec40e3: \
                  src/exec/Flash_Parameter_Set.cpp, Device_Parameter_Set.cpp and ssdconfig.xml): MLC \
                  page read 75 us, page program 750 us, block erase 3.8 ms; 256 pages a block, \
@@ -273,10 +288,75 @@ pub const PRESETS: &[Preset] = &[
         seq_write: 200.0,
         erase: Some(2000.0),
         unit: CostUnit::Micros,
+        concurrency: 1,
         source: "FEMU (Li et al., FAST 2018), its black-box SSD's NAND latencies (vtess/FEMU \
                  hw/femu/bbssd/ftl.h): page read 40 us, program 200 us, block erase 2 ms; 256 pages a block",
     },
+    // ACE's authors' four devices, as the demo they built for ACE carries
+    // them: a base (read) latency, an asymmetry α (write = α × read) and a
+    // concurrency k each. They give no sequential cost, so sequential =
+    // random.
+    ace_preset(
+        "ace-pcie-ssd",
+        12.4,
+        3.0,
+        6,
+        "Papon & Athanassoulis's PCIe SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
+         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 1 (PCI)'): read \
+         12.4 us, asymmetry 3.0 (write 37.2 us), concurrency 6; sequential = random",
+    ),
+    ace_preset(
+        "ace-sata-ssd",
+        100.0,
+        1.5,
+        9,
+        "Papon & Athanassoulis's SATA SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
+         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 2 (SATA)'): read \
+         100 us, asymmetry 1.5 (write 150 us), concurrency 9; sequential = random",
+    ),
+    ace_preset(
+        "ace-optane-ssd",
+        6.8,
+        1.1,
+        5,
+        "Papon & Athanassoulis's Optane SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
+         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 3 (Optane)'): read \
+         6.8 us, asymmetry 1.1 (write 7.48 us), concurrency 5; sequential = random",
+    ),
+    ace_preset(
+        "ace-virtual-ssd",
+        180.0,
+        2.0,
+        19,
+        "Papon & Athanassoulis's virtual (cloud) SSD, as their ACE demo carries it \
+         (BU-DiSC/disc-projects.bu.edu commit be3a9d8, ACE/js/workloadGenerator.js and \
+         ACE/research.html, 'Device 4 (Virtual)'): read 180 us, asymmetry 2.0 (write 360 us), \
+         concurrency 19; sequential = random",
+    ),
 ];
+
+/// A device of ACE's authors: `read` µs, writes `asymmetry` times a read,
+/// `k` I/Os at once, sequential costs equal to random ones.
+const fn ace_preset(
+    name: &'static str,
+    read: f64,
+    asymmetry: f64,
+    k: u32,
+    source: &'static str,
+) -> Preset {
+    let write = read * asymmetry;
+    Preset {
+        name,
+        read,
+        write,
+        seq_read: read,
+        seq_write: write,
+        erase: None,
+        unit: CostUnit::Micros,
+        concurrency: k,
+        source,
+    }
+}
 
 impl DeviceModel {
     /// Refuses two devices of one store that price in different units
@@ -328,7 +408,7 @@ impl DeviceModel {
                 seq_write: p.seq_write,
                 erase: p.erase,
                 unit: p.unit,
-                concurrency: 1,
+                concurrency: p.concurrency,
             })
     }
 
@@ -434,6 +514,40 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// ACE's authors' devices hold their demo's base latency, asymmetry
+    /// and concurrency; the concurrency is the preset's default, which a
+    /// spec may change (the model then named as written), and a consumer
+    /// that prices each I/O on its own refuses it unless given k=1.
+    #[test]
+    fn ace_presets_hold_their_authors_devices() {
+        for (name, read, asymmetry, k) in [
+            ("ace-pcie-ssd", 12.4, 3.0, 6),
+            ("ace-sata-ssd", 100.0, 1.5, 9),
+            ("ace-optane-ssd", 6.8, 1.1, 5),
+            ("ace-virtual-ssd", 180.0, 2.0, 19),
+        ] {
+            let m = DeviceModel::parse(name).unwrap();
+            assert_eq!(
+                (m.name.as_str(), m.unit, m.concurrency, m.erase),
+                (name, CostUnit::Micros, k, None)
+            );
+            assert_eq!((m.read, m.seq_read), (read, read), "{name}");
+            assert!((m.asymmetry() - asymmetry).abs() < 1e-12, "{name}");
+            assert_eq!(m.seq_write, m.write, "{name}");
+            assert_eq!(m.concurrent_batch(k as usize), Some(m.write), "{name}");
+            let e = m.clone().one_at_a_time("a curve").unwrap_err().to_string();
+            assert!(e.contains(&format!("k={k}")) && e.contains("k=1"), "{e}");
+            let alone = DeviceModel::parse(&format!("{name}:k=1")).unwrap();
+            assert_eq!(
+                (alone.name, alone.concurrency, alone.write),
+                (format!("{name}:k=1"), 1, m.write)
+            );
+            let own = DeviceModel::parse(&format!("{name}:k={k}")).unwrap();
+            assert_eq!(own.name, name);
+        }
+        assert_eq!(DeviceModel::parse("femu-ssd").unwrap().concurrency, 1);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 
 const ANY: Ty = Ty::Positive(f64::INFINITY);
 
-/// Every device's concurrency ([`DeviceModel::concurrency`]).
+/// Every device's concurrency ([`DeviceModel::concurrency`]): 1, or a
+/// preset's own where its source gives one.
 const K: Param = Param::new(
     "k",
     Ty::Int(1, 4096),
@@ -64,7 +65,15 @@ fn presets() -> Vec<&'static Entry> {
                 .map(|p| Entry {
                     name: p.name,
                     description: p.source,
-                    params: &[K],
+                    params: if p.concurrency == 1 {
+                        &[K]
+                    } else {
+                        // The preset's own concurrency is its default. A
+                        // table's keys live as long as the program; these
+                        // are made once, here.
+                        let default = Box::leak(p.concurrency.to_string().into_boxed_str());
+                        Box::leak(Box::new([Param { default, ..K }]))
+                    },
                 })
                 .collect()
         })
@@ -83,7 +92,8 @@ impl DeviceModel {
     /// Parses a device spec by the one grammar ([`DEVICES`]): a preset
     /// name, `ratio:1:N` (or `ratio:R:W`), or `read=R,write=W` with
     /// optional `seq_read`, `seq_write`, `erase` and `unit=us|units`
-    /// (default `units`); each may add `k=K`, its concurrency (default 1).
+    /// (default `units`); each may add `k=K`, its concurrency (default 1, or
+    /// a preset's own).
     /// Omitted sequential costs equal the random ones.
     /// Every cost is a finite number above 0. The model is named by the
     /// spec as written (a preset by its own name).
@@ -125,16 +135,19 @@ impl DeviceModel {
                     concurrency,
                 }
             }
-            preset => DeviceModel {
-                // A preset with a concurrency is named as written.
-                name: if concurrency > 1 {
-                    name
-                } else {
-                    preset.to_owned()
-                },
-                concurrency,
-                ..DeviceModel::preset(preset).expect("a preset of the table")
-            },
+            preset => {
+                let model = DeviceModel::preset(preset).expect("a preset of the table");
+                DeviceModel {
+                    // A preset at another concurrency is named as written.
+                    name: if concurrency == model.concurrency {
+                        preset.to_owned()
+                    } else {
+                        name
+                    },
+                    concurrency,
+                    ..model
+                }
+            }
         })
     }
 }

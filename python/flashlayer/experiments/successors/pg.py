@@ -1,5 +1,6 @@
 """Section ``successors`` on the PostgreSQL traces: ACE, WATT and the
 papers' policies on a device of concurrency 8 and on an SSD with its FTL,
+ACE on its authors' four devices,
 WATT's misses against the strategies its authors compared, and its write
 weight against CFLRU's window."""
 
@@ -14,6 +15,7 @@ from flashlayer.experiments.successors.common import PG, SHARES
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Claim, Figure
+    from flashlayer.results import Preset
 
 #: The device of concurrency 8 and the SSD with its FTL.
 DEVICE_K8 = "ratio:1:8,k=8"
@@ -22,6 +24,12 @@ CLASSICS = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa",
 ACE_OVER = {**{f"ACE over {n}": f"ace:base={p}" for n, p in
                {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa"}.items()},
             "ACE over LRU, evicting what it writes": "ace:base=lru,ne=8"}
+
+#: ACE's authors' devices (presets carrying their concurrency), and the
+#: bases ACE wraps on them.
+ACE_DEVICES = {"PCIe SSD": "ace-pcie-ssd", "SATA SSD": "ace-sata-ssd", "Optane SSD": "ace-optane-ssd",
+               "virtual SSD": "ace-virtual-ssd"}
+ACE_BASES = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa"}
 
 #: The strategies the WATT talk compares misses with, as far as flashlayer
 #: has them (LRU, LRU-2, 2Q, ARC, CLOCK, LFU).
@@ -55,7 +63,9 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
     compared = 0
     ftl_wa: dict[str, list[float]] = {}
     jobs = (len(PG) * (len(SHARES) * (len(CLASSICS) + 1 + len(ACE_OVER) + len(WATT_RIVALS)) + len(WATT_WEIGHTS)
-                       + len(CFLRU_WINDOWS) + 2) + len(SHARES) * (len(CLASSICS) + 2))
+                       + len(CFLRU_WINDOWS) + 2 + 2 * len(ACE_DEVICES) * len(ACE_BASES))
+            + len(SHARES) * (len(CLASSICS) + 2))
+    devices = {p["name"]: p for p in _native.presets()}
     with progress.bar(jobs, "successors: PostgreSQL traces", quiet=quiet) as bar:
         for label, file in PG.items():
             t = _native.Trace.open(traces_dir / file)
@@ -78,6 +88,7 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
                 "series": k8,
                 "log_x": True,
             }
+            _ace_devices(t, file, label, key, buffers[1], devices, figures, notes, runs, bar)
             misses: dict[str, list[int]] = {}
             for name, spec in {**WATT_VARIANTS, **WATT_RIVALS}.items():
                 misses[name] = [int(_native.replay(t, spec, b)["misses"]) for b in buffers]
@@ -199,6 +210,37 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
     notes.append("The FTL store prices each I/O on its own (a device of concurrency above 1 is refused there), "
                  "so ACE runs on it at k=1: its batches are written as they are, page by page, and its figure "
                  "shows what the write-backs of each policy cost the flash in collection.")
+
+
+def _ace_devices(t: _native.Trace, file: str, label: str, key: str, b: int, devices: dict[str, Preset],
+                 figures: dict[str, Figure], notes: list[str], runs: list[dict[str, Any]],
+                 bar: progress.Bar) -> None:
+    """ACE's cut of each base's virtual time on its authors' four devices,
+    at `b` pages of trace `t`: ACE writes back as many pages at once as the
+    device serves (n_w = k), which it prices as one write."""
+    cuts: dict[str, list[float]] = {n: [] for n in ACE_BASES}
+    for preset in ACE_DEVICES.values():
+        k = devices[preset]["k"]
+        for name, base in ACE_BASES.items():
+            alone, ace = (_native.replay(t, spec, b, f"cost:device={preset}")
+                          for spec in (base, f"ace:base={base},nw={k}"))
+            runs += [{"trace": file, **alone}, {"trace": file, **ace}]
+            cuts[name].append(100 * (1 - float(ace["virtual_time"]) / float(alone["virtual_time"])))
+            bar.advance(2)
+    names = [f"{n}\n(α {devices[p]['write'] / devices[p]['read']:.1f}, k {devices[p]['k']})"
+             for n, p in ACE_DEVICES.items()]
+    figures[f"successors/{key}-ace-devices"] = {
+        "title": f"{label} trace at {b:,} pages: ACE's cut of each policy's virtual time on the four devices of "
+        "ACE's authors (presets ace-*), ACE writing k pages at once",
+        "x_label": "device (write asymmetry α, concurrency k)",
+        "y_label": "virtual time saved by ACE (%)",
+        "x": [float(i) for i in range(len(names))],
+        "categories": names,
+        "series": {f"ACE over {n}": v for n, v in cuts.items()},
+    }
+    notes.append(f"{label} at {b:,} pages, ACE's cut of each policy's virtual time on ACE's authors' devices: "
+                 + "; ".join(f"{d}: " + ", ".join(f"{n} {cuts[n][i]:.1f}%" for n in ACE_BASES)
+                             for i, d in enumerate(ACE_DEVICES)) + ".")
 
 
 def _fewest_why(losers: list[str], misses: dict[str, list[float]], points: list[str],
