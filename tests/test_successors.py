@@ -46,7 +46,7 @@ def test_reproduce_successors_sets_ace_and_watt_beside_their_simulators(tmp_path
     # base alone at every size.
     for t in ("tpcc", "tpcb", "tatp"):
         s = figs[f"successors/{t}-k8"]["series"]
-        for base in ("LRU", "CFLRU", "LRU-WSR", "CASA"):
+        for base in ("LRU", "CFLRU", "LRU-WSR", "CASA", "WATT"):
             assert all(a < b for a, b in zip(s[f"ACE over {base}"], s[base], strict=True)), (t, base)
     # The second device's cuts are its files' (workload 1 is MS: LRU 349.214
     # s alone, 245.344 s with ACE), set beside the model's on the same points.

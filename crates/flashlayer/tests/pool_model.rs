@@ -371,7 +371,12 @@ fn writers_lose_nothing_with_a_policy_that_keeps_ghosts() {
 fn writers_lose_nothing_with_policies_that_write_clusters() {
     // ACE's evicting variant frees the frame of the page written with
     // the victim as well.
-    for spec in ["fdbuffer:cluster=2", "cfdc:cluster=2", "ace:nw=2,ne=2"] {
+    for spec in [
+        "fdbuffer:cluster=2",
+        "cfdc:cluster=2",
+        "ace:nw=2,ne=2",
+        "ace:base=watt,nw=2,ne=2",
+    ] {
         explore(spec, move || {
             writers(
                 || boxed_online_policy(&PolicySpec::parse(spec).unwrap(), 2, 0).unwrap(),

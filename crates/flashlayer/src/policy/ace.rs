@@ -10,7 +10,9 @@
 //! policy's evictions would reach ([`Policy::dirty_ahead`]), which ACE's
 //! own simulator (`BU-DiSC/ACE-codebase`, its variant 5, `COW-Xa`) finds by
 //! walking the LRU list from its tail (over LRU-WSR, the dirty pages marked
-//! cold). LRU and CFLRU under ACE give its simulator's counts exactly
+//! cold). Over WATT, which draws its candidates at random, they are the
+//! dirty pages among the candidates drawn for its next evictions, least
+//! value first. LRU and CFLRU under ACE give its simulator's counts exactly
 //! (`tests/test_ace_codebase.py`). The base decides everything else:
 //! which page leaves, hits, admissions. The batch goes through the one
 //! write-clustering protocol ([`Policy::cluster`]), so the simulator and
@@ -20,8 +22,8 @@
 //! nearest eviction, the victim's included, are written: the simulator's
 //! variant 4 (`COW-a`, `W` = its concurrency), and with `ne = nw` its
 //! variant 2 (`CONE-a`). A base that cannot say which clean pages its
-//! evictions pass (CASA, whose τ decides as they happen) is refused a
-//! window.
+//! evictions pass (CASA, whose τ decides as they happen; WATT, whose
+//! samples do) is refused a window.
 //!
 //! ACE's evicting variant (`ne` > 1) evicts the victim and the first
 //! `ne − 1` pages written with it, once written ([`Policy::leaving`]), so
@@ -57,7 +59,7 @@ fn after_victim(window: usize) -> usize {
 
 /// The policies ACE wraps: those that know the order their evictions
 /// reach dirty pages in, at their defaults.
-const BASES: &[&str] = &["lru", "cflru", "lruwsr", "casa"];
+const BASES: &[&str] = &["lru", "cflru", "lruwsr", "casa", "watt"];
 
 /// ACE's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,8 +226,14 @@ impl Named for Ace {
                 p.ne,
                 p.window,
             )?),
-            _ => w.visit(Ace::new(
+            "casa" => w.visit(Ace::new(
                 base::<super::Casa>(p.base, capacity, pages)?,
+                p.nw,
+                p.ne,
+                p.window,
+            )?),
+            _ => w.visit(Ace::new(
+                base::<super::Watt>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,

@@ -7,7 +7,7 @@ weight against CFLRU's window."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from flashlayer import _native, progress
 from flashlayer.experiments.parts import share_pages
@@ -15,14 +15,14 @@ from flashlayer.experiments.successors.common import PG, SHARES
 
 if TYPE_CHECKING:
     from flashlayer.experiments import Claim, Figure
-    from flashlayer.results import Preset
+    from flashlayer.results import Preset, SimResult
 
 #: The device of concurrency 8 and the SSD with its FTL.
 DEVICE_K8 = "ratio:1:8,k=8"
 FTL_STORE = "ftl:device=mqsim-ssd"
 CLASSICS = {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa", "FD-Buffer": "fdbuffer"}
 ACE_OVER = {**{f"ACE over {n}": f"ace:base={p}" for n, p in
-               {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa"}.items()},
+               {"LRU": "lru", "CFLRU": "cflru", "LRU-WSR": "lruwsr", "CASA": "casa", "WATT": "watt"}.items()},
             "ACE over LRU, evicting what it writes": "ace:base=lru,ne=8"}
 
 #: ACE's authors' devices (presets carrying their concurrency), and the
@@ -62,9 +62,11 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
     heavier: list[str] = []
     compared = 0
     ftl_wa: dict[str, list[float]] = {}
+    #: ACE over WATT beside WATT, LRU and ACE over LRU at every point.
+    together: dict[str, list[SimResult]] = {n: [] for n in ("LRU", "WATT", "ACE over LRU", "ACE over WATT")}
     jobs = (len(PG) * (len(SHARES) * (len(CLASSICS) + 1 + len(ACE_OVER) + len(WATT_RIVALS)) + len(WATT_WEIGHTS)
                        + len(CFLRU_WINDOWS) + 2 + 2 * len(ACE_DEVICES) * len(ACE_BASES))
-            + len(SHARES) * (len(CLASSICS) + 2))
+            + len(SHARES) * (len(CLASSICS) + 3))
     devices = {p["name"]: p for p in _native.presets()}
     with progress.bar(jobs, "successors: PostgreSQL traces", quiet=quiet) as bar:
         for label, file in PG.items():
@@ -78,6 +80,8 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
                     r = _native.replay(t, spec, b, f"cost:device={DEVICE_K8}")
                     runs.append({"trace": file, **r})
                     k8[name].append(float(r["virtual_time"]))
+                    if name in together:
+                        together[name].append(r)
                     bar.advance()
             figures[f"successors/{key}-k8"] = {
                 "title": f"{label} trace on a device of concurrency 8 (read 1, write 8): virtual time against "
@@ -150,7 +154,8 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
             notes.append(f"{label} at {b:,} pages, (misses, page writes): "
                          + "; ".join(f"{n} ({m:,}, {w:,})" for n, m, w in watt_pts + rival_pts) + ".")
             if label == "TPC-C":
-                for name, spec in {**CLASSICS, "WATT": "watt", "ACE over LRU": "ace:base=lru"}.items():
+                for name, spec in {**CLASSICS, "WATT": "watt", "ACE over LRU": "ace:base=lru",
+                                   "ACE over WATT": "ace:base=watt"}.items():
                     ftl_wa[name] = []
                     for b in buffers:
                         r = _native.replay(t, spec, b, FTL_STORE)
@@ -204,12 +209,40 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
         "weight matches " + "; ".join(heavier) + (": the trade-off holds once the weight may exceed 8"
                                                   if all("no weight" not in h for h in heavier) else ""),
     })
-    notes.append("ACE needs its base's next dirty victims (Policy::dirty_ahead); WATT draws its candidates at "
-                 "random when it evicts and cannot name them ahead, so ACE's base is one of lru, cflru, lruwsr "
-                 "and casa, and ACE over WATT is not run here.")
+    notes.append("ACE needs its base's next dirty victims (Policy::dirty_ahead). WATT draws its candidates at "
+                 "random, so ACE over WATT writes the dirty pages among those WATT has drawn for its next 4 "
+                 "evictions, least value first: the pages its coming evictions weigh. "
+                 + _together(together))
     notes.append("The FTL store prices each I/O on its own (a device of concurrency above 1 is refused there), "
                  "so ACE runs on it at k=1: its batches are written as they are, page by page, and its figure "
                  "shows what the write-backs of each policy cost the flash in collection.")
+
+
+def _together(runs: dict[str, list[SimResult]]) -> str:
+    """ACE over WATT against WATT, and ACE over LRU against LRU, on the
+    device of concurrency 8 at every point: misses, batch sizes, writes
+    and virtual time."""
+    def ratios(name: str, base: str, key: Literal["misses", "physical_writes", "virtual_time"]) -> list[float]:
+        return [float(a[key]) / float(b[key]) for a, b in zip(runs[name], runs[base], strict=True)]
+
+    def batch(name: str) -> list[float]:
+        return [float(r["physical_writes"]) / max(float(r["dirty_evictions"]), 1.0) for r in runs[name]]
+
+    def span(values: list[float], pct: bool = False) -> str:
+        ends = [f"{v - 1:+.1%}" if pct else f"{v:.1f}" for v in (min(values), max(values))]
+        return ends[0] if ends[0] == ends[1] else " to ".join(ends)
+
+    same = all(a["misses"] == b["misses"] for a, b in zip(runs["ACE over WATT"], runs["WATT"], strict=True))
+    return (f"Over the 9 points on the device of concurrency 8, ACE over WATT "
+            + ("has exactly WATT's misses (WATT's choices do not depend on whether a page is dirty)"
+               if same else "changes WATT's misses by " + span(ratios("ACE over WATT", "WATT", "misses"), True))
+            + f", writes {span(batch('ACE over WATT'))} pages a batch (ACE over LRU {span(batch('ACE over LRU'))}: "
+            "WATT's next samples hold fewer dirty pages than LRU's tail reaches) and "
+            f"{span(ratios('ACE over WATT', 'WATT', 'physical_writes'), True)} pages against WATT alone (ACE over "
+            f"LRU {span(ratios('ACE over LRU', 'LRU', 'physical_writes'), True)} against LRU: WATT's samples hold "
+            "pages it keeps and that are written again, which ACE cleans early); its virtual time is "
+            f"{span(ratios('ACE over WATT', 'WATT', 'virtual_time'), True)} against WATT's (ACE over LRU "
+            f"{span(ratios('ACE over LRU', 'LRU', 'virtual_time'), True)} against LRU's).")
 
 
 def _ace_devices(t: _native.Trace, file: str, label: str, key: str, b: int, devices: dict[str, Preset],

@@ -338,6 +338,27 @@ impl Watt {
         best
     }
 
+    /// The key ([`key_of`]) of the page in `slot`, its value computed
+    /// afresh as [`Watt::least_key`] computes it.
+    fn key_at(&self, slot: usize) -> u64 {
+        let (at, epoch) = (self.at, self.epoch);
+        let value = if at.short {
+            value_short(&self.records[slot].0, epoch, &self.counts, self.write_cost)
+        } else {
+            let r = self.record(slot);
+            let lens = r[at.lens];
+            let reads = rates(&r[..at.writes], lens & 0xff, epoch, &self.counts);
+            let writes = rates(
+                &r[at.writes..at.page],
+                (lens >> 8) & 0xff,
+                epoch,
+                &self.counts,
+            );
+            most(reads) + self.write_cost * most(writes)
+        };
+        key_of(value, slot as u32)
+    }
+
     /// Draws the sample of an eviction from a buffer of `len` pages into
     /// `samples[which]`: `want` distinct slots, their records prefetched.
     fn draw(&mut self, which: usize, len: usize, want: usize) {
@@ -619,6 +640,61 @@ impl Policy for Watt {
             self.head = (self.head + RING - 1) % RING;
             self.drawn_for = self.undo.drawn_for;
         }
+    }
+
+    /// The dirty pages among the candidates WATT has drawn for its next
+    /// [`AHEAD`] evictions (every resident page when it samples them all),
+    /// least value first: those its coming evictions weigh, in the order
+    /// they would choose them. Its evictions pass no fixed sequence of
+    /// clean pages, so it knows no bounded window.
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn super::Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        if window != usize::MAX {
+            return false;
+        }
+        let len = self.len;
+        let wanted = |w: &Self, s: usize, pages: &mut dyn super::Neighbours| {
+            (s < len && w.dirty_at(s) && pages.evictable(w.page_at(s))).then(|| w.key_at(s))
+        };
+        // The candidates' keys, drawn ones (a slot drawn twice has one key,
+        // taken once below) or, with every page weighed, found afresh by
+        // each pass.
+        let mut keys = [NO_KEY; AHEAD * 64];
+        let mut drawn = 0;
+        let sampled = self.want(len) < len;
+        if sampled {
+            for k in 0..AHEAD {
+                let sample = &self.samples[(self.head + k) % RING];
+                for &s in &sample.slots[..sample.n] {
+                    if let Some(key) = wanted(self, s as usize, pages) {
+                        keys[drawn] = key;
+                        drawn += 1;
+                    }
+                }
+            }
+        }
+        // `n` passes, each taking the least key above the last taken.
+        let mut last = None;
+        for _ in 0..n {
+            let above = |k: &u64| last.is_none_or(|l| *k > l);
+            let next = if sampled {
+                keys[..drawn].iter().copied().filter(above).min()
+            } else {
+                (0..len)
+                    .filter_map(|s| wanted(self, s, pages))
+                    .filter(above)
+                    .min()
+            };
+            let Some(key) = next else { break };
+            out.push(self.page_at((u32::MAX - key as u32) as usize));
+            last = Some(key);
+        }
+        true
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

@@ -2,6 +2,7 @@
 //! undone evictions.
 
 use super::*;
+use crate::policy::testing::AllWritable;
 
 fn params() -> WattParams {
     WattParams {
@@ -139,6 +140,7 @@ fn evicts_as_the_definition(z: usize) {
             b.max((c / (now - t + 1) as f32).min(1.0))
         })
     };
+    let mut dirty = std::collections::HashSet::new();
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     for step in 0..20_000 {
         rng ^= rng << 13;
@@ -156,10 +158,27 @@ fn evicts_as_the_definition(z: usize) {
                         .iter()
                         .map(|e| freq(&e.1, epoch) + freq(&e.2, epoch))
                         .collect();
+                    // The dirty pages ACE would write ahead are those of
+                    // least value, in order.
+                    let mut ahead = Vec::new();
+                    assert!(w.dirty_ahead(3, usize::MAX, &mut AllWritable, &mut ahead));
+                    let value_of =
+                        |p: DenseId| values[model.iter().position(|e| e.0 == p).unwrap()];
+                    let mut least: Vec<f32> = model
+                        .iter()
+                        .filter(|e| dirty.contains(&e.0))
+                        .map(|e| value_of(e.0))
+                        .collect();
+                    least.sort_by(f32::total_cmp);
+                    least.truncate(3);
+                    let got: Vec<f32> = ahead.iter().map(|&p| value_of(p)).collect();
+                    assert_eq!(got, least, "step {step}");
+                    assert!(ahead.iter().all(|p| dirty.contains(p)), "step {step}");
                     let v = (0..cap)
                         .min_by(|&a, &b| values[a].total_cmp(&values[b]).then(b.cmp(&a)))
                         .unwrap();
                     let victim = model.swap_remove(v);
+                    dirty.remove(&victim.0);
                     assert_eq!(
                         w.evict(|_| true).map(|x| x.page),
                         Some(victim.0),
@@ -179,6 +198,9 @@ fn evicts_as_the_definition(z: usize) {
                 model.len() - 1
             }
         };
+        if op.is_write() {
+            dirty.insert(page);
+        }
         let e = &mut model[at];
         log(&mut e.1, p.kr, epoch);
         if op.is_write() {
@@ -220,4 +242,61 @@ fn a_sample_is_the_first_distinct_draws() {
             );
         }
     }
+}
+
+/// Sampling, the dirty pages ACE would write ahead are dirty candidates of
+/// WATT's next evictions, each once, least value first; a bounded window
+/// is refused, and so is ACE over WATT with one.
+#[test]
+fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
+    let p = WattParams {
+        sample: 8,
+        ..WattParams::default()
+    };
+    let cap = 64;
+    let mut w = Watt::with_params(cap, p);
+    let c = PageCost::new(1.0, 1.0);
+    let mut rng = 7u64;
+    let mut checked = 0;
+    for step in 0..5_000 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let page = (rng % 200) as DenseId;
+        let op = if rng.is_multiple_of(3) { Op::Write } else { Op::Read };
+        if w.access(page, op) {
+            continue;
+        }
+        if w.len() == cap {
+            w.evict(|_| true).unwrap();
+            let mut ahead = Vec::new();
+            assert!(w.dirty_ahead(100, usize::MAX, &mut AllWritable, &mut ahead));
+            let drawn: Vec<u32> = (0..AHEAD)
+                .flat_map(|k| {
+                    let s = &w.samples[(w.head + k) % RING];
+                    s.slots[..s.n].to_vec()
+                })
+                .filter(|&s| (s as usize) < w.len())
+                .collect();
+            let mut expected: Vec<u64> = drawn
+                .iter()
+                .filter(|&&s| w.dirty_at(s as usize))
+                .map(|&s| w.key_at(s as usize))
+                .collect();
+            expected.sort_unstable();
+            expected.dedup();
+            let got: Vec<u64> = ahead
+                .iter()
+                .map(|&pg| w.key_at(w.slot(pg).unwrap()))
+                .collect();
+            assert_eq!(got, expected, "step {step}");
+            checked += usize::from(!got.is_empty());
+        }
+        w.insert(page, op, c);
+    }
+    assert!(checked > 100, "{checked}");
+    assert!(!w.dirty_ahead(3, 8, &mut AllWritable, &mut Vec::new()));
+    let e = crate::policy::Ace::new(Watt::new(8), 4, 1, 4).unwrap_err();
+    assert!(e.to_string().contains("among the next 4 pages"), "{e}");
+    assert!(crate::policy::Ace::new(Watt::new(8), 4, 1, 0).is_ok());
 }
