@@ -30,8 +30,15 @@
 //! the next `ne − 1` misses find free frames. With `ne = nw` it is the
 //! simulator's variant 3 (`CONE-Xa`), whose counts it gives
 //! (`tests/test_ace_codebase.py`). The paper fills those frames by reading
-//! `ne − 1` pages ahead; which pages, its code does not say, and no
-//! prefetching is built: the frames stay free until misses fill them.
+//! `ne − 1` pages ahead, which no code of its authors does. Their project
+//! page draws one step of it (`BU-DiSC/disc-projects.bu.edu`,
+//! `ACE/background.html` and `ACE/img/ace_example.png`: LRU, `nw = ne =
+//! 3`): the three dirty pages nearest eviction are written, the three
+//! pages nearest eviction leave (clean ones among them, where `ne` here,
+//! as their simulator, evicts written pages only), and the two pages that
+//! follow the requested one, by the figure's numbering, are read with it
+//! and enter at the end nearest eviction. That is not built: the frames
+//! stay free until misses fill them.
 
 use super::build::WithPolicy;
 use super::named::Named;

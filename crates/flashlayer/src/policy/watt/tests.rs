@@ -263,7 +263,11 @@ fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let page = (rng % 200) as DenseId;
-        let op = if rng.is_multiple_of(3) { Op::Write } else { Op::Read };
+        let op = if rng.is_multiple_of(3) {
+            Op::Write
+        } else {
+            Op::Read
+        };
         if w.access(page, op) {
             continue;
         }
