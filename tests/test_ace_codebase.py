@@ -243,3 +243,18 @@ def test_ace_evicting_more_than_it_writes_beside_a_placing_store_or_windowed_ove
     p = run_cli("sim", trace, "--policy", "ace:base=casa,window=8", "--buffer", "100")
     assert p.returncode == 2 and "among the next 8 pages" in p.stderr and len(p.stderr.strip().splitlines()) == 1, \
         p.stderr
+
+
+def test_ace_reading_ahead_counts_its_pages_and_is_refused_where_it_cannot_run_in_one_line() -> None:
+    trace = str(DATA / "ace-codebase-workload.csv.gz")
+    p = run_cli("sim", trace, "--policy", "ace:ne=8,pf=on", "--buffer", "100", "--device", "ratio:1:4,k=8",
+                "--json")
+    assert p.returncode == 0, p.stderr
+    (r,) = json.loads(p.stdout)
+    assert r["read_ahead"] > 0 and 0 <= r["read_ahead_used"] <= r["read_ahead"], r
+    assert r["physical_reads"] == r["misses"] + r["read_ahead"], r
+    for spec, store, needle in [("ace:base=casa,ne=8,pf=on", "cost", "base=lru has"),
+                                ("ace:pf=on", "cost", "ne of 2 or more"),
+                                ("ace:ne=8,pf=on", "hybrid:placement=hybrid", "use pf=off")]:
+        p = run_cli("sim", trace, "--policy", spec, "--buffer", "100", "--store", store)
+        assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, (spec, p.stderr)

@@ -149,7 +149,7 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=64,epoch=100000,cost=model", "cfdc:w=0.5,cluster=64",
         "wblandlord", "koltsidas:lambda=0.5", "koltsidas:lambda=auto,epoch=4",
-        "watt:kr=8,kw=4,epochs=4,sample=8,write_cost=1,first=0.1,z=0,seed=0", "ace:base=lru,nw=8,ne=1,window=0",
+        "watt:kr=8,kw=4,epochs=4,sample=8,write_cost=1,first=0.1,z=0,seed=0", "ace:base=lru,nw=8,ne=1,window=0,pf=off",
         "lru on a hybrid store (placement hybrid)", *(tier_row(s) for s in TIER_SCHEMES), *CURVE_ROWS]
     assert r["trace"]["requests"] == 20000 and r["buffer_pages"] == 100
     lru = r["policies"][0]

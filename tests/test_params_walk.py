@@ -34,6 +34,8 @@ CONTEXT: dict[tuple[str, ...], tuple[str, str]] = {
     ("policy", "koltsidas"): ("{}", "hybrid:placement=hybrid"),
     # Only written pages leave with ACE's victim: ne up to nw.
     ("policy", "ace", "ne"): ("{},nw=1024", "cost:device=ratio:1:8"),
+    # Reading ahead needs pages to evict for it: ne of 2 or more.
+    ("policy", "ace", "pf"): ("{},ne=8", "cost:device=ratio:1:8"),
     ("store", "*"): ("lru", "{}"),
     # The trace has no byte ranges: the flash store is told what a write
     # changes.

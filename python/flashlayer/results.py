@@ -45,6 +45,10 @@ class SimResult(TypedDict):
     physical_writes: int
     dirty_evictions: int
     dirty_at_end: int
+    #: Pages read ahead, unrequested (ACE's ``pf=on``; in ``physical_reads``
+    #: too), and how many of them were requested while still buffered.
+    read_ahead: int
+    read_ahead_used: int
     virtual_time: float
     seconds: float
     requests_per_second: float

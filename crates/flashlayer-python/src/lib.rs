@@ -131,6 +131,8 @@ pub(crate) fn metrics_dict<'py>(
                 physical_writes,
                 dirty_evictions,
                 dirty_at_end,
+                read_ahead,
+                read_ahead_used,
                 virtual_time
             ]
         ),

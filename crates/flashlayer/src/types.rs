@@ -201,6 +201,11 @@ pub struct Metrics {
     pub physical_writes: u64,
     /// Evictions of dirty pages (each forced a write-back).
     pub dirty_evictions: u64,
+    /// Pages read ahead, unrequested ([`crate::policy::Policy::read_ahead`];
+    /// counted in `physical_reads` too).
+    pub read_ahead: u64,
+    /// Of those, the pages requested while still in the buffer.
+    pub read_ahead_used: u64,
     /// Dirty pages still in the buffer when the run ended. They are not
     /// written unless the run flushed at the end (then they are included in
     /// `physical_writes` and the virtual time).

@@ -176,3 +176,17 @@ fn a_write_ahead_log_sees_every_write_back_before_the_store_does() {
     let (broken, _) = changes(false);
     assert!(broken > 0);
 }
+
+/// ACE's prefetching variant reads pages nobody fixed; the pool reads each
+/// missing page for the fix that asked for it, so it refuses the policy in
+/// one line, naming what to use instead.
+#[test]
+fn a_policy_that_reads_ahead_is_refused_by_the_pool() {
+    use flashlayer::policy::Ace;
+    let ace = Ace::with_read_ahead(Lru::new(4), 4, 4, 0, true).unwrap();
+    let e = BufferPool::new(ace, MemStore::new(64, DeviceModel::unit()))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("pf=off") && !e.contains('\n'), "{e}");
+}

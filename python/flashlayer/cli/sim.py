@@ -53,7 +53,13 @@ def print_results(rows: list[dict[str, Any]]) -> None:
               f"virtual time = physical I/O x costs")
         for r in group:
             table_cells(r, d["unit"])
-        print_table(group, COLUMNS)
+        columns = COLUMNS
+        if any(r.get("read_ahead") for r in group):
+            # ACE's prefetching variant: the pages it read ahead, and how
+            # many of them were requested while buffered.
+            at = columns.index(("dirty_at_end", "dirty at end")) + 1
+            columns = [*columns[:at], ("read_ahead", "read ahead"), ("read_ahead_used", "used"), *columns[at:]]
+        print_table(group, columns)
 
 
 FLASH_COLUMNS = [

@@ -319,6 +319,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if n >= LOADING as usize {
             return Err(Error::invalid("too many frames"));
         }
+        if policy.read_ahead() > 0 {
+            return Err(Error::invalid(format!(
+                "{} reads pages ahead of requests, which the buffer pool does not (it reads each \
+                 missing page for the fix that asked for it); use pf=off, or run it in a trace \
+                 simulation",
+                policy.name()
+            )));
+        }
         if store.serves_in_place() {
             return Err(Error::invalid(
                 "a buffer pool keeps every page it serves in a frame, and this store may serve a \

@@ -69,6 +69,12 @@ impl DeviceModel {
         (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64 * self.write)
     }
 
+    /// What `n` page reads issued together cost when the device serves
+    /// several at once: `⌈n / k⌉` random reads; `None` at `k = 1`.
+    pub fn concurrent_reads(&self, n: usize) -> Option<f64> {
+        (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64 * self.read)
+    }
+
     /// The model, for a caller that prices each I/O on its own (`what`
     /// names it): refuses a concurrency above 1, which only batches of
     /// writes through [`crate::store::Meter::write_batch`] honour.

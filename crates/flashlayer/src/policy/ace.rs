@@ -29,16 +29,21 @@
 //! `ne − 1` pages written with it, once written ([`Policy::leaving`]), so
 //! the next `ne − 1` misses find free frames. With `ne = nw` it is the
 //! simulator's variant 3 (`CONE-Xa`), whose counts it gives
-//! (`tests/test_ace_codebase.py`). The paper fills those frames by reading
-//! `ne − 1` pages ahead, which no code of its authors does. Their project
-//! page draws one step of it (`BU-DiSC/disc-projects.bu.edu`,
+//! (`tests/test_ace_codebase.py`).
+//!
+//! The paper's prefetching variant (`pf=on`) fills those frames by reading
+//! `ne − 1` pages ahead, which no code of its authors does; it follows the
+//! step their project page draws (`BU-DiSC/disc-projects.bu.edu`,
 //! `ACE/background.html` and `ACE/img/ace_example.png`: LRU, `nw = ne =
-//! 3`): the three dirty pages nearest eviction are written, the three
-//! pages nearest eviction leave (clean ones among them, where `ne` here,
-//! as their simulator, evicts written pages only), and the two pages that
-//! follow the requested one, by the figure's numbering, are read with it
-//! and enter at the end nearest eviction. That is not built: the frames
-//! stay free until misses fill them.
+//! 3`): the dirty pages nearest eviction are written, the `ne` pages
+//! nearest eviction leave, clean ones among them (the caller evicts the
+//! base's next victims while they are clean, [`Policy::read_ahead`]), and
+//! the `ne − 1` pages numbered after the requested one are read with it
+//! and enter at the end nearest eviction ([`Policy::insert_cold`]). Which
+//! pages the figure's p8 and p9 are it does not say; read as the pages
+//! numbered after p7, they are a sequential read-ahead. Only LRU has such
+//! an end here, and the buffer pool, which reads each missing page for the
+//! fix that asked, refuses it.
 
 use super::build::WithPolicy;
 use super::named::Named;
@@ -56,6 +61,9 @@ pub struct Ace<P = BoxedPolicy> {
     /// Pages nearest eviction, the victim's included, whose dirty ones are
     /// written with it (0: no window).
     window: usize,
+    /// Whether a dirty victim's miss reads `ne − 1` pages ahead (the
+    /// prefetching variant).
+    pf: bool,
 }
 
 /// The pages after the victim that the walk for dirty pages may pass, for
@@ -82,6 +90,8 @@ pub struct AceParams {
     /// Pages nearest eviction, the victim's included, whose dirty ones are
     /// written with it (0: no window).
     pub window: usize,
+    /// Whether a dirty victim's miss reads `ne − 1` pages ahead.
+    pub pf: bool,
 }
 
 impl<P: Policy> Ace<P> {
@@ -91,6 +101,28 @@ impl<P: Policy> Ace<P> {
     /// evictions reach dirty pages in (or, with a window, the clean pages
     /// between them), or if `ne` exceeds `nw` (only written pages leave).
     pub fn new(base: P, nw: usize, ne: usize, window: usize) -> Result<Self> {
+        Self::with_read_ahead(base, nw, ne, window, false)
+    }
+
+    /// [`Ace::new`], and with `pf` the prefetching variant: a dirty
+    /// victim's miss evicts the `ne` pages nearest eviction, the victim
+    /// first, and reads the `ne − 1` pages numbered after the requested
+    /// one into their frames, at the end nearest eviction; refused over a
+    /// base without such an end ([`Policy::has_cold_end`]) or with
+    /// `ne = 1`, which reads nothing ahead.
+    pub fn with_read_ahead(base: P, nw: usize, ne: usize, window: usize, pf: bool) -> Result<Self> {
+        if pf && !base.has_cold_end() {
+            return Err(Error::invalid(format!(
+                "policy 'ace': pf=on puts the pages read ahead where {}'s next eviction reaches \
+                 first, and it has no such place (base=lru has)",
+                base.name()
+            )));
+        }
+        if pf && ne < 2 {
+            return Err(Error::invalid(
+                "policy 'ace': pf=on reads ne-1 pages ahead, so it needs ne of 2 or more",
+            ));
+        }
         if !base.dirty_ahead(0, after_victim(window), &mut NoPages, &mut Vec::new()) {
             let what = match window {
                 0 => String::new(),
@@ -112,12 +144,28 @@ impl<P: Policy> Ace<P> {
             nw,
             ne: ne.max(1),
             window,
+            pf,
         })
     }
 
-    /// The written pages that leave with the victim.
+    /// The written pages that leave with the victim: none when reading
+    /// ahead, whose `ne − 1` other pages leave by the base's order
+    /// ([`Ace::ace_read_ahead`]).
     fn ace_leaving(&self) -> usize {
-        self.ne - 1
+        if self.pf {
+            0
+        } else {
+            self.ne - 1
+        }
+    }
+
+    /// The pages read ahead after a dirty victim.
+    fn ace_read_ahead(&self) -> usize {
+        if self.pf {
+            self.ne - 1
+        } else {
+            0
+        }
     }
 
     /// The next `nw − 1` dirty pages the base's evictions reach, within
@@ -134,6 +182,9 @@ impl<P: Policy> Ace<P> {
         }
         if self.window > 0 {
             name += &format!(", window={}", self.window);
+        }
+        if self.pf {
+            name += ", pf";
         }
         name + ")"
     }
@@ -159,7 +210,7 @@ macro_rules! with_ace {
     };
 }
 
-forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = ace_leaving, name = ace_name);
+forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = ace_leaving, read_ahead = ace_read_ahead, name = ace_name);
 
 const BASE: Param = Param::new(
     "base",
@@ -179,6 +230,12 @@ const NE: Param = Param::new(
     "1",
     "pages evicted when the victim is dirty: the victim and the first ne-1 written with it (at most nw; 1: the written pages stay, clean)",
 );
+const PF: Param = Param::new(
+    "pf",
+    Ty::Switch,
+    "off",
+    "the prefetching variant: a dirty victim's miss evicts the ne pages nearest eviction and reads the ne-1 pages numbered after the requested one into their frames, nearest eviction (base=lru only; needs ne of 2 or more)",
+);
 const WINDOW: Param = Param::new(
     "window",
     Ty::Int(0, 1024),
@@ -190,7 +247,7 @@ impl Named for Ace {
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "ace",
         description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; the victim and ne-1 of them leave",
-        params: &[BASE, NW, NE, WINDOW],
+        params: &[BASE, NW, NE, WINDOW, PF],
     };
     type Params = AceParams;
 
@@ -200,12 +257,13 @@ impl Named for Ace {
             nw: g.int("nw") as usize,
             ne: g.int("ne") as usize,
             window: g.int("window") as usize,
+            pf: g.switch("pf"),
         })
     }
 
     fn build(p: AceParams, capacity: usize, pages: usize) -> Result<Self> {
         let base = PolicySpec::parse(p.base)?.kind.boxed(capacity, pages)?;
-        Ace::new(base, p.nw, p.ne, p.window)
+        Ace::with_read_ahead(base, p.nw, p.ne, p.window, p.pf)
     }
 
     /// The base built as its own type, so that its calls inline.
@@ -215,35 +273,40 @@ impl Named for Ace {
             T::build(T::params(&g)?, capacity, pages)
         }
         match p.base {
-            "lru" => w.visit(Ace::new(
+            "lru" => w.visit(Ace::with_read_ahead(
                 base::<super::Lru>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
+                p.pf,
             )?),
-            "cflru" => w.visit(Ace::new(
+            "cflru" => w.visit(Ace::with_read_ahead(
                 base::<super::Cflru>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
+                p.pf,
             )?),
-            "lruwsr" => w.visit(Ace::new(
+            "lruwsr" => w.visit(Ace::with_read_ahead(
                 base::<super::LruWsr>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
+                p.pf,
             )?),
-            "casa" => w.visit(Ace::new(
+            "casa" => w.visit(Ace::with_read_ahead(
                 base::<super::Casa>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
+                p.pf,
             )?),
-            _ => w.visit(Ace::new(
+            _ => w.visit(Ace::with_read_ahead(
                 base::<super::Watt>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
+                p.pf,
             )?),
         }
     }
@@ -336,6 +399,109 @@ mod tests {
             [1, 3, 5, 6, 7, 8].iter().all(|&p| sim.policy().contains(p)),
             "the freed frames took the next misses"
         );
+    }
+
+    /// The step its authors' project page draws (`ACE/img/ace_example.png`):
+    /// LRU, `nw = ne = 3`, the buffer from its most recent page p1 (dirty),
+    /// p2 (dirty), p3, p4 (dirty), p5 to p6 (dirty), and a write of p7.
+    /// p6, p4 and p2 are written in one batch; p6, p5 and p4 leave; p7
+    /// enters at the head, and p8 and p9 are read ahead into the tail, p9
+    /// nearest eviction.
+    #[test]
+    fn the_prefetching_variant_takes_the_step_its_authors_draw() {
+        use crate::device::DeviceModel;
+        use crate::sim::Simulator;
+        use crate::store::CostStore;
+        let device = DeviceModel::parse("ratio:1:4").unwrap();
+        let ace = Ace::with_read_ahead(Lru::new(6), 3, 3, 0, true).unwrap();
+        let mut sim = Simulator::new(ace, CostStore::new(device)).unwrap();
+        for (p, op) in [
+            (6, Op::Write),
+            (5, Op::Read),
+            (4, Op::Write),
+            (3, Op::Read),
+            (2, Op::Write),
+            (1, Op::Write),
+        ] {
+            sim.request(p, op).unwrap();
+        }
+        sim.request(7, Op::Write).unwrap();
+        let a = sim.policy();
+        let order: Vec<(DenseId, bool)> = [7, 1, 2, 3, 8, 9]
+            .into_iter()
+            .map(|p| (p, a.is_dirty(p)))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (7, true),
+                (1, true),
+                (2, false),
+                (3, false),
+                (8, false),
+                (9, false)
+            ]
+        );
+        assert!(![4, 5, 6].iter().any(|&p| a.contains(p)));
+        let mut lru = Lru::new(6);
+        std::mem::swap(&mut lru, &mut sim.into_parts().0.base);
+        assert_eq!(lru.order(), vec![7, 1, 2, 3, 8, 9]);
+    }
+
+    /// Pages read ahead count in the reads, once, and as used when a
+    /// request finds them; ahead of a clean victim nothing is read. At
+    /// k = 4 the two pages read ahead cost one read, on one device they
+    /// cost one sequential read each.
+    #[test]
+    fn pages_read_ahead_are_counted_and_priced_as_one_batch() {
+        use crate::device::DeviceModel;
+        use crate::sim::Simulator;
+        use crate::store::CostStore;
+        for (device, ahead_cost) in [
+            ("read=1,write=4,seq_read=0.25,k=4", 1.0),
+            ("read=1,write=4,seq_read=0.25", 0.5),
+        ] {
+            let device = DeviceModel::parse(device).unwrap();
+            let ace = Ace::with_read_ahead(Lru::new(3), 3, 3, 0, true).unwrap();
+            let mut sim = Simulator::new(ace, CostStore::new(device)).unwrap();
+            for p in [10, 20, 30] {
+                sim.request(p, Op::Write).unwrap();
+            }
+            let before = sim.metrics();
+            sim.request(40, Op::Read).unwrap();
+            let m = sim.metrics();
+            assert_eq!(
+                (m.read_ahead, m.physical_reads - before.physical_reads),
+                (2, 3)
+            );
+            // The write of 10, 20 and 30, the read of 40 and the two pages
+            // read ahead.
+            let batch = if ahead_cost == 1.0 { 4.0 } else { 12.0 };
+            assert_eq!(
+                m.virtual_time - before.virtual_time,
+                batch + 1.0 + ahead_cost
+            );
+            sim.request(41, Op::Read).unwrap();
+            sim.request(42, Op::Read).unwrap();
+            let m = sim.metrics();
+            assert_eq!((m.read_ahead_used, m.misses), (2, 4));
+            // A clean victim reads nothing ahead.
+            sim.request(50, Op::Read).unwrap();
+            assert_eq!(sim.metrics().read_ahead, 2);
+        }
+    }
+
+    #[test]
+    fn prefetching_without_a_cold_end_or_with_ne_1_is_refused() {
+        let casa = crate::policy::Casa::new(4, crate::policy::CostSource::Model);
+        let e = Ace::with_read_ahead(casa, 4, 4, 0, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pf=on") && e.contains("base=lru"), "{e}");
+        let e = Ace::with_read_ahead(Lru::new(4), 4, 1, 0, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ne of 2 or more"), "{e}");
     }
 
     #[test]

@@ -37,6 +37,9 @@ trait Erased: Send {
         out: &mut Vec<DenseId>,
     ) -> bool;
     fn leaving(&self) -> usize;
+    fn read_ahead(&self) -> usize;
+    fn has_cold_end(&self) -> bool;
+    fn insert_cold(&mut self, page: DenseId, cost: PageCost);
     fn prefetch(&self, page: DenseId);
     fn victim_ahead(&self, k: usize) -> Option<DenseId>;
     fn observe_io(&mut self, kind: IoKind, cost: f64);
@@ -118,6 +121,15 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     }
     fn leaving(&self) -> usize {
         Policy::leaving(self)
+    }
+    fn read_ahead(&self) -> usize {
+        Policy::read_ahead(self)
+    }
+    fn has_cold_end(&self) -> bool {
+        Policy::has_cold_end(self)
+    }
+    fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
+        Policy::insert_cold(self, page, cost)
     }
     fn prefetch(&self, page: DenseId) {
         Policy::prefetch(self, page)

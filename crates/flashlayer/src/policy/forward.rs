@@ -8,15 +8,16 @@
 /// `forward_policy!(Type, with)` implements [`super::Policy`] for `Type` by
 /// calling each method on the policy that `with!(self, p => body)` binds
 /// to `p`. `forward_policy!(impl [P: Policy] Type<P>, with, cluster = a,
-/// leaving = l, name = b)` does the same for a generic wrapper whose own
-/// methods `a` gather the write-back batch, `l` say how much of it leaves
-/// with the victim and `b` name it (ACE).
+/// leaving = l, read_ahead = r, name = b)` does the same for a generic
+/// wrapper whose own methods `a` gather the write-back batch, `l` say how
+/// much of it leaves with the victim, `r` how many pages it reads ahead and
+/// `b` name it (ACE).
 macro_rules! forward_policy {
     ($ty:ty, $with:ident) => {
-        forward_policy!(@impl [] $ty, $with, forward, forward, forward);
+        forward_policy!(@impl [] $ty, $with, forward, forward, forward, forward);
     };
-    (impl [$($g:tt)*] $ty:ty, $with:ident, cluster = $cl:ident, leaving = $lv:ident, name = $nm:ident) => {
-        forward_policy!(@impl [$($g)*] $ty, $with, $cl, $lv, $nm);
+    (impl [$($g:tt)*] $ty:ty, $with:ident, cluster = $cl:ident, leaving = $lv:ident, read_ahead = $ra:ident, name = $nm:ident) => {
+        forward_policy!(@impl [$($g)*] $ty, $with, $cl, $lv, $ra, $nm);
     };
     (@name $s:ident, $with:ident, forward) => {
         $with!($s, p => p.name())
@@ -36,7 +37,13 @@ macro_rules! forward_policy {
     (@leaving $s:ident, $with:ident, $lv:ident) => {
         $s.$lv()
     };
-    (@impl [$($g:tt)*] $ty:ty, $with:ident, $cl:ident, $lv:ident, $nm:ident) => {
+    (@read_ahead $s:ident, $with:ident, forward) => {
+        $with!($s, p => p.read_ahead())
+    };
+    (@read_ahead $s:ident, $with:ident, $ra:ident) => {
+        $s.$ra()
+    };
+    (@impl [$($g:tt)*] $ty:ty, $with:ident, $cl:ident, $lv:ident, $ra:ident, $nm:ident) => {
         impl<$($g)*> $crate::policy::Policy for $ty {
             fn name(&self) -> String {
                 forward_policy!(@name self, $with, $nm)
@@ -99,6 +106,15 @@ macro_rules! forward_policy {
             }
             fn leaving(&self) -> usize {
                 forward_policy!(@leaving self, $with, $lv)
+            }
+            fn read_ahead(&self) -> usize {
+                forward_policy!(@read_ahead self, $with, $ra)
+            }
+            fn has_cold_end(&self) -> bool {
+                $with!(self, p => p.has_cold_end())
+            }
+            fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
+                $with!(self, p => p.insert_cold(page, cost))
             }
             fn dirty_ahead(
                 &self,

@@ -114,6 +114,16 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }
+
+    /// The tail, the page the next eviction takes first.
+    fn has_cold_end(&self) -> bool {
+        true
+    }
+    fn insert_cold(&mut self, page: DenseId, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.l.push_back(L, page);
+        self.l.set_dirty(page, false);
+    }
 }
 
 named!(Lru, "lru", "least recently used");

@@ -265,6 +265,31 @@ pub trait Policy {
         0
     }
 
+    /// How many pages a miss whose victim was dirty reads ahead (ACE's
+    /// prefetching variant, its `ne − 1`): once the victim's batch is
+    /// written the caller evicts up to as many more pages, each the
+    /// policy's next victim while that is clean, and reads into the frames
+    /// freed the pages numbered after the requested one, in order, that
+    /// are not resident, admitting each with [`Policy::insert_cold`].
+    /// Default: none.
+    fn read_ahead(&self) -> usize {
+        0
+    }
+
+    /// Whether the policy has an end that its next eviction reaches first,
+    /// where [`Policy::insert_cold`] puts a page. Default: `false`.
+    fn has_cold_end(&self) -> bool {
+        false
+    }
+
+    /// Admits a page read ahead, which nobody requested, clean, at the end
+    /// its next eviction reaches first; only called on a policy whose
+    /// [`Policy::has_cold_end`] is `true`. Default: [`Policy::insert`], a
+    /// read.
+    fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
+        self.insert(page, Op::Read, cost);
+    }
+
     /// A hint that `page` will be requested soon: a policy may start loading
     /// its per-page state into the cache, so that the request does not wait
     /// for memory. Must not change anything. Default: nothing.

@@ -44,6 +44,10 @@ impl PageStore for CostStore {
         self.meter.write_batch(batch.iter().map(|b| b.0));
         Ok(())
     }
+    fn read_ahead(&mut self, after: PageId, pages: &[PageId], _buf: &mut [u8]) -> Result<()> {
+        self.meter.read_batch(after, pages.iter().copied());
+        Ok(())
+    }
     fn flush(&mut self) -> Result<()> {
         Ok(())
     }

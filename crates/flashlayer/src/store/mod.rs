@@ -166,6 +166,18 @@ pub trait PageStore {
     /// the previous page of the batch is priced as a sequential write.
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()>;
 
+    /// Reads `pages`, issued together right after a read of `after`, for a
+    /// caller that reads pages ahead of requests and keeps none of their
+    /// bytes (the trace simulator; [`crate::policy::Policy::read_ahead`]):
+    /// each into `buf` in turn. Default: [`PageStore::read`] of each.
+    fn read_ahead(&mut self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        let _ = after;
+        for &p in pages {
+            self.read(p, buf)?;
+        }
+        Ok(())
+    }
+
     /// Makes every write so far durable.
     fn flush(&mut self) -> Result<()>;
 
@@ -408,6 +420,23 @@ impl Meter {
         self.stats
     }
 
+    /// Prices reads issued together right after a read of `after`: on a
+    /// device that serves `k > 1` I/Os at once, `⌈n / k⌉` random reads for
+    /// its `n` pages; else each page, sequential when it follows the page
+    /// read before it.
+    pub fn read_batch(&mut self, after: PageId, pages: impl ExactSizeIterator<Item = PageId>) {
+        if let Some(c) = self.device.concurrent_reads(pages.len()) {
+            self.stats.reads += pages.len() as u64;
+            self.stats.virtual_time += c;
+            return;
+        }
+        let mut prev = after;
+        for p in pages {
+            self.read(prev.checked_add(1) == Some(p));
+            prev = p;
+        }
+    }
+
     /// Prices a write batch: on a device that serves `k > 1` writes at
     /// once, `⌈n / k⌉` random writes for its `n` pages
     /// ([`DeviceModel::concurrent_batch`]); else each page, sequential
@@ -479,6 +508,9 @@ impl PageStore for DynStore {
     }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
         (**self).write_batch(batch)
+    }
+    fn read_ahead(&mut self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        (**self).read_ahead(after, pages, buf)
     }
     fn flush(&mut self) -> Result<()> {
         (**self).flush()
