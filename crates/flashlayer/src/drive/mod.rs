@@ -339,7 +339,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
     /// never happened. Pages written with the victim that leave with it
     /// ([`Policy::leaving`]) are in [`Driver::left`] until the next miss;
-    /// a caller with frames frees theirs.
+    /// a caller with frames frees theirs. A dirty victim's miss may read
+    /// pages ahead ([`Policy::read_ahead`]); if that read fails, the page is
+    /// admitted and nothing read ahead is.
     #[inline]
     pub fn miss<F: Frames>(
         &mut self,

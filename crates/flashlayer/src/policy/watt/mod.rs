@@ -642,8 +642,8 @@ impl Policy for Watt {
         }
     }
 
-    /// The dirty pages among the candidates WATT has drawn for its next
-    /// [`AHEAD`] evictions (every resident page when it samples them all),
+    /// The dirty pages among the candidates WATT has drawn for its next 4
+    /// evictions (every resident page when it samples them all),
     /// least value first: those its coming evictions weigh, in the order
     /// they would choose them. Its evictions pass no fixed sequence of
     /// clean pages, so it knows no bounded window.
