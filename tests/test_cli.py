@@ -40,6 +40,18 @@ def test_sim_json_has_every_contract_field_for_each_policy_and_buffer(small_csv:
         assert r["virtual_time"] == r["physical_reads"] * 1 + r["physical_writes"] * 64
 
 
+def test_sim_and_bound_add_the_policies_and_sizes_of_a_repeated_flag(small_csv: Path) -> None:
+    p = run_cli("sim", str(small_csv), "--policy", "lru", "--policy", "arc,belady", "--buffer", "1", "--buffer",
+                "2,3", "--json", check=True)
+    rows = json.loads(p.stdout)
+    assert [(r["policy"], r["buffer_pages"]) for r in rows] == [(pol, b) for pol in ("lru", "arc", "belady") for b in (1, 2, 3)]
+    p = run_cli("bound", str(small_csv), "--policy", "lru", "--policy", "fifo", "--buffer", "1", "--buffer", "2",
+                "--iterations", "1", "--json", check=True)
+    rows = json.loads(p.stdout)
+    assert [r["buffer_pages"] for r in rows] == [1, 2]
+    assert all(set(r["policies"]) == {"lru", "fifo"} for r in rows), rows
+
+
 def test_sim_hand_worked_lru_example(small_csv: Path) -> None:
     # Buffer 2, LRU: 1 2(w) 1 3 -> evicts 2 (dirty) ; 2 -> evicts 1 ; 4(w) -> evicts 3 ;
     # 1(w) -> evicts 2 (clean) ; 5 -> evicts 4 (dirty). Hits: only the 3rd request.

@@ -76,12 +76,13 @@ def add(sub: Any) -> None:
     )
     c.add_argument("trace", help="trace file (any format sim reads)")
     add_read_opts(c)
-    c.add_argument("--buffer", required=True, metavar="N[,N...]",
-                   help="buffer sizes: pages or P%% of the distinct pages")
+    c.add_argument("--buffer", required=True, action="append", metavar="N[,N...]",
+                   help="buffer sizes: pages or P%% of the distinct pages; repeat the flag to add more")
     c.add_argument("--device", action="append", metavar="SPEC",
                    help="device cost model; repeat for several (default: ratio:1:1)")
-    c.add_argument("--policy", metavar="P[,P...]",
-                   help="also replay these policies and show each one's cost above the bound")
+    c.add_argument("--policy", action="append", metavar="P[,P...]",
+                   help="also replay these policies and show each one's cost above the bound; repeat the flag "
+                   "to add more")
     c.add_argument("--iterations", type=int_arg(0, "--iterations"), default=DEFAULT_ITERATIONS, metavar="N",
                    help=f"planner iterations (default: {DEFAULT_ITERATIONS}; more: a tighter bound, slower)")
     c.add_argument("--flush-at-end", action="store_true",

@@ -51,9 +51,12 @@ def split(value: str, what: str) -> list[str]:
     return items
 
 
-def policy_specs(value: str) -> list[str]:
+def policy_specs(value: str | list[str]) -> list[str]:
     """``--policy lru,cflru:w=0.25,casa``: canonical specs, every parameter
-    written out. A ``key=value`` piece continues the policy before it."""
+    written out. A ``key=value`` piece continues the policy before it. A
+    repeated flag (a list) adds its policies to those before."""
+    if isinstance(value, list):
+        return [spec for v in value for spec in policy_specs(v)]
     return _native.canonical_list("policy", value)
 
 
@@ -68,12 +71,15 @@ def policy_help() -> str:
     return ", ".join(parts)
 
 
-def buffer_specs(value: str) -> list[int | str]:
+def buffer_specs(value: str | list[str]) -> list[int | str]:
     """``--buffer 1%,5%,2000``: page counts (>= 1) or shares of the trace's
     distinct pages (``P%`` with 0 < P <= 100), checked now, resolved per
     trace by `flashlayer.replay.resolve_buffer`."""
     from flashlayer.replay import resolve_buffer
 
+    if isinstance(value, list):
+        # A repeated flag adds its sizes to those before.
+        return [b for v in value for b in buffer_specs(v)]
     out: list[int | str] = []
     for item in split(value, "buffer sizes"):
         spec: int | str = item if item.endswith("%") else _int_or_text(item)

@@ -229,14 +229,15 @@ def add(sub: Any) -> None:
         "--store file:direct=on",
     )
     s.add_argument("trace", help="trace file (csv, flt, vscsi, msr, spc, oracle; gzip or zstd compressed or not)")
-    s.add_argument("--policy", metavar="P[,P...]",
+    s.add_argument("--policy", action="append", metavar="P[,P...]",
                    help=f"policies, each NAME or NAME:KEY=VALUE[,KEY=VALUE...]; a KEY=VALUE piece continues "
-                   f"the policy before it, e.g. lru,cflru:w=0.25,casa. With defaults: {policy_help()} "
+                   f"the policy before it, e.g. lru,cflru:w=0.25,casa; repeat the flag to add more. With "
+                   f"defaults: {policy_help()} "
                    "(see 'flashlayer list policies'). Required, except on tier stores only (DRAM's policy, "
                    f"default {_native.TIER_DRAM_POLICY})"),
-    s.add_argument("--buffer", required=True, metavar="N[,N...]",
+    s.add_argument("--buffer", required=True, action="append", metavar="N[,N...]",
                    help="buffer sizes: pages (>= 1) or P%% of the trace's distinct pages (rounded, at least 1 "
-                   "page), e.g. 1%%,5%%,2000")
+                   "page), e.g. 1%%,5%%,2000; repeat the flag to add more")
     s.add_argument("--device", action="append", metavar="SPEC",
                    help="device cost model: the shorthand of --store cost:device=SPEC; repeat the flag for several "
                    "devices (specs contain commas) (default: ratio:1:1)")
