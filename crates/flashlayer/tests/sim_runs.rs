@@ -710,3 +710,39 @@ fn ace_batches_cost_one_write_each_on_a_concurrent_device() {
         serial.physical_reads as f64 + 8.0 * serial.physical_writes as f64
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// ACE reading ahead, over each base with a cold end, on random traces
+    /// of runs of neighbouring page numbers: every read is a miss's or a
+    /// page read ahead; pages read ahead are used at most once each; only
+    /// dirty victims read ahead, so a run without dirty evictions reads
+    /// nothing ahead.
+    #[test]
+    fn ace_reading_ahead_counts_every_page_it_reads_once(
+        cap in 2u64..12,
+        ne in 2usize..6,
+        base in proptest::sample::select(vec!["lru", "cflru", "lruwsr"]),
+        raw in proptest::collection::vec((0u64..60, proptest::bool::ANY), 1..400),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.flt");
+        let mut w = FltWriter::create(&path).unwrap();
+        for &(p, write) in &raw {
+            w.push(p, if write { Op::Write } else { Op::Read }).unwrap();
+        }
+        w.finish().unwrap();
+        let t = Flt::open(&path).unwrap();
+        let spec = format!("ace:base={base},nw={ne},ne={ne},pf=on");
+        for device in ["ratio:1:8", "ratio:1:8,k=4"] {
+            let m = replay(&t, &spec, cap, &format!("cost:device={device}"), false, &mut |_| Ok(())).unwrap();
+            proptest::prop_assert_eq!(m.physical_reads, m.misses + m.read_ahead);
+            proptest::prop_assert!(m.read_ahead_used <= m.read_ahead);
+            proptest::prop_assert!(m.read_ahead_used <= m.hits);
+            if m.dirty_evictions == 0 {
+                proptest::prop_assert_eq!(m.read_ahead, 0);
+            }
+        }
+    }
+}

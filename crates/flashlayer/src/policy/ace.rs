@@ -41,9 +41,11 @@
 //! the `ne − 1` pages numbered after the requested one are read with it
 //! and enter at the end nearest eviction ([`Policy::insert_cold`]). Which
 //! pages the figure's p8 and p9 are it does not say; read as the pages
-//! numbered after p7, they are a sequential read-ahead. Only LRU has such
-//! an end here, and the buffer pool, which reads each missing page for the
-//! fix that asked, refuses it.
+//! numbered after p7, they are a sequential read-ahead. LRU, CFLRU (the
+//! clean-first region's clean tail) and LRU-WSR have such an end; CASA,
+//! whose τ picks the list its next victim comes from, and WATT, whose
+//! sample picks it, do not. The buffer pool, which reads each missing page
+//! for the fix that asked, refuses it.
 
 use super::build::WithPolicy;
 use super::named::Named;
@@ -114,7 +116,7 @@ impl<P: Policy> Ace<P> {
         if pf && !base.has_cold_end() {
             return Err(Error::invalid(format!(
                 "policy 'ace': pf=on puts the pages read ahead where {}'s next eviction reaches \
-                 first, and it has no such place (base=lru has)",
+                 first, and it has no such place (lru, cflru and lruwsr have)",
                 base.name()
             )));
         }
@@ -234,7 +236,7 @@ const PF: Param = Param::new(
     "pf",
     Ty::Switch,
     "off",
-    "the prefetching variant: a dirty victim's miss evicts the ne pages nearest eviction and reads the ne-1 pages numbered after the requested one into their frames, nearest eviction (base=lru only; needs ne of 2 or more)",
+    "the prefetching variant: a dirty victim's miss evicts the ne pages nearest eviction and reads the ne-1 pages numbered after the requested one into their frames, nearest eviction (base lru, cflru or lruwsr; needs ne of 2 or more)",
 );
 const WINDOW: Param = Param::new(
     "window",
@@ -497,7 +499,14 @@ mod tests {
         let e = Ace::with_read_ahead(casa, 4, 4, 0, true)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("pf=on") && e.contains("base=lru"), "{e}");
+        assert!(
+            e.contains("pf=on") && e.contains("lru, cflru and lruwsr"),
+            "{e}"
+        );
+        let cflru = crate::policy::Cflru::new(4, 0.5);
+        assert!(Ace::with_read_ahead(cflru, 4, 4, 0, true).is_ok());
+        let lruwsr = crate::policy::LruWsr::new(4);
+        assert!(Ace::with_read_ahead(lruwsr, 4, 4, 0, true).is_ok());
         let e = Ace::with_read_ahead(Lru::new(4), 4, 1, 0, true)
             .unwrap_err()
             .to_string();

@@ -242,6 +242,43 @@ impl Policy for Cflru {
         self.refill();
         Some(dirty)
     }
+
+    /// The clean-first region's clean tail, which the next eviction takes
+    /// first (the working region's tail without a region).
+    fn has_cold_end(&self) -> bool {
+        true
+    }
+    fn insert_cold(&mut self, page: DenseId, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        // Older than every access (stamps start at 1): the least recently
+        // used page; pages read ahead together tie, which only orders them
+        // among themselves when one changes halves.
+        let i = page as usize;
+        if i >= self.stamp.len() {
+            self.stamp.resize((i + 1).max(self.stamp.len() * 2), 0);
+        }
+        self.stamp[i] = 0;
+        if self.window == 0 {
+            self.l.push_back(WORKING, page);
+            self.l.set_dirty(page, false);
+            return;
+        }
+        self.l.push_back(CLEAN, page);
+        self.l.set_dirty(page, false);
+        // The region holds the `window` least recently used pages: its most
+        // recent one goes back to the working region's LRU end.
+        if self.region_len() > self.window {
+            let (c, d) = (self.l.head(CLEAN), self.l.head(DIRTY));
+            let newest = match (c, d) {
+                (c, NIL) => c,
+                (NIL, d) => d,
+                (c, d) if self.stamp[d as usize] > self.stamp[c as usize] => d,
+                (c, _) => c,
+            };
+            self.l.unlink(newest);
+            self.l.push_back(WORKING, newest);
+        }
+    }
 }
 
 // The policy's spec (`policy/named.rs`).
@@ -268,6 +305,25 @@ mod tests {
     use super::*;
 
     const COST: PageCost = PageCost::new(1.0, 1.0);
+
+    /// A page read ahead is the least recently used: the region's clean
+    /// tail, the region keeping its `w·B` pages (its most recent one goes
+    /// back to the working region), so evictions take it first, then the
+    /// region's LRU page, dirty when it has no clean one.
+    #[test]
+    fn a_page_read_ahead_enters_as_the_least_recently_used() {
+        for (first, order) in [(Op::Read, [9, 1, 2, 3]), (Op::Write, [9, 1, 2, 3])] {
+            let mut c = Cflru::new(4, 0.5);
+            c.insert(1, first, COST);
+            c.insert(2, Op::Read, COST);
+            c.insert(3, Op::Read, COST);
+            c.insert_cold(9, COST);
+            assert_eq!((c.len(), c.region_len()), (4, 2));
+            assert!(!c.is_dirty(9));
+            let got: Vec<DenseId> = (0..4).map(|_| c.evict(|_| true).unwrap().page).collect();
+            assert_eq!(got, order, "first page {first:?}");
+        }
+    }
 
     /// A page of the clean-first region that is written back (or modified
     /// without an access) keeps its recency among the region's pages.

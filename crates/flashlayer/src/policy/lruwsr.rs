@@ -88,6 +88,17 @@ impl Policy for LruWsr {
         self.l.set_dirty(page, op.is_write());
     }
 
+    /// The LRU end: a clean page there is the next victim.
+    fn has_cold_end(&self) -> bool {
+        true
+    }
+    fn insert_cold(&mut self, page: DenseId, _cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.l.push_back(L, page);
+        self.l.set_mark(page, false);
+        self.l.set_dirty(page, false);
+    }
+
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
         self.undo.clear();
         let mut cur = self.l.tail(L);
@@ -130,3 +141,22 @@ named!(
     "lruwsr",
     "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page read ahead enters clean at the LRU end: the next victim; a
+    /// dirty page it passes then gets its second chance as ever.
+    #[test]
+    fn a_page_read_ahead_is_the_next_victim() {
+        let c = PageCost::new(1.0, 1.0);
+        let mut w = LruWsr::new(3);
+        w.insert(1, Op::Write, c);
+        w.insert(2, Op::Read, c);
+        w.insert_cold(9, c);
+        assert!(!w.is_dirty(9));
+        let got: Vec<DenseId> = (0..3).map(|_| w.evict(|_| true).unwrap().page).collect();
+        assert_eq!(got, [9, 2, 1]);
+    }
+}
