@@ -322,8 +322,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if policy.read_ahead() > 0 {
             return Err(Error::invalid(format!(
                 "{} reads pages ahead of requests, which the buffer pool does not (it reads each \
-                 missing page for the fix that asked for it); use pf=off, or run it in a trace \
-                 simulation",
+                 missing page for the fix that asked for it); use pf=off, or a simulation's cost or \
+                 ftl store, which read ahead",
                 policy.name()
             )));
         }
