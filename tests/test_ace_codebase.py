@@ -253,7 +253,7 @@ def test_ace_reading_ahead_counts_its_pages_and_is_refused_where_it_cannot_run_i
     (r,) = json.loads(p.stdout)
     assert r["read_ahead"] > 0 and 0 <= r["read_ahead_used"] <= r["read_ahead"], r
     assert r["physical_reads"] == r["misses"] + r["read_ahead"], r
-    for spec, store, needle in [("ace:base=casa,ne=8,pf=on", "cost", "lru, cflru and lruwsr have"),
+    for spec, store, needle in [("ace:base=watt,ne=8,pf=on", "cost", "lru, cflru, lruwsr and casa have"),
                                 ("ace:pf=on", "cost", "ne of 2 or more"),
                                 ("ace:ne=8,pf=on", "hybrid:placement=hybrid", "use pf=off")]:
         p = run_cli("sim", trace, "--policy", spec, "--buffer", "100", "--store", store)

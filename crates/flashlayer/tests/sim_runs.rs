@@ -723,7 +723,7 @@ proptest::proptest! {
     fn ace_reading_ahead_counts_every_page_it_reads_once(
         cap in 2u64..12,
         ne in 2usize..6,
-        base in proptest::sample::select(vec!["lru", "cflru", "lruwsr"]),
+        base in proptest::sample::select(vec!["lru", "cflru", "lruwsr", "casa"]),
         raw in proptest::collection::vec((0u64..60, proptest::bool::ANY), 1..400),
     ) {
         let dir = tempfile::tempdir().unwrap();

@@ -41,11 +41,12 @@
 //! the `ne − 1` pages numbered after the requested one are read with it
 //! and enter at the end nearest eviction ([`Policy::insert_cold`]). Which
 //! pages the figure's p8 and p9 are it does not say; read as the pages
-//! numbered after p7, they are a sequential read-ahead. LRU, CFLRU (the
-//! clean-first region's clean tail) and LRU-WSR have such an end; CASA,
-//! whose τ picks the list its next victim comes from, and WATT, whose
-//! sample picks it, do not. The buffer pool, which reads each missing page
-//! for the fix that asked, refuses it.
+//! numbered after p7, they are a sequential read-ahead. They enter where
+//! they are the first clean pages the base's evictions take: LRU's and
+//! LRU-WSR's tail, CFLRU's clean-first region's clean tail, CASA's clean
+//! list's tail (τ decides when evictions take from it). WATT, whose
+//! samples pick its victims, has no such place. The buffer pool, which
+//! reads each missing page for the fix that asked, refuses it.
 
 use super::build::WithPolicy;
 use super::named::Named;
@@ -115,8 +116,8 @@ impl<P: Policy> Ace<P> {
     pub fn with_read_ahead(base: P, nw: usize, ne: usize, window: usize, pf: bool) -> Result<Self> {
         if pf && !base.has_cold_end() {
             return Err(Error::invalid(format!(
-                "policy 'ace': pf=on puts the pages read ahead where {}'s next eviction reaches \
-                 first, and it has no such place (lru, cflru and lruwsr have)",
+                "policy 'ace': pf=on puts the pages read ahead where {}'s evictions take the \
+                 first clean page, and it has no such place (lru, cflru, lruwsr and casa have)",
                 base.name()
             )));
         }
@@ -236,7 +237,7 @@ const PF: Param = Param::new(
     "pf",
     Ty::Switch,
     "off",
-    "the prefetching variant: a dirty victim's miss evicts the ne pages nearest eviction and reads the ne-1 pages numbered after the requested one into their frames, nearest eviction (base lru, cflru or lruwsr; needs ne of 2 or more)",
+    "the prefetching variant: a dirty victim's miss evicts the ne pages nearest eviction and reads the ne-1 pages numbered after the requested one into their frames, where they are the first clean pages evicted (any base but watt; needs ne of 2 or more)",
 );
 const WINDOW: Param = Param::new(
     "window",
@@ -495,14 +496,16 @@ mod tests {
 
     #[test]
     fn prefetching_without_a_cold_end_or_with_ne_1_is_refused() {
-        let casa = crate::policy::Casa::new(4, crate::policy::CostSource::Model);
-        let e = Ace::with_read_ahead(casa, 4, 4, 0, true)
+        let watt = crate::policy::Watt::new(4);
+        let e = Ace::with_read_ahead(watt, 4, 4, 0, true)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("pf=on") && e.contains("lru, cflru and lruwsr"),
+            e.contains("pf=on") && e.contains("lru, cflru, lruwsr and casa"),
             "{e}"
         );
+        let casa = crate::policy::Casa::new(4, crate::policy::CostSource::Model);
+        assert!(Ace::with_read_ahead(casa, 4, 4, 0, true).is_ok());
         let cflru = crate::policy::Cflru::new(4, 0.5);
         assert!(Ace::with_read_ahead(cflru, 4, 4, 0, true).is_ok());
         let lruwsr = crate::policy::LruWsr::new(4);

@@ -192,6 +192,18 @@ impl Policy for Casa {
         self.contains(page).then(|| self.l.remove(page))
     }
 
+    /// The clean list's LRU end: the first clean page its evictions take
+    /// (τ decides when they take from C).
+    fn has_cold_end(&self) -> bool {
+        true
+    }
+    fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
+        debug_assert!(self.len() < self.cap);
+        self.costs.admitted(cost);
+        self.l.push_back(C, page);
+        self.l.set_dirty(page, false);
+    }
+
     fn reprice(&mut self, _page: DenseId, cost: PageCost) {
         self.costs.admitted(cost);
     }
@@ -238,6 +250,26 @@ impl crate::policy::Named for Casa {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page read ahead enters C at its LRU end: the first clean page
+    /// CASA's evictions take, once τ lets them take from C.
+    #[test]
+    fn a_page_read_ahead_is_the_first_clean_page_evicted() {
+        let c = PageCost::new(1.0, 1.0);
+        let mut casa = Casa::new(4, CostSource::Model);
+        casa.insert(1, Op::Read, c);
+        casa.insert(2, Op::Read, c);
+        casa.insert(3, Op::Write, c);
+        casa.insert_cold(9, c);
+        assert!(!casa.is_dirty(9));
+        let (clean, dirty) = casa.lists();
+        assert_eq!((clean, dirty), (vec![2, 1, 9], vec![3]));
+        let first_clean = (0..4)
+            .map(|_| casa.evict(|_| true).unwrap())
+            .find(|v| !v.dirty)
+            .unwrap();
+        assert_eq!(first_clean.page, 9);
+    }
 
     /// Algorithm 1 by hand: B = 4, read 1 and write 3, so c_R = 0.25 and
     /// c_W = 0.75. Each row: request, hit, victim, τ after, |C| after.

@@ -276,14 +276,16 @@ pub trait Policy {
         0
     }
 
-    /// Whether the policy has an end that its next eviction reaches first,
-    /// where [`Policy::insert_cold`] puts a page. Default: `false`.
+    /// Whether the policy has a place where a clean page is the first clean
+    /// page its evictions take (LRU's tail, CFLRU's clean-first region's
+    /// clean tail, CASA's clean list's tail), where [`Policy::insert_cold`]
+    /// puts a page. Default: `false`.
     fn has_cold_end(&self) -> bool {
         false
     }
 
-    /// Admits a page read ahead, which nobody requested, clean, at the end
-    /// its next eviction reaches first; only called on a policy whose
+    /// Admits a page read ahead, which nobody requested, clean, where it is
+    /// the first clean page its evictions take; only called on a policy whose
     /// [`Policy::has_cold_end`] is `true`. Default: [`Policy::insert`], a
     /// read.
     fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
