@@ -107,11 +107,13 @@ mod fix;
 mod frame;
 mod guard;
 mod hits;
+mod hooks;
 mod io;
 mod latch;
 mod slab;
 
 pub use guard::{PageMut, PageRef};
+pub use hooks::{Recorder, WriteAhead};
 
 use crate::drive::{Driver, Unfix};
 use crate::error::{Error, Result};
@@ -121,6 +123,7 @@ use crate::sync::{Condvar, Mutex, MutexGuard};
 use crate::types::{ByteRange, DenseId, Metrics, Op, PageId};
 use frame::{hold, Frame, PoolFrames, PoolGate, Shadow, MAX_TRACKED};
 use hits::{Padded, Readers, Stripes, Table};
+use hooks::Recording;
 use latch::Parking;
 use rustc_hash::FxHashMap;
 use slab::Slab;
@@ -166,45 +169,6 @@ fn too_big(frames: usize, page_size: usize) -> Error {
     Error::invalid(format!(
         "cannot allocate {frames} frames of {page_size} bytes for the buffer pool"
     ))
-}
-
-/// Receives one call per unfix, in unfix order: the page, `W` if it was
-/// modified while fixed (else `R`), and the byte ranges it changed (empty
-/// unless byte recording is on, and for reads).
-pub trait Recorder: Send {
-    /// Records one request.
-    fn record(&mut self, page: PageId, op: Op, changed: &[ByteRange]);
-}
-
-impl<F: FnMut(PageId, Op, &[ByteRange]) + Send> Recorder for F {
-    fn record(&mut self, page: PageId, op: Op, changed: &[ByteRange]) {
-        self(page, op, changed)
-    }
-}
-
-struct Recording {
-    sink: Box<dyn Recorder>,
-    bytes: bool,
-}
-
-/// A write-ahead log's hold on write-backs ([`BufferPool::with_write_ahead`]):
-/// the pool calls it with every page it is about to write back, the bytes
-/// that will reach the store, before they do. A log reads the page's LSN
-/// from them and makes itself durable up to it (the WAL rule), as
-/// PostgreSQL's `FlushBuffer` calls `XLogFlush`. An error fails the write:
-/// the page stays dirty. It is called without the pool's lock (for a store
-/// that listens to request order, with it), so it must not fix pages.
-pub trait WriteAhead: Send + Sync + std::fmt::Debug {
-    /// Makes the log durable for page `page`, about to be written as `bytes`.
-    fn before_write(&self, page: PageId, bytes: &[u8]) -> Result<()>;
-}
-
-impl std::fmt::Debug for Recording {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recording")
-            .field("bytes", &self.bytes)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(Debug)]
@@ -455,27 +419,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // A panic while holding the mutex leaves consistent metadata (no
         // step of this module panics half-way), so poisoning is not fatal.
         self.state.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Reports every unfix to `sink` from now on; with `bytes`, writes also
-    /// carry the byte ranges they changed (pages must then be ≤ 32 KiB).
-    pub fn set_recorder(&self, sink: Box<dyn Recorder>, bytes: bool) -> Result<()> {
-        if bytes && self.page_size > 1 << 15 {
-            return Err(Error::invalid(
-                "byte ranges are recorded for pages of at most 32 KiB",
-            ));
-        }
-        let mut st = self.drained();
-        st.recording = Some(Recording { sink, bytes });
-        self.slow.store(true, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Stops recording and returns the sink.
-    pub fn take_recorder(&self) -> Option<Box<dyn Recorder>> {
-        let mut st = self.lock();
-        self.slow.store(st.series_every != 0, Ordering::Relaxed);
-        st.recording.take().map(|r| r.sink)
     }
 
     /// Whether a frame is being written outside the lock: a miss that

@@ -66,13 +66,19 @@ impl DeviceModel {
     /// device serves several at once: `⌈n / k⌉` random writes; `None` at
     /// `k = 1`, where each page is priced on its own (sequential or not).
     pub fn concurrent_batch(&self, n: usize) -> Option<f64> {
-        (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64 * self.write)
+        self.rounds(n).map(|r| r * self.write)
     }
 
     /// What `n` page reads issued together cost when the device serves
     /// several at once: `⌈n / k⌉` random reads; `None` at `k = 1`.
     pub fn concurrent_reads(&self, n: usize) -> Option<f64> {
-        (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64 * self.read)
+        self.rounds(n).map(|r| r * self.read)
+    }
+
+    /// The rounds of `k` I/Os that `n` I/Os issued together take, `⌈n / k⌉`;
+    /// `None` at `k = 1`, where each is priced on its own.
+    fn rounds(&self, n: usize) -> Option<f64> {
+        (self.concurrency > 1).then(|| n.div_ceil(self.concurrency as usize) as f64)
     }
 
     /// The model, for a caller that prices each I/O on its own (`what`

@@ -28,9 +28,12 @@ use crate::policy::{Policy, Victim};
 use crate::store::{Loaded, Naming, PageStore};
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 
+mod ahead;
 mod checkpoint;
 mod frames;
 mod numbers;
+
+use ahead::ReadAhead;
 
 use frames::Scope;
 pub use frames::{Frames, Gate, NoFrames};
@@ -99,13 +102,8 @@ pub struct Driver<P: Policy, S: PageStore> {
     moved: Vec<PageId>,
     /// Pages that left with the last miss's victim ([`Driver::left`]).
     left: Vec<DenseId>,
-    /// The pages a miss reads ahead ([`Policy::read_ahead`]), their
-    /// numbers, and a page's bytes the reads go to (the caller keeps none).
-    ahead: Vec<DenseId>,
-    ahead_numbers: Vec<PageId>,
-    ahead_buf: Vec<u8>,
-    /// Per dense id: read ahead and not requested since.
-    unused: Vec<bool>,
+    /// What reading pages ahead of requests keeps ([`Policy::read_ahead`]).
+    ahead: ReadAhead,
     /// The store hears of every request ([`crate::store::Listens::accesses`]).
     accesses: bool,
     /// ... and whether it is for the policy's next victim.
@@ -152,17 +150,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             batch: Vec::new(),
             moved: Vec::new(),
             left: Vec::new(),
-            ahead: Vec::new(),
-            ahead_numbers: Vec::new(),
-            ahead_buf: vec![
-                0;
-                if policy.read_ahead() > 0 {
-                    store.page_size()
-                } else {
-                    0
-                }
-            ],
-            unused: Vec::new(),
+            ahead: ReadAhead::new(if policy.read_ahead() > 0 {
+                store.page_size()
+            } else {
+                0
+            }),
             accesses: listens.accesses,
             next_victim: listens.next_victim,
             placing: listens.evictions,
@@ -275,10 +267,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         let at_victim = self.next_victim && self.policy.victim_ahead(0) == Some(page);
         let hit = self.policy.access(page, op);
         self.m.hits += u64::from(hit);
-        if let Some(unused) = self.unused.get_mut(page as usize) {
-            self.m.read_ahead_used += u64::from(hit && *unused);
-            *unused = false;
-        }
+        self.m.read_ahead_used += u64::from(self.ahead.requested(page, hit));
         if self.accesses {
             let number = match self.store.naming() {
                 Naming::Dense => PageId::from(page),
@@ -415,73 +404,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             self.read_ahead(page, number, ahead, frames)?;
         }
         Ok(victim)
-    }
-
-    /// Evicts up to `n` more pages after a dirty victim, for the pages a
-    /// miss reads ahead ([`Policy::read_ahead`]): each the policy's next
-    /// victim while that is clean and the gate lets it go. They are then in
-    /// [`Driver::left`].
-    fn make_room(&mut self, n: usize, gate: &mut impl Gate) {
-        for _ in 0..n {
-            match self.policy.evict(|p| gate.evictable(p)) {
-                Some(v) if !v.dirty && gate.claim(v.page) => self.left.push(v.page),
-                Some(v) => {
-                    self.policy.reinstate(v);
-                    break;
-                }
-                None => break,
-            }
-        }
-    }
-
-    /// Reads ahead of requests ([`Policy::read_ahead`]) the pages numbered
-    /// 1 to `n` after the requested `page` (numbered `number`) that the
-    /// caller knows and the buffer does not hold, while it has room, in one
-    /// batch ([`PageStore::read_ahead`]), and admits each where the next
-    /// eviction reaches first ([`Policy::insert_cold`]).
-    fn read_ahead<F: Frames>(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        n: usize,
-        frames: &F,
-    ) -> Result<()> {
-        self.ahead.clear();
-        self.ahead_numbers.clear();
-        for delta in 1..=n as i64 {
-            if self.policy.len() + self.ahead.len() >= self.policy.capacity() {
-                break;
-            }
-            match frames.neighbour(page, delta) {
-                Some(q) if !self.policy.contains(q) => {
-                    self.ahead.push(q);
-                    self.ahead_numbers.push(self.number(frames, q));
-                }
-                _ => {}
-            }
-        }
-        if self.ahead.is_empty() {
-            return Ok(());
-        }
-        self.store
-            .read_ahead(number, &self.ahead_numbers, &mut self.ahead_buf)?;
-        for i in 0..self.ahead.len() {
-            let (q, name) = (self.ahead[i], self.ahead_numbers[i]);
-            if q >= self.taught {
-                self.teach(frames, q);
-            }
-            let cost = self.store.cost_of(name);
-            self.observe(IoKind::Read, cost.read);
-            self.policy.insert_cold(q, cost);
-            if self.unused.len() <= q as usize {
-                self.unused
-                    .resize((q as usize + 1).max(2 * self.unused.len()), false);
-            }
-            self.unused[q as usize] = true;
-        }
-        self.m.physical_reads += self.ahead.len() as u64;
-        self.m.read_ahead += self.ahead.len() as u64;
-        Ok(())
     }
 
     /// Whether the store hears of requests, evictions or admissions

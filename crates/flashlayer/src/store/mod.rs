@@ -87,7 +87,7 @@ pub use mem::MemStore;
 use crate::device::DeviceModel;
 use crate::error::Result;
 pub use crate::types::{DeviceStats, IoStats};
-use crate::types::{Op, PageCost, PageId};
+use crate::types::{IoKind, Op, PageCost, PageId};
 
 /// How a store wants the pages of its calls named
 /// ([`PageStore::naming`]). A caller that names pages by dense ids looks a
@@ -425,16 +425,7 @@ impl Meter {
     /// its `n` pages; else each page, sequential when it follows the page
     /// read before it.
     pub fn read_batch(&mut self, after: PageId, pages: impl ExactSizeIterator<Item = PageId>) {
-        if let Some(c) = self.device.concurrent_reads(pages.len()) {
-            self.stats.reads += pages.len() as u64;
-            self.stats.virtual_time += c;
-            return;
-        }
-        let mut prev = after;
-        for p in pages {
-            self.read(prev.checked_add(1) == Some(p));
-            prev = p;
-        }
+        self.batch(IoKind::Read, Some(after), pages);
     }
 
     /// Prices a write batch: on a device that serves `k > 1` writes at
@@ -442,14 +433,36 @@ impl Meter {
     /// ([`DeviceModel::concurrent_batch`]); else each page, sequential
     /// when it follows the previous page of the batch.
     pub fn write_batch(&mut self, pages: impl ExactSizeIterator<Item = PageId>) {
-        if let Some(c) = self.device.concurrent_batch(pages.len()) {
-            self.stats.writes += pages.len() as u64;
+        self.batch(IoKind::Write, None, pages);
+    }
+
+    /// Prices I/Os of `kind` issued together, the first following `after`.
+    fn batch(
+        &mut self,
+        kind: IoKind,
+        after: Option<PageId>,
+        pages: impl ExactSizeIterator<Item = PageId>,
+    ) {
+        let n = pages.len();
+        let together = match kind {
+            IoKind::Read => self.device.concurrent_reads(n),
+            IoKind::Write => self.device.concurrent_batch(n),
+        };
+        if let Some(c) = together {
+            match kind {
+                IoKind::Read => self.stats.reads += n as u64,
+                IoKind::Write => self.stats.writes += n as u64,
+            }
             self.stats.virtual_time += c;
             return;
         }
-        let mut prev: Option<PageId> = None;
+        let mut prev = after;
         for p in pages {
-            self.write(prev.is_some_and(|q| q.checked_add(1) == Some(p)));
+            let sequential = prev.is_some_and(|q| q.checked_add(1) == Some(p));
+            match kind {
+                IoKind::Read => self.read(sequential),
+                IoKind::Write => self.write(sequential),
+            };
             prev = Some(p);
         }
     }

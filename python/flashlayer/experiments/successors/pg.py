@@ -222,17 +222,32 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
                  "shows what the write-backs of each policy cost the flash in collection.")
 
 
+#: The counts of a run that the notes compare.
+_Count = Literal["misses", "physical_writes", "virtual_time"]
+
+
+def _ratios(runs: dict[str, list[SimResult]], name: str, base: str, key: _Count) -> list[float]:
+    """`name`'s `key` over `base`'s, point by point."""
+    return [float(a[key]) / float(b[key]) for a, b in zip(runs[name], runs[base], strict=True)]
+
+
+def _span(values: list[float], pct: bool = False) -> str:
+    """The least and the greatest of `values` (ratios as changes with
+    `pct`), one number when they read alike."""
+    ends = [f"{v - 1:+.1%}" if pct else f"{v:.1f}" for v in (min(values), max(values))]
+    return ends[0] if ends[0] == ends[1] else " to ".join(ends)
+
+
 def _reading_ahead(runs: dict[str, list[SimResult]]) -> str:
     """ACE reading ahead against ACE evicting what it writes, on the
     device of concurrency 8 at every point: what it read ahead, how much of
     that was used, and the misses and virtual time it changed."""
-    ahead, evicting = runs["ACE over LRU, reading ahead"], runs["ACE over LRU, evicting what it writes"]
+    ahead = runs["ACE over LRU, reading ahead"]
     read = sum(r["read_ahead"] for r in ahead)
     used = sum(r["read_ahead_used"] for r in ahead)
 
-    def change(key: Literal["misses", "virtual_time"]) -> str:
-        values = [float(a[key]) / float(b[key]) - 1 for a, b in zip(ahead, evicting, strict=True)]
-        return f"{min(values):+.1%} to {max(values):+.1%}"
+    def change(key: _Count) -> str:
+        return _span(_ratios(runs, "ACE over LRU, reading ahead", "ACE over LRU, evicting what it writes", key), True)
 
     return (f"ACE over LRU reading ahead (ne=8, pf=on: the 8 pages nearest eviction leave a dirty victim's miss and "
             f"the 7 pages numbered after the requested one are read into the tail, as its authors' project page "
@@ -247,27 +262,24 @@ def _together(runs: dict[str, list[SimResult]]) -> str:
     """ACE over WATT against WATT, and ACE over LRU against LRU, on the
     device of concurrency 8 at every point: misses, batch sizes, writes
     and virtual time."""
-    def ratios(name: str, base: str, key: Literal["misses", "physical_writes", "virtual_time"]) -> list[float]:
-        return [float(a[key]) / float(b[key]) for a, b in zip(runs[name], runs[base], strict=True)]
+    def ratios(name: str, base: str, key: _Count) -> list[float]:
+        return _ratios(runs, name, base, key)
 
     def batch(name: str) -> list[float]:
         return [float(r["physical_writes"]) / max(float(r["dirty_evictions"]), 1.0) for r in runs[name]]
 
-    def span(values: list[float], pct: bool = False) -> str:
-        ends = [f"{v - 1:+.1%}" if pct else f"{v:.1f}" for v in (min(values), max(values))]
-        return ends[0] if ends[0] == ends[1] else " to ".join(ends)
 
     same = all(a["misses"] == b["misses"] for a, b in zip(runs["ACE over WATT"], runs["WATT"], strict=True))
     return (f"Over the 9 points on the device of concurrency 8, ACE over WATT "
             + ("has exactly WATT's misses (WATT's choices do not depend on whether a page is dirty)"
-               if same else "changes WATT's misses by " + span(ratios("ACE over WATT", "WATT", "misses"), True))
-            + f", writes {span(batch('ACE over WATT'))} pages a batch (ACE over LRU {span(batch('ACE over LRU'))}: "
+               if same else "changes WATT's misses by " + _span(ratios("ACE over WATT", "WATT", "misses"), True))
+            + f", writes {_span(batch('ACE over WATT'))} pages a batch (ACE over LRU {_span(batch('ACE over LRU'))}: "
             "WATT's next samples hold fewer dirty pages than LRU's tail reaches) and "
-            f"{span(ratios('ACE over WATT', 'WATT', 'physical_writes'), True)} pages against WATT alone (ACE over "
-            f"LRU {span(ratios('ACE over LRU', 'LRU', 'physical_writes'), True)} against LRU: WATT's samples hold "
+            f"{_span(ratios('ACE over WATT', 'WATT', 'physical_writes'), True)} pages against WATT alone (ACE over "
+            f"LRU {_span(ratios('ACE over LRU', 'LRU', 'physical_writes'), True)} against LRU: WATT's samples hold "
             "pages it keeps and that are written again, which ACE cleans early); its virtual time is "
-            f"{span(ratios('ACE over WATT', 'WATT', 'virtual_time'), True)} against WATT's (ACE over LRU "
-            f"{span(ratios('ACE over LRU', 'LRU', 'virtual_time'), True)} against LRU's).")
+            f"{_span(ratios('ACE over WATT', 'WATT', 'virtual_time'), True)} against WATT's (ACE over LRU "
+            f"{_span(ratios('ACE over LRU', 'LRU', 'virtual_time'), True)} against LRU's).")
 
 
 def _ace_devices(t: _native.Trace, file: str, label: str, key: str, b: int, devices: dict[str, Preset],
