@@ -184,6 +184,26 @@ proptest! {
         compare(FdBuffer::new(cap, cap / 2, Base::Lru(Lru::new(cap)), Base::Lru(Lru::new(cap))).with_cluster(3), &t)?;
         compare(FdBuffer::with_mc(cap, Mc::Auto { epoch: 11 }, CostSource::Model, Base::Clock(Clock::new(cap)), Base::TwoQ(TwoQ::new(cap))), &t)?;
     }
+
+    /// ACE's prefetching variant reads ahead the pages numbered after the
+    /// requested one that the caller knows: the pool knows the pages fixed
+    /// so far, so the trace first reads every page once (all clean: no
+    /// dirty victim, nothing read ahead), and the simulator knows just
+    /// those. Then pool and simulator read the same pages ahead, in the
+    /// same batches, and count the same uses.
+    #[test]
+    fn pool_and_simulator_read_the_same_pages_ahead(cap in 2usize..10, pages in 1u32..30, trace in prop::collection::vec((0u32..30, any::<bool>()), 1..400)) {
+        let t: Vec<(u32, Op)> = (0..pages)
+            .map(|p| (p, Op::Read))
+            .chain(trace.iter().map(|&(p, w)| (p % pages, if w { Op::Write } else { Op::Read })))
+            .collect();
+        for ne in [2, 4] {
+            compare_known(Ace::with_read_ahead(Lru::new(cap), ne, ne, 0, true).unwrap(), &t, pages as usize)?;
+            compare_known(Ace::with_read_ahead(Cflru::new(cap, 0.5), 4, ne, 0, true).unwrap(), &t, pages as usize)?;
+            compare_known(Ace::with_read_ahead(LruWsr::new(cap), ne + 1, ne, 0, true).unwrap(), &t, pages as usize)?;
+            compare_known(Ace::with_read_ahead(Casa::new(cap, CostSource::Model), 4, ne, 0, true).unwrap(), &t, pages as usize)?;
+        }
+    }
 }
 
 /// A store that logs every physical operation: (kind, page number).
@@ -229,8 +249,18 @@ fn number(d: u32) -> u64 {
 }
 
 fn compare<P: Policy + Clone>(p: P, trace: &[(u32, Op)]) -> Result<(), TestCaseError> {
+    compare_known(p, trace, 64)
+}
+
+/// [`compare`] with the simulator knowing the pages of dense ids
+/// `0..known`.
+fn compare_known<P: Policy + Clone>(
+    p: P,
+    trace: &[(u32, Op)],
+    known: usize,
+) -> Result<(), TestCaseError> {
     let device = DeviceModel::parse("ratio:1:4").unwrap();
-    let numbers: Vec<u64> = (0..64).map(number).collect();
+    let numbers: Vec<u64> = (0..known as u32).map(number).collect();
     let mut sim = Simulator::with_numbers(
         p.clone(),
         Logged {
@@ -268,7 +298,10 @@ fn compare<P: Policy + Clone>(p: P, trace: &[(u32, Op)]) -> Result<(), TestCaseE
             a.misses,
             a.dirty_evictions,
             a.physical_writes,
-            a.dirty_at_end
+            a.dirty_at_end,
+            a.physical_reads,
+            a.read_ahead,
+            a.read_ahead_used
         ),
         (
             b.requests,
@@ -277,7 +310,10 @@ fn compare<P: Policy + Clone>(p: P, trace: &[(u32, Op)]) -> Result<(), TestCaseE
             b.misses,
             b.dirty_evictions,
             b.physical_writes,
-            b.dirty_at_end
+            b.dirty_at_end,
+            b.physical_reads,
+            b.read_ahead,
+            b.read_ahead_used
         )
     );
     let pages = trace

@@ -7,8 +7,8 @@ mod hooked;
 
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::Lru;
-use flashlayer::store::MemStore;
+use flashlayer::policy::{Ace, Lru};
+use flashlayer::store::{MemStore, PageStore};
 use flashlayer::types::PageId;
 use flashlayer::{Error, Result};
 use hooked::Hooked;
@@ -177,16 +177,80 @@ fn a_write_ahead_log_sees_every_write_back_before_the_store_does() {
     assert!(broken > 0);
 }
 
-/// ACE's prefetching variant reads pages nobody fixed; the pool reads each
-/// missing page for the fix that asked for it, so it refuses the policy in
-/// one line, naming what to use instead.
+/// A pool of 4 frames under ACE over LRU reading ahead (nw = ne = 3)
+/// over a store holding pages 1 to 8, each filled with its number, once
+/// the pool has met them all (`read_ahead` reads only pages it knows):
+/// resident 5 (dirty), 6, 7, 8 from the LRU end.
+fn reading_ahead(store: impl PageStore) -> BufferPool<Ace<Lru>, impl PageStore> {
+    let pool = BufferPool::new(
+        Ace::with_read_ahead(Lru::new(4), 3, 3, 0, true).unwrap(),
+        store,
+    )
+    .unwrap();
+    for p in 1..=8 {
+        drop(pool.fix_read(p).unwrap());
+    }
+    pool.fix_write(5).unwrap()[1] = 1;
+    for p in 6..=8 {
+        drop(pool.fix_read(p).unwrap());
+    }
+    assert_eq!(pool.metrics().read_ahead, 0, "no dirty victim yet");
+    pool
+}
+
+fn numbered_pages() -> MemStore {
+    let mut store = MemStore::new(PS, DeviceModel::unit());
+    for p in 1..=8u8 {
+        store.write(p.into(), &[p; PS]).unwrap();
+    }
+    store
+}
+
+/// ACE's prefetching variant in the pool, the step its authors draw: a
+/// miss whose victim (5) is dirty writes it, evicts the next two clean
+/// victims (6, 7) and reads the two pages numbered after the requested
+/// one (3, 4) into their frames, unpinned, holding the store's bytes;
+/// fixing one of them is a hit on a page read ahead.
 #[test]
-fn a_policy_that_reads_ahead_is_refused_by_the_pool() {
-    use flashlayer::policy::Ace;
-    let ace = Ace::with_read_ahead(Lru::new(4), 4, 4, 0, true).unwrap();
-    let e = BufferPool::new(ace, MemStore::new(64, DeviceModel::unit()))
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("pf=off") && !e.contains('\n'), "{e}");
+fn a_dirty_victims_miss_reads_the_next_pages_into_the_frames_it_frees() {
+    let pool = reading_ahead(numbered_pages());
+    assert_eq!(pool.fix_read(2).unwrap()[0], 2);
+    let m = pool.metrics();
+    assert_eq!((m.dirty_evictions, m.read_ahead, m.misses), (1, 2, 9));
+    let before = pool.metrics();
+    assert_eq!(pool.fix_read(3).unwrap()[0], 3);
+    assert_eq!(pool.fix_read(4).unwrap()[0], 4);
+    assert_eq!(pool.fix_read(8).unwrap()[0], 8);
+    let m = pool.metrics();
+    assert_eq!((m.hits - before.hits, m.read_ahead_used), (3, 2));
+    // Nothing is left pinned: every page can leave.
+    pool.empty().unwrap();
+}
+
+/// A read ahead that fails admits none of its pages and fails no fix: the
+/// fix that caused it gets its page, and a later fix of a page it could
+/// not read reads that page itself, meeting the store's error then.
+#[test]
+fn a_failed_read_ahead_admits_nothing_and_the_fix_succeeds() {
+    let broken = Arc::new(AtomicU64::new(0));
+    let b = Arc::clone(&broken);
+    let store = Hooked {
+        inner: numbered_pages(),
+        hook: Box::new(move |page, write| {
+            if write.is_none() && page == b.load(Ordering::SeqCst) {
+                return Err(Error::Store(format!("injected read error on page {page}")));
+            }
+            Ok(())
+        }),
+    };
+    let pool = reading_ahead(store);
+    broken.store(4, Ordering::SeqCst);
+    assert_eq!(pool.fix_read(2).unwrap()[0], 2);
+    assert_eq!(pool.metrics().read_ahead, 0);
+    let misses = pool.metrics().misses;
+    assert_eq!(pool.fix_read(3).unwrap()[0], 3);
+    assert_eq!(pool.metrics().misses, misses + 1, "page 3 was not admitted");
+    assert!(matches!(pool.fix_read(4), Err(Error::Store(_))));
+    broken.store(0, Ordering::SeqCst);
+    assert_eq!(pool.fix_read(4).unwrap()[0], 4);
 }

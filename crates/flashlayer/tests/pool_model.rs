@@ -19,6 +19,7 @@ use flashlayer::policy::{boxed_online_policy, Arc as ArcPolicy, Lru, Policy, Pol
 use flashlayer::store::{MemStore, PageStore};
 use flashlayer::Error;
 use shuttle::thread;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,6 +74,9 @@ fn bump<P: Policy, S: PageStore>(pool: &BufferPool<P, S>, page: u64, t: usize) -
     }
 }
 
+/// Pages read ahead by [`writers`], over every schedule run so far.
+static READ_AHEAD: AtomicU64 = AtomicU64::new(0);
+
 /// Three threads add to their own byte of overlapping pages through a pool
 /// of two frames (so every fix evicts, most victims dirty), one of them
 /// flushing midway; every thread sees its own earlier additions, and at
@@ -109,7 +113,8 @@ fn writers<P: Policy + Send + std::fmt::Debug + 'static>(policy: impl Fn() -> P,
     for h in handles {
         h.join().unwrap();
     }
-    faults.on.store(false, std::sync::atomic::Ordering::Relaxed);
+    faults.on.store(false, Ordering::Relaxed);
+    READ_AHEAD.fetch_add(pool.metrics().read_ahead, Ordering::Relaxed);
     let pool = Arc::try_unwrap(pool).expect("threads are done");
     let mut store = pool.close().unwrap();
     let mut buf = [0u8; PS];
@@ -384,6 +389,25 @@ fn writers_lose_nothing_with_policies_that_write_clusters() {
             )
         });
     }
+}
+
+/// ACE's prefetching variant: a dirty victim's miss evicts the next clean
+/// victim and reads the page numbered after the requested one into its
+/// frame, while other threads fix that page (they wait for the read) or
+/// evict around it, and reads and writes fail at random.
+#[test]
+fn writers_lose_nothing_while_pages_are_read_ahead() {
+    let spec = "ace:nw=2,ne=2,pf=on";
+    explore(spec, move || {
+        writers(
+            || boxed_online_policy(&PolicySpec::parse(spec).unwrap(), 2, 0).unwrap(),
+            3,
+        )
+    });
+    assert!(
+        READ_AHEAD.load(Ordering::Relaxed) > 0,
+        "some schedules read pages ahead"
+    );
 }
 
 #[test]

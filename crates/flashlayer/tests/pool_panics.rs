@@ -8,7 +8,7 @@ mod hooked;
 
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::Lru;
+use flashlayer::policy::{Ace, Lru};
 use flashlayer::store::{MemStore, PageStore};
 use flashlayer::types::{ByteRange, Op, PageId};
 use hooked::Hooked;
@@ -157,4 +157,54 @@ fn a_recorder_that_panics_leaves_no_page_pinned() {
     pool.empty().unwrap();
     set(&pool, 1, 3);
     assert_eq!(pool.fix_read(1).unwrap()[0], 3);
+}
+
+/// ACE reading ahead (nw = ne = 3) over 4 frames: a miss whose victim is
+/// dirty reads the two pages numbered after the requested one. When that
+/// read panics, the fix that caused it panics, its own page stays resident
+/// and unpinned, and the pages it was reading are missing, not loading:
+/// their fixers read them.
+#[test]
+fn a_read_ahead_that_panics_leaves_its_pages_missing_and_no_frame_pinned() {
+    let reads = Arc::new(AtomicU32::new(0));
+    let r = Arc::clone(&reads);
+    let store = Hooked {
+        inner: MemStore::new(PS, DeviceModel::unit()),
+        hook: Box::new(move |page, write| {
+            if write.is_none() && page == 4 {
+                strike(&r, "read", page);
+            }
+            Ok(())
+        }),
+    };
+    let ace = Ace::with_read_ahead(Lru::new(4), 3, 3, 0, true).unwrap();
+    let pool = BufferPool::new(ace, store).unwrap();
+    for p in 1..=8 {
+        pool.fix_write(p).unwrap()[0] = p as u8;
+    }
+    pool.flush().unwrap();
+    // Resident 5 (dirty), 6, 7, 8 from the LRU end.
+    pool.fix_write(5).unwrap()[1] = 1;
+    for p in 6..=8 {
+        drop(pool.fix_read(p).unwrap());
+    }
+    let ahead = pool.metrics().read_ahead;
+    reads.store(1, Ordering::SeqCst);
+    assert!(
+        quietly(|| drop(pool.fix_read(2).unwrap())).is_err(),
+        "the read ahead panicked"
+    );
+    assert_eq!(pool.metrics().read_ahead, ahead, "nothing was read ahead");
+    assert!(pool.is_resident(2) && !pool.is_resident(3) && !pool.is_resident(4));
+    std::thread::scope(|s| {
+        s.spawn(|| assert_eq!(pool.fix_read(4).unwrap()[0], 4));
+    });
+    assert_eq!(pool.fix_read(3).unwrap()[0], 3);
+    // No pin outlived the panic: every page can leave.
+    pool.empty().unwrap();
+    assert_eq!(
+        pool.fix_read(5).unwrap()[1],
+        1,
+        "the dirty victim was written"
+    );
 }

@@ -67,9 +67,81 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             st.frame_of[d as usize] = NIL;
         }
         let placed = placed.map(|f| (f, st.versions[f as usize]));
+        if let Ok((f, _)) = placed {
+            st = self.read_ahead(st, f, name);
+        }
         drop(st);
         self.done.notify_all();
         placed
+    }
+
+    /// Reads the pages that the miss's placement planned to read ahead
+    /// ([`crate::drive::Driver::planned`]), those no other fix is loading,
+    /// with the lock released, in one batch issued right after the read of
+    /// `after`. Each is admitted unpinned into a free frame
+    /// ([`crate::drive::Driver::admit_ahead`]) while the buffer has room:
+    /// other misses may have taken the room meanwhile. A failed read admits
+    /// none of them, as in the simulator. Meanwhile the pages are loading,
+    /// so their fixers wait for this read alone, and the miss's own frame
+    /// `f` stays pinned; a read that panics leaves the pages missing,
+    /// wakes their waiters and unpins `f`.
+    fn read_ahead<'a>(&'a self, mut st: Guard<'a, P, S>, f: u32, after: PageId) -> Guard<'a, P, S> {
+        let pages: Vec<(DenseId, PageId)> = {
+            let (planned, names) = st.driver.planned();
+            planned
+                .iter()
+                .copied()
+                .zip(names.iter().copied())
+                .filter(|&(d, _)| st.frame_of[d as usize] == NIL)
+                .collect()
+        };
+        if pages.is_empty() {
+            return st;
+        }
+        for &(d, _) in &pages {
+            st.frame_of[d as usize] = LOADING;
+        }
+        drop(st);
+        let loading = Undo(Some(|| {
+            let mut st = self.lock();
+            for &(d, _) in &pages {
+                if st.frame_of[d as usize] == LOADING {
+                    st.frame_of[d as usize] = NIL;
+                }
+            }
+            drop(st);
+            self.unpin(f);
+            self.done.notify_all();
+        }));
+        let names: Vec<PageId> = pages.iter().map(|&(_, name)| name).collect();
+        let mut bytes = vec![0u8; names.len() * self.page_size];
+        let read = match &self.io {
+            Some(io) => io.read_ahead(after, &names, &mut bytes),
+            None => self.store.lock().read_ahead(after, &names, &mut bytes),
+        };
+        loading.disarm();
+        let mut st = self.lock();
+        // The policy hears the hits gathered meanwhile first.
+        self.drain(&mut st);
+        st.turns += 1;
+        for (&(d, _), page) in pages.iter().zip(bytes.chunks_exact(self.page_size)) {
+            let policy = st.driver.policy();
+            let room = policy.len() < policy.capacity() && !st.free.is_empty();
+            if read.is_err() || !room {
+                st.frame_of[d as usize] = NIL;
+                if read.is_ok() {
+                    st.driver.read_unadmitted();
+                }
+                continue;
+            }
+            let g = st.free.pop().expect("a frame is free");
+            // A free frame: nobody holds it, so this never waits.
+            self.fill(g, page);
+            self.publish(&mut st, d, g);
+            let (driver, frames, _) = self.split(&mut st);
+            driver.admit_ahead(&frames, d);
+        }
+        st
     }
 
     /// Reads page `name` into `buf`: through the store's shared I/O if it

@@ -90,7 +90,14 @@
 //! announced again if the policy heard anything meanwhile — the policy
 //! evicts the same victim, now written, and admits the page: the decisions
 //! of a whole [`Driver::miss`]. A page modified while its write was in
-//! flight stays dirty (frames count their modifications). A store that
+//! flight stays dirty (frames count their modifications). A policy that
+//! reads ahead ([`Policy::read_ahead`], ACE's `pf=on`) has the miss of a
+//! dirty victim evict more clean victims and plan the pages to read
+//! ([`Driver::planned`]); the miss marks those no one is loading as
+//! loading, reads them in one batch outside the lock while its own page
+//! stays pinned, and admits each, unpinned, into a free frame while the
+//! buffer has room (others' misses may have taken it meanwhile). A failed
+//! read ahead admits none of them and fails no fix. A store that
 //! listens to the order of requests (the hybrid store's placement) has each
 //! miss run whole under the pool lock. Each frame has a reader-writer latch,
 //! held by guards (a read hit's count holds it shared), and its pin count
@@ -283,14 +290,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if n >= LOADING as usize {
             return Err(Error::invalid("too many frames"));
         }
-        if policy.read_ahead() > 0 {
-            return Err(Error::invalid(format!(
-                "{} reads pages ahead of requests, which the buffer pool does not (it reads each \
-                 missing page for the fix that asked for it); use pf=off, or a simulation's cost or \
-                 ftl store, which read ahead",
-                policy.name()
-            )));
-        }
         if store.serves_in_place() {
             return Err(Error::invalid(
                 "a buffer pool keeps every page it serves in a frame, and this store may serve a \
@@ -358,6 +357,19 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn with_write_ahead(mut self, wal: Arc<dyn WriteAhead>) -> Self {
         self.wal = Some(wal);
         self
+    }
+
+    /// Meets `pages` in this order without fixing them, as if fixed: a
+    /// policy that reads pages ahead ([`Policy::read_ahead`]) reads only
+    /// pages the pool has met, so a caller that knows every page of its
+    /// run beforehand (a trace) tells it here, and the pool then reads the
+    /// pages ahead that a simulation of that trace reads.
+    pub fn know(&self, pages: impl IntoIterator<Item = PageId>) -> Result<()> {
+        let mut st = self.lock();
+        for page in pages {
+            st.dense(page)?;
+        }
+        Ok(())
     }
 
     /// Bytes per page.
@@ -528,11 +540,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Makes frame `f`, holding page `d`'s bytes, the page's, pinned, and
     /// findable by hits.
     fn install(&self, st: &mut State<P, S>, d: DenseId, f: u32) {
+        self.pin(f);
+        self.publish(st, d, f);
+    }
+
+    /// Makes frame `f`, holding page `d`'s bytes, the page's and findable
+    /// by hits.
+    fn publish(&self, st: &mut State<P, S>, d: DenseId, f: u32) {
         st.frame_of[d as usize] = f;
         st.page_in[f as usize] = d;
         st.changes[f as usize].clear();
         st.versions[f as usize] += 1;
-        self.pin(f);
         let number = st.originals[d as usize];
         self.frames[f as usize].publish(number, d);
         self.table.insert(number, f);

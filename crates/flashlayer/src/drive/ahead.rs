@@ -5,7 +5,6 @@
 //! while still buffered.
 
 use super::{Driver, Frames, Gate};
-use crate::error::Result;
 use crate::policy::Policy;
 use crate::store::PageStore;
 use crate::types::{DenseId, IoKind, PageId};
@@ -16,21 +15,13 @@ pub(super) struct ReadAhead {
     /// The pages a miss reads ahead, and their numbers.
     pages: Vec<DenseId>,
     numbers: Vec<PageId>,
-    /// A page's bytes the reads go to (the caller keeps none).
+    /// The pages' bytes, for a caller that keeps none (the simulator).
     buf: Vec<u8>,
     /// Per dense id: read ahead and not requested since.
     unused: Vec<bool>,
 }
 
 impl ReadAhead {
-    /// Reads of pages of `page_size` bytes (0: none are read ahead).
-    pub(super) fn new(page_size: usize) -> Self {
-        ReadAhead {
-            buf: vec![0; page_size],
-            ..ReadAhead::default()
-        }
-    }
-
     /// `page` is requested, a `hit` or not: whether it was read ahead and
     /// not requested since (it is not any more).
     #[inline]
@@ -70,18 +61,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
     }
 
-    /// Reads ahead of requests ([`Policy::read_ahead`]) the pages numbered
-    /// 1 to `n` after the requested `page` (numbered `number`) that the
-    /// caller knows and the buffer does not hold, while it has room, in one
-    /// batch ([`PageStore::read_ahead`]), and admits each where the next
-    /// eviction reaches first ([`Policy::insert_cold`]).
-    pub(super) fn read_ahead<F: Frames>(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        n: usize,
-        frames: &F,
-    ) -> Result<()> {
+    /// Plans reading ahead of requests ([`Policy::read_ahead`]): the pages
+    /// numbered 1 to `n` after the requested `page` that the caller knows
+    /// and the buffer does not hold, while it has room for them
+    /// ([`Driver::planned`]).
+    pub(super) fn plan_ahead<F: Frames>(&mut self, page: DenseId, n: usize, frames: &F) {
         self.ahead.pages.clear();
         self.ahead.numbers.clear();
         for delta in 1..=n as i64 {
@@ -97,24 +81,54 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 _ => {}
             }
         }
+    }
+
+    /// The pages the last [`Driver::place`] planned to read ahead, and
+    /// their names for the store; none unless its victim was dirty and the
+    /// policy reads ahead.
+    pub fn planned(&self) -> (&[DenseId], &[PageId]) {
+        (&self.ahead.pages, &self.ahead.numbers)
+    }
+
+    /// Reads the planned pages in one batch ([`PageStore::read_ahead`],
+    /// issued right after the read of the requested page, named `after`)
+    /// and admits each ([`Driver::admit_ahead`]). A failed batch admits
+    /// none of them ([`Driver::miss`] says why).
+    pub(super) fn read_planned<F: Frames>(&mut self, after: PageId, frames: &F) {
         if self.ahead.pages.is_empty() {
-            return Ok(());
+            return;
         }
-        self.store
-            .read_ahead(number, &self.ahead.numbers, &mut self.ahead.buf)?;
-        for i in 0..self.ahead.pages.len() {
-            let (q, name) = (self.ahead.pages[i], self.ahead.numbers[i]);
-            if q >= self.taught {
-                self.teach(frames, q);
-            }
-            let cost = self.store.cost_of(name);
-            self.observe(IoKind::Read, cost.read);
-            self.policy.insert_cold(q, cost);
-            self.ahead.unused(q);
+        let n = self.ahead.pages.len();
+        self.ahead.buf.resize(n * self.store.page_size(), 0);
+        if self
+            .store
+            .read_ahead(after, &self.ahead.numbers, &mut self.ahead.buf)
+            .is_err()
+        {
+            return;
         }
-        let n = self.ahead.pages.len() as u64;
-        self.m.physical_reads += n;
-        self.m.read_ahead += n;
-        Ok(())
+        for i in 0..n {
+            self.admit_ahead(frames, self.ahead.pages[i]);
+        }
+    }
+
+    /// Admits `page`, read ahead of requests, where the next eviction
+    /// reaches first ([`Policy::insert_cold`]), and counts its read.
+    pub fn admit_ahead<F: Frames>(&mut self, frames: &F, page: DenseId) {
+        if page >= self.taught {
+            self.teach(frames, page);
+        }
+        let cost = self.store.cost_of(self.number(frames, page));
+        self.observe(IoKind::Read, cost.read);
+        self.policy.insert_cold(page, cost);
+        self.ahead.unused(page);
+        self.m.physical_reads += 1;
+        self.m.read_ahead += 1;
+    }
+
+    /// A page read ahead that the caller could not admit (the room it was
+    /// read for was taken meanwhile): its read is counted.
+    pub fn read_unadmitted(&mut self) {
+        self.m.physical_reads += 1;
     }
 }

@@ -150,11 +150,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             batch: Vec::new(),
             moved: Vec::new(),
             left: Vec::new(),
-            ahead: ReadAhead::new(if policy.read_ahead() > 0 {
-                store.page_size()
-            } else {
-                0
-            }),
+            ahead: ReadAhead::default(),
             accesses: listens.accesses,
             next_victim: listens.next_victim,
             placing: listens.evictions,
@@ -328,9 +324,14 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
     /// never happened. Pages written with the victim that leave with it
     /// ([`Policy::leaving`]) are in [`Driver::left`] until the next miss;
-    /// a caller with frames frees theirs. A dirty victim's miss may read
-    /// pages ahead ([`Policy::read_ahead`]); if that read fails, the page is
-    /// admitted and nothing read ahead is.
+    /// a caller with frames frees theirs, as they do those of the pages
+    /// evicted to make room for reading ahead.
+    ///
+    /// A dirty victim's miss reads pages ahead ([`Policy::read_ahead`]).
+    /// If that read fails, nothing read ahead is admitted and the miss
+    /// still succeeds: no request asked for those pages, and one that does
+    /// later reads the page itself and meets its error then, as an
+    /// operating system's read-ahead does.
     #[inline]
     pub fn miss<F: Frames>(
         &mut self,
@@ -401,7 +402,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             self.reprice_moved(frames);
         }
         if ahead > 0 {
-            self.read_ahead(page, number, ahead, frames)?;
+            self.plan_ahead(page, ahead, frames);
+            self.read_planned(number, frames);
         }
         Ok(victim)
     }
@@ -434,8 +436,13 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// retry guarantee), now written, and the page is admitted — the same
     /// decisions as [`Driver::miss`] makes. If other requests reached the
     /// policy meanwhile it may evict another page; the written pages that
-    /// nobody modified since are then marked clean. For stores that do not
-    /// listen ([`Driver::listening`]).
+    /// nobody modified since are then marked clean. After a dirty victim,
+    /// a policy that reads ahead ([`Policy::read_ahead`]) has more clean
+    /// victims evicted (in [`Driver::left`]) and the pages to read ahead
+    /// planned ([`Driver::planned`]), as [`Driver::miss`] does; the caller
+    /// reads them and admits each that still has room
+    /// ([`Driver::admit_ahead`]). For stores that do not listen
+    /// ([`Driver::listening`]).
     pub fn place<F: Frames>(
         &mut self,
         page: DenseId,
@@ -448,6 +455,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         debug_assert!(!self.listening(), "a listening store runs whole misses");
         self.left.clear();
         let mut victim = None;
+        let mut ahead = 0;
         let mut accounted = false;
         if self.policy.len() >= self.policy.capacity() {
             let v = loop {
@@ -490,6 +498,10 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             }
             self.m.dirty_evictions += u64::from(v.dirty);
             victim = Some(v.page);
+            if v.dirty {
+                ahead = self.policy.read_ahead();
+                self.make_room(ahead, &mut gate);
+            }
         } else if let Some(w) = &written {
             self.account(frames, w, DenseId::MAX);
         }
@@ -499,6 +511,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
         let cost = self.store.cost_of(self.number(frames, page));
         self.policy.insert(page, op, cost);
+        self.plan_ahead(page, ahead, frames);
         Ok(Placed::Admitted(victim))
     }
 

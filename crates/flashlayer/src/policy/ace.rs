@@ -45,8 +45,9 @@
 //! they are the first clean pages the base's evictions take: LRU's and
 //! LRU-WSR's tail, CFLRU's clean-first region's clean tail, CASA's clean
 //! list's tail (τ decides when evictions take from it). WATT, whose
-//! samples pick its victims, has no such place. The buffer pool, which
-//! reads each missing page for the fix that asked, refuses it.
+//! samples pick its victims, has no such place. The simulator and the
+//! buffer pool read them alike (the pool into the frames the evictions
+//! freed, outside its lock; `crate::buffer`).
 
 use super::build::WithPolicy;
 use super::named::Named;

@@ -7,8 +7,9 @@
 //! positioned (`pread`/`pwrite`);
 //! `flush` calls `fsync`. With `O_DIRECT` the page cache is bypassed and I/O
 //! goes through an aligned bounce buffer. A batch of writes (a policy's
-//! write cluster, ACE's write-back) is issued as many at once as the
-//! device model's concurrency `k` says.
+//! write cluster, ACE's write-back) and the pages read ahead of requests
+//! (ACE's prefetching variant) are issued as many at once as the device
+//! model's concurrency `k` says.
 //!
 //! Every read and write is timed with the monotonic clock, so policies that
 //! learn the device's read/write asymmetry from real latencies (CASA §5.3)
@@ -233,6 +234,20 @@ impl FileIo {
         r
     }
 
+    /// Reads `page` into `buf`, unmetered.
+    fn get(&self, page: PageId, buf: &mut [u8]) -> Result<()> {
+        let off = self.offset(page)?;
+        if self.direct {
+            self.with_bounce(|b| {
+                self.read_at(b, off)?;
+                buf.copy_from_slice(b);
+                Ok::<_, Error>(())
+            })
+        } else {
+            self.read_at(buf, off)
+        }
+    }
+
     fn put(&self, page: PageId, buf: &[u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         let off = self.offset(page)?;
@@ -255,17 +270,8 @@ impl FileIo {
 impl SharedIo for FileIo {
     fn read(&self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
-        let off = self.offset(page)?;
         let start = Instant::now();
-        if self.direct {
-            self.with_bounce(|b| {
-                self.read_at(b, off)?;
-                buf.copy_from_slice(b);
-                Ok::<_, Error>(())
-            })?;
-        } else {
-            self.read_at(buf, off)?;
-        }
+        self.get(page, buf)?;
         self.measured(micros(start));
         lock(&self.meter).read(false);
         Ok(())
@@ -278,34 +284,57 @@ impl SharedIo for FileIo {
         Ok(())
     }
     /// A batch's writes are issued `k` at a time, `k` the device's
-    /// concurrency: the batch is cut into `k` runs, each written in turn
-    /// by a thread of its own (the caller's among them), so a device that
-    /// serves several I/Os at once gets them at once.
+    /// concurrency ([`in_runs`]), so a device that serves several I/Os at
+    /// once gets them at once.
     fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         let start = Instant::now();
-        let put_run = |run: &[(PageId, &[u8])]| -> Result<()> {
-            run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
-        };
-        let mut runs = batch.chunks(batch.len().div_ceil(self.concurrency).max(1));
-        let first = runs.next().unwrap_or_default();
-        if runs.len() == 0 {
-            // One run (k = 1, or a batch of one): no thread to start.
-            put_run(first)?;
-        } else {
-            std::thread::scope(|scope| {
-                let others: Vec<_> = runs.map(|run| scope.spawn(move || put_run(run))).collect();
-                let first = put_run(first);
-                others.into_iter().fold(first, |done, t| {
-                    // A writer that panicked re-raises its panic here.
-                    let theirs = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    done.and(theirs)
-                })
-            })?;
-        }
+        let mut pages = batch.to_vec();
+        in_runs(&mut pages, self.concurrency, |(page, buf)| {
+            self.put(*page, buf)
+        })?;
         self.measured(micros(start) / batch.len().max(1) as f64);
         lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
         Ok(())
     }
+    /// Pages read ahead are issued `k` at a time, as a batch's writes are.
+    fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        super::read_each(pages, buf, self.page_size, |_, _| Ok(()))?;
+        let start = Instant::now();
+        let mut reads: Vec<(PageId, &mut [u8])> = pages
+            .iter()
+            .copied()
+            .zip(buf.chunks_exact_mut(self.page_size))
+            .collect();
+        in_runs(&mut reads, self.concurrency, |(page, b)| self.get(*page, b))?;
+        self.measured(micros(start) / pages.len().max(1) as f64);
+        lock(&self.meter).read_batch(after, pages.iter().copied());
+        Ok(())
+    }
+}
+
+/// Runs `each` over `items` cut into `k` runs, each in turn on a thread of
+/// its own (the caller's among them). The first failure is returned, once
+/// every run has ended; a run that panicked re-raises its panic here.
+fn in_runs<T: Send>(
+    items: &mut [T],
+    k: usize,
+    each: impl Fn(&mut T) -> Result<()> + Sync,
+) -> Result<()> {
+    let run = |items: &mut [T]| items.iter_mut().try_for_each(&each);
+    let mut runs = items.chunks_mut(items.len().div_ceil(k).max(1));
+    let first = runs.next().unwrap_or_default();
+    if runs.len() == 0 {
+        // One run (k = 1, or one item): no thread to start.
+        return run(first);
+    }
+    std::thread::scope(|scope| {
+        let others: Vec<_> = runs.map(|r| scope.spawn(move || run(r))).collect();
+        let first = run(first);
+        others.into_iter().fold(first, |done, t| {
+            let theirs = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            done.and(theirs)
+        })
+    })
 }
 
 impl PageStore for FileStore {

@@ -74,6 +74,9 @@ impl<S: PageStore> PageStore for LockedStore<S> {
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
         self.lock().write_batch(batch)
     }
+    fn read_ahead(&mut self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        self.lock().read_ahead(after, pages, buf)
+    }
     fn flush(&mut self) -> Result<()> {
         self.lock().flush()
     }

@@ -138,6 +138,18 @@ impl SharedIo for MemIo {
         lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
         Ok(())
     }
+    fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        super::read_each(pages, buf, self.page_size, |page, b| {
+            Self::wait(self.read_latency);
+            match lock(&self.pages).get(&page) {
+                Some(p) => b.copy_from_slice(p),
+                None => b.fill(0),
+            }
+            Ok(())
+        })?;
+        lock(&self.meter).read_batch(after, pages.iter().copied());
+        Ok(())
+    }
 }
 
 impl PageStore for MemStore {

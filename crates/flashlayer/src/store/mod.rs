@@ -55,6 +55,14 @@ macro_rules! shares_io {
         ) -> $crate::error::Result<()> {
             $crate::store::SharedIo::write_batch(&*self.io, batch)
         }
+        fn read_ahead(
+            &mut self,
+            after: $crate::types::PageId,
+            pages: &[$crate::types::PageId],
+            buf: &mut [u8],
+        ) -> $crate::error::Result<()> {
+            $crate::store::SharedIo::read_ahead(&*self.io, after, pages, buf)
+        }
         #[inline]
         fn cost_of(&self, _page: $crate::types::PageId) -> $crate::types::PageCost {
             self.io.cost
@@ -167,15 +175,13 @@ pub trait PageStore {
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()>;
 
     /// Reads `pages`, issued together right after a read of `after`, for a
-    /// caller that reads pages ahead of requests and keeps none of their
-    /// bytes (the trace simulator; [`crate::policy::Policy::read_ahead`]):
-    /// each into `buf` in turn. Default: [`PageStore::read`] of each.
+    /// caller that reads pages ahead of requests
+    /// ([`crate::policy::Policy::read_ahead`]): page `i`'s bytes go to
+    /// `buf[i * page_size..]`, so `buf` holds `pages.len()` pages (none for
+    /// a store that keeps no data). Default: [`PageStore::read`] of each.
     fn read_ahead(&mut self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
         let _ = after;
-        for &p in pages {
-            self.read(p, buf)?;
-        }
-        Ok(())
+        read_each(pages, buf, self.page_size(), |p, b| self.read(p, b))
     }
 
     /// Makes every write so far durable.
@@ -329,6 +335,32 @@ pub trait SharedIo: Send + Sync + std::fmt::Debug {
     fn write(&self, page: PageId, buf: &[u8]) -> Result<()>;
     /// [`PageStore::write_batch`].
     fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()>;
+    /// [`PageStore::read_ahead`].
+    fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()>;
+}
+
+/// Reads `pages` one by one with `read`, page `i` into
+/// `buf[i * page_size..]` ([`PageStore::read_ahead`]'s layout).
+pub(crate) fn read_each(
+    pages: &[PageId],
+    buf: &mut [u8],
+    page_size: usize,
+    mut read: impl FnMut(PageId, &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    if buf.len() != pages.len() * page_size {
+        return Err(crate::Error::invalid(format!(
+            "buffer of {} bytes for {} pages of {page_size} bytes",
+            buf.len(),
+            pages.len()
+        )));
+    }
+    if page_size == 0 {
+        return pages.iter().try_for_each(|&p| read(p, &mut []));
+    }
+    pages
+        .iter()
+        .zip(buf.chunks_exact_mut(page_size))
+        .try_for_each(|(&p, b)| read(p, b))
 }
 
 /// Prices physical operations with a [`DeviceModel`] and counts them; the

@@ -91,6 +91,12 @@ impl SharedIo for FaultyIo {
         }
         self.inner.write_batch(batch)
     }
+    fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
+        for page in pages {
+            self.faults.strike("read", *page)?;
+        }
+        self.inner.read_ahead(after, pages, buf)
+    }
 }
 
 impl<S: PageStore> PageStore for Faulty<S> {

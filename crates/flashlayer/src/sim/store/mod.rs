@@ -34,7 +34,7 @@ use crate::policy::{Policy, PolicySpec, ScheduleCosts, WithPolicy};
 use crate::spec::{self, Entry, Given, Param, Size, Table, Ty};
 use crate::store::PageStore;
 use crate::trace::Flt;
-use crate::types::{Fields, Metrics, PageId, Value};
+use crate::types::{DenseId, Fields, Metrics, PageId, Value};
 use std::fmt;
 
 /// A device key of a store's entry: a device spec ([`crate::device::DEVICES`]),
@@ -165,13 +165,19 @@ impl Via for Pooled {
         let Drive { run, kind, store } = d;
         let trace = run.trace;
         let pool = BufferPool::new(policy, store)?.with_series(run.series_every);
-        let mut change = kind.writes(trace);
-        for (i, (d, op)) in trace.requests().enumerate() {
-            let page: PageId = if K::DENSE {
+        let page = |d: DenseId| -> PageId {
+            if K::DENSE {
                 PageId::from(d)
             } else {
                 trace.original(d)
-            };
+            }
+        };
+        // Every page of the trace, in its dense order, as the simulator
+        // knows them.
+        pool.know((0..trace.pages() as DenseId).map(page))?;
+        let mut change = kind.writes(trace);
+        for (i, (d, op)) in trace.requests().enumerate() {
+            let page = page(d);
             if op.is_write() {
                 let mut g = pool.fix_write(page)?;
                 change(i, Some(&mut g[..]))?;
