@@ -245,6 +245,19 @@ def test_ace_evicting_more_than_it_writes_beside_a_placing_store_or_windowed_ove
         p.stderr
 
 
+def test_ace_reads_the_same_pages_ahead_in_a_buffer_pool_over_a_file_as_in_the_simulator() -> None:
+    trace = str(DATA / "ace-codebase-workload.csv.gz")
+    runs = []
+    for store in ["cost:device=ratio:1:4,k=8", "file:device=ratio:1:4,k=8"]:
+        p = run_cli("sim", trace, "--policy", "ace:ne=8,pf=on", "--buffer", "100", "--store", store, "--json")
+        assert p.returncode == 0, p.stderr
+        (r,) = json.loads(p.stdout)
+        runs.append(r)
+    keys = ["hits", "misses", "read_ahead", "read_ahead_used", "physical_reads", "dirty_evictions"]
+    sim, pool = ({k: r[k] for k in keys} for r in runs)
+    assert sim == pool and sim["read_ahead"] > 0, (sim, pool)
+
+
 def test_ace_reading_ahead_counts_its_pages_and_is_refused_where_it_cannot_run_in_one_line() -> None:
     trace = str(DATA / "ace-codebase-workload.csv.gz")
     p = run_cli("sim", trace, "--policy", "ace:ne=8,pf=on", "--buffer", "100", "--device", "ratio:1:4,k=8",

@@ -275,6 +275,25 @@ fn neighbouring_page_numbers_are_written_sequentially_far_ones_randomly() {
     assert_eq!(m.virtual_time, 64.0 + 64.0 * 10.0);
 }
 
+/// A trace's page `delta` numbers away is the page of that number if the
+/// trace has it, whether or not it has the numbers between: one step
+/// stops at a gap, a longer one looks past it.
+#[test]
+fn a_pages_neighbour_is_the_page_of_that_number_across_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace_of(&dir, "gaps.flt", [10, 11, 13, 14, 20]);
+    let d = |n: u64| t.dense_of(n).unwrap();
+    assert_eq!(t.neighbour(d(10), 1), Some(d(11)));
+    assert_eq!(t.neighbour(d(11), 1), None);
+    assert_eq!(t.neighbour(d(10), 2), None);
+    assert_eq!(t.neighbour(d(10), 3), Some(d(13)));
+    assert_eq!(t.neighbour(d(10), 4), Some(d(14)));
+    assert_eq!(t.neighbour(d(14), -3), Some(d(11)));
+    assert_eq!(t.neighbour(d(20), -6), Some(d(14)));
+    assert_eq!(t.neighbour(d(20), 1), None);
+    assert_eq!(t.neighbour(d(10), -11), None);
+}
+
 /// CASA's τ and |C| are sampled into the time series.
 #[test]
 fn the_time_series_samples_casa_state() {

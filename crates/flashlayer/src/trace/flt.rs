@@ -422,9 +422,10 @@ impl Flt {
     }
 
     /// The dense id of the page numbered `delta` away from dense page `d`'s
-    /// number: |delta| steps along precomputed links to the pages numbered
-    /// one below and one above (one lookup a step, not a search). Write
-    /// clustering asks for ±1 steps.
+    /// number, if the trace has it: |delta| steps along precomputed links to
+    /// the pages numbered one below and one above (one lookup a step, not a
+    /// search), and past a number the trace lacks, a search for the number
+    /// itself. Write clustering asks for ±1 steps; reading ahead for more.
     pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
         let links = self.number_order();
         let side = usize::from(delta > 0);
@@ -432,7 +433,10 @@ impl Flt {
         for _ in 0..delta.unsigned_abs() {
             p = links.get(p as usize)?[side];
             if p == u32::MAX {
-                return None;
+                return match delta {
+                    -1 | 1 => None,
+                    _ => self.dense_of(self.original(d).checked_add_signed(delta)?),
+                };
             }
         }
         Some(p)
