@@ -599,6 +599,42 @@ fn a_file_store_writes_a_batch_k_at_a_time_and_every_page_lands() {
     assert!(e.to_string().contains("page 77"), "{e}");
 }
 
+/// Pages read ahead go to the file store as a batch too, `k` at a time:
+/// each page's bytes land in its place in the buffer, the batch is priced
+/// as ⌈n/k⌉ reads, a buffer of the wrong size is refused, and a page the
+/// store does not hold fails the batch.
+#[test]
+fn a_file_store_reads_pages_ahead_k_at_a_time_each_into_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = FileStore::builder(dir.path().join("db"))
+        .page_size(512)
+        .device(DeviceModel::parse("ratio:1:4,k=8").unwrap())
+        .pages(0..40)
+        .open()
+        .unwrap();
+    for p in 0..40u8 {
+        s.write(p.into(), &[p; 512]).unwrap();
+    }
+    let before = s.stats();
+    let wanted: Vec<u64> = (5..25).rev().collect();
+    let mut buf = vec![0u8; 512 * wanted.len()];
+    s.read_ahead(4, &wanted, &mut buf).unwrap();
+    for (page, bytes) in wanted.iter().zip(buf.chunks_exact(512)) {
+        assert!(bytes.iter().all(|&b| u64::from(b) == *page), "page {page}");
+    }
+    let st = s.stats();
+    assert_eq!(st.reads - before.reads, 20);
+    assert!(
+        (st.virtual_time - before.virtual_time - 3.0).abs() < 1e-9,
+        "{st:?}"
+    );
+    let e = s.read_ahead(4, &wanted, &mut buf[..512]).unwrap_err();
+    assert!(e.to_string().contains("for 20 pages"), "{e}");
+    let mut two = vec![0u8; 1024];
+    let e = s.read_ahead(4, &[6, 77], &mut two).unwrap_err();
+    assert!(e.to_string().contains("page 77"), "{e}");
+}
+
 #[test]
 fn stores_price_batches_as_sequential_when_pages_follow_each_other() {
     let mut s = CostStore::new(DeviceModel::preset("koltsidas08-flash").unwrap());
