@@ -700,7 +700,10 @@ proptest! {
             prop_assert_eq!(t.dense_of(n), Some(d));
             prop_assert_eq!(t.neighbour(d, -1), n.checked_sub(1).and_then(dense));
             prop_assert_eq!(t.neighbour(d, 1), dense(n + 1));
-            prop_assert_eq!(t.neighbour(d, 2), dense(n + 1).and_then(|_| dense(n + 2)));
+            // Further away, the page of that number, past any gap.
+            prop_assert_eq!(t.neighbour(d, 2), dense(n + 2));
+            prop_assert_eq!(t.neighbour(d, 3), dense(n + 3));
+            prop_assert_eq!(t.neighbour(d, -2), n.checked_sub(2).and_then(dense));
         }
         prop_assert_eq!(t.dense_of(1 << 40), None);
     }
