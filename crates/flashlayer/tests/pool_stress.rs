@@ -204,13 +204,17 @@ fn every_policy_loses_no_acknowledged_update_under_threads_and_store_failures() 
     }
 }
 
-/// LRU, FD-Buffer with clusters and ARC over a file store with 20 µs per
-/// I/O and injected failures, closed and reopened after each policy's run.
+/// LRU, FD-Buffer with clusters, ARC and ACE reading ahead over a file
+/// store with 20 µs per I/O and injected failures, closed and reopened
+/// after each policy's run.
 #[test]
 fn file_store_pool_keeps_every_acknowledged_update_across_reopen_under_threads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pages");
-    for (round, name) in ["lru", "fdbuffer:cluster=4", "arc"].iter().enumerate() {
+    for (round, name) in ["lru", "fdbuffer:cluster=4", "arc", "ace:ne=4,pf=on"]
+        .iter()
+        .enumerate()
+    {
         let spec = PolicySpec::parse(name).unwrap();
         let policy = boxed_online_policy(&spec, FRAMES, PAGES as usize).unwrap();
         let faults = Faults::new(31, Duration::from_micros(20), 7 + round as u64);
@@ -243,6 +247,12 @@ fn file_store_pool_keeps_every_acknowledged_update_across_reopen_under_threads()
         .unwrap();
         let tally = hammer(name, &pool, 2_000, 40 + round as u64, &before);
         faults.on.store(false, Ordering::Relaxed);
+        let read_ahead = pool.metrics().read_ahead;
+        assert_eq!(
+            read_ahead > 0,
+            name.contains("pf=on"),
+            "{name}: {read_ahead} read ahead"
+        );
         drop(pool.close().unwrap());
         let mut reopened = FileStore::builder(&path)
             .page_size(PAGE_SIZE)
@@ -251,7 +261,8 @@ fn file_store_pool_keeps_every_acknowledged_update_across_reopen_under_threads()
         let verified = verify(&mut reopened, &tally, name);
         eprintln!(
             "{name}: {THREADS} threads, {} fixes, {} flushes, {} failures injected, {} failed \
-             operations, {verified} modifications verified after reopen",
+             operations, {read_ahead} pages read ahead, {verified} modifications verified after \
+             reopen",
             tally.fixes,
             tally.flushes,
             faults.injected.load(Ordering::Relaxed),
