@@ -86,25 +86,25 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// `f` stays pinned; a read that panics leaves the pages missing,
     /// wakes their waiters and unpins `f`.
     fn read_ahead<'a>(&'a self, mut st: Guard<'a, P, S>, f: u32, after: PageId) -> Guard<'a, P, S> {
-        let pages: Vec<(DenseId, PageId)> = {
+        let (pages, names): (Vec<DenseId>, Vec<PageId>) = {
             let (planned, names) = st.driver.planned();
             planned
                 .iter()
                 .copied()
                 .zip(names.iter().copied())
                 .filter(|&(d, _)| st.frame_of[d as usize] == NIL)
-                .collect()
+                .unzip()
         };
         if pages.is_empty() {
             return st;
         }
-        for &(d, _) in &pages {
+        for &d in &pages {
             st.frame_of[d as usize] = LOADING;
         }
         drop(st);
         let loading = Undo(Some(|| {
             let mut st = self.lock();
-            for &(d, _) in &pages {
+            for &d in &pages {
                 if st.frame_of[d as usize] == LOADING {
                     st.frame_of[d as usize] = NIL;
                 }
@@ -113,7 +113,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             self.unpin(f);
             self.done.notify_all();
         }));
-        let names: Vec<PageId> = pages.iter().map(|&(_, name)| name).collect();
         let mut bytes = vec![0u8; names.len() * self.page_size];
         let read = match &self.io {
             Some(io) => io.read_ahead(after, &names, &mut bytes),
@@ -124,7 +123,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // The policy hears the hits gathered meanwhile first.
         self.drain(&mut st);
         st.turns += 1;
-        for (&(d, _), page) in pages.iter().zip(bytes.chunks_exact(self.page_size)) {
+        for (&d, page) in pages.iter().zip(bytes.chunks_exact(self.page_size)) {
             let policy = st.driver.policy();
             let room = policy.len() < policy.capacity() && !st.free.is_empty();
             if read.is_err() || !room {

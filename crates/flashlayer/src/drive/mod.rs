@@ -329,9 +329,9 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     ///
     /// A dirty victim's miss reads pages ahead ([`Policy::read_ahead`]).
     /// If that read fails, nothing read ahead is admitted and the miss
-    /// still succeeds: no request asked for those pages, and one that does
-    /// later reads the page itself and meets its error then, as an
-    /// operating system's read-ahead does.
+    /// succeeds: no request asked for those pages, and a request for one
+    /// reads it itself and gets the store's error, as with an operating
+    /// system's read-ahead.
     #[inline]
     pub fn miss<F: Frames>(
         &mut self,

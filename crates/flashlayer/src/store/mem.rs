@@ -100,6 +100,16 @@ impl MemIo {
         }
     }
 
+    /// Reads `page` into `buf` (zeros if never written) after the read
+    /// latency, unmetered.
+    fn get(&self, page: PageId, buf: &mut [u8]) {
+        Self::wait(self.read_latency);
+        match lock(&self.pages).get(&page) {
+            Some(p) => buf.copy_from_slice(p),
+            None => buf.fill(0),
+        }
+    }
+
     fn put(&self, page: PageId, buf: &[u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
         let mut pages = lock(&self.pages);
@@ -116,11 +126,7 @@ impl MemIo {
 impl SharedIo for MemIo {
     fn read(&self, page: PageId, buf: &mut [u8]) -> Result<()> {
         check_len(self.page_size, buf.len())?;
-        Self::wait(self.read_latency);
-        match lock(&self.pages).get(&page) {
-            Some(p) => buf.copy_from_slice(p),
-            None => buf.fill(0),
-        }
+        self.get(page, buf);
         lock(&self.meter).read(false);
         Ok(())
     }
@@ -140,11 +146,7 @@ impl SharedIo for MemIo {
     }
     fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
         super::read_each(pages, buf, self.page_size, |page, b| {
-            Self::wait(self.read_latency);
-            match lock(&self.pages).get(&page) {
-                Some(p) => b.copy_from_slice(p),
-                None => b.fill(0),
-            }
+            self.get(page, b);
             Ok(())
         })?;
         lock(&self.meter).read_batch(after, pages.iter().copied());

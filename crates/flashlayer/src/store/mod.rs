@@ -339,6 +339,19 @@ pub trait SharedIo: Send + Sync + std::fmt::Debug {
     fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()>;
 }
 
+/// Checks that `buf` holds `pages` pages of `page_size` bytes
+/// ([`PageStore::read_ahead`]'s layout).
+pub(crate) fn check_pages_len(pages: &[PageId], buf: &[u8], page_size: usize) -> Result<()> {
+    if buf.len() != pages.len() * page_size {
+        return Err(crate::Error::invalid(format!(
+            "buffer of {} bytes for {} pages of {page_size} bytes",
+            buf.len(),
+            pages.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Reads `pages` one by one with `read`, page `i` into
 /// `buf[i * page_size..]` ([`PageStore::read_ahead`]'s layout).
 pub(crate) fn read_each(
@@ -347,13 +360,7 @@ pub(crate) fn read_each(
     page_size: usize,
     mut read: impl FnMut(PageId, &mut [u8]) -> Result<()>,
 ) -> Result<()> {
-    if buf.len() != pages.len() * page_size {
-        return Err(crate::Error::invalid(format!(
-            "buffer of {} bytes for {} pages of {page_size} bytes",
-            buf.len(),
-            pages.len()
-        )));
-    }
+    check_pages_len(pages, buf, page_size)?;
     if page_size == 0 {
         return pages.iter().try_for_each(|&p| read(p, &mut []));
     }

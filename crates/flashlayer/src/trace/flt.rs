@@ -422,24 +422,20 @@ impl Flt {
     }
 
     /// The dense id of the page numbered `delta` away from dense page `d`'s
-    /// number, if the trace has it: |delta| steps along precomputed links to
-    /// the pages numbered one below and one above (one lookup a step, not a
-    /// search), and past a number the trace lacks, a search for the number
-    /// itself. Write clustering asks for ±1 steps; reading ahead for more.
+    /// number, if the trace has it: one step is a precomputed link to the
+    /// page numbered one below or one above (one lookup, not a search), as
+    /// write clustering asks on its path; a longer one, which reading ahead
+    /// asks, a search for the number itself ([`Flt::dense_of`]).
     pub fn neighbour(&self, d: DenseId, delta: i64) -> Option<DenseId> {
-        let links = self.number_order();
-        let side = usize::from(delta > 0);
-        let mut p = d;
-        for _ in 0..delta.unsigned_abs() {
-            p = links.get(p as usize)?[side];
-            if p == u32::MAX {
-                return match delta {
-                    -1 | 1 => None,
-                    _ => self.dense_of(self.original(d).checked_add_signed(delta)?),
-                };
+        match delta {
+            -1 | 1 => {
+                let p = self.number_order().get(d as usize)?[usize::from(delta > 0)];
+                (p != u32::MAX).then_some(p)
             }
+            0 => Some(d),
+            _ if d as usize >= self.n_pages => None,
+            _ => self.dense_of(self.original(d).checked_add_signed(delta)?),
         }
-        Some(p)
     }
 
     /// The dense id of the page numbered `number`, if the trace has it (a
