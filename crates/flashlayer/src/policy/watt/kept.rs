@@ -61,6 +61,12 @@ impl Kept {
         }
     }
 
+    /// Whether any history is kept (`cap` > 0).
+    #[inline(always)]
+    pub(super) fn keeps(&self) -> bool {
+        self.cap > 0
+    }
+
     /// Keeps `record`, page `page`'s, as the newest, forgetting the oldest
     /// if `cap` are kept.
     #[inline]

@@ -23,10 +23,13 @@
 //!   the first in its hash map's order, which puts recently inserted pages
 //!   first. Taking the lowest slot instead (older pages) costs 1.3% fewer
 //!   misses than the simulator at 96 frames on the TPC-B trace; this way
-//!   every size of `tests/test_watt_simulate.py` is within 0.4%.
+//!   every size of `tests/test_watt_simulate.py` is within 0.5%.
 //! - The sample is `sample` distinct resident pages drawn at random (at
-//!   most half the buffer; drawing stops after four times as many tries),
-//!   or every resident page for `sample=0`.
+//!   most half the buffer), or every resident page for `sample=0`: the
+//!   first distinct ones among the slots the generator's outputs name, two
+//!   an output, from at most four times as many candidates. The simulator
+//!   draws its sample alike: distinct positions, from at most four times
+//!   as many tries.
 //! - A page that leaves keeps its history while it is among the last
 //!   `z × capacity` evicted pages still out (the simulator's `Z`; `z=0`,
 //!   the default, forgets it as the `WATT` configuration does). A page
@@ -44,7 +47,7 @@ use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
 use history::{most, push, rates, value_short, Counts, Layout, Line, DIRTY, LANES, SHORT};
 use kept::Kept;
-use rand::{Rng, SeedableRng};
+use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use wide::u32x8;
 
@@ -73,6 +76,16 @@ const NO_KEY: u64 = u64::MAX;
 #[inline(always)]
 fn key_of(value: f32, slot: u32) -> u64 {
     u64::from(value.to_bits()) << 32 | u64::from(u32::MAX - slot)
+}
+
+/// The two candidates one 64-bit output of the generator names among
+/// `len` slots, its low half's first: a half `h` names ⌊h · len / 2³²⌋
+/// (a multiply and a shift, no rejection: a slot's chance is off by at
+/// most `len` / 2³², under 0.002% at a million pages).
+#[inline(always)]
+fn candidates(x: u64, len: u32) -> [u32; 2] {
+    let at = |h: u64| (((h & u64::from(u32::MAX)) * u64::from(len)) >> 32) as u32;
+    [at(x), at(x >> 32)]
 }
 
 /// WATT's parameters (the `WATT` configuration of the authors' simulator).
@@ -166,23 +179,9 @@ const AHEAD: usize = 4;
 /// Samples kept: those drawn ahead and the last one used.
 const RING: usize = AHEAD + 1;
 
-/// Samples of up to this many slots are drawn in a register
-/// ([`Watt::draw`]): WATT's default sample and any smaller one.
+/// A sample of this many slots, WATT's, is drawn eight candidates at once
+/// ([`Watt::draw`]).
 const HEAD: usize = 8;
-
-/// Lane `n` set, the others clear: where [`Watt::draw`] puts its `n`th
-/// slot.
-const ONE_LANE: [u32x8; HEAD] = {
-    let mut lanes = [u32x8::ZERO; HEAD];
-    let mut n = 0;
-    while n < HEAD {
-        let mut one = [0; HEAD];
-        one[n] = u32::MAX;
-        lanes[n] = u32x8::new(one);
-        n += 1;
-    }
-    lanes
-};
 
 /// Sampled slots.
 #[derive(Clone, Copy, Debug)]
@@ -360,46 +359,58 @@ impl Watt {
     }
 
     /// Draws the sample of an eviction from a buffer of `len` pages into
-    /// `samples[which]`: `want` distinct slots, their records prefetched.
+    /// `samples[which]`: the first `want` distinct [`candidates`] the
+    /// generator gives, from at most `4 × want` of them, their records
+    /// prefetched.
     fn draw(&mut self, which: usize, len: usize, want: usize) {
+        let len = len as u32;
+        let tries = 4 * want;
+        let sample = &mut self.samples[which];
         let mut n = 0;
-        if want <= HEAD {
-            // The drawn slots stay in a register, so that a draw is checked
-            // against all of them at once, with no store in between to wait
-            // for (a mark per slot in memory runs fewer instructions, but
-            // each check then waits on the last draw's store: WATT replays
-            // TPC-C at 147 pages about 13% slower that way). A lane holds its
-            // slot plus one: an unfilled lane holds 0, which no draw
-            // matches, and a draw enters its lane by an `or`.
-            let mut head = u32x8::ZERO;
-            for _ in 0..4 * want {
-                let s = u32x8::splat(self.rng.random_range(0..len as u32) + 1);
-                if !head.simd_eq(s).any() {
-                    head |= ONE_LANE[n] & s;
-                    n += 1;
-                    if n == want {
-                        break;
+        let mut taken = 0;
+        if want == HEAD {
+            // WATT's sample: eight candidates from four outputs, checked
+            // against each other at once. Eight distinct ones (all but
+            // about one draw in 1,700 from 45,000 pages) are the sample;
+            // otherwise they are taken one by one below, as any draw is.
+            let mut c = [0; HEAD];
+            for pair in c.chunks_exact_mut(2) {
+                pair.copy_from_slice(&candidates(self.rng.next_u64(), len));
+            }
+            let v = u32x8::new(c);
+            // Lanes `k` apart, for every `k` from 1 to 4, are every pair.
+            let same = (1..=HEAD / 2).fold(u32x8::ZERO, |same, k| {
+                same | v.simd_eq(u32x8::new(std::array::from_fn(|i| c[(i + k) % HEAD])))
+            });
+            if !same.any() {
+                sample.slots[..HEAD].copy_from_slice(&c);
+                n = HEAD;
+            } else {
+                for s in c {
+                    if !sample.slots[..n].contains(&s) {
+                        sample.slots[n] = s;
+                        n += 1;
                     }
                 }
             }
-            let slots = (head - u32x8::ONE).to_array();
-            self.samples[which].slots[..HEAD].copy_from_slice(&slots);
-        } else {
-            let slots = &mut self.samples[which].slots;
-            for _ in 0..4 * want {
-                let s = self.rng.random_range(0..len as u32);
-                if !slots[..n].contains(&s) {
-                    slots[n] = s;
+            taken = HEAD;
+        }
+        while n < want && taken < tries {
+            for s in candidates(self.rng.next_u64(), len) {
+                if n == want || taken == tries {
+                    break;
+                }
+                taken += 1;
+                if !sample.slots[..n].contains(&s) {
+                    sample.slots[n] = s;
                     n += 1;
-                    if n == want {
-                        break;
-                    }
                 }
             }
         }
-        self.samples[which].n = n;
-        for &s in &self.samples[which].slots[..n] {
-            if let Some(line) = self.records.get(s as usize * self.at.lines) {
+        sample.n = n;
+        let lines = self.at.lines;
+        for &s in &sample.slots[..n] {
+            if let Some(line) = self.records.get(s as usize * lines) {
                 crate::types::prefetch(line);
             }
         }
@@ -492,6 +503,9 @@ impl Watt {
     /// Keeps the history of the page in `slot`, leaving ([`Kept::keep`]).
     #[inline(always)]
     fn keep(&mut self, slot: usize) {
+        if !self.kept.keeps() {
+            return;
+        }
         let n = self.at.lines;
         let page = self.page_at(slot);
         self.kept
@@ -501,6 +515,9 @@ impl Watt {
     /// Puts `page`'s kept history, if any, into the new `slot` (clean):
     /// whether there was one.
     fn resume(&mut self, page: DenseId, slot: usize) -> bool {
+        if !self.kept.keeps() {
+            return false;
+        }
         let n = self.at.lines;
         if !self
             .kept
