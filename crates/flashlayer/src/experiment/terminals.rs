@@ -109,30 +109,39 @@ pub fn run_threads(
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
+    // The run lasts from here to the moment its last terminal finishes:
+    // each terminal notes when it finished and wakes this thread, which
+    // otherwise reports progress about ten times a second.
+    let main = std::thread::current();
     let t0 = Instant::now();
     let (outcome, seconds) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads as u64)
             .map(|t| {
-                let (db, next, done, stop) = (&db, &next, &done, &stop);
-                s.spawn(move || -> Result<()> {
+                let (db, next, done, stop, main) = (&db, &next, &done, &stop, &main);
+                s.spawn(move || -> Result<Instant> {
                     let mut rng = WRng::seed_from_u64(seed.wrapping_add(1 + t));
-                    loop {
+                    let run = loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= total || stop.load(Ordering::Relaxed) {
-                            return Ok(());
+                            break Ok(());
                         }
                         if let Err(e) = driver.step(db, &mut rng, i) {
                             stop.store(true, Ordering::Relaxed);
-                            return Err(e);
+                            break Err(e);
                         }
                         done.fetch_add(1, Ordering::Relaxed);
-                    }
+                    };
+                    let finished = Instant::now();
+                    main.unpark();
+                    run.map(|()| finished)
                 })
             })
             .collect();
         let mut outcome = Ok(());
+        // A terminal that panics wakes no one: the timeout still ends the
+        // wait for it.
         while !handles.iter().all(|h| h.is_finished()) {
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::park_timeout(Duration::from_millis(100));
             if outcome.is_ok() {
                 outcome = progress(done.load(Ordering::Relaxed), total);
                 if outcome.is_err() {
@@ -140,14 +149,17 @@ pub fn run_threads(
                 }
             }
         }
-        let seconds = t0.elapsed().as_secs_f64();
+        let mut last = t0;
         for h in handles {
-            let r = h
-                .join()
-                .unwrap_or_else(|_| Err(Error::invalid("a terminal panicked")));
-            outcome = outcome.and(r);
+            match h.join() {
+                Ok(Ok(finished)) => last = last.max(finished),
+                Ok(Err(e)) => outcome = outcome.and(Err(e)),
+                Err(_) => {
+                    outcome = outcome.and_then(|()| Err(Error::invalid("a terminal panicked")))
+                }
+            }
         }
-        (outcome, seconds)
+        (outcome, last.duration_since(t0).as_secs_f64())
     });
     outcome?;
     let t1 = Instant::now();
