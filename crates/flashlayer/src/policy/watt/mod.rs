@@ -371,7 +371,7 @@ impl Watt {
         if want == HEAD {
             // WATT's sample: eight candidates from four outputs, checked
             // against each other at once. Eight distinct ones (all but
-            // about one draw in 1,700 from 45,000 pages) are the sample;
+            // about one draw in 1,600 from 45,000 pages) are the sample;
             // otherwise they are taken one by one below, as any draw is.
             let mut c = [0; HEAD];
             for pair in c.chunks_exact_mut(2) {
