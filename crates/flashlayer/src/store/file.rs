@@ -288,9 +288,9 @@ impl SharedIo for FileIo {
     /// once gets them at once.
     fn write_batch(&self, batch: &[(PageId, &[u8])]) -> Result<()> {
         let start = Instant::now();
-        let mut pages = batch.to_vec();
-        in_runs(&mut pages, self.concurrency, |(page, buf)| {
-            self.put(*page, buf)
+        let runs = batch.chunks(run_len(batch.len(), self.concurrency));
+        in_runs(runs, |run| {
+            run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
         })?;
         self.measured(micros(start) / batch.len().max(1) as f64);
         lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
@@ -300,36 +300,43 @@ impl SharedIo for FileIo {
     fn read_ahead(&self, after: PageId, pages: &[PageId], buf: &mut [u8]) -> Result<()> {
         super::check_pages_len(pages, buf, self.page_size)?;
         let start = Instant::now();
-        let mut reads: Vec<(PageId, &mut [u8])> = pages
-            .iter()
-            .copied()
-            .zip(buf.chunks_exact_mut(self.page_size))
-            .collect();
-        in_runs(&mut reads, self.concurrency, |(page, b)| self.get(*page, b))?;
+        let n = run_len(pages.len(), self.concurrency);
+        let runs = pages.chunks(n).zip(buf.chunks_mut(n * self.page_size));
+        in_runs(runs, |(pages, buf)| {
+            pages
+                .iter()
+                .zip(buf.chunks_exact_mut(self.page_size))
+                .try_for_each(|(page, b)| self.get(*page, b))
+        })?;
         self.measured(micros(start) / pages.len().max(1) as f64);
         lock(&self.meter).read_batch(after, pages.iter().copied());
         Ok(())
     }
 }
 
-/// Runs `each` over `items` cut into `k` runs, each in turn on a thread of
-/// its own (the caller's among them). The first failure is returned, once
-/// every run has ended; a run that panicked re-raises its panic here.
-fn in_runs<T: Send>(
-    items: &mut [T],
-    k: usize,
-    each: impl Fn(&mut T) -> Result<()> + Sync,
+/// Items per run when `n` items are cut into `k` runs (at least one).
+fn run_len(n: usize, k: usize) -> usize {
+    n.div_ceil(k).max(1)
+}
+
+/// Runs `each` on every run of `runs`, each on a thread of its own (the
+/// first on the caller's). The first failure is returned, once every run
+/// has ended; a run that panicked re-raises its panic here.
+fn in_runs<R: Send>(
+    mut runs: impl ExactSizeIterator<Item = R>,
+    each: impl Fn(R) -> Result<()> + Sync,
 ) -> Result<()> {
-    let run = |items: &mut [T]| items.iter_mut().try_for_each(&each);
-    let mut runs = items.chunks_mut(items.len().div_ceil(k).max(1));
-    let first = runs.next().unwrap_or_default();
+    let Some(first) = runs.next() else {
+        return Ok(());
+    };
     if runs.len() == 0 {
         // One run (k = 1, or one item): no thread to start.
-        return run(first);
+        return each(first);
     }
+    let each = &each;
     std::thread::scope(|scope| {
-        let others: Vec<_> = runs.map(|r| scope.spawn(move || run(r))).collect();
-        let first = run(first);
+        let others: Vec<_> = runs.map(|r| scope.spawn(move || each(r))).collect();
+        let first = each(first);
         others.into_iter().fold(first, |done, t| {
             let theirs = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             done.and(theirs)

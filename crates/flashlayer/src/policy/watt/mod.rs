@@ -515,9 +515,6 @@ impl Watt {
     /// Puts `page`'s kept history, if any, into the new `slot` (clean):
     /// whether there was one.
     fn resume(&mut self, page: DenseId, slot: usize) -> bool {
-        if !self.kept.keeps() {
-            return false;
-        }
         let n = self.at.lines;
         if !self
             .kept
