@@ -71,6 +71,15 @@ def stores_of(store: str | Sequence[str] | None, device: str | Sequence[str] | N
     return out
 
 
+def replacing(spec: str) -> str:
+    """A canonical store spec allowed to write over an existing file it
+    names that flashlayer did not write (a file store's ``replace=on``,
+    what ``--force`` says); any other spec as it is."""
+    if not spec.startswith("file:") or ",replace=off," not in spec:
+        return spec
+    return _native.canonical("store", spec.replace(",replace=off,", ",replace=on,", 1))
+
+
 def _annotate(r: SimResult, spec: BufferSpec, pages: int) -> SimResult:
     r["buffer_spec"] = str(spec)
     r["buffer_share"] = r["buffer_pages"] / pages if pages else 0.0

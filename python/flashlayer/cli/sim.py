@@ -151,8 +151,11 @@ def stores(a: argparse.Namespace) -> list[str]:
     given = [flag for flag, v in (("--store", a.store), ("--device", a.device)) if v]
     if len(given) > 1:
         raise UsageError("--store and --device both name the store; give one (--device D is --store cost:device=D)")
+    from flashlayer.replay import replacing
+
     try:
-        return stores_of(a.store, a.device)
+        specs = stores_of(a.store, a.device)
+        return [replacing(s) for s in specs] if a.force else specs
     except FlashlayerError as e:
         raise UsageError(f"{given[0] if given else '--store'}: {e}") from None
 

@@ -3,6 +3,7 @@
 //! machine's costs (CASA §5.3). Each `R` is a `fix_read`, each `W` a
 //! `fix_write` that changes the page; the run ends with a flush.
 
+use super::claim::Claim;
 use super::{batched_device, device_key, Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -21,6 +22,8 @@ pub struct File {
     pub page_size: usize,
     /// Open with `O_DIRECT`.
     pub direct: bool,
+    /// Write over an existing file flashlayer did not write ([`Claim`]).
+    pub replace: bool,
     /// The device pricing the virtual time.
     pub device: DeviceModel,
 }
@@ -49,7 +52,8 @@ impl Kind for File {
         name: "file",
         description: "a real buffer pool over a file: every I/O hits the file and is timed, so cost=measured policies learn this machine's costs (CASA §5.3)",
         params: &[
-            Param::new("path", Ty::Other("a file path"), "", "the database file, created or overwritten page by page, the trace's pages packed in order of number (default: a temporary file, removed after the run; a file the run created is removed if the run fails)"),
+            Param::new("path", Ty::Other("a file path"), "", "the database file, the trace's pages packed in order of number: created, or an existing one a flashlayer run wrote (its extended attribute user.flashlayer.database matches its size and time), never the trace itself; runs on one file take turns (default: a temporary file, removed after the run; a file the run created is removed if the run fails)"),
+            Param::new("replace", Ty::Switch, "off", "write over an existing file at path that flashlayer did not write (the CLI's --force)"),
             Param::new("page_size", Ty::Int(512, NO_MAX), "4096", "bytes per page"),
             Param::new("direct", Ty::Switch, "off", "open with O_DIRECT, bypassing the page cache"),
             device_key("device", "ratio:1:1", "the device model that prices the virtual time (the measured latencies are what cost=measured sees)"),
@@ -61,6 +65,7 @@ impl Kind for File {
             path: g.given("path").map(PathBuf::from),
             page_size: g.int("page_size") as usize,
             direct: g.switch("direct"),
+            replace: g.switch("replace"),
             device: batched_device(g, "device")?,
         })
     }
@@ -69,26 +74,19 @@ impl Kind for File {
         (self.device.name.clone(), self.device.unit)
     }
 
-    /// Runs on the file named, or on a temporary one; a file this run
-    /// created holds nothing the user had, so a failed run removes it.
+    /// Runs on the file named ([`Claim`]), or on a temporary one.
     fn replay(&self, run: &mut Run<'_>) -> Result<(Metrics, Fields)> {
-        let tmp;
-        let (path, created) = match &self.path {
-            Some(p) => (p.clone(), !p.exists()),
-            None => {
-                tmp = tempfile::NamedTempFile::new()
-                    .map_err(|e| Error::io(std::env::temp_dir(), e))?;
-                (tmp.path().to_path_buf(), false)
-            }
+        let Some(path) = &self.path else {
+            let tmp =
+                tempfile::NamedTempFile::new().map_err(|e| Error::io(std::env::temp_dir(), e))?;
+            return run.on(&File {
+                path: Some(tmp.path().to_path_buf()),
+                ..self.clone()
+            });
         };
-        let at = File {
-            path: Some(path.clone()),
-            ..self.clone()
-        };
-        let done = run.on(&at);
-        if done.is_err() && created {
-            let _ = std::fs::remove_file(&path);
-        }
+        let claim = Claim::take(path, run.trace.path(), self.replace)?;
+        let done = run.on(self);
+        claim.release(done.is_ok());
         done
     }
 
@@ -110,9 +108,10 @@ impl fmt::Display for File {
         }
         write!(
             f,
-            "page_size={},direct={},device={}",
+            "page_size={},direct={},replace={},device={}",
             self.page_size,
             if self.direct { "on" } else { "off" },
+            if self.replace { "on" } else { "off" },
             self.device.name
         )
     }

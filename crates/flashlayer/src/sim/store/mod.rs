@@ -12,6 +12,7 @@
 //! with bytes ([`Via`]). A combination that cannot work is refused once,
 //! where the kind opens its store, with one line.
 
+mod claim;
 mod cost;
 mod file;
 mod flash;
@@ -19,6 +20,7 @@ mod ftl;
 mod hybrid;
 mod tier;
 
+pub use claim::{is_database_file, MARK as DATABASE_MARK};
 pub use cost::Cost;
 pub use file::File;
 pub use flash::{Flash, FLASH_PAGE};
