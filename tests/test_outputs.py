@@ -4,10 +4,13 @@ asked for (``flashlayer.files``)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.conftest import TRACES, run_cli
 
@@ -71,11 +74,75 @@ def test_report_onto_its_own_folder_replaces_only_its_files(tmp_path: Path) -> N
     stale.write_bytes(b"old")
     marker = json.loads((out / ".flashlayer-output").read_text())
     marker["files"].append("figures/sweep/999-old.png")
+    marker["digests"]["figures/sweep/999-old.png"] = [3, hashlib.sha256(b"old").hexdigest()]
     (out / ".flashlayer-output").write_text(json.dumps(marker))
     run_cli("report", str(results), "--out", str(out), check=True)
     assert (out / "notes.txt").read_text() == "mine\n"
     assert not stale.exists()
     assert json.loads((out / ".flashlayer-output").read_text())["files"] == first
+
+
+def _figures(names: list[str]) -> Callable[[Path], None]:
+    """Fills a folder as a report does: flashlayer's PNGs, each marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from flashlayer.files import png_software
+
+    def fill(tmp: Path) -> None:
+        (tmp / "figures").mkdir()
+        (tmp / "index.html").write_text("<p>" + ",".join(names) + "</p>\n")
+        for n in names:
+            fig = plt.figure(figsize=(1, 1))
+            fig.savefig(tmp / "figures" / n, metadata=png_software())
+            plt.close(fig)
+
+    return fill
+
+
+def test_cleanup_removes_only_what_is_still_flashlayers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flashlayer.files import write_folder
+
+    out = tmp_path / "report-r2"
+    write_folder(out, _figures(["007-a.png", "008-virtual_time.png", "009-miss_ratio.png"]))
+    # The user puts a PNG of their own in one figure's place and a text
+    # file in another's.
+    fig = plt_png(tmp_path / "theirs.png")
+    (out / "figures" / "009-miss_ratio.png").write_bytes(fig)
+    (out / "figures" / "008-virtual_time.png").write_text("my notes\n")
+    write_folder(out, _figures(["007-a.png"]))  # fewer figures this time
+    assert (out / "figures" / "009-miss_ratio.png").read_bytes() == fig
+    assert (out / "figures" / "008-virtual_time.png").read_text() == "my notes\n"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "kept" in err and "1 more" in err, err
+    # What is still flashlayer's goes: its mark, or its recorded hash.
+    write_folder(out, _figures(["010-b.png"]))
+    assert not (out / "figures" / "007-a.png").exists() and (out / "index.html").read_text() == "<p>010-b.png</p>\n"
+
+
+def test_an_output_file_never_lands_on_a_users_file_in_a_marked_folder(tmp_path: Path) -> None:
+    from flashlayer._native import FlashlayerError
+    from flashlayer.files import write_folder
+
+    out = tmp_path / "rep"
+    write_folder(out, _figures(["001-a.png", "002-b.png"]))
+    (out / "figures" / "002-b.png").write_text("the user's\n")
+    before = _tree(out)
+    with pytest.raises(FlashlayerError, match="002-b.png: not written by flashlayer"):
+        write_folder(out, _figures(["001-a.png", "002-b.png"]))
+    assert _tree(out) == before
+    write_folder(out, _figures(["001-a.png", "002-b.png"]), force=True)
+    assert (out / "figures" / "002-b.png").read_bytes().startswith(b"\x89PNG")
+
+
+def plt_png(path: Path) -> bytes:
+    """A PNG that flashlayer did not write."""
+    from PIL import Image
+
+    Image.new("RGB", (2, 2)).save(path)
+    return path.read_bytes()
 
 
 def test_an_empty_folder_is_written_into(tmp_path: Path) -> None:

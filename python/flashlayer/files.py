@@ -8,12 +8,17 @@ never over what flashlayer did not write").
   PNG, Parquet file or Markdown page carries flashlayer's mark, an ``flt``
   trace is flashlayer's format) or the user passed ``--force``.
 - A folder (``report``, ``reproduce``) carries a marker file,
-  ``.flashlayer-output``, listing the files flashlayer wrote into it. A
-  new folder is filled beside its place and renamed into it whole. Onto an
-  existing folder that is empty or has the marker, only the files written
-  now are replaced (each by a rename) and the files the marker lists that
-  this run does not write are removed: they were flashlayer's. An
-  existing folder that is neither is refused unless ``--force``, which
+  ``.flashlayer-output``, listing the files flashlayer wrote into it with
+  each one's size and SHA-256. A new folder is filled beside its place and
+  renamed into it whole. Onto an existing folder that is empty or has the
+  marker, the files written now take their places (each by a rename) and
+  the files the marker lists that this run does not write are removed:
+  each only while it is still flashlayer's (it carries the mark of its
+  format, or its size and hash are those recorded); a file the user
+  replaced or changed stays, and the run says so in one line. A file of
+  the new output whose place holds a file that is not flashlayer's stops
+  the run before anything is moved, unless ``--force``. An existing folder
+  that is neither empty nor marked is refused unless ``--force``, which
   writes the files into it and removes nothing.
 
 Every file and folder gets the mode a plain ``open()`` or ``mkdir`` gives it
@@ -22,13 +27,15 @@ under the umask, so an output can be shared or served.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
@@ -140,21 +147,58 @@ def atomic_output(out: Path, write: Callable[[Path], T], force: bool = False) ->
             tmp.unlink()
 
 
-def _listed(folder: Path) -> list[str] | None:
-    """The files the marker of `folder` lists, or None if it has none. A
-    listed path is kept only if it stays inside the folder."""
+def _digest(path: Path) -> list[Any]:
+    """A file's size and SHA-256, as a marker records them."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return [path.stat().st_size, h.hexdigest()]
+
+
+def _marker(folder: Path) -> dict[str, Any] | None:
+    """The marker of `folder`, or None if it has none. A listed path is
+    kept only if it stays inside the folder."""
     marker = folder / MARKER
     if not marker.is_file():
         return None
     try:
-        listed = json.loads(marker.read_text()).get("files", [])
+        raw = json.loads(marker.read_text())
+        listed = raw.get("files", [])
+        # A marker from before digests were recorded vouches for its files
+        # by listing them.
+        digests = raw.get("digests")
     except (OSError, ValueError, AttributeError):
-        return []
-    safe = []
-    for p in listed:
-        if isinstance(p, str) and p and not os.path.isabs(p) and ".." not in Path(p).parts:
-            safe.append(p)
-    return safe
+        return {"files": [], "digests": {}}
+    safe = [p for p in listed
+            if isinstance(p, str) and p and not os.path.isabs(p) and ".." not in Path(p).parts]
+    return {"files": safe, "digests": digests if isinstance(digests, dict) or digests is None else {}}
+
+
+def _listed(folder: Path) -> list[str] | None:
+    """The files the marker of `folder` lists, or None if it has none."""
+    m = _marker(folder)
+    return None if m is None else list(m["files"])
+
+
+def _still_ours(folder: Path, rel: str, marker: dict[str, Any]) -> bool:
+    """Whether the file `rel` of `folder` is still the one flashlayer
+    wrote there: a regular file inside the folder (not reached through a
+    link) carrying its format's mark, or of the size and hash recorded
+    in the folder's `marker` (one without sizes and hashes vouches for
+    the files it lists)."""
+    path = folder / rel
+    if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(folder):
+        return False
+    if is_own_file(path):
+        return True
+    digests = marker["digests"]
+    if digests is None:
+        return rel in marker["files"]
+    try:
+        return bool(digests.get(rel) == _digest(path))
+    except OSError:
+        return False
 
 
 def check_folder(out: Path, force: bool) -> None:
@@ -174,7 +218,7 @@ def write_folder(out: Path, fill: Callable[[Path], None], force: bool = False) -
     in `out`."""
     check_folder(out, force)
     out = out.resolve()
-    previous = _listed(out) if out.is_dir() else None
+    previous = _marker(out) if out.is_dir() else None
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -186,25 +230,41 @@ def write_folder(out: Path, fill: Callable[[Path], None], force: bool = False) -
         for p in tmp.rglob("*"):
             os.chmod(p, dir_mode() if p.is_dir() else file_mode())
         files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
-        (tmp / MARKER).write_text(json.dumps({"written_by": f"{OWN_MARK} {__version__}", "files": files},
-                                             indent=1) + "\n")
+        digests = {rel: _digest(tmp / rel) for rel in files}
+        (tmp / MARKER).write_text(json.dumps({"written_by": f"{OWN_MARK} {__version__}", "files": files,
+                                              "digests": digests}, indent=1) + "\n")
         os.chmod(tmp / MARKER, file_mode())
         if not out.exists():
             os.replace(tmp, out)
             return
+        old = previous or {"files": [], "digests": {}}
+        if not force:
+            # Nothing moves while a file of the new output would land on
+            # one that is not flashlayer's.
+            theirs = [rel for rel in files if (out / rel).exists() or (out / rel).is_symlink()
+                      if not _still_ours(out, rel, old)]
+            if theirs:
+                more = f" and {len(theirs) - 1} more" if len(theirs) > 1 else ""
+                raise FlashlayerError(f"{out / theirs[0]}{more}: not written by flashlayer (changed or replaced "
+                                      "since); move it away, or pass --force to replace it")
         # Into an existing folder: file by file, the marker last, so a
         # folder is never marked with files it does not hold.
         for rel in files:
             dest = out / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp / rel, dest)
-        for rel in previous or []:
-            old = out / rel
-            # Only a file the marker names that still sits in this folder,
-            # not one reached through a link the user put in its place.
-            inside = old.resolve().is_relative_to(out)
-            if rel not in files and inside and old.is_file() and not old.is_symlink():
-                old.unlink()
+        kept = []
+        for rel in old["files"]:
+            if rel in files or not (out / rel).exists():
+                continue
+            if _still_ours(out, rel, old):
+                (out / rel).unlink()
+            else:
+                kept.append(rel)
+        if kept:
+            more = f" and {len(kept) - 1} more" if len(kept) > 1 else ""
+            print(f"kept {out / kept[0]}{more}: flashlayer wrote it there before, but it has changed since, so "
+                  "it is not flashlayer's to remove", file=sys.stderr)
         os.replace(tmp / MARKER, out / MARKER)
     finally:
         if tmp.exists():
