@@ -10,7 +10,7 @@ from typing import Any
 
 from flashlayer._native import FlashlayerError
 
-__all__ = ["INT_MAX", "items", "whole", "whole_or_none"]
+__all__ = ["INT_MAX", "distinct", "items", "whole", "whole_or_none"]
 
 #: The largest whole number an argument takes: the engine counts in 64 bits.
 INT_MAX = 2**63 - 1
@@ -42,3 +42,15 @@ def items(name: str, value: Any, kinds: tuple[type, ...] = (str,)) -> list[Any]:
         if isinstance(v, bool) or not isinstance(v, kinds) or (isinstance(v, str) and not v.strip()):
             raise FlashlayerError(f"{name}: {v!r} is not a {what}")
     return out
+
+
+def distinct(what: str, values: Sequence[Any]) -> list[Any]:
+    """`values`, each given once: a run asked for twice would be two
+    identical rows under one name. Values are compared as written
+    (``2`` and ``"2"`` are one buffer size)."""
+    seen: set[str] = set()
+    for v in values:
+        if str(v) in seen:
+            raise FlashlayerError(f"{what} '{v}' is given twice")
+        seen.add(str(v))
+    return list(values)

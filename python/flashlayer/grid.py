@@ -13,9 +13,16 @@ row has, whichever cell finished first; a row without one holds null.
 Each trace is converted to ``flt`` once, by the driver, into a temporary
 folder of the run's own, removed at its end; local workers open that file.
 Ray workers get it through Ray's object store: the driver puts the bytes
-once, each node fetches them once and keeps a copy in its temporary folder
-keyed by the hash, so a cluster needs no shared file system and a trace
-crosses the network once per node, not once per cell.
+once and each task replays them from memory, so a cluster needs no shared
+file system and a node writes no file.
+
+The grid is checked whole before any cell runs: each value, each value
+given once, and each combination of a policy and a store on each trace
+opened as its run would open it (`flashlayer._native.check`), so a
+combination that ``sim`` refuses is refused here, one line each. A file
+store never names one of the grid's traces. ``resume`` keeps a row only
+while its trace's content hash is the trace's now. Ctrl-C stops every
+running cell at its next million requests and keeps the rows finished.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -37,7 +45,7 @@ from typing import Any
 
 from flashlayer import __version__, _native
 from flashlayer._native import FlashlayerError
-from flashlayer.checks import whole_or_none
+from flashlayer.checks import distinct, whole_or_none
 
 #: Keys a grid file may have, with what each holds.
 KEYS = {
@@ -184,6 +192,10 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
             if not Path(m).is_file():
                 raise _fail(source, "traces", f"{m}: no such file")
             traces.append(TraceSpec(Path(m), tfmt, tps))
+    try:
+        distinct("trace", [t.path.resolve() for t in traces])
+    except FlashlayerError as e:
+        raise _fail(source, "traces", str(e)) from None
     policies = []
     for p in _list(source, raw, "policies", (str,)):
         try:
@@ -191,6 +203,11 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
         except FlashlayerError as e:
             raise _fail(source, "policies", str(e)) from None
     buffers = [_buffer(source, "buffers", b) for b in _list(source, raw, "buffers", (int, str))]
+    for key, what, values in (("policies", "policy", policies), ("buffers", "buffer size", buffers)):
+        try:
+            distinct(what, values)
+        except FlashlayerError as e:
+            raise _fail(source, key, str(e)) from None
     from flashlayer.replay import stores_of
 
     if "stores" in raw and "devices" in raw:
@@ -201,10 +218,22 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
         stores = stores_of(None, given) if key == "devices" else stores_of(given, None)
     except FlashlayerError as e:
         raise _fail(source, key, str(e)) from None
+    for spec in stores:
+        db = _file_path(spec)
+        for t in traces:
+            if db is not None and (base / db).exists() and os.path.samefile(base / db, t.path):
+                raise _fail(source, key, f"'{spec}' names the trace {t.path} as its database file; name another")
     flush = raw.get("flush_at_end")
     if flush is not None and not isinstance(flush, bool):
         raise _fail(source, "flush_at_end", f"expected true or false, got {flush!r}")
     return Grid(source, traces, policies, buffers, stores, flush)
+
+
+def _file_path(store: str) -> str | None:
+    """The database file a canonical file store spec names, if any."""
+    if not store.startswith("file:path="):
+        return None
+    return store[len("file:path="):].split(",page_size=", 1)[0]
 
 
 def load_grid(path: Path) -> Grid:
@@ -225,19 +254,30 @@ def content_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-def run_cell(cell: Cell, flt: Path, trace_hash: str, flush_at_end: bool | None) -> dict[str, Any]:
-    """Runs one cell on `flt` (the trace converted) and returns its row; a
-    failure is a row with ``error``."""
+class Stopped(Exception):
+    """Ends a cell of a sweep that is being abandoned (Ctrl-C)."""
+
+
+def run_cell(cell: Cell, trace: Path | _native.Trace, trace_hash: str, flush_at_end: bool | None,
+             stop: threading.Event | None = None) -> dict[str, Any]:
+    """Runs one cell on `trace` (the trace converted to flt, or opened) and
+    returns its row; a failure is a row with ``error``. A set `stop` ends
+    the run at its next million requests (`Stopped`)."""
     from flashlayer.replay import simulate
+
+    def tick(_: int) -> None:
+        if stop is not None and stop.is_set():
+            raise Stopped
 
     row = _head(cell, trace_hash)
     start = time.perf_counter()
     try:
-        t = _native.Trace.open(flt)
-        r = simulate(t, cell.policy, _spec(cell.buffer), cell.store, flush_at_end=flush_at_end)
+        t = trace if isinstance(trace, _native.Trace) else _native.Trace.open(trace)
+        r = simulate(t, cell.policy, _spec(cell.buffer), cell.store, flush_at_end=flush_at_end, on_progress=tick)
         for k, v in r.items():
-            # Time series are lists of points per run: not a row's fields.
-            if k not in ("series", "tier_series"):
+            # Time series are lists of points per run: not a row's fields;
+            # the trace is the grid's, not the copy the cell read.
+            if k not in ("series", "tier_series", "trace"):
                 row[k] = v
     except FlashlayerError as e:
         row["error"] = str(e)
@@ -332,6 +372,36 @@ def write_rows(rows: Sequence[dict[str, Any]], path: Path) -> None:
     atomic_output(path, lambda tmp: pq.write_table(table, tmp), force=True)
 
 
+def _in_order(grid: Grid, rows: Rows) -> Rows:
+    """`rows` in grid order, whichever engine ran the cells and in what
+    order they finished; rows of cells no longer in the grid last."""
+    order = {c.key: i for i, c in enumerate(grid.cells())}
+    out = Rows(sorted(rows, key=lambda r: order.get(r["cell"], len(order))))
+    out.ran = rows.ran
+    return out
+
+
+def check_cells(grid: Grid, cells: Sequence[Cell], prep: Prepared) -> None:
+    """Refuses, before any cell runs, every combination of a policy and a
+    store that its run would refuse on a trace of `cells` (the store
+    opened and the policy built, no request served): one line each."""
+    problems: dict[str, None] = {}
+    # Per combination, its smallest buffer: the one a size limit refuses.
+    combos: dict[tuple[TraceSpec, str, str], list[str]] = {}
+    for c in cells:
+        combos.setdefault((c.trace, c.policy, c.store), []).append(c.buffer)
+    opened: dict[TraceSpec, _native.Trace] = {}
+    for (trace, policy, store), buffers in combos.items():
+        t = opened.setdefault(trace, _native.Trace.open(prep.flt[trace]))
+        pages = min(_native.size_pages(_spec(b), t.pages) for b in buffers)
+        try:
+            _native.check(t, policy, pages, store, grid.flush_at_end)
+        except FlashlayerError as e:
+            problems[f"{grid.source}: {policy} on {store}: {e}"] = None
+    if problems:
+        raise FlashlayerError("\n".join(problems))
+
+
 @dataclass
 class Prepared:
     """The traces of a grid converted once: flt path and content hash."""
@@ -360,13 +430,20 @@ def prepare(grid: Grid, folder: Path, progress: Callable[[str], None] | None = N
 
 
 def _local(cells: list[Cell], prep: Prepared, flush: bool | None, jobs: int) -> Iterator[dict[str, Any]]:
-    with ThreadPoolExecutor(jobs) as pool:
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(jobs)
+    try:
         pending: set[Future[dict[str, Any]]] = {
-            pool.submit(run_cell, c, prep.flt[c.trace], prep.hashes[c.trace], flush) for c in cells}
+            pool.submit(run_cell, c, prep.flt[c.trace], prep.hashes[c.trace], flush, stop) for c in cells}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
                 yield f.result()
+    finally:
+        # Abandoned (Ctrl-C, or the caller stopped reading): the running
+        # cells stop at their next progress call, the queued ones never start.
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ray(cells: list[Cell], prep: Prepared, flush: bool | None, address: str | None, jobs: int
@@ -407,17 +484,9 @@ def _ray(cells: list[Cell], prep: Prepared, flush: bool | None, address: str | N
 
 
 def _ray_cell(cell: Cell, trace_hash: str, data: bytes, flush: bool | None) -> dict[str, Any]:
-    """A Ray task: the trace's bytes arrive through the object store; the
-    node keeps them in a file named by the hash, written once."""
-    folder = Path(tempfile.gettempdir()) / "flashlayer-ray-traces"
-    folder.mkdir(exist_ok=True)
-    flt = folder / f"{trace_hash[:32]}-{cell.trace.format or 'auto'}-{cell.trace.page_size or 0}.flt"
-    if not flt.is_file():
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, flt)
-    return run_cell(cell, flt, trace_hash, flush)
+    """A Ray task: the trace's bytes arrive through the object store and
+    are replayed from memory; the node writes no file."""
+    return run_cell(cell, _native.Trace.from_flt(data, cell.trace.path), trace_hash, flush)
 
 
 def sweep_grid(
@@ -431,6 +500,7 @@ def sweep_grid(
     flush_every: float = 1.0,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     force: bool = False,
+    on_notice: Callable[[str], None] | None = None,
 ) -> Rows:
     """Runs every cell of `grid` (a `Grid`, or a grid file's path) and
     returns the rows. With `out` (a ``.parquet`` path) the rows are written
@@ -438,7 +508,9 @@ def sweep_grid(
     sweep killed half-way keeps what it finished; `resume` skips the cells
     already in `out` without an error (a failed cell runs again). An
     existing `out` that flashlayer did not write is refused unless
-    `force` (:mod:`flashlayer.files`). `engine` is ``"local"`` (`jobs`
+    `force` (:mod:`flashlayer.files`). `on_notice` hears what the sweep
+    decided on its own (cells run again because their trace changed).
+    `engine` is ``"local"`` (`jobs`
     threads, default: this machine's CPUs) or ``"ray"`` (tasks on the
     cluster at `address`, or on a local Ray started with `jobs` CPUs).
     The rows are the same whichever engine ran them, but for the wall
@@ -462,32 +534,45 @@ def sweep_grid(
 
             check_writable(out, force)
     jobs = jobs or os.cpu_count() or 1
-    done = {r["cell"] for r in rows}
-    cells = [c for c in grid.cells() if c.key not in done]
     # The traces converted once, in a folder of the run's own: nothing is
     # written beside the user's files but `out`.
     folder = Path(tempfile.mkdtemp(prefix="flashlayer-sweep-"))
     try:
         prep = prepare(grid, folder)
+        # A row is kept while its trace is the one it ran on.
+        now = {c.key: prep.hashes[c.trace] for c in grid.cells()}
+        stale = [r for r in rows if r["cell"] in now and r.get("trace_hash") != now[r["cell"]]]
+        if stale:
+            rows = Rows(r for r in rows if r not in stale)
+            if on_notice:
+                n = len(stale)
+                on_notice(f"{n:,} {'cell' if n == 1 else 'cells'} of {out} ran on a trace that has changed since; "
+                          f"{'it runs' if n == 1 else 'they run'} again")
+        done = {r["cell"] for r in rows}
+        cells = [c for c in grid.cells() if c.key not in done]
+        check_cells(grid, cells, prep)
         stream = (_local(cells, prep, grid.flush_at_end, jobs) if engine == "local"
                   else _ray(cells, prep, grid.flush_at_end, address, jobs))
         last, cost = time.monotonic(), 0.0
-        for row in stream:
-            rows.append(row)
-            rows.ran += 1
-            if on_row:
-                on_row(row)
-            # Each write rewrites the file: at most a tenth of the time goes
-            # to writing, however many rows there are.
-            if out is not None and time.monotonic() - last >= max(flush_every, 10 * cost):
-                t0 = time.monotonic()
-                write_rows(rows, out)
-                last = time.monotonic()
-                cost = last - t0
-        # In grid order, whichever engine ran the cells and in what order
-        # they finished.
-        order = {c.key: i for i, c in enumerate(grid.cells())}
-        rows.sort(key=lambda r: order.get(r["cell"], len(order)))
+        try:
+            for row in stream:
+                rows.append(row)
+                rows.ran += 1
+                if on_row:
+                    on_row(row)
+                # Each write rewrites the file: at most a tenth of the time goes
+                # to writing, however many rows there are.
+                if out is not None and time.monotonic() - last >= max(flush_every, 10 * cost):
+                    t0 = time.monotonic()
+                    write_rows(rows, out)
+                    last = time.monotonic()
+                    cost = last - t0
+        except BaseException:
+            # Interrupted: the rows finished so far are kept.
+            if out is not None and rows:
+                write_rows(_in_order(grid, rows), out)
+            raise
+        rows = _in_order(grid, rows)
         if out is not None:
             write_rows(rows, out)
     finally:

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
-from flashlayer.checks import items, whole_or_none
+from flashlayer.checks import distinct, items, whole_or_none
 from flashlayer.results import SimResult
 
 TraceLike = str | PathLike[str] | Trace
@@ -99,6 +99,7 @@ def simulate(
     page_size: int | None = None,
     series_every: int | None = None,
     flush_at_end: bool | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> SimResult:
     """Replays `trace` with `policy` and a buffer of `buffer` pages (or
     ``"P%"`` of the trace's distinct pages) over `store`.
@@ -115,7 +116,10 @@ def simulate(
     `flush_at_end` writes the dirty pages left in the buffer at the end
     (default: the store's; off for ``cost``, ``hybrid`` and ``tier``,
     whose dirty pages left are counted in ``dirty_at_end``; on, and not
-    to be turned off, for ``file`` and ``flash``). A combination that
+    to be turned off, for ``file`` and ``flash``). `on_progress(n)` is
+    called each time the run has served about a million more requests (n
+    is the requests served so far); an exception from it stops the run and
+    propagates. A combination that
     cannot work raises `FlashlayerError` naming why. Returns the row of
     ``flashlayer sim --json``, with the fields of the store's kind
     (``flashlayer list stores``). `seconds` and `requests_per_second`
@@ -128,7 +132,7 @@ def simulate(
     (spec,) = stores_of(store, device)
     t = open_trace(trace, format, page_size)
     resolve_buffer(buffer, t.pages)
-    r = _native.replay(t, policy, buffer, spec, series_every, flush_at_end)
+    r = _native.replay(t, policy, buffer, spec, series_every, flush_at_end, on_progress)
     if not isinstance(trace, Trace):
         r["seconds"] = time.perf_counter() - start
         r["requests_per_second"] = r["requests"] / r["seconds"] if r["seconds"] > 0 else 0.0
@@ -162,12 +166,12 @@ def sweep(
     progress bar. An exception from either callback, or Ctrl-C, stops the
     sweep and propagates.
     """
-    names = [_native.canonical("policy", p) for p in items("policies", policies)]
+    names = distinct("policy", [_native.canonical("policy", p) for p in items("policies", policies)])
     series_every = whole_or_none("series_every", series_every)
     workers = whole_or_none("workers", workers, 1)
     specs = stores_of(stores, device)
     t = open_trace(trace, format, page_size)
-    sizes = [(b, resolve_buffer(b, t.pages)) for b in items("buffers", buffers, (int, str))]
+    sizes = [(b, resolve_buffer(b, t.pages)) for b in distinct("buffer size", items("buffers", buffers, (int, str)))]
     grid = [(s, p, b) for s in specs for p in names for b in sizes]
 
     # Set when the sweep fails or is interrupted: running engine calls see it

@@ -29,6 +29,8 @@ class SimResult(TypedDict):
     ``store`` are canonical specs; the fields after ``buffer_share`` are
     those of the store's kind."""
 
+    #: The trace the run replayed, as its path was given.
+    trace: str
     policy: str
     store: str
     store_name: Literal["cost", "file", "flash", "ftl", "hybrid", "tier"]

@@ -54,15 +54,41 @@ pub fn replay<'py>(
     let opts = ReplayOptions {
         series_every: series_every.unwrap_or(0),
         flush_at_end,
+        probe: false,
     };
     let (r, seconds) = timed(py, progress, |cb| {
         sim::replay(&trace.flt, &spec, buffer, &store, &opts, cb)
     })?;
-    row(py, &spec, &store, r, seconds)
+    row(py, trace, &spec, &store, r, seconds)
+}
+
+/// Whether a replay of `policy` over `store` on `trace` would start: the
+/// store opened and the policy built as the run would, no request served
+/// (`sim::check`). Raises the error the run would raise.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, buffer, store=None, flush_at_end=None))]
+pub fn check(
+    py: Python<'_>,
+    trace: &Trace,
+    policy: &str,
+    buffer: &Bound<'_, PyAny>,
+    store: Option<&str>,
+    flush_at_end: Option<bool>,
+) -> PyResult<()> {
+    let spec = PolicySpec::parse(policy).map_err(err)?;
+    let buffer = size(buffer)?;
+    let store = StoreSpec::parse(store.unwrap_or("cost")).map_err(err)?;
+    let opts = ReplayOptions {
+        flush_at_end,
+        ..ReplayOptions::default()
+    };
+    py.detach(|| sim::check(&trace.flt, &spec, buffer, &store, &opts))
+        .map_err(err)
 }
 
 fn row<'py>(
     py: Python<'py>,
+    trace: &Trace,
     policy: &PolicySpec,
     store: &StoreSpec,
     r: Replayed,
@@ -76,6 +102,7 @@ fn row<'py>(
         &r.metrics,
         seconds,
     )?;
+    d.set_item("trace", trace.source.display().to_string())?;
     d.set_item("store", store.to_string())?;
     d.set_item("store_name", store.name())?;
     d.set_item("flush_at_end", r.flushed_at_end)?;
@@ -91,6 +118,6 @@ pub fn size_pages(size: &Bound<'_, PyAny>, distinct: usize) -> PyResult<usize> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    crate::add_functions!(m, [replay, size_pages]);
+    crate::add_functions!(m, [replay, check, size_pages]);
     Ok(())
 }

@@ -19,7 +19,7 @@ fn read_options(format: Option<&str>, page_size: Option<u64>) -> PyResult<ReadOp
 #[pyclass(module = "flashlayer._native", frozen)]
 pub(crate) struct Trace {
     pub(crate) flt: Flt,
-    source: PathBuf,
+    pub(crate) source: PathBuf,
 }
 
 #[pymethods]
@@ -39,6 +39,16 @@ impl Trace {
             .detach(|| flashlayer::trace::load(&path, opts))
             .map_err(err)?;
         Ok(Trace { flt, source: path })
+    }
+
+    /// A trace from the bytes of an `flt` file (validated as `open`
+    /// validates a file); `name` is the path it goes by in rows and errors.
+    #[staticmethod]
+    fn from_flt(py: Python<'_>, data: Vec<u8>, name: PathBuf) -> PyResult<Self> {
+        let flt = py
+            .detach(|| Flt::from_bytes(data, &name))
+            .map_err(err)?;
+        Ok(Trace { flt, source: name })
     }
 
     /// The path the trace was opened from.

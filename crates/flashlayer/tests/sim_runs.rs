@@ -82,6 +82,7 @@ fn replay_with(
     let opts = ReplayOptions {
         series_every: o.series_every,
         flush_at_end: Some(o.flush_at_end).filter(|&f| f),
+        ..ReplayOptions::default()
     };
     sim::replay(
         t,

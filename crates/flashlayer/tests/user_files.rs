@@ -57,7 +57,10 @@ fn a_file_store_refuses_a_file_flashlayer_did_not_write_unless_told_to_replace_i
     let e = run(&t, &format!("file:path={}", db.display()))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("exists and is not a database file flashlayer wrote"), "{e}");
+    assert!(
+        e.contains("exists and is not a database file flashlayer wrote"),
+        "{e}"
+    );
     assert!(e.contains("replace=on"), "the error says how to go on: {e}");
     assert_eq!(std::fs::read(&db).unwrap(), b"the user's bytes");
     assert!(!is_database_file(&db));
@@ -130,4 +133,82 @@ fn runs_on_one_database_file_take_turns() {
         assert_eq!(r.metrics.requests, 4);
     }
     assert!(is_database_file(&db));
+}
+
+fn read_only_trace(path: &Path, pages: u64, n: u64) -> Flt {
+    let mut w = FltWriter::create(path).unwrap();
+    for i in 0..n {
+        w.push((i * 7919) % pages, Op::Read).unwrap();
+    }
+    w.finish().unwrap();
+    Flt::open(path).unwrap()
+}
+
+#[test]
+fn a_flash_store_starts_from_a_written_database_so_every_miss_reads_the_chip() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = read_only_trace(&dir.path().join("ro.flt"), 1000, 20_000);
+    let r = sim::replay(
+        &t,
+        &PolicySpec::parse("lru").unwrap(),
+        Size::Pages(100),
+        &StoreSpec::parse("flash:changed=64").unwrap(),
+        &ReplayOptions::default(),
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    let flash = r.field("flash").unwrap();
+    let reads = flash.get("reads").and_then(|v| v.int()).unwrap();
+    let programs = flash.get("programs").and_then(|v| v.int()).unwrap();
+    // Each miss reads its page from the chip (a base page: one read);
+    // loading the database before the run is not counted.
+    assert_eq!(reads, r.metrics.physical_reads);
+    assert_eq!(programs, 0, "a read-only run programs nothing");
+    assert!(r.metrics.virtual_time >= 110.0 * reads as f64);
+}
+
+#[test]
+fn a_flash_store_too_small_for_its_trace_names_the_key_that_fixes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(&dir.path().join("t.flt"));
+    // The default chip holds any trace, however small.
+    run(&t, "flash:changed=8").unwrap();
+    let e = run(&t, "flash:changed=8,blocks=2").unwrap_err().to_string();
+    assert!(
+        e.contains("blocks=2 is too few") && e.contains("at least blocks=7"),
+        "{e}"
+    );
+    let r = run(&t, "flash:changed=8,blocks=7").unwrap();
+    let flash = r.field("flash").unwrap();
+    assert_eq!(flash.get("blocks").and_then(|v| v.int()), Some(7));
+}
+
+#[test]
+fn a_chip_holds_one_store_and_knows_its_method() {
+    use flashlayer::flash::{FlashStoreBuilder, Method};
+    use flashlayer::nand::Chip;
+    use flashlayer::store::PageStore;
+    use std::sync::{Arc, Mutex};
+
+    let chip = Arc::new(Mutex::new(Chip::builder(16).build().unwrap()));
+    let pdl = FlashStoreBuilder::new(Method::parse("pdl:256").unwrap()).logical_pages(64);
+    let mut first = pdl.create(chip.clone()).unwrap();
+    let e = pdl.create(chip.clone()).unwrap_err().to_string();
+    assert!(e.contains("holds a pdl:256 store already"), "{e}");
+    let page = vec![7u8; 2048];
+    first.write(3, &page).unwrap();
+    first.flush().unwrap();
+
+    let opu = FlashStoreBuilder::new(Method::parse("opu").unwrap()).logical_pages(64);
+    let e = opu.recover(chip.clone()).unwrap_err().to_string();
+    assert!(e.contains("recover it with that method"), "{e}");
+
+    // A store recovered on the chip supersedes the first, which may no
+    // longer touch it.
+    let mut second = pdl.recover(chip.clone()).unwrap();
+    let e = first.write(3, &vec![9u8; 2048]).unwrap_err().to_string();
+    assert!(e.contains("supersedes this one"), "{e}");
+    let mut buf = vec![0u8; 2048];
+    second.read(3, &mut buf).unwrap();
+    assert_eq!(buf, page);
 }

@@ -55,8 +55,10 @@ def policy_specs(value: str | list[str]) -> list[str]:
     """``--policy lru,cflru:w=0.25,casa``: canonical specs, every parameter
     written out. A ``key=value`` piece continues the policy before it. A
     repeated flag (a list) adds its policies to those before."""
+    from flashlayer.checks import distinct
+
     if isinstance(value, list):
-        return [spec for v in value for spec in policy_specs(v)]
+        return distinct("policy", [spec for v in value for spec in policy_specs(v)])
     return _native.canonical_list("policy", value)
 
 
@@ -77,9 +79,14 @@ def buffer_specs(value: str | list[str]) -> list[int | str]:
     trace by `flashlayer.replay.resolve_buffer`."""
     from flashlayer.replay import resolve_buffer
 
+    from flashlayer.checks import distinct
+
     if isinstance(value, list):
         # A repeated flag adds its sizes to those before.
-        return [b for v in value for b in buffer_specs(v)]
+        try:
+            return distinct("buffer size", [b for v in value for b in buffer_specs(v)])
+        except FlashlayerError as e:
+            raise UsageError(f"--buffer: {e}") from None
     out: list[int | str] = []
     for item in split(value, "buffer sizes"):
         spec: int | str = item if item.endswith("%") else _int_or_text(item)

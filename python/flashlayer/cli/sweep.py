@@ -30,7 +30,7 @@ def run(a: argparse.Namespace) -> None:
             bar.advance()
 
         rows = sweep_grid(grid, engine=a.engine, out=out, address=a.address, jobs=a.jobs, resume=a.resume,
-                          on_row=advance, force=a.force)
+                          on_row=advance, force=a.force, on_notice=lambda m: print(m, file=sys.stderr))
     failed = sum(1 for r in rows if r.get("error") is not None)
     if a.json:
         emit_json({"out": str(out), "cells": cells, "rows": len(rows), "ran": rows.ran, "failed": failed})
@@ -53,7 +53,9 @@ def add(sub: Any) -> None:
         "failed). The file has every column any row has. Each trace is converted to flt once, into a temporary "
         "folder removed at the end. --engine local uses this machine's "
         "cores; --engine ray submits the cells as Ray tasks (pip install 'flashlayer[ray]'). The grid is checked "
-        "completely before any cell runs.",
+        "completely before any cell runs: every value, each given once, and every combination of a policy and a store "
+        "opened on each trace as its run would open it (a combination 'sim' refuses is refused, one line each). "
+        "Ctrl-C stops the running cells at their next million requests and keeps the finished rows.",
         epilog="Examples:\n  flashlayer sweep --example > grid.toml\n"
         "  flashlayer sweep grid.toml --out results.parquet --jobs 4\n"
         "  flashlayer sweep grid.toml --out results.parquet --engine ray --address auto --resume\n"
@@ -68,7 +70,8 @@ def add(sub: Any) -> None:
     c.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="N",
                    help="cells at once (default: this machine's CPUs; with a local Ray, its CPUs)")
     c.add_argument("--resume", action="store_true",
-                   help="skip the cells already in --out without an error (failed cells run again)")
+                   help="skip the cells already in --out without an error; failed cells, and cells whose trace's content "
+                   "has changed since (its SHA-256), run again")
     c.add_argument("--example", action="store_true", help="print a commented grid to start from")
     add_force(c)
     c.add_argument("--json", action="store_true", help='print {"out", "cells", "rows", "ran", "failed"}')

@@ -130,7 +130,7 @@ pub fn run(cfg: &CrashConfig, mut progress: impl FnMut(u64)) -> Result<CrashRepo
     if let Some(n) = cfg.logical_pages {
         builder = builder.logical_pages(n);
     }
-    let logical = builder.create(&mut chip)?.logical_pages();
+    let logical = builder.logical(&chip);
     let mut rng = Pcg64::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
     let ps = cfg.page_size;
     let zero = vec![0u8; ps];

@@ -40,7 +40,7 @@ pub const DATA_PROGRAMS: u8 = 16;
 pub use method::{Method, METHODS};
 
 use crate::error::{Error, Result};
-use crate::nand::Chip;
+use crate::nand::{Chip, Geometry};
 use crate::store::{IoStats, PageStore};
 use crate::types::{PageCost, PageId};
 use std::fmt;
@@ -191,6 +191,14 @@ impl Engine {
             Engine::Ipl(e) => &e.stats,
         }
     }
+
+    fn stats_mut(&mut self) -> &mut FlashStats {
+        match self {
+            Engine::Ipu(e) => &mut e.stats,
+            Engine::Log(e) => &mut e.stats,
+            Engine::Ipl(e) => &mut e.stats,
+        }
+    }
 }
 
 /// Options of a [`FlashStore`]; each default is stated on its setter.
@@ -232,15 +240,19 @@ impl FlashStoreBuilder {
         self.method
     }
 
-    fn logical(&self, chip: &Chip) -> u32 {
-        let g = chip.geometry();
-        let most = match self.method {
+    /// The most logical pages the method can hold on a chip of `g`.
+    pub fn most_logical(&self, g: Geometry) -> u32 {
+        match self.method {
             Method::Ipu => g.pages(),
             Method::Opu | Method::Pdl { .. } => pdl::Pdl::most_logical(g),
             Method::Ipl { log_bytes } => ipl::Ipl::most_logical(g, log_bytes),
-        };
+        }
+    }
+
+    fn logical(&self, chip: &Chip) -> u32 {
+        let g = chip.geometry();
         self.logical_pages
-            .unwrap_or_else(|| (g.pages() / 2).min(most))
+            .unwrap_or_else(|| (g.pages() / 2).min(self.most_logical(g)))
     }
 
     fn engine(&self, chip: &mut Chip, recover: bool) -> Result<Engine> {
@@ -290,7 +302,7 @@ impl FlashStoreBuilder {
     /// A new store on `chip`, which must be erased (a fresh chip). Use
     /// [`FlashStoreBuilder::recover`] for a chip that holds a store.
     pub fn create<C: ChipAccess>(&self, mut chip: C) -> Result<FlashStore<C>> {
-        let engine = {
+        let (engine, epoch) = {
             let mut c = chip.chip();
             let g = c.geometry();
             if (0..g.blocks).any(|b| c.programmed_pages(b) > 0) {
@@ -298,17 +310,23 @@ impl FlashStoreBuilder {
                     "the chip is not erased; open the store on it with recover()",
                 ));
             }
-            self.engine(&mut c, false)?
+            c.open_store(&self.method.to_string(), true)?;
+            let engine = self.engine(&mut c, false)?;
+            (engine, c.epoch())
         };
-        Ok(FlashStore::new(chip, engine, self.method))
+        Ok(FlashStore::new(chip, engine, self.method, epoch))
     }
 
     /// The store `chip` holds, its tables rebuilt by one scan of the chip
     /// (PDL Fig. 7 for PDL and OPU). Also opens a fresh chip. A cut during
     /// recovery leaves the chip as recoverable as before.
     pub fn recover<C: ChipAccess>(&self, mut chip: C) -> Result<FlashStore<C>> {
-        let engine = self.engine(&mut chip.chip(), true)?;
-        Ok(FlashStore::new(chip, engine, self.method))
+        let (engine, epoch) = {
+            let mut c = chip.chip();
+            c.open_store(&self.method.to_string(), false)?;
+            (self.engine(&mut c, true)?, c.epoch())
+        };
+        Ok(FlashStore::new(chip, engine, self.method, epoch))
     }
 }
 
@@ -318,6 +336,9 @@ pub struct FlashStore<C: ChipAccess = Chip> {
     engine: Engine,
     method: Method,
     broken: bool,
+    /// The chip's epoch when this store opened: a store opened on the chip
+    /// since supersedes this one ([`Chip::open_store`]).
+    epoch: u64,
     /// The chip's, copied once: they never change.
     page_size: usize,
     timing: crate::nand::Timing,
@@ -335,7 +356,7 @@ impl<C: ChipAccess> fmt::Debug for FlashStore<C> {
 }
 
 impl<C: ChipAccess> FlashStore<C> {
-    fn new(mut chip: C, engine: Engine, method: Method) -> Self {
+    fn new(mut chip: C, engine: Engine, method: Method, epoch: u64) -> Self {
         let (page_size, timing) = {
             let c = chip.chip();
             (c.geometry().page_size, c.timing())
@@ -345,6 +366,7 @@ impl<C: ChipAccess> FlashStore<C> {
             engine,
             method,
             broken: false,
+            epoch,
             page_size,
             timing,
         }
@@ -379,6 +401,13 @@ impl<C: ChipAccess> FlashStore<C> {
         self.engine.stats().clone()
     }
 
+    /// Starts the method's and the chip's counts afresh: what the store
+    /// did so far (loading it, say) is not counted.
+    pub fn reset_stats(&mut self) {
+        *self.engine.stats_mut() = FlashStats::default();
+        self.chip.chip().reset_stats();
+    }
+
     fn lpn(&self, page: PageId) -> Result<u32> {
         let n = self.logical_pages();
         match u32::try_from(page) {
@@ -408,6 +437,11 @@ impl<C: ChipAccess> FlashStore<C> {
             ));
         }
         let mut chip = self.chip.chip();
+        if chip.epoch() != self.epoch {
+            return Err(Error::Store(
+                "a store opened on this chip since supersedes this one; use that store".into(),
+            ));
+        }
         let r = op(&mut self.engine, &mut chip);
         if matches!(r, Err(Error::PowerCut)) {
             self.broken = true;

@@ -132,6 +132,8 @@ impl ChipBuilder {
             wear: vec![0; g.blocks as usize],
             stats: ChipStats::default(),
             cut_in: None,
+            format: None,
+            epoch: 0,
             off: false,
             rng: Pcg64::seed_from_u64(self.seed),
         };

@@ -175,6 +175,10 @@ pub struct Chip {
     stats: ChipStats,
     /// Operations left before the armed cut (1: the next one is cut).
     cut_in: Option<u64>,
+    /// The page update method whose store was opened on the chip, by name.
+    format: Option<String>,
+    /// Counts the stores opened on the chip: only the newest may use it.
+    epoch: u64,
     off: bool,
     rng: Pcg64,
 }
@@ -227,6 +231,45 @@ impl Chip {
     /// Counters so far.
     pub fn stats(&self) -> ChipStats {
         self.stats.clone()
+    }
+
+    /// Opens a store of `method` (its name) on the chip: a new one
+    /// (`fresh`) only on a chip no store was opened on; otherwise one of the
+    /// method that formatted it. Returns the store's epoch: a store whose
+    /// epoch is not the chip's ([`Chip::epoch`]) has been superseded by a
+    /// store opened after it and must not touch the chip.
+    pub fn open_store(&mut self, method: &str, fresh: bool) -> Result<u64> {
+        match &self.format {
+            Some(f) if fresh => {
+                return Err(Error::invalid(format!(
+                    "the chip holds a {f} store already; a second store on it would overwrite the first one's pages (open that store again with recover())"
+                )))
+            }
+            Some(f) if f != method => {
+                return Err(Error::invalid(format!(
+                    "the chip holds a {f} store; recover it with that method, not {method}"
+                )))
+            }
+            _ => {}
+        }
+        self.format = Some(method.to_owned());
+        self.epoch += 1;
+        Ok(self.epoch)
+    }
+
+    /// The epoch of the newest store opened on the chip ([`Chip::open_store`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Starts the counts of operations and time afresh (after a store is
+    /// loaded, say); the wear, and the most erases of a block, stay.
+    pub fn reset_stats(&mut self) {
+        self.stats = ChipStats {
+            max_erase_count: self.stats.max_erase_count,
+            power_cuts: self.stats.power_cuts,
+            ..ChipStats::default()
+        };
     }
 
     /// Erases each block has had.

@@ -14,7 +14,7 @@ mod store;
 pub use crate::policy::{with_online_policy, WithPolicy};
 pub use simulator::{with_policy, Simulator};
 pub use store::{
-    is_database_file, replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Opens, Pooled,
+    check, is_database_file, replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Opens, Pooled,
     ReplayOptions, Replayed, Run, Simulated, StoreKind, StoreSpec, Tier, Via, Writes,
     DATABASE_MARK, FLASH_PAGE, STORES,
 };

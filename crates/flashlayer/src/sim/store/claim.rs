@@ -36,10 +36,7 @@ impl Claim {
     /// (or that `replace` says to write over it).
     pub(super) fn take(path: &Path, trace: &Path, replace: bool) -> Result<Claim> {
         if same_file(path, trace) {
-            return Err(Error::invalid(format!(
-                "file:path={}: is the trace this run reads; name another file for the database",
-                path.display()
-            )));
+            return Err(Self::is_trace(path));
         }
         let created = OpenOptions::new()
             .read(true)
@@ -62,18 +59,43 @@ impl Claim {
             return Err(Error::io(path, std::io::Error::last_os_error()));
         }
         if !created && !replace && !is_marked(&lock) {
-            return Err(Error::invalid(format!(
-                "file:path={}: exists and is not a database file flashlayer wrote (it carries no \
-                 matching {MARK} attribute: another program wrote it, or it changed since); name \
-                 another file, or replace it with the store's replace=on (the CLI's --force)",
-                path.display()
-            )));
+            return Err(Self::not_ours(path));
         }
         Ok(Claim {
             lock,
             path: path.to_path_buf(),
             created,
         })
+    }
+
+    /// Whether [`Claim::take`] would take `path`, changing nothing (it
+    /// does not wait for runs holding it).
+    pub(super) fn check(path: &Path, trace: &Path, replace: bool) -> Result<()> {
+        if same_file(path, trace) {
+            return Err(Self::is_trace(path));
+        }
+        match File::open(path) {
+            Ok(f) if !replace && !is_marked(&f) => Err(Self::not_ours(path)),
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    fn is_trace(path: &Path) -> Error {
+        Error::invalid(format!(
+            "file:path={}: is the trace this run reads; name another file for the database",
+            path.display()
+        ))
+    }
+
+    fn not_ours(path: &Path) -> Error {
+        Error::invalid(format!(
+            "file:path={}: exists and is not a database file flashlayer wrote (it carries no \
+             matching {MARK} attribute: another program wrote it, or it changed since); name \
+             another file, or replace it with the store's replace=on (the CLI's --force)",
+            path.display()
+        ))
     }
 
     /// Ends the run: a file this run created and failed on holds nothing

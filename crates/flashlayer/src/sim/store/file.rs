@@ -76,7 +76,14 @@ impl Kind for File {
 
     /// Runs on the file named ([`Claim`]), or on a temporary one.
     fn replay(&self, run: &mut Run<'_>) -> Result<(Metrics, Fields)> {
-        let Some(path) = &self.path else {
+        let path = match &self.path {
+            Some(p) if run.probe => {
+                Claim::check(p, run.trace.path(), self.replace)?;
+                None
+            }
+            p => p.as_ref(),
+        };
+        let Some(path) = path else {
             let tmp =
                 tempfile::NamedTempFile::new().map_err(|e| Error::io(std::env::temp_dir(), e))?;
             return run.on(&File {

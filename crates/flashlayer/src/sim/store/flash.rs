@@ -1,7 +1,9 @@
 //! The flash store: a real buffer pool over a [`FlashStore`] on an
 //! in-memory chip of PDL Table 1's geometry (2,048 + 64-byte pages, 64 a
-//! block, 16 partial programs a page for IPL's sectors) twice the trace's
-//! pages, one logical page per page of the trace. Each `W` is a
+//! block, 16 partial programs a page for IPL's sectors) of `blocks`
+//! blocks (by default twice the trace's pages), one logical page per page
+//! of the trace. A database's pages exist before it runs: every page is
+//! programmed once before the run, and that load is not counted. Each `W` is a
 //! `fix_write` that changes the bytes the trace's byte-range section says
 //! it changed (on a trace without one, the page's first `changed` bytes),
 //! so the pool hands those ranges to the store at write-back and a
@@ -11,10 +13,11 @@ use super::{Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::flash::{FlashStore, FlashStoreBuilder, Method, METHODS};
-use crate::nand::Chip;
+use crate::nand::{Chip, Geometry};
 use crate::spec::{Entry, Given, Param, Ty};
+use crate::store::PageStore;
 use crate::trace::Flt;
-use crate::types::{Fields, Metrics, Value};
+use crate::types::{Fields, Metrics, PageId, Value};
 use std::fmt;
 
 /// Bytes per page of the chip a flash store is built on (PDL Table 1).
@@ -30,6 +33,40 @@ pub struct Flash {
     /// On a trace without byte ranges: the bytes at the start of the page
     /// each write changes.
     pub changed: Option<usize>,
+    /// Erase blocks of the chip; `None`: [`Flash::default_blocks`].
+    pub blocks: Option<u32>,
+}
+
+/// Pages per block of the chip (PDL Table 1).
+const BLOCK_PAGES: u32 = 64;
+
+impl Flash {
+    fn geometry(blocks: u32) -> Geometry {
+        Geometry {
+            blocks,
+            pages_per_block: BLOCK_PAGES,
+            page_size: FLASH_PAGE,
+            spare_size: 64,
+        }
+    }
+
+    /// The fewest blocks that hold `pages` logical pages under `store`'s
+    /// method.
+    fn fewest_blocks(store: &FlashStoreBuilder, pages: u32) -> u32 {
+        let mut b = pages.div_ceil(BLOCK_PAGES).max(1);
+        while store.most_logical(Self::geometry(b)) < pages {
+            b += 1;
+        }
+        b
+    }
+
+    /// The chip's blocks when none are given: twice the pages (the PDL
+    /// paper's 1 GB relation on a 2 GB chip) and 4 blocks more, so that
+    /// small traces keep collection room; at least what the method needs.
+    pub fn default_blocks(&self, pages: u32) -> u32 {
+        let store = FlashStoreBuilder::new(self.method);
+        ((2 * pages).div_ceil(BLOCK_PAGES) + 4).max(Self::fewest_blocks(&store, pages))
+    }
 }
 
 impl Opens for Flash {
@@ -57,15 +94,35 @@ impl Opens for Flash {
             _ => {}
         }
         let pages = u32::try_from(trace.pages())
-            .map_err(|_| Error::invalid("too many pages for a flash chip"))?;
-        // Twice the pages (the PDL paper's 1 GB relation on a 2 GB chip),
-        // and a few blocks more so that small traces keep collection room.
-        let blocks = (2 * pages).div_ceil(64) + 4;
-        let chip = Chip::builder(blocks).data_programs(16).build()?;
-        FlashStoreBuilder::new(self.method)
+            .ok()
+            .filter(|p| p.checked_mul(2).is_some())
+            .ok_or_else(|| Error::invalid("too many pages for a flash chip"))?;
+        let builder = FlashStoreBuilder::new(self.method)
             .logical_pages(pages)
-            .obsolete_in_memory(self.obsolete_in_memory)
-            .create(chip)
+            .obsolete_in_memory(self.obsolete_in_memory);
+        let blocks = match self.blocks {
+            None => self.default_blocks(pages),
+            Some(b) => {
+                let need = Self::fewest_blocks(&builder, pages);
+                if b < need {
+                    return Err(Error::invalid(format!(
+                        "flash: blocks={b} is too few for the trace's {pages} pages under {}: it needs at least blocks={need} (the default here is {})",
+                        self.method,
+                        self.default_blocks(pages)
+                    )));
+                }
+                b
+            }
+        };
+        let chip = Chip::builder(blocks).data_programs(16).build()?;
+        let mut store = builder.create(chip)?;
+        let page = vec![0u8; FLASH_PAGE];
+        for p in 0..pages {
+            store.write(PageId::from(p), &page)?;
+        }
+        store.flush()?;
+        store.reset_stats();
+        Ok(store)
     }
 
     /// Every byte a write is said to change does change: one more than it
@@ -106,10 +163,11 @@ impl Opens for Flash {
 impl Kind for Flash {
     const ENTRY: Entry = Entry {
         name: "flash",
-        description: "a real buffer pool over a NAND flash store (PDL Table 1's chip, twice the trace's pages): a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
+        description: "a real buffer pool over a NAND flash store (PDL Table 1's chip): every page of the trace is programmed once before the run (not counted); a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
         params: &[
             Param::new("method", Ty::Spec(&METHODS), "pdl:256", "the page update method"),
             Param::new("obsolete", Ty::Switch, "off", "obsolete marks in memory instead of on flash (OPU, PDL)"),
+            Param::new("blocks", Ty::Int(1, u32::MAX as u64), "", "erase blocks of 64 pages on the chip (default: twice the trace's pages and 4 blocks more, at least what the method needs)"),
             Param::new("changed", Ty::Int(1, FLASH_PAGE as u64), "", "on a trace without byte ranges: each write changes the page's first this many bytes (a trace with byte ranges says what each write changes, and takes no 'changed')"),
         ],
     };
@@ -120,6 +178,7 @@ impl Kind for Flash {
                 .map_err(|e| g.error(format!("method: {e}")))?,
             obsolete_in_memory: g.switch("obsolete"),
             changed: g.int_given("changed").map(|b| b as usize),
+            blocks: g.int_given("blocks").map(|b| b as u32),
         })
     }
 
@@ -133,9 +192,11 @@ impl Kind for Flash {
     /// (The run's time is the chip's already: the store's I/O statistics
     /// are its chip's, collection included.)
     fn report(&self, _: &Run<'_>, store: &mut FlashStore, _: &mut Metrics) -> Result<Fields> {
+        let blocks = store.chip().geometry().blocks;
         let chip = store.chip().stats();
         let mut flash: Fields = vec![
             ("method", self.method.to_string().into()),
+            ("blocks", u64::from(blocks).into()),
             // Absent: each write changed the bytes of the trace's ranges.
             ("changed", self.changed.into()),
         ];
@@ -153,6 +214,9 @@ impl fmt::Display for Flash {
             self.method,
             if self.obsolete_in_memory { "on" } else { "off" }
         )?;
+        if let Some(b) = self.blocks {
+            write!(f, ",blocks={b}")?;
+        }
         if let Some(b) = self.changed {
             write!(f, ",changed={b}")?;
         }

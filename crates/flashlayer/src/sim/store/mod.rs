@@ -144,6 +144,9 @@ impl Via for Simulated {
         let Drive { run, store, .. } = d;
         let trace = run.trace;
         let mut sim = Simulator::with_numbers(policy, store, trace)?.with_series(run.series_every);
+        if run.probe {
+            return Ok((sim.metrics(), sim.into_parts().1));
+        }
         sim.run_flt(trace, run.progress)?;
         let m = if run.flush_at_end {
             sim.flush_metrics(trace.pages())?
@@ -177,6 +180,9 @@ impl Via for Pooled {
         // Every page of the trace, in its dense order, as the simulator
         // knows them.
         pool.know((0..trace.pages() as DenseId).map(page))?;
+        if run.probe {
+            return Ok((pool.metrics(), pool.close()?));
+        }
         let mut change = kind.writes(trace);
         for (i, (d, op)) in trace.requests().enumerate() {
             let page = page(d);
@@ -210,6 +216,9 @@ pub struct Run<'a> {
     pub buffer_pages: usize,
     series_every: u64,
     flush_at_end: bool,
+    /// Only open the store and build the policy, serving no request
+    /// ([`check`]): every refusal of a combination happens there.
+    probe: bool,
     progress: &'a mut dyn FnMut(u64) -> Result<()>,
 }
 
@@ -245,6 +254,9 @@ impl Run<'_> {
     /// [`Run::drive`], then the kind's report.
     pub fn on<K: Kind>(&mut self, kind: &K) -> Result<(Metrics, Fields)> {
         let (mut m, mut store) = self.drive(kind)?;
+        if self.probe {
+            return Ok((m, Fields::new()));
+        }
         let fields = kind.report(self, &mut store, &mut m)?;
         Ok((m, fields))
     }
@@ -386,6 +398,10 @@ pub struct ReplayOptions {
     /// left are counted in `dirty_at_end`; on for `file` and `flash`, a
     /// buffer pool whose run ends with a flush, which cannot be turned off).
     pub flush_at_end: Option<bool>,
+    /// Open the store and build the policy, then stop before the first
+    /// request: a run refused would be refused here ([`check`]). Default:
+    /// off.
+    pub probe: bool,
 }
 
 /// What a [`replay`] did: the metrics of every store, and the fields of
@@ -412,6 +428,24 @@ impl Replayed {
     pub fn field(&self, key: &str) -> Option<&Value> {
         crate::types::field(&self.fields, key)
     }
+}
+
+/// Whether a [`replay`] of these would start: the store opened and the
+/// policy built as the replay would (a file store on a temporary file,
+/// after the checks of its own), no request served. A grid of runs is
+/// checked this way before any of them runs.
+pub fn check(
+    trace: &Flt,
+    policy: &PolicySpec,
+    buffer: Size,
+    store: &StoreSpec,
+    opts: &ReplayOptions,
+) -> Result<()> {
+    let opts = ReplayOptions {
+        probe: true,
+        ..opts.clone()
+    };
+    replay(trace, policy, buffer, store, &opts, &mut |_| Ok(())).map(|_| ())
 }
 
 /// Replays `trace` with the policy `policy` and a buffer of `buffer` over
@@ -441,6 +475,7 @@ pub fn replay(
         buffer_pages: buffer.pages(trace.pages()),
         series_every: opts.series_every,
         flush_at_end: opts.flush_at_end.unwrap_or(pooled),
+        probe: opts.probe,
         progress,
     };
     let (metrics, fields) = store.kind.replay(&mut run)?;
