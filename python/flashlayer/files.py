@@ -6,7 +6,10 @@ never over what flashlayer did not write").
   success, so a failed run never leaves a partial file. An existing file
   at the path is replaced only when flashlayer wrote it (`is_own_file`: a
   PNG, Parquet file or Markdown page carries flashlayer's mark, an ``flt``
-  trace is flashlayer's format) or the user passed ``--force``.
+  trace is flashlayer's format, and any other file it wrote, a ``csv``
+  trace say, carries the extended attribute ``user.flashlayer.output``
+  with its size and modification time as written, so a file changed since
+  is not flashlayer's any more) or the user passed ``--force``.
 - A folder (``report``, ``reproduce``) carries a marker file,
   ``.flashlayer-output``, listing the files flashlayer wrote into it with
   each one's size and SHA-256. A new folder is filled beside its place and
@@ -52,6 +55,31 @@ MARKER = ".flashlayer-output"
 OWN_MARK = "flashlayer"
 MARKDOWN_MARK = "<!-- written by flashlayer; regenerate, do not edit -->"
 FLT_MAGIC = b"FLTRACE\x01"
+#: The extended attribute that marks a file flashlayer wrote whose format
+#: carries no mark of its own: its size and modification time (ns).
+OUTPUT_ATTR = "user.flashlayer.output"
+
+
+def _stamp(path: Path) -> bytes:
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns}".encode()
+
+
+def mark_output(path: Path) -> None:
+    """Marks `path` as written by flashlayer as it is now; on a file system
+    without extended attributes nothing is marked (the file is then not
+    recognised, and replacing it takes ``--force``)."""
+    try:
+        os.setxattr(path, OUTPUT_ATTR, _stamp(path))
+    except OSError:
+        pass
+
+
+def _marked(path: Path) -> bool:
+    try:
+        return os.getxattr(path, OUTPUT_ATTR) == _stamp(path)
+    except OSError:
+        return False
 
 
 def _umask() -> int:
@@ -100,7 +128,7 @@ def is_own_file(path: Path) -> bool:
             return OWN_MARK.encode() in meta
     except Exception:  # an unreadable or damaged file is not recognisably ours
         return False
-    return False
+    return _marked(path)
 
 
 def check_writable(out: Path, force: bool) -> None:
@@ -141,6 +169,7 @@ def atomic_output(out: Path, write: Callable[[Path], T], force: bool = False) ->
         os.chmod(tmp, file_mode())
         n = write(tmp)
         os.replace(tmp, out)
+        mark_output(out)
         return n
     finally:
         if tmp.exists():

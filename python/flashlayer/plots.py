@@ -143,11 +143,42 @@ def _rows_of(results: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _same_run(r: dict[str, Any]) -> tuple[str, str, str, str, int]:
+    return (str(r.get("trace", "")), r["policy"], str(r.get("store", "")), r["device"], r["buffer_pages"])
+
+
+def _line_label(r: dict[str, Any], panel: list[dict[str, Any]]) -> str:
+    """A row's line in its panel: its policy, and where the panel holds
+    several stores, the store (its kind where the kinds differ, else its
+    spec without the defaults)."""
+    from flashlayer import _native
+
+    stores = {str(x.get("store", "")) for x in panel}
+    if len(stores) <= 1:
+        return str(r["policy"])
+    kinds = {str(x.get("store_name", "")) for x in panel}
+    store = str(r.get("store", ""))
+    if len(kinds) == len(stores) and r.get("store_name"):
+        return f"{r['policy']} on {r['store_name']}"
+    try:
+        return f"{r['policy']} on {_native.short_spec('store', store)}"
+    except FlashlayerError:
+        return f"{r['policy']} on {store}"
+
+
 def render_results(results: Any, path: Path, title: str = "") -> int:
-    """Miss ratio and virtual time against buffer size, a series per policy
-    and a row of two panels per device (per trace too, when rows name
-    several). Returns the number of panels drawn."""
+    """Miss ratio and virtual time against buffer size: a row of two panels
+    per (trace, device) and a line per (policy, store) in it, the store
+    named in the legend where the panel has more than one. Rows of one run
+    (trace, policy, store, device, buffer) that disagree are refused: they
+    cannot be told apart on a line. Returns the number of panel rows."""
     rows = _rows_of(results)
+    seen: dict[tuple[str, str, str, str, int], int] = {}
+    for i, r in enumerate(rows):
+        j = seen.setdefault(_same_run(r), i)
+        if j != i and (rows[j]["miss_ratio"], rows[j]["virtual_time"]) != (r["miss_ratio"], r["virtual_time"]):
+            raise FlashlayerError(f"result rows {j + 1} and {i + 1} are one run (trace, policy, store, device, "
+                                  "buffer) with different results; draw them from separate files")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((str(r.get("trace", "")), r["device"]), []).append(r)
@@ -156,23 +187,23 @@ def render_results(results: Any, path: Path, title: str = "") -> int:
     for row, ((trace, device), group) in enumerate(groups.items()):
         unit = group[0].get("cost_unit", "")
         scale, vt_label = (1e6, "virtual time (s)") if unit == "us" else (1.0, f"virtual time ({unit or 'cost'})")
-        policies: dict[str, list[dict[str, Any]]] = {}
+        lines: dict[str, list[dict[str, Any]]] = {}
         for r in group:
-            policies.setdefault(r["policy"], []).append(r)
+            lines.setdefault(_line_label(r, group), []).append(r)
         for col, (key, label) in enumerate((("miss_ratio", "miss ratio"), ("virtual_time", vt_label))):
             ax = axes[row][col]
-            for i, (policy, rs) in enumerate(policies.items()):
+            for i, (name, rs) in enumerate(lines.items()):
                 rs = sorted(rs, key=lambda r: r["buffer_pages"])
                 xs = [r["buffer_pages"] for r in rs]
                 ys = [r[key] / (scale if key == "virtual_time" else 1.0) for r in rs]
-                ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4, label=policy)
+                ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.4, label=name)
             _log_x(ax, [r["buffer_pages"] for r in group])
-            where = f"{trace}, " if trace else ""
-            ax.set_title(f"{title + ': ' if title and not trace else ''}{where}{device}", fontsize=10)
+            where = f"{Path(trace).name}, " if trace else ""
+            ax.set_title(f"{title + ': ' if title else ''}{where}{device}", fontsize=10)
             ax.set_xlabel("buffer (pages)")
             ax.set_ylabel(label)
             ax.grid(True, alpha=0.3)
-            _legend(ax, len(policies))
+            _legend(ax, len(lines))
     f.tight_layout()
     f.savefig(path, format="png", metadata=png_software())
     plt.close(f)

@@ -56,6 +56,28 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error with the file `from` named `to` (a trace read through a
+    /// temporary copy names the trace).
+    pub(crate) fn renamed(self, from: &std::path::Path, to: &std::path::Path) -> Self {
+        let swap = |p: PathBuf| if p == from { to.to_path_buf() } else { p };
+        match self {
+            Error::Parse { path, line, msg } => Error::Parse {
+                path: swap(path),
+                line,
+                msg,
+            },
+            Error::Corrupt { path, msg } => Error::Corrupt {
+                path: swap(path),
+                msg,
+            },
+            Error::Io { path, source } => Error::Io {
+                path: swap(path),
+                source,
+            },
+            e => e,
+        }
+    }
+
     /// Wraps an `io::Error` with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

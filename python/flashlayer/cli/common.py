@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -164,28 +165,57 @@ def emit_json(obj: Any) -> None:
     out.write("\n")
 
 
-def fmt_cell(v: Any) -> str:
+def fmt_cell(v: Any, decimals: int | None = None) -> str:
+    """One value as a table shows it: whole numbers with thousands
+    separators, a float with `decimals` places (its column's, so that a
+    column reads in one format; by default four significant digits), never
+    in scientific notation."""
     if v is None:
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
-        if v == 0 or 1e-3 <= abs(v) < 1e7:
-            return f"{v:,.4f}".rstrip("0").rstrip(".")
-        return f"{v:.4g}"
+        if v != v or v in (math.inf, -math.inf):
+            return str(v)
+        return f"{v:,.{_decimals([v]) if decimals is None else decimals}f}"
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
 
 
+def _decimals(values: Sequence[float]) -> int:
+    """The places that show the smallest of `values` (not 0) with four
+    significant digits: 0 for values of 1,000 and more, at most 6."""
+    small = min((abs(v) for v in values if v and v == v and abs(v) != math.inf), default=0.0)
+    if small == 0 or small >= 1000:
+        return 0
+    return min(6, max(0, 3 - math.floor(math.log10(small))))
+
+
 def print_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> None:
     """Plain aligned text: readable in a terminal, greppable in a pipe.
-    Values that are already strings are printed as they are."""
-    cells = [[fmt_cell(r.get(key, "")) for key, _ in columns] for r in rows]
+    Each column's numbers in one format: whole numbers as they are, and in
+    a column with fractions every number with the same places. Values that
+    are already strings are printed as they are."""
+    places: dict[str, int | None] = {}
+    for key, _ in columns:
+        vals = [r.get(key) for r in rows]
+        fractions = [float(v) for v in vals if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        has_float = any(isinstance(v, float) for v in vals)
+        places[key] = _decimals(fractions) if has_float else None
+    cells = [[fmt_cell(float(v) if places[key] is not None and isinstance(v, int) and not isinstance(v, bool)
+                       else v, places[key])
+              for key, _ in columns for v in [r.get(key, "")]] for r in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
     print("  ".join(h.rjust(w) for (_, h), w in zip(columns, widths, strict=True)))
     for c in cells:
         print("  ".join(v.rjust(w) for v, w in zip(c, widths, strict=True)))
+
+
+def share(v: float) -> str:
+    """A buffer's share of the trace's distinct pages, as a percentage; a
+    buffer larger than the trace holds all of it."""
+    return f"{v:.1%}" if v <= 1 else "all, >100%"
 
 
 def rate(v: float) -> str:
@@ -265,8 +295,8 @@ def table_cells(r: dict[str, Any], unit: str) -> None:
     the canonical spec), ``buffer`` (pages and share of the trace), ``vt``
     (virtual time in `unit`) and ``rps`` (requests/s)."""
     r["policy"] = _native.short_spec("policy", r["policy"])
-    share = r.get("buffer_share")
-    r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share:.1%})" if share is not None else "")
+    part = r.get("buffer_share")
+    r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share(part)})" if part is not None else "")
     r["vt"] = duration(r["virtual_time"], unit)
     r["rps"] = rate(r["requests_per_second"])
 

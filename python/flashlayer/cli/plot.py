@@ -37,15 +37,16 @@ def run(a: argparse.Namespace) -> None:
         return panels
 
     atomic_output(out, draw, a.force)
-    print(f"wrote {out}: {panels} device panel row(s)")
+    print(f"wrote {out}: {panels} panel row(s), one per trace and device")
 
 
 def add(sub: Any) -> None:
     p = command(
         sub, "plot", help="draw miss ratio and virtual time of saved runs",
         description="Draw RESULTS.json (the output of 'flashlayer sim --json', or a report's results.json) as "
-        "miss ratio and virtual time against buffer size: a series per policy, a row of panels per device "
-        "(and per trace when the rows name one).",
+        "miss ratio and virtual time against buffer size: a row of panels per trace and device, a line per "
+        "policy and store (the store named in the legend where a panel has several). Rows of one run that "
+        "disagree (joined files of the same run) are refused.",
         epilog="Example:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,arc --buffer 1%,5% "
         "--json > runs.json\n  flashlayer plot runs.json --out runs.png",
     )

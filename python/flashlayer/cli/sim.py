@@ -15,6 +15,7 @@ from flashlayer.cli.common import (
     add_force,
     add_read_opts,
     buffer_specs,
+    duration,
     command,
     emit_json,
     groups,
@@ -124,6 +125,34 @@ def print_ftl(rows: list[dict[str, Any]]) -> None:
         print_table(group, FTL_COLUMNS)
 
 
+FILE_COLUMNS = [
+    ("policy", "policy"),
+    ("buffer", "buffer"),
+    ("requests", "requests"),
+    ("miss_ratio", "miss ratio"),
+    ("physical_reads", "file reads"),
+    ("physical_writes", "file writes"),
+    ("io", "measured I/O"),
+    ("vt", "modelled time"),
+    ("rps", "req/s"),
+]
+
+
+def print_file(rows: list[dict[str, Any]]) -> None:
+    """One table per file store: the I/O as this machine measured it, and
+    the time the store's device model prices it at."""
+    for group in groups(rows, lambda r: str(r["store"])):
+        d = _native.device(group[0]["device"])
+        unit = "us" if d["unit"] == "us" else "cost units"
+        print(f"store {_native.short_spec('store', group[0]['store'])}: a buffer pool over a real file; measured I/O "
+              f"= reads, writes and fsyncs as timed on this machine; modelled time = I/O x {d['name']}'s costs "
+              f"(read {d['read']:g}, write {d['write']:g} {unit}); dirty pages written at the end")
+        for r in group:
+            table_cells(r, d["unit"])
+            r["io"] = duration(r["measured_io_seconds"] * 1e6, "us")
+        print_table(group, FILE_COLUMNS)
+
+
 #: Flags that do not set a store: each store is set by its --store spec.
 #: Given one, the command says which spec key to use.
 NOT_FLAGS = {
@@ -175,8 +204,6 @@ def run(a: argparse.Namespace) -> None:
     policies = policy_specs(a.policy)
     buffers = buffer_specs(a.buffer)
     if a.plot is not None:
-        if kinds != {"cost"}:
-            raise UsageError("--plot draws runs on cost stores (--device); use --json with other stores")
         from flashlayer.plots import check_png_path
 
         check_png_path(Path(a.plot), a.force)
@@ -197,13 +224,13 @@ def run(a: argparse.Namespace) -> None:
     if a.plot is not None:
         from flashlayer.plots import render_results
 
-        atomic_output(Path(a.plot), lambda tmp: render_results(out, tmp, title=Path(a.trace).name), a.force)
+        atomic_output(Path(a.plot), lambda tmp: render_results(out, tmp), a.force)
     if a.json:
         emit_json(out)
         return
     # A kind with columns of its own has a printer; any other kind's rows
     # carry the metrics every store has.
-    printers = {"flash": print_flash, "ftl": print_ftl, "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
+    printers = {"file": print_file, "flash": print_flash, "ftl": print_ftl, "hybrid": sim_hybrid.print_rows, "tier": sim_tier.print_rows}
     order = [name for name, _, _ in _native.table("store")]
     for i, kind in enumerate(sorted({r["store_name"] for r in out}, key=order.index)):
         if i:
@@ -263,7 +290,8 @@ def add(sub: Any) -> None:
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",
                    help="parallel runs (default: number of CPUs)")
     s.add_argument("--plot", metavar="PNG",
-                   help="also draw miss ratio and virtual time against buffer size (a panel per device) to PNG")
+                   help="also draw miss ratio and virtual time against buffer size to PNG, as 'flashlayer plot' "
+                   "draws the --json rows: a row of panels per device, a line per policy and store")
     add_force(s)
     s.add_argument("--json", action="store_true", help="print a JSON list of result objects")
     s.set_defaults(func=run)

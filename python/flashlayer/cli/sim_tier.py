@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.cli.common import duration, groups, print_table, rate
+from flashlayer.cli.common import duration, groups, print_table, rate, share
 
 COLUMNS = [
     ("scheme_label", "scheme"),
@@ -37,8 +37,8 @@ def print_rows(out: list[dict[str, Any]]) -> None:
         for r in group:
             r["scheme_label"] = _native.short_spec("scheme", r["scheme"])
             r["policy"] = _native.short_spec("policy", r["policy"])
-            r["dram"] = f"{r['buffer_pages']:,} ({r['buffer_share']:.2%})"
-            r["ssd"] = f"{r['ssd_pages']:,} ({r['ssd_share']:.2%})"
+            r["dram"] = f"{r['buffer_pages']:,} ({share(r['buffer_share'])})"
+            r["ssd"] = f"{r['ssd_pages']:,} ({share(r['ssd_share'])})"
             r["io"] = duration(r["io_time"], s["unit"])
             r["rps"] = rate(r["requests_per_second"])
         print_table(group, COLUMNS)

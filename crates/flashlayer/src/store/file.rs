@@ -99,6 +99,7 @@ impl FileStoreBuilder {
                 concurrency: self.device.concurrency.max(1) as usize,
                 meter: Mutex::new(Meter::new(self.device)),
                 last_us: AtomicU64::new(0f64.to_bits()),
+                total_ns: AtomicU64::new(0),
             }),
         })
     }
@@ -165,6 +166,8 @@ struct FileIo {
     /// Latency of the last read, or per page of the last write or batch,
     /// µs (`f64` bits): a policy learning from latencies hears each I/O's.
     last_us: AtomicU64,
+    /// Every read, write, batch and flush so far, end to end, ns.
+    total_ns: AtomicU64,
 }
 
 /// A lock over counts or spare buffers: a panic elsewhere cannot leave them
@@ -195,6 +198,12 @@ impl FileStore {
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.io.path
+    }
+
+    /// The time every read, write and flush so far took, as measured end
+    /// to end, in seconds.
+    pub fn measured_io_seconds(&self) -> f64 {
+        self.io.total_ns.load(Ordering::Relaxed) as f64 / 1e9
     }
 }
 
@@ -262,8 +271,14 @@ impl FileIo {
         res.map_err(|e| Error::io(&self.path, e))
     }
 
-    fn measured(&self, us: f64) {
+    /// Notes an I/O (or batch of `n`) that began at `start`: the latency
+    /// per page a policy hears, and the time it took.
+    fn measured(&self, start: Instant, n: usize) {
+        let took = start.elapsed();
+        let us = took.as_secs_f64() * 1e6 / n.max(1) as f64;
         self.last_us.store(us.to_bits(), Ordering::Relaxed);
+        self.total_ns
+            .fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
     }
 }
 
@@ -272,14 +287,14 @@ impl SharedIo for FileIo {
         check_len(self.page_size, buf.len())?;
         let start = Instant::now();
         self.get(page, buf)?;
-        self.measured(micros(start));
+        self.measured(start, 1);
         lock(&self.meter).read(false);
         Ok(())
     }
     fn write(&self, page: PageId, buf: &[u8]) -> Result<()> {
         let start = Instant::now();
         self.put(page, buf)?;
-        self.measured(micros(start));
+        self.measured(start, 1);
         lock(&self.meter).write(false);
         Ok(())
     }
@@ -292,7 +307,7 @@ impl SharedIo for FileIo {
         in_runs(runs, |run| {
             run.iter().try_for_each(|(page, buf)| self.put(*page, buf))
         })?;
-        self.measured(micros(start) / batch.len().max(1) as f64);
+        self.measured(start, batch.len());
         lock(&self.meter).write_batch(batch.iter().map(|b| b.0));
         Ok(())
     }
@@ -308,7 +323,7 @@ impl SharedIo for FileIo {
                 .zip(buf.chunks_exact_mut(self.page_size))
                 .try_for_each(|(page, b)| self.get(*page, b))
         })?;
-        self.measured(micros(start) / pages.len().max(1) as f64);
+        self.measured(start, pages.len());
         lock(&self.meter).read_batch(after, pages.iter().copied());
         Ok(())
     }
@@ -353,13 +368,13 @@ impl PageStore for FileStore {
         Some(f64::from_bits(self.io.last_us.load(Ordering::Relaxed)))
     }
     fn flush(&mut self) -> Result<()> {
+        let start = Instant::now();
         self.io
             .file
             .sync_data()
-            .map_err(|e| Error::io(&self.io.path, e))
+            .map_err(|e| Error::io(&self.io.path, e))?;
+        let took = start.elapsed().as_nanos() as u64;
+        self.io.total_ns.fetch_add(took, Ordering::Relaxed);
+        Ok(())
     }
-}
-
-fn micros(start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e6
 }

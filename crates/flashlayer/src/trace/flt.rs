@@ -261,6 +261,13 @@ pub struct Flt {
 }
 
 impl Flt {
+    /// The trace under the name `path` (for errors and rows), as when it
+    /// was read from a copy of it.
+    pub fn named(mut self, path: &Path) -> Self {
+        self.path = path.to_path_buf();
+        self
+    }
+
     /// Opens and validates an `flt` file (length, CRC, dense ids). A gzip or
     /// zstd compressed file (told by its magic bytes) is decompressed once
     /// into an unnamed temporary file, which is then mapped.

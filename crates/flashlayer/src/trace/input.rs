@@ -39,6 +39,39 @@ impl Compression {
     }
 }
 
+/// A trace given as a stream (`-` for standard input, a pipe such as
+/// `/dev/stdin` or a process substitution, any file that is not a regular
+/// one) read once into a temporary file of its own, since a trace is read
+/// more than once (its format sniffed, its byte ranges looked for, its
+/// requests read); `None` for a regular file, read where it is.
+pub(crate) fn spool(path: &Path) -> Result<Option<tempfile::NamedTempFile>> {
+    let stdin = path.as_os_str() == "-";
+    if !stdin {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() || m.is_dir() => return Ok(None),
+            Ok(_) => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    let mut tmp = tempfile::NamedTempFile::new().map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let copied = if stdin {
+        std::io::copy(&mut std::io::stdin().lock(), tmp.as_file_mut())
+    } else {
+        File::open(path).and_then(|mut f| std::io::copy(&mut f, tmp.as_file_mut()))
+    };
+    copied.map_err(|e| Error::io(path, e))?;
+    Ok(Some(tmp))
+}
+
+/// Runs `read` on `path`, or on the copy of a stream ([`spool`]), its
+/// errors naming `path` either way.
+pub(crate) fn spooled<T>(path: &Path, read: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    match spool(path)? {
+        None => read(path),
+        Some(tmp) => read(tmp.path()).map_err(|e| e.renamed(tmp.path(), path)),
+    }
+}
+
 /// The compression of `path`, from its first bytes alone.
 pub(crate) fn compression(path: &Path) -> Result<Compression> {
     let mut head = [0u8; ZSTD_MAGIC.len()];
@@ -176,9 +209,12 @@ pub(crate) fn fields<'a, const N: usize>(
 
 /// Parses an unsigned integer field, or explains.
 pub(crate) fn uint(field: &str, name: &str) -> std::result::Result<u64, String> {
-    field
-        .parse::<u64>()
-        .map_err(|_| format!("expected {name} as an unsigned integer, found '{field}'"))
+    field.parse::<u64>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("{name} '{field}' is too large (at most {})", u64::MAX)
+        }
+        _ => format!("expected {name} as an unsigned integer, found '{field}'"),
+    })
 }
 
 /// Where a binary record sits, for error messages that name the file and

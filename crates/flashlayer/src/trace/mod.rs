@@ -303,7 +303,12 @@ pub fn has_bytes(path: &Path, opts: ReadOptions) -> Result<bool> {
 /// Opens a trace for replay: an `flt` file is memory-mapped as it is; any
 /// other format is converted once into an unnamed temporary `flt` file (gone
 /// when the returned value is dropped), so memory stays O(distinct pages).
+/// A stream (`-`, a pipe) is read once into a temporary file first.
 pub fn load(path: &Path, opts: ReadOptions) -> Result<Flt> {
+    input::spooled(path, |p| load_file(p, opts)).map(|t| t.named(path))
+}
+
+fn load_file(path: &Path, opts: ReadOptions) -> Result<Flt> {
     let (format, _) = opts.resolve(path)?;
     if format == Format::Flt {
         let t = Flt::open(path)?;
@@ -382,10 +387,14 @@ pub fn output_format(out: &Path, explicit: Option<Format>) -> Result<Format> {
     }
 }
 
-/// Converts `input` (any format) into `output` (`csv` or `flt`), keeping
-/// byte ranges if the input has them.
+/// Converts `input` (any format, or a stream: [`load`]) into `output`
+/// (`csv` or `flt`), keeping byte ranges if the input has them.
 pub fn convert(input: &Path, opts: ReadOptions, output: &Path, to: Option<Format>) -> Result<u64> {
     let to = output_format(output, to)?;
+    input::spooled(input, |input| convert_file(input, opts, output, to))
+}
+
+fn convert_file(input: &Path, opts: ReadOptions, output: &Path, to: Format) -> Result<u64> {
     let (format, _) = opts.resolve(input)?;
     let opts = ReadOptions {
         format: Some(format),

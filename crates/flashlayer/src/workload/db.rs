@@ -117,6 +117,11 @@ pub trait Workload: Send + Sync {
     fn on_pages(&self) -> bool {
         true
     }
+    /// Pages of the database after a run: its space's, or for a page
+    /// reference string the pages it draws from.
+    fn pages(&self, db: &Db) -> u64 {
+        u64::from(db.space().pages())
+    }
     /// Checks the workload's own consistency conditions once no step runs,
     /// and says what held (`None` for a workload without conditions); a
     /// condition that fails is an [`Error::Store`] saying which and where.
@@ -148,7 +153,7 @@ pub struct GenReport {
     pub requests: u64,
     /// Steps (transactions or queries) run.
     pub steps: u64,
-    /// Pages in the database after the run.
+    /// Pages in the database after the run ([`Workload::pages`]).
     pub db_pages: u64,
     /// Seconds spent loading.
     pub load_seconds: f64,
@@ -205,7 +210,7 @@ pub fn generate(
     Ok(GenReport {
         requests,
         steps: total,
-        db_pages: u64::from(db.space().pages()),
+        db_pages: driver.pages(&db),
         load_seconds,
         run_seconds: t1.elapsed().as_secs_f64(),
         summary: driver.summary(),

@@ -75,6 +75,10 @@ impl Workload for PdlUpdates {
     fn on_pages(&self) -> bool {
         false
     }
+    /// The relation's pages, every one of which a run may update.
+    fn pages(&self, _db: &Db) -> u64 {
+        self.p.pages
+    }
 
     fn step(&self, db: &Db, rng: &mut WRng, _i: u64) -> Result<()> {
         let page = uniform(rng, 0, self.p.pages - 1);

@@ -97,13 +97,17 @@ impl Kind for File {
         done
     }
 
-    /// The database file's size at the end, in bytes.
-    fn report(&self, _: &Run<'_>, _: &mut FileStore, _: &mut Metrics) -> Result<Fields> {
+    /// The database file's size at the end, in bytes, and the time its
+    /// I/O took as measured (the virtual time is the device model's).
+    fn report(&self, _: &Run<'_>, store: &mut FileStore, _: &mut Metrics) -> Result<Fields> {
         let path = self.path.as_ref().expect("a path is chosen before the run");
         let bytes = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len();
-        Ok(vec![("file_bytes", bytes.into())])
+        Ok(vec![
+            ("file_bytes", bytes.into()),
+            ("measured_io_seconds", store.measured_io_seconds().into()),
+        ])
     }
 }
 
