@@ -23,6 +23,12 @@ SEEDS: list[list[str]] = [
     ["sim", "T", "--policy", "casa:cost=measured,n=4", "--buffer", "2", "--store", "file:page_size=512"],
     ["sim", "T", "--policy", "lru,arc", "--buffer", "2,3", "--json", "--series-every", "2"],
     ["sim", "T", "--policy", "lru", "--buffer", "2", "--plot", "OUT.png"],
+    # Database files: a new one, one the user owns, the trace itself.
+    ["sim", "T", "--policy", "lru,arc", "--buffer", "2", "--store", "file:path=DB.db"],
+    ["sim", "T", "--policy", "lru", "--buffer", "2", "--store", "file:path=thesis.tex,page_size=512"],
+    ["sim", "T", "--policy", "lru", "--buffer", "2", "--store", "file:path=T.csv"],
+    ["trace", "convert", "T", "thesis.tex"],
+    ["sim", "T", "--policy", "lru", "--buffer", "2", "--plot", "thesis.tex"],
     ["curve", "T", "--device", "ratio:1:4", "--sizes", "1,2,50%"],
     ["bound", "T", "--buffer", "2", "--policy", "lru,belady", "--iterations", "5"],
     ["trace", "stats", "T", "--json"],
@@ -36,6 +42,7 @@ TOKENS = ["-1", "0", "1", "", ",", ",,", "lru,,arc", "lru:", ":", "=", "%", "101
           "x=y", "--out", "/", "\u00e9", "cflru:w=", "face:group=0", "tier:ssd=0", "--json", "--force",
           "hybrid:placement=f-only,capacity=1", "lruk:k=9", "belady", "costopt-lb", "T", "OUT.png",
           "99999999999999999999", "--buffer", "--policy", "--store", "0.5", "auto", "mc=1.5",
+          "file:path=thesis.tex", "file:path=T.csv", "file:path=DB.db", "thesis.tex", "T.csv", "OUT.csv",
           # Each key's largest value: a spec must not allocate by it.
           *(f"{spec}={2**64 - 1}" for spec in (
               "cfdc:cluster", "fdbuffer:epoch", "fdbuffer:cluster", "koltsidas:epoch", "casa:cost=measured,n",
@@ -94,11 +101,15 @@ def test_mutated_command_lines_exit_0_or_2_and_touch_only_their_output(
             assert len(text.strip().splitlines()) == 1, f"flashlayer {args!r}: {text}"
         after = _files(work)
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        # Only a file the command line names, and the user's own files only
-        # with --force.
-        assert changed <= set(args), f"flashlayer {args!r} changed {changed}"
+        # Only a file the command line names (as an argument, or a store's
+        # path=), the user's own files only with --force, and the trace
+        # being read never as a database.
+        named = set(args) | {a.split("path=", 1)[1].split(",")[0] for a in args if "path=" in a}
+        assert changed <= named, f"flashlayer {args!r} changed {changed}"
         if "--force" not in args:
             assert not changed & {"T.csv", "thesis.tex"}, f"flashlayer {args!r} changed {changed}"
+        if any(a.startswith("file:") and "path=T.csv" in a for a in args):
+            assert "T.csv" not in changed, f"flashlayer {args!r} wrote over the trace it reads"
         for name in after.keys() - before.keys():
             (work / name).unlink()
         (work / "T.csv").write_bytes(small_csv.read_bytes())
