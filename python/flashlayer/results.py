@@ -60,9 +60,11 @@ class SimResult(TypedDict):
     #: for ("5%" or "2000") and the share of the trace's distinct pages.
     buffer_spec: NotRequired[str]
     buffer_share: NotRequired[float]
-    #: On a file store: the database file's size at the end, in bytes.
+    #: On a file store: the database file's size at the end, in bytes, and
+    #: the time its reads, writes and fsyncs took as measured, in seconds.
     file_bytes: NotRequired[int]
-    #: On a flash store: the method, ``changed`` (the bytes at the start of
+    measured_io_seconds: NotRequired[float]
+    #: On a flash store: the method, the chip's ``blocks``, ``changed`` (the bytes at the start of
     #: the page each write changed, or None where the trace's byte ranges
     #: said), the chip's operations and time, the method's own counters.
     flash: NotRequired[dict[str, Any]]

@@ -45,9 +45,7 @@ impl Trace {
     /// validates a file); `name` is the path it goes by in rows and errors.
     #[staticmethod]
     fn from_flt(py: Python<'_>, data: Vec<u8>, name: PathBuf) -> PyResult<Self> {
-        let flt = py
-            .detach(|| Flt::from_bytes(data, &name))
-            .map_err(err)?;
+        let flt = py.detach(|| Flt::from_bytes(data, &name)).map_err(err)?;
         Ok(Trace { flt, source: name })
     }
 

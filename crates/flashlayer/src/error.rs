@@ -42,6 +42,11 @@ pub enum Error {
     /// Every frame of a buffer pool is pinned; nothing can be evicted.
     #[error("all {0} buffer frames are pinned; no page can be evicted")]
     AllPinned(usize),
+    /// A timed fix ([`crate::buffer::BufferPool::fix_read_timeout`]) waited
+    /// its whole timeout for the page (its load, its latch, or a write
+    /// that frees a frame) and gave up, holding nothing.
+    #[error("timed out waiting for the page (its load, its latch, the pool or a frame)")]
+    TimedOut,
     /// A progress callback asked a long run to stop.
     #[error("cancelled")]
     Cancelled,

@@ -9,6 +9,12 @@ pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(feature = "shuttle")]
 pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
 
+#[cfg(not(feature = "shuttle"))]
+pub(crate) use std::thread::yield_now;
+
+#[cfg(feature = "shuttle")]
+pub(crate) use shuttle::thread::yield_now;
+
 #[cfg(not(any(feature = "shuttle", feature = "loom")))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};
 

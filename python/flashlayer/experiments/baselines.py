@@ -54,7 +54,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                     r = _native.replay(trace, p, b, f"cost:device={DEVICE}")
                     r["buffer_share"] = b / stats["distinct_pages"]
                     results[p].append(r)
-                    runs.append({"trace": label, **r})
+                    runs.append({**r, "trace": label})
                     bar.advance()
             key = label.lower().replace("-", "")
             x_label = f"buffer (pages; {stats['distinct_pages']:,} distinct)"

@@ -169,7 +169,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             with ThreadPoolExecutor(WORKERS) as pool:
                 found = dict(zip(jobs, pool.map(one, jobs), strict=True))
             sims = sweep(t, list(POLICIES.values()), buffers, device=devices)
-        runs.extend({"trace": file, **r} for r in sims)
+        runs.extend({**r, "trace": file} for r in sims)
         cost = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in sims}
         canon = {name: _native.canonical("policy", spec) for name, spec in POLICIES.items()}
         for d, ratio in zip(devices, RATIOS, strict=True):

@@ -190,7 +190,7 @@ def _fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure
     total = len(specs) * len(buffers) * len(devices)
     with progress.bar(total, "casa: CONCAT (Fig. 2)", quiet=quiet) as bar:
         rows = sweep(str(concat), specs, buffers, device=devices, on_done=lambda _: bar.advance())
-    runs.extend({"trace": "CONCAT", **r} for r in rows)
+    runs.extend({**r, "trace": "CONCAT"} for r in rows)
     rel = {d: _relative(rows, POLICIES, buffers, d) for d in devices}
     lbs = lower_bounds(concat, buffers, devices, mode, quiet, "casa: CONCAT")
     vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in rows}
@@ -354,7 +354,7 @@ def _table2_fig4(mode: str, tpcc: Path, figures: dict[str, Figure], tables: dict
     total = len(specs) * len(buffers) * len(devices)
     with progress.bar(total, "casa: generated TPC-C (Table 2, Fig. 4)", quiet=quiet) as bar:
         rows = sweep(str(tpcc), specs, buffers, device=devices, on_done=lambda _: bar.advance())
-    runs.extend({"trace": "TPC-C (generated)", **r} for r in rows)
+    runs.extend({**r, "trace": "TPC-C (generated)"} for r in rows)
     stats = _native.Trace.open(tpcc).stats()
     notes.append(f"Generated TPC-C: {stats['requests']:,} requests, {stats['distinct_pages']:,} distinct pages, "
                  f"{stats['write_share']:.1%} writes (the paper's bank trace: 607,390 requests, 51,880 pages, 23%).")

@@ -109,7 +109,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             with progress.bar(total, f"fdbuffer: {label}", quiet=quiet) as bar:
                 rows = sweep(str(path), list(POLICIES.values()), [buffer], device=list(DEVICES),
                              series_every=every, on_done=lambda _: bar.advance())
-            runs.extend({"trace": label, **r} for r in rows)
+            runs.extend({**r, "trace": label} for r in rows)
             cost = _costs(rows)
             requests = rows[0]["requests"]
             lbs = lower_bounds(path, [buffer], list(DEVICES), mode, quiet, f"fdbuffer: {label}")

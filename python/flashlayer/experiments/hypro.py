@@ -163,7 +163,7 @@ def _tiers(trace: Any, schemes: list[str], ssd_sizes: list[str], ssd: str = HIGH
 
 
 def _label(rows: list[SimResult], trace: str) -> list[dict[str, Any]]:
-    return [{"trace": trace, **r} for r in rows]
+    return [{**r, "trace": trace} for r in rows]
 
 
 def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],

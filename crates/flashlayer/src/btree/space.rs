@@ -263,6 +263,6 @@ impl<P: Policy, S: PageStore> Space<P, S> {
     /// Flushes and returns the store.
     pub fn close(self) -> Result<S> {
         self.write_catalog()?;
-        self.pool.close()
+        Ok(self.pool.close()?)
     }
 }

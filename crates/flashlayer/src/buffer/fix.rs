@@ -4,7 +4,7 @@
 //! protocol is stated in the module docs of [`super`].
 
 use super::latch::{ReadLatch, WriteLatch};
-use super::{BufferPool, PageMut, PageRef, LOADING, NIL};
+use super::{BufferPool, PageMut, PageRef, Undo, LOADING, NIL};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
@@ -20,7 +20,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     // their rate (13–15M/s against 24M/s).
     #[inline]
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, installed, counted) = self.fix(page, Op::Read)?;
+        let (frame, dense, installed, counted) = self.fix(page, Op::Read, None)?;
         // A hit counted as a reader holds the latch already.
         let guard = if counted {
             None
@@ -56,7 +56,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Pins `page` for writing. The page becomes dirty only if the guard is
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
-        let (frame, dense, installed, bytes) = self.fix(page, Op::Write)?;
+        let (frame, dense, installed, bytes) = self.fix(page, Op::Write, None)?;
         let guard = self.write_latch(frame, true);
         Ok(self.page_mut(frame, page, dense, installed, bytes, guard))
     }
@@ -89,35 +89,83 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// [`BufferPool::fix_read`], but when every frame is pinned it sleeps
     /// until a guard is dropped and tries again, for up to `timeout`, then
-    /// fails with [`Error::AllPinned`]. A caller that holds pages while it
-    /// waits may wait for itself; the timeout bounds that.
+    /// fails with [`Error::AllPinned`]. Every other wait of the fix is
+    /// bounded by the same deadline: for the pool lock, for the page's load
+    /// by another fix, for a write that frees a frame, for the page's
+    /// latch; past it the fix fails with [`Error::TimedOut`], holding
+    /// nothing. A caller that holds pages while it waits may wait for
+    /// itself; the timeout bounds that.
     pub fn fix_read_timeout(&self, page: PageId, timeout: Duration) -> Result<PageRef<'_, P, S>> {
-        self.waiting(timeout, || self.fix_read(page))
+        let deadline = Self::deadline(timeout);
+        self.waiting(deadline, || {
+            let (frame, dense, installed, counted) = self.fix(page, Op::Read, Some(deadline))?;
+            let guard = if counted {
+                None
+            } else {
+                let latch = &self.frames[frame as usize].latch;
+                if !self
+                    .parking
+                    .wait_until_by(|| latch.try_read(), Some(deadline))
+                {
+                    self.unpin(frame);
+                    return Err(Error::TimedOut);
+                }
+                Some(ReadLatch {
+                    latch,
+                    parking: &self.parking,
+                })
+            };
+            Ok(PageRef {
+                pool: self,
+                frame,
+                page,
+                dense,
+                installed,
+                guard,
+                _thread: PhantomData,
+            })
+        })
     }
 
-    /// [`BufferPool::fix_write`], waiting for a frame as
-    /// [`BufferPool::fix_read_timeout`] does.
+    /// [`BufferPool::fix_write`], waiting as [`BufferPool::fix_read_timeout`]
+    /// does.
     pub fn fix_write_timeout(&self, page: PageId, timeout: Duration) -> Result<PageMut<'_, P, S>> {
-        self.waiting(timeout, || self.fix_write(page))
+        let deadline = Self::deadline(timeout);
+        self.waiting(deadline, || {
+            let (frame, dense, installed, bytes) = self.fix(page, Op::Write, Some(deadline))?;
+            match self.write_latch_by(frame, true, Some(deadline)) {
+                Some(guard) => Ok(self.page_mut(frame, page, dense, installed, bytes, guard)),
+                None => {
+                    self.unpin(frame);
+                    Err(Error::TimedOut)
+                }
+            }
+        })
+    }
+
+    /// The instant `timeout` from now; a timeout past the clock's range
+    /// waits as long as it takes.
+    fn deadline(timeout: Duration) -> Instant {
+        let now = Instant::now();
+        now.checked_add(timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(u32::MAX.into()))
     }
 
     pub(super) fn waiting<T>(
         &self,
-        timeout: Duration,
+        deadline: Instant,
         mut fix: impl FnMut() -> Result<T>,
     ) -> Result<T> {
-        let now = Instant::now();
-        // A timeout past the clock's range waits as long as it takes.
-        let deadline = now
-            .checked_add(timeout)
-            .unwrap_or_else(|| now + Duration::from_secs(u32::MAX.into()));
         loop {
             // Counted as a sleeper before the try: a guard dropped after
             // the try's failure wakes the sleep below.
             let seen = self.parking.enter();
+            // Counted out again however the try ends, a panic included: a
+            // sleeper left counted would make every release wake all.
+            let counted = Undo(Some(|| self.parking.leave()));
             let r = fix();
             let again = matches!(r, Err(Error::AllPinned(_))) && self.parking.sleep(seen, deadline);
-            self.parking.leave();
+            counted.now();
             if !again {
                 return r;
             }
@@ -168,7 +216,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// `page`, pinned for writing, if it is resident and no guard holds it;
     /// `None` otherwise. Never reads, evicts or sleeps.
     pub fn try_fix_write(&self, page: PageId) -> Option<PageMut<'_, P, S>> {
-        let st = self.lock();
+        // A busy pool lock may be held across I/O (a listening store's miss).
+        let st = self.try_lock()?;
         let &d = st.ids.get(&page)?;
         let f = st.frame_of[d as usize];
         if f as usize >= self.frames.len() {
@@ -187,7 +236,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// when the page was installed, and for a write whether byte ranges
     /// are being recorded, for a read whether it is a hit counted in
     /// [`Readers`]).
-    pub(super) fn fix(&self, page: PageId, op: Op) -> Result<(u32, DenseId, Option<u64>, bool)> {
+    /// `deadline` bounds every wait of the fix but the latch's
+    /// ([`Error::TimedOut`]); none: no limit.
+    pub(super) fn fix(
+        &self,
+        page: PageId,
+        op: Op,
+        deadline: Option<Instant>,
+    ) -> Result<(u32, DenseId, Option<u64>, bool)> {
         // A hit: found and pinned without a lock. The read hit is taken
         // here rather than in `fix_read`: there, with its own guard built
         // apart, it halves one thread's all-hit rate.
@@ -199,16 +255,25 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     }
                 } else if let Some(d) = self.frames[f as usize].pin_if_holding(page) {
                     return Ok((f, d, None, self.track));
+                } else {
+                    // Its pin taken back: whoever saw it may wait.
+                    self.parking.wake();
                 }
             }
         }
-        let mut st = self.lock();
+        let mut st = self.lock_by(deadline)?;
         let bytes = self.track || st.recording.as_ref().is_some_and(|r| r.bytes);
         let d = loop {
             let d = st.dense(page)?;
             match st.frame_of[d as usize] {
                 NIL => break d,
-                LOADING => st = self.wait(st),
+                LOADING => {
+                    let in_time;
+                    (st, in_time) = self.wait_by(st, deadline);
+                    if !in_time {
+                        return Err(Error::TimedOut);
+                    }
+                }
                 f => {
                     self.pin(f);
                     return Ok((f, d, None, bytes && op.is_write()));
@@ -220,7 +285,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let f = self.miss_whole(&mut st, page, d, op)?;
             (f, st.versions[f as usize])
         } else {
-            self.miss(st, page, d, op)?
+            self.miss(st, page, d, op, deadline)?
         };
         Ok((f, d, Some(installed), bytes && op.is_write()))
     }
@@ -257,8 +322,25 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// a write-back that meets this writer reads the shadow at once rather
     /// than waiting for readers that may wait for the write-back.
     pub(super) fn write_latch(&self, f: u32, shadow: bool) -> WriteLatch<'_> {
+        self.write_latch_by(f, shadow, None)
+            .expect("a wait without a deadline ends with the latch")
+    }
+
+    /// [`BufferPool::write_latch`] until `deadline` at the latest: `None`
+    /// past it, the latch released and the shadow gone again.
+    pub(super) fn write_latch_by(
+        &self,
+        f: u32,
+        shadow: bool,
+        deadline: Option<Instant>,
+    ) -> Option<WriteLatch<'_>> {
         let frame = &self.frames[f as usize];
-        self.parking.wait_until(|| frame.latch.try_write());
+        if !self
+            .parking
+            .wait_until_by(|| frame.latch.try_write(), deadline)
+        {
+            return None;
+        }
         let latch = WriteLatch {
             latch: &frame.latch,
             parking: &self.parking,
@@ -266,10 +348,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         if shadow {
             self.copy_shadow(f);
         }
-        if self.readers.any(f) {
-            self.parking.wait_until(|| !self.readers.any(f));
+        if self.readers.any(f)
+            && !self
+                .parking
+                .wait_until_by(|| !self.readers.any(f), deadline)
+        {
+            if shadow {
+                self.shadow(f).live = false;
+            }
+            return None;
         }
-        latch
+        Some(latch)
     }
 
     /// Frame `f`'s latch exclusively if nobody holds it, counted readers

@@ -9,6 +9,8 @@ use crate::policy::Policy;
 use crate::store::{Loaded, PageStore};
 use crate::sync::MutexGuard;
 use crate::types::{DenseId, Op, PageId};
+use std::panic::{self, AssertUnwindSafe};
+use std::time::Instant;
 
 type Guard<'a, P, S> = MutexGuard<'a, State<P, S>>;
 
@@ -34,6 +36,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         page: PageId,
         d: DenseId,
         op: Op,
+        deadline: Option<Instant>,
     ) -> Result<(u32, u64)> {
         st.frame_of[d as usize] = LOADING;
         let name = {
@@ -58,7 +61,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let read = self.read(name, op, &mut buf);
         let st = self.lock();
         let (mut st, placed) = match read {
-            Ok(dirty) => self.place(st, page, d, op, dirty, &buf),
+            Ok(dirty) => self.place(st, page, d, op, dirty, &buf, deadline),
             Err(e) => (st, Err(e)),
         };
         loading.disarm();
@@ -162,6 +165,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Announces the read page to the policy and admits it, writing the
     /// victims the policy asks written first outside the lock. Returns the
     /// lock and the page's frame, pinned and holding `buf`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a miss's page, as read, and its deadline"
+    )]
     fn place<'a>(
         &'a self,
         mut st: Guard<'a, P, S>,
@@ -170,6 +177,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         op: Op,
         dirty: bool,
         buf: &[u8],
+        deadline: Option<Instant>,
     ) -> (Guard<'a, P, S>, Result<u32>) {
         // The policy hears the hits gathered before this miss first.
         self.drain(&mut st);
@@ -204,7 +212,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             st.turns += 1;
             heard = st.turns;
-            let placed = {
+            let placed = panic::catch_unwind(AssertUnwindSafe(|| {
                 let (driver, mut frames, gate) = self.split(&mut st);
                 let done = written.map(|victim| Written {
                     victim,
@@ -220,13 +228,29 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     done,
                     &mut next,
                 )
+            }));
+            // The driver put a claimed victim back; pages it evicted to
+            // make room for reading ahead are gone, and their frames free.
+            let placed = match placed {
+                Ok(placed) => placed,
+                Err(p) => {
+                    Self::free_left(&mut st);
+                    panic::resume_unwind(p)
+                }
             };
             match placed {
                 Err(Error::AllPinned(_)) if Self::writes_in_flight(&st) => {
                     // Every other frame is pinned; a write will free one.
-                    st = self.wait(st);
+                    let in_time;
+                    (st, in_time) = self.wait_by(st, deadline);
+                    if !in_time {
+                        return (st, Err(Error::TimedOut));
+                    }
                 }
-                Err(e) => return (st, Err(e)),
+                Err(e) => {
+                    Self::free_left(&mut st);
+                    return (st, Err(e));
+                }
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
                     // A free frame or a claimed victim's (pin count 0): this
@@ -270,14 +294,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // and can be written (and evicted) again.
         let writing = Undo(Some(|| {
             let mut st = self.lock();
-            self.unpin_written(&mut st, &out);
+            self.unpin_written(&mut st, &out, false);
             drop(st);
             self.done.notify_all();
         }));
         let wrote = self.write_out(&out);
         writing.disarm();
         let mut st = self.lock();
-        self.unpin_written(&mut st, &out);
+        self.unpin_written(&mut st, &out, wrote.is_ok());
         self.done.notify_all();
         (st, wrote, out)
     }
@@ -351,13 +375,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         }
     }
 
-    /// Ends the write of `out`. The pages nobody modified while it was in
-    /// flight have their changed ranges cleared (the store has them as they
-    /// are).
-    fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing) {
+    /// Ends the write of `out`. If it `succeeded`, the pages nobody
+    /// modified while it was in flight have their changed ranges cleared
+    /// (the store has them as they are); a write that failed or panicked
+    /// forgets nothing, so the next write of a page still dirty carries
+    /// every range changed since the store last had it.
+    fn unpin_written(&self, st: &mut State<P, S>, out: &Outgoing, succeeded: bool) {
         for &(_, _, f, version) in &out.pages {
             st.writing[f as usize] = false;
-            if st.versions[f as usize] == version && !out.ranges.is_empty() {
+            if succeeded && st.versions[f as usize] == version && !out.ranges.is_empty() {
                 st.changes[f as usize].clear();
             }
         }

@@ -121,6 +121,11 @@ impl Parking {
         true
     }
 
+    /// Threads counted as sleepers now.
+    pub(super) fn sleepers(&self) -> u32 {
+        self.sleepers.load(Ordering::SeqCst)
+    }
+
     /// Stops counting the caller of [`Parking::enter`] as a sleeper.
     pub(super) fn leave(&self) {
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
@@ -139,6 +144,39 @@ impl Parking {
         }
         drop(g);
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// [`Parking::wait_until`] until `deadline` at the latest (none: no
+    /// limit); returns whether `ready` held.
+    pub(super) fn wait_until_by(
+        &self,
+        mut ready: impl FnMut() -> bool,
+        deadline: Option<Instant>,
+    ) -> bool {
+        let Some(deadline) = deadline else {
+            self.wait_until(ready);
+            return true;
+        };
+        if ready() {
+            return true;
+        }
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = ready();
+        while !done {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            g = self
+                .changed
+                .wait_timeout(g, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            done = ready();
+        }
+        drop(g);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        done
     }
 
     /// Wakes every sleeper, if any, after a latch changed.

@@ -134,8 +134,10 @@ use hooks::Recording;
 use latch::Parking;
 use rustc_hash::FxHashMap;
 use slab::Slab;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
@@ -169,6 +171,39 @@ impl<F: FnOnce()> Drop for Undo<F> {
         if let Some(f) = self.0.take() {
             f()
         }
+    }
+}
+
+/// A [`BufferPool::close`] whose flush failed: the pool, still whole, and
+/// what is not durable. Converts into its [`Error`] for a caller that gives
+/// up (`?`).
+pub struct CloseError<P: Policy, S: PageStore> {
+    /// The pool, as it was before the close: its dirty pages still buffered.
+    pub pool: BufferPool<P, S>,
+    /// Why the flush failed.
+    pub error: Error,
+    /// The pages still dirty, by number: what the store does not hold.
+    pub dirty: Vec<PageId>,
+}
+
+impl<P: Policy, S: PageStore> std::fmt::Debug for CloseError<P, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloseError")
+            .field("error", &self.error)
+            .field("dirty", &self.dirty)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Policy, S: PageStore> std::fmt::Display for CloseError<P, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({} pages still dirty)", self.error, self.dirty.len())
+    }
+}
+
+impl<P: Policy, S: PageStore> From<Box<CloseError<P, S>>> for Error {
+    fn from(e: Box<CloseError<P, S>>) -> Error {
+        e.error
     }
 }
 
@@ -433,6 +468,53 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.state.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The pool lock, if no one holds it now.
+    fn try_lock(&self) -> Option<MutexGuard<'_, State<P, S>>> {
+        match self.state.0.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// The pool lock, waiting until `deadline` at the latest (none: as long
+    /// as it takes): a listening store's miss holds it across its I/O.
+    fn lock_by(&self, deadline: Option<Instant>) -> Result<MutexGuard<'_, State<P, S>>> {
+        let Some(deadline) = deadline else {
+            return Ok(self.lock());
+        };
+        loop {
+            if let Some(g) = self.try_lock() {
+                return Ok(g);
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::TimedOut);
+            }
+            crate::sync::yield_now();
+        }
+    }
+
+    /// Waits until a load or a write outside the lock ends, or `deadline`
+    /// passes (none: no limit); with the lock, whether it was in time.
+    fn wait_by<'a>(
+        &'a self,
+        st: MutexGuard<'a, State<P, S>>,
+        deadline: Option<Instant>,
+    ) -> (MutexGuard<'a, State<P, S>>, bool) {
+        let Some(deadline) = deadline else {
+            return (self.wait(st), true);
+        };
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            return (st, false);
+        };
+        let st = self
+            .done
+            .wait_timeout(st, left)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+        (st, true)
+    }
+
     /// Whether a frame is being written outside the lock: a miss that
     /// finds every other frame pinned waits for it.
     fn writes_in_flight(st: &State<P, S>) -> bool {
@@ -497,8 +579,23 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
-        let (driver, mut frames, gate) = self.split(st);
-        let victim = driver.miss(d, op, &mut frames, gate)?;
+        let missed = panic::catch_unwind(AssertUnwindSafe(|| {
+            let (driver, mut frames, gate) = self.split(st);
+            driver.miss(d, op, &mut frames, gate)
+        }));
+        let victim = match missed {
+            Ok(Ok(victim)) => victim,
+            // The driver put its victim back; pages it evicted to make
+            // room for reading ahead are gone, and their frames free.
+            Ok(Err(e)) => {
+                Self::free_left(st);
+                return Err(e);
+            }
+            Err(p) => {
+                Self::free_left(st);
+                panic::resume_unwind(p)
+            }
+        };
         let f = self.take_frame(st, victim);
         // A free frame or a claimed victim's (pin count 0): this never waits.
         self.fill(f, &st.incoming);
@@ -602,14 +699,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // The guard's pin or count goes whatever happens below: a recorder
         // or policy that panics must not leave the frame held.
         let release = Undo(Some(|| self.release(frame, counted)));
-        let mut st = self.drained();
+        let mut st = self.lock();
         st.turns += 1;
         if modified {
             st.versions[frame as usize] += 1;
-        }
-        if let Some(r) = st.recording.as_mut() {
-            let op = if modified { Op::Write } else { Op::Read };
-            r.sink.record(page, op, if r.bytes { changed } else { &[] });
         }
         if self.track && modified {
             let ranges = &mut st.changes[frame as usize];
@@ -637,8 +730,20 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             Some(v) if write_fix && st.versions[frame as usize] == v => Unfix::Unmodified,
             Some(_) => Unfix::Admitted,
         };
+        // The gathered hits first, as before any call into the policy; a
+        // policy that panics there still hears of this modification, so
+        // the page is dirty whatever happens.
+        let drained = panic::catch_unwind(AssertUnwindSafe(|| self.drain(&mut st)));
         let every = st.series_every;
         st.driver.unfixed(dense, page, op, how, every);
+        if let Err(p) = drained {
+            panic::resume_unwind(p);
+        }
+        // Recorded once the page's state is whole (dirty, its ranges kept):
+        // a recorder that panics loses no modification.
+        if let Some(r) = st.recording.as_mut() {
+            r.sink.record(page, op, if r.bytes { changed } else { &[] });
+        }
         // Unpinned last: the page cannot leave before the policy heard.
         release.now();
     }
@@ -742,6 +847,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         f(self.drained().driver.policy())
     }
 
+    /// Threads sleeping in the pool now, waiting for a latch, a pin or a
+    /// frame (a diagnostic: 0 when no fix waits).
+    pub fn sleepers(&self) -> u32 {
+        self.parking.sleepers()
+    }
+
     /// Calls `f` with the store, under the pool's lock: for administration
     /// between runs (resetting a hybrid store's accounting, say). Pages
     /// should move only through fixes and flushes.
@@ -750,9 +861,25 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         f(&mut self.store.lock())
     }
 
-    /// Flushes and returns the store.
-    pub fn close(self) -> Result<S> {
-        self.flush()?;
+    /// Flushes and returns the store. If the flush fails, nothing is
+    /// dropped: the error gives the pool back as it was, with the pages
+    /// still dirty, so the caller can retry, or give up knowing what it
+    /// gives up ([`CloseError`]).
+    pub fn close(self) -> std::result::Result<S, Box<CloseError<P, S>>> {
+        if let Err(error) = self.flush() {
+            let dirty = {
+                let st = self.lock();
+                st.dirty_pages()
+                    .into_iter()
+                    .map(|d| st.originals[d as usize])
+                    .collect()
+            };
+            return Err(Box::new(CloseError {
+                pool: self,
+                error,
+                dirty,
+            }));
+        }
         let st = self.state.0.into_inner().unwrap_or_else(|e| e.into_inner());
         drop(st.driver);
         drop(self.io);

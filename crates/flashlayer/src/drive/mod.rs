@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::policy::{Policy, Victim};
 use crate::store::{Loaded, Naming, PageStore};
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
+use std::panic::{self, AssertUnwindSafe};
 
 mod ahead;
 mod checkpoint;
@@ -353,40 +354,74 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                 return Ok(None);
             }
         };
-        let mut victim = None;
-        let mut ahead = 0;
-        if self.policy.len() >= self.policy.capacity() {
-            let v = loop {
+        let victim = if self.policy.len() >= self.policy.capacity() {
+            Some(loop {
                 let v = self.choose(&mut gate)?;
                 if gate.claim(v.page) {
                     break v;
                 }
                 self.policy.reinstate(v);
-            };
+            })
+        } else {
+            None
+        };
+        // Whatever fails or panics from here on, the claimed victim goes
+        // back into the policy as it was (dirty if it was, though written)
+        // and its frame stays its own: a retry decides as if the failure
+        // never happened.
+        let done = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.evict_and_admit(page, op, number, dirty, cost, victim, frames, &mut gate)
+        }));
+        let failed = match done {
+            Ok(Ok(())) => return Ok(victim.map(|v| v.page)),
+            Ok(Err(e)) => Ok(e),
+            Err(p) => Err(p),
+        };
+        if let Some(v) = victim {
+            self.policy.reinstate(v);
+            gate.release(v.page);
+        }
+        match failed {
+            Ok(e) => Err(e),
+            Err(p) => panic::resume_unwind(p),
+        }
+    }
+
+    /// [`Driver::miss`] once its victim, if any, is claimed: the victim
+    /// written back if it must be, room made for reading ahead, the page
+    /// admitted.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the miss's state, handed on whole"
+    )]
+    fn evict_and_admit<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        number: PageId,
+        dirty: bool,
+        cost: crate::types::PageCost,
+        victim: Option<Victim>,
+        frames: &mut F,
+        gate: &mut impl Gate,
+    ) -> Result<()> {
+        let mut ahead = 0;
+        if let Some(v) = victim {
             // A store that places pages may move a clean victim: the write
             // carries it to its new device.
             let write = if self.placing {
-                self.store.evicting(self.number(frames, v.page), v.dirty)
+                self.store.evicting(self.number(frames, v.page), v.dirty)?
             } else {
-                Ok(v.dirty)
+                v.dirty
             };
-            let written = match write {
-                Ok(true) => self.write_back(v, frames, &mut gate).map(|()| true),
-                other => other,
-            };
-            let dirty_victim = match written {
-                Ok(w) => v.dirty && w,
-                Err(e) => {
-                    self.policy.reinstate(v);
-                    gate.release(v.page);
-                    return Err(e);
-                }
-            };
+            if write {
+                self.write_back(v, frames, gate)?;
+            }
+            let dirty_victim = v.dirty && write;
             self.m.dirty_evictions += u64::from(dirty_victim);
-            victim = Some(v.page);
             if dirty_victim {
                 ahead = self.policy.read_ahead();
-                self.make_room(ahead, &mut gate);
+                self.make_room(ahead, gate);
             }
         }
         self.m.misses += 1;
@@ -405,7 +440,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             self.plan_ahead(page, ahead, frames);
             self.read_planned(number, frames);
         }
-        Ok(victim)
+        Ok(())
     }
 
     /// Whether the store hears of requests, evictions or admissions
@@ -454,7 +489,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     ) -> Result<Placed> {
         debug_assert!(!self.listening(), "a listening store runs whole misses");
         self.left.clear();
-        let mut victim = None;
         let mut ahead = 0;
         let mut accounted = false;
         if self.policy.len() >= self.policy.capacity() {
@@ -490,21 +524,38 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
                     accounted = true;
                 }
             };
-            if let Some(w) = written.as_ref().filter(|_| !accounted) {
-                self.account(frames, w, v.page);
-                if w.victim == v.page {
-                    self.leave(w.cluster, &mut gate);
+            // As in `miss`: a panic from here on (the policy's, say) puts
+            // the claimed victim back as it was, its frame its own.
+            let done = panic::catch_unwind(AssertUnwindSafe(|| {
+                if let Some(w) = written.as_ref().filter(|_| !accounted) {
+                    self.account(frames, w, v.page);
+                    if w.victim == v.page {
+                        self.leave(w.cluster, &mut gate);
+                    }
                 }
+                self.m.dirty_evictions += u64::from(v.dirty);
+                if v.dirty {
+                    ahead = self.policy.read_ahead();
+                    self.make_room(ahead, &mut gate);
+                }
+                self.admit(page, op, ahead, frames);
+            }));
+            if let Err(p) = done {
+                self.policy.reinstate(v);
+                gate.release(v.page);
+                panic::resume_unwind(p);
             }
-            self.m.dirty_evictions += u64::from(v.dirty);
-            victim = Some(v.page);
-            if v.dirty {
-                ahead = self.policy.read_ahead();
-                self.make_room(ahead, &mut gate);
-            }
+            return Ok(Placed::Admitted(Some(v.page)));
         } else if let Some(w) = &written {
             self.account(frames, w, DenseId::MAX);
         }
+        self.admit(page, op, ahead, frames);
+        Ok(Placed::Admitted(None))
+    }
+
+    /// The end of [`Driver::place`]: the page admitted, reading ahead
+    /// planned.
+    fn admit<F: Frames>(&mut self, page: DenseId, op: Op, ahead: usize, frames: &F) {
         self.m.misses += 1;
         if page >= self.taught {
             self.teach(frames, page);
@@ -512,7 +563,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         let cost = self.store.cost_of(self.number(frames, page));
         self.policy.insert(page, op, cost);
         self.plan_ahead(page, ahead, frames);
-        Ok(Placed::Admitted(victim))
     }
 
     /// The policy's victim among the pages `gate` lets go; a full buffer

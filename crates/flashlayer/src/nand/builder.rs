@@ -117,7 +117,17 @@ impl ChipBuilder {
             None => Timing::from_preset(&self.preset)?,
         };
         let image = match &self.path {
-            None => Image::Mem(vec![0xFF; bytes]),
+            None => {
+                let mut image = Vec::new();
+                image.try_reserve_exact(bytes).map_err(|_| {
+                    Error::invalid(format!(
+                        "cannot allocate a chip of {} blocks ({bytes} bytes) in memory",
+                        g.blocks
+                    ))
+                })?;
+                image.resize(bytes, 0xFF);
+                Image::Mem(image)
+            }
             Some(p) => Image::open(p, bytes)?,
         };
         let mut chip = Chip {

@@ -167,7 +167,7 @@ impl Kind for Flash {
         params: &[
             Param::new("method", Ty::Spec(&METHODS), "pdl:256", "the page update method"),
             Param::new("obsolete", Ty::Switch, "off", "obsolete marks in memory instead of on flash (OPU, PDL)"),
-            Param::new("blocks", Ty::Int(1, u32::MAX as u64), "", "erase blocks of 64 pages on the chip (default: twice the trace's pages and 4 blocks more, at least what the method needs)"),
+            Param::new("blocks", Ty::Int(1, 1 << 20), "", "erase blocks of 64 pages on the chip (default: twice the trace's pages and 4 blocks more, at least what the method needs)"),
             Param::new("changed", Ty::Int(1, FLASH_PAGE as u64), "", "on a trace without byte ranges: each write changes the page's first this many bytes (a trace with byte ranges says what each write changes, and takes no 'changed')"),
         ],
     };
