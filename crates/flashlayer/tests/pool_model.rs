@@ -419,3 +419,242 @@ fn a_writer_that_changes_nothing_never_cleans_another_writers_change() {
 fn fixers_of_a_page_being_loaded_wait_for_that_load_and_share_it() {
     explore("loaders", loaders);
 }
+
+/// A memory store without shared I/O (every call under the store's lock)
+/// whose writes and admissions fail or panic now and then: it may listen
+/// for evictions (a placing store: each miss runs whole under the pool
+/// lock) and keep only the byte ranges a write says changed (as IPL does).
+#[derive(Debug)]
+struct Hooks {
+    inner: MemStore,
+    listening: bool,
+    ranged: bool,
+    /// One write and one admission in `every` fails, every other one of
+    /// those by a panic (0: none).
+    every: u64,
+    calls: Arc<AtomicU64>,
+}
+
+impl Hooks {
+    fn strike(&self, what: &str, page: u64) -> flashlayer::Result<()> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.every == 0 || n % self.every != 0 {
+            return Ok(());
+        }
+        if (n / self.every) % 2 == 0 {
+            panic!("injected panic in a store {what} of page {page}");
+        }
+        Err(Error::Store(format!(
+            "injected {what} failure of page {page}"
+        )))
+    }
+}
+
+impl PageStore for Hooks {
+    fn page_size(&self) -> usize {
+        PS
+    }
+    fn read(&mut self, page: u64, buf: &mut [u8]) -> flashlayer::Result<()> {
+        self.inner.read(page, buf)
+    }
+    fn write(&mut self, page: u64, buf: &[u8]) -> flashlayer::Result<()> {
+        self.strike("write", page)?;
+        self.inner.write(page, buf)
+    }
+    fn write_changed(
+        &mut self,
+        page: u64,
+        buf: &[u8],
+        changed: &[(u32, u32)],
+    ) -> flashlayer::Result<()> {
+        if !self.ranged {
+            return self.write(page, buf);
+        }
+        self.strike("write", page)?;
+        let mut held = [0u8; PS];
+        self.inner.read(page, &mut held)?;
+        for &(at, len) in changed {
+            let (a, b) = (at as usize, (at + len) as usize);
+            held[a..b].copy_from_slice(&buf[a..b]);
+        }
+        self.inner.write(page, &held)
+    }
+    fn write_batch(&mut self, batch: &[(u64, &[u8])]) -> flashlayer::Result<()> {
+        for &(page, buf) in batch {
+            self.write(page, buf)?;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> flashlayer::Result<()> {
+        Ok(())
+    }
+    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
+        self.inner.cost_of(page)
+    }
+    fn stats(&self) -> flashlayer::store::IoStats {
+        self.inner.stats()
+    }
+    fn listens(&self) -> flashlayer::store::Listens {
+        flashlayer::store::Listens {
+            evictions: self.listening,
+            ..Default::default()
+        }
+    }
+    fn admitted(&mut self, page: u64, _op: flashlayer::types::Op) -> flashlayer::Result<()> {
+        self.strike("admission", page)
+    }
+    fn wants_changes(&self) -> bool {
+        self.ranged
+    }
+}
+
+/// How a thread of [`hooked`] fixes a page.
+#[derive(Clone, Copy, Debug)]
+enum Fix {
+    Plain,
+    /// `fix_write_timeout` with a timeout no schedule reaches: a fix that
+    /// misses a wake-up sleeps for ever, which shuttle reports.
+    Timed,
+    /// `try_fix_write`, and a timed fix when the page is not resident.
+    Try,
+}
+
+/// Adds 1 to byte `t` of `page`, retrying what the test injected (errors
+/// and panics) and waits for a frame; returns the byte found. A panic
+/// after the addition (in the unfix) counts as done.
+fn add<P: Policy, S: PageStore>(pool: &BufferPool<P, S>, page: u64, t: usize, how: Fix) -> u8 {
+    let long = Duration::from_secs(3600);
+    loop {
+        let mut seen = None;
+        let tried = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let fixed = match how {
+                Fix::Plain => pool.fix_write(page),
+                Fix::Timed => pool.fix_write_timeout(page, long),
+                Fix::Try => match pool.try_fix_write(page) {
+                    Some(g) => Ok(g),
+                    None => pool.fix_write_timeout(page, long),
+                },
+            };
+            fixed.map(|mut g| {
+                seen = Some(g[t]);
+                g[t] += 1;
+            })
+        }));
+        match (tried, seen) {
+            (_, Some(s)) => return s,
+            (Ok(Err(Error::AllPinned(_))), None) => thread::yield_now(),
+            (Ok(Err(Error::Store(m))), None) if m.starts_with("injected") => thread::yield_now(),
+            (Ok(Err(e)), None) => panic!("{e}"),
+            (Err(_), None) => thread::yield_now(),
+            (Ok(Ok(())), None) => unreachable!("a fix that succeeded saw the byte"),
+        }
+    }
+}
+
+/// Three threads add to their own byte of overlapping pages through a pool
+/// of two frames over a [`Hooks`] store, each fixing its way (`how`), one
+/// of them flushing midway, while writes and admissions fail or panic one
+/// in `every` and a recorder panics at one unfix in `recorder_every`:
+/// every thread sees its own earlier additions, and at the end the store
+/// holds all of them.
+fn hooked(listening: bool, ranged: bool, every: u64, recorder_every: u64, how: [Fix; 3]) {
+    let calls = Arc::new(AtomicU64::new(0));
+    let store = Hooks {
+        inner: MemStore::new(PS, DeviceModel::unit()),
+        listening,
+        ranged,
+        every,
+        calls: Arc::clone(&calls),
+    };
+    let pool = Arc::new(BufferPool::new(Lru::new(2), store).unwrap());
+    if recorder_every > 0 {
+        let n = AtomicU64::new(0);
+        pool.set_recorder(
+            Box::new(
+                move |_: u64, _: flashlayer::types::Op, _: &[flashlayer::types::ByteRange]| {
+                    if n.fetch_add(1, Ordering::Relaxed) % recorder_every == recorder_every - 1 {
+                        panic!("injected panic in the recorder");
+                    }
+                },
+            ),
+            false,
+        )
+        .unwrap();
+    }
+    let plans: [&[u64]; 3] = [&[1, 2, 1, 3], &[2, 1, 3], &[3, 3, 1, 2]];
+    let handles: Vec<_> = plans
+        .iter()
+        .enumerate()
+        .map(|(t, plan)| {
+            let pool = Arc::clone(&pool);
+            let plan = plan.to_vec();
+            let how = how[t];
+            thread::spawn(move || {
+                let mut mine = [0u8; 4];
+                for (i, &p) in plan.iter().enumerate() {
+                    assert_eq!(
+                        add(&pool, p, t, how),
+                        mine[p as usize],
+                        "thread {t} page {p}"
+                    );
+                    mine[p as usize] += 1;
+                    if t == 0 && i == 1 {
+                        loop {
+                            let flushed =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    pool.flush()
+                                }));
+                            match flushed {
+                                Ok(Ok(())) => break,
+                                Ok(Err(e)) => assert!(matches!(e, Error::Store(_)), "{e}"),
+                                Err(_) => {}
+                            }
+                            thread::yield_now();
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(pool.sleepers(), 0, "no sleeper outlived its fix");
+    let pool = Arc::try_unwrap(pool).expect("threads are done");
+    // Failures stop: the store takes every write from here on.
+    pool.with_store(|s| s.every = 0);
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    for (p, want) in [(1u64, [2u8, 1, 1]), (2, [1, 1, 1]), (3, [1, 1, 2])] {
+        store.read(p, &mut buf).unwrap();
+        assert_eq!(&buf[..3], &want, "page {p}");
+    }
+}
+
+#[test]
+fn timed_and_try_fixes_lose_nothing_and_miss_no_wake_up() {
+    explore("timed and try fixes", || {
+        hooked(false, false, 0, 0, [Fix::Timed, Fix::Try, Fix::Timed])
+    });
+}
+
+#[test]
+fn a_listening_store_whose_writes_and_admissions_fail_or_panic_loses_nothing() {
+    explore("listening store, injected failures and panics", || {
+        hooked(true, false, 3, 0, [Fix::Plain, Fix::Timed, Fix::Try])
+    });
+}
+
+#[test]
+fn a_ranged_store_whose_write_backs_fail_or_panic_loses_no_range() {
+    explore("ranged store, injected failures and panics", || {
+        hooked(false, true, 3, 0, [Fix::Plain, Fix::Timed, Fix::Plain])
+    });
+}
+
+#[test]
+fn a_recorder_that_panics_loses_no_modification() {
+    explore("recorder panics", || {
+        hooked(false, false, 0, 4, [Fix::Plain, Fix::Try, Fix::Timed])
+    });
+}
