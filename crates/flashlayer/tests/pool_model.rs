@@ -438,10 +438,10 @@ struct Hooks {
 impl Hooks {
     fn strike(&self, what: &str, page: u64) -> flashlayer::Result<()> {
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.every == 0 || n % self.every != 0 {
+        if self.every == 0 || !n.is_multiple_of(self.every) {
             return Ok(());
         }
-        if (n / self.every) % 2 == 0 {
+        if (n / self.every).is_multiple_of(2) {
             panic!("injected panic in a store {what} of page {page}");
         }
         Err(Error::Store(format!(
