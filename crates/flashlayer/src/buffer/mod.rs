@@ -35,6 +35,12 @@
 //!   recorder, its own code while it holds a page) leaves nothing that
 //!   others wait on: its page is missing or dirty as before, its pins and
 //!   latches are released;
+//! - a failure after a victim is claimed (an error or a panic of the store,
+//!   a write-ahead hook or the policy) puts the victim back as it was, in
+//!   its frame; a write-back that fails forgets none of the byte ranges it
+//!   was to write; a modifying unfix makes its page dirty before the
+//!   recorder runs; a close whose flush fails gives the pool back
+//!   ([`CloseError`]). The failure rule of each step is in `docs/DESIGN.md`;
 //! - the pool is `Sync`: any number of threads may fix pages concurrently,
 //!   and no thread waits for another's I/O unless it needs that page.
 //!
