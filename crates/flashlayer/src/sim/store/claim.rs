@@ -161,7 +161,8 @@ fn is_marked(f: &File) -> bool {
 }
 
 /// Whether the file at `path` is a database file flashlayer wrote, as its
-/// mark says (tests and tools ask; a run asks [`Claim::take`]).
+/// mark says (tests and tools ask; a run takes the file as the module
+/// docs say).
 pub fn is_database_file(path: &Path) -> bool {
     File::open(path).map(|f| is_marked(&f)).unwrap_or(false)
 }

@@ -22,7 +22,7 @@ pub struct File {
     pub page_size: usize,
     /// Open with `O_DIRECT`.
     pub direct: bool,
-    /// Write over an existing file flashlayer did not write ([`Claim`]).
+    /// Write over an existing file flashlayer did not write (`claim.rs`).
     pub replace: bool,
     /// The device pricing the virtual time.
     pub device: DeviceModel,
@@ -74,7 +74,8 @@ impl Kind for File {
         (self.device.name.clone(), self.device.unit)
     }
 
-    /// Runs on the file named ([`Claim`]), or on a temporary one.
+    /// Runs on the file named, taken for the run by `claim.rs`'s rule, or
+    /// on a temporary one.
     fn replay(&self, run: &mut Run<'_>) -> Result<(Metrics, Fields)> {
         let path = match &self.path {
             Some(p) if run.probe => {
