@@ -196,7 +196,7 @@ def test_plot_draws_saved_runs_and_sim_plot_is_a_shortcut(tmp_path: Path, small_
     runs.write_text(p.stdout)
     fig = tmp_path / "runs.png"
     out = run_cli("plot", str(runs), "--out", str(fig), check=True).stdout
-    assert "2 device panel row(s)" in out
+    assert "2 panel row(s), one per trace and device" in out
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     shortcut = tmp_path / "s.png"
     run_cli("sim", str(small_csv), "--policy", "lru", "--buffer", "1,2", "--plot", str(shortcut), check=True)

@@ -70,6 +70,9 @@ IN_RANGE: dict[tuple[str, str], list[str]] = {
     ("ftl", "block"): ["2", "16", "4096"],
     # A window wider than the buffer is none; a narrow one is in effect.
     ("ace", "window"): ["0", "2", "1024"],
+    # Too few for the trace, two that run (collection differs), and a chip
+    # too large for memory, refused in one line.
+    ("flash", "blocks"): ["1", "200", "800", "1048576"],
 }
 DEVICES = ["ratio:1:1", "ratio:1:64"]
 PAST: dict[tuple[str, str], tuple[str, str]] = {
@@ -84,6 +87,7 @@ PAST: dict[tuple[str, str], tuple[str, str]] = {
     ("ftl", "op"): ("4.5", "at most 4"),
     ("watt", "write_cost"): ("1025", "a number from 0 to 1024"),
     ("ftl", "block"): ("4097", "from 2 to 4096"),
+    ("flash", "blocks"): ("1048577", "from 1 to 1048576"),
 }
 #: Unbounded whole numbers: the large end walked (a run must stay quick).
 LARGE = {("costopt-ub", "iterations"): "20", ("face", "group"): str(PAGES // 10), ("hybrid", "capacity"): "100000", ("hybrid", "defer"): "100000",
@@ -110,8 +114,24 @@ def _n_is_in_effect(run: Any) -> None:
         assert code == 2 and "a whole number from 1 to" in err
 
 
+def _replace_is_in_effect(run: Any) -> None:
+    # Whether a run may write over a file flashlayer did not write: no row
+    # shows it, the refusal does.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        theirs = Path(tmp) / "theirs.db"
+        theirs.write_bytes(b"the user's")
+        code, _, err = run("lru", f"file:path={theirs}")
+        assert code == 2 and "not a database file flashlayer wrote" in err, err
+        assert theirs.read_bytes() == b"the user's"
+        assert run("lru", f"file:path={theirs},replace=on")[0] == 0
+        code, _, err = run("lru", f"file:path={theirs},replace=maybe")
+        assert code == 2 and "on or off" in err, err
+
+
 ELSEWHERE = {("file", "direct"): _direct_is_in_effect, ("casa", "n"): _n_is_in_effect,
-             ("fdbuffer", "n"): _n_is_in_effect}
+             ("fdbuffer", "n"): _n_is_in_effect, ("file", "replace"): _replace_is_in_effect}
 
 
 #: Keys of which one value in range runs in their context, and why.

@@ -62,20 +62,22 @@ def test_local_and_ray_engines_give_the_same_rows(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("engine", ["local", "ray"])
 def test_a_failing_cell_is_a_row_and_the_sweep_goes_on(tmp_path: Path, engine: str) -> None:
-    # costopt-ub plans for one device's costs: over a hybrid store it fails.
+    # A combination that cannot work is refused before any cell runs; a
+    # cell can still fail as it runs: its database file's folder is missing.
+    missing = tmp_path / "no" / "such" / "db"
     g = grid(tmp_path, f"""
 traces = ["{TPCB}"]
-policies = ["lru", "costopt-ub"]
+policies = ["lru"]
 buffers = [200]
-stores = ["hybrid"]
+stores = ["hybrid", "file:path={missing}"]
 """)
     p = run_cli("sweep", str(g), "--out", str(tmp_path / "r.parquet"), "--engine", engine, "--jobs", "2", "--json")
     assert p.returncode == 1, p.stderr
     assert json.loads(p.stdout)["failed"] == 1
     rows = read_rows(tmp_path / "r.parquet")
     ok, bad = [r for r in rows if r["error"] is None], [r for r in rows if r["error"] is not None]
-    assert [r["grid_policy"] for r in ok] == ["lru"] and ok[0]["migrations"] is not None
-    assert "costopt-ub" in bad[0]["error"]
+    assert [r["grid_store"].split(":")[0] for r in ok] == ["hybrid"] and ok[0]["migrations"] is not None
+    assert str(missing) in bad[0]["error"] and "No such file" in bad[0]["error"]
 
 
 def test_a_killed_sweep_keeps_its_rows_and_resume_runs_only_the_rest(tmp_path: Path) -> None:
