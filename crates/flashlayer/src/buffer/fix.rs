@@ -20,12 +20,25 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     // their rate (13–15M/s against 24M/s).
     #[inline]
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (frame, dense, installed, counted) = self.fix(page, Op::Read, None)?;
+        self.fix_read_by(page, None)
+    }
+
+    /// [`BufferPool::fix_read`] with every wait bounded by `deadline` (none:
+    /// no limit): past it, [`Error::TimedOut`], holding nothing.
+    #[inline(always)]
+    fn fix_read_by(&self, page: PageId, deadline: Option<Instant>) -> Result<PageRef<'_, P, S>> {
+        let (frame, dense, installed, counted) = self.fix(page, Op::Read, deadline)?;
         // A hit counted as a reader holds the latch already.
         let guard = if counted {
             None
         } else {
-            Some(self.read_latch(frame))
+            match self.read_latch(frame, deadline) {
+                Some(latch) => Some(latch),
+                None => {
+                    self.unpin(frame);
+                    return Err(Error::TimedOut);
+                }
+            }
         };
         Ok(PageRef {
             pool: self,
@@ -38,27 +51,40 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         })
     }
 
-    /// Frame `f`'s latch, shared through its word, once no writer holds it.
-    /// Out of line: inlined, its wait makes `fix_read` too large to inline
-    /// well, which costs one thread's all-hit fixes about 40% of their rate
-    /// (12M/s against 21M/s).
+    /// Frame `f`'s latch, shared through its word, once no writer holds it,
+    /// or `None` past `deadline`. Out of line: inlined, its wait makes
+    /// `fix_read` too large to inline well, which costs one thread's
+    /// all-hit fixes about 40% of their rate (12M/s against 21M/s).
     #[cold]
     #[inline(never)]
-    pub(super) fn read_latch(&self, f: u32) -> ReadLatch<'_> {
+    pub(super) fn read_latch(&self, f: u32, deadline: Option<Instant>) -> Option<ReadLatch<'_>> {
         let latch = &self.frames[f as usize].latch;
-        self.parking.wait_until(|| latch.try_read());
-        ReadLatch {
+        if !self.parking.wait_until_by(|| latch.try_read(), deadline) {
+            return None;
+        }
+        Some(ReadLatch {
             latch,
             parking: &self.parking,
-        }
+        })
     }
 
     /// Pins `page` for writing. The page becomes dirty only if the guard is
     /// dereferenced mutably.
     pub fn fix_write(&self, page: PageId) -> Result<PageMut<'_, P, S>> {
-        let (frame, dense, installed, bytes) = self.fix(page, Op::Write, None)?;
-        let guard = self.write_latch(frame, true);
-        Ok(self.page_mut(frame, page, dense, installed, bytes, guard))
+        self.fix_write_by(page, None)
+    }
+
+    /// [`BufferPool::fix_write`] with every wait bounded by `deadline`, as
+    /// [`BufferPool::fix_read_by`] does.
+    fn fix_write_by(&self, page: PageId, deadline: Option<Instant>) -> Result<PageMut<'_, P, S>> {
+        let (frame, dense, installed, bytes) = self.fix(page, Op::Write, deadline)?;
+        match self.write_latch_by(frame, true, deadline) {
+            Some(guard) => Ok(self.page_mut(frame, page, dense, installed, bytes, guard)),
+            None => {
+                self.unpin(frame);
+                Err(Error::TimedOut)
+            }
+        }
     }
 
     /// The guard of a frame latched for writing.
@@ -97,50 +123,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// itself; the timeout bounds that.
     pub fn fix_read_timeout(&self, page: PageId, timeout: Duration) -> Result<PageRef<'_, P, S>> {
         let deadline = Self::deadline(timeout);
-        self.waiting(deadline, || {
-            let (frame, dense, installed, counted) = self.fix(page, Op::Read, Some(deadline))?;
-            let guard = if counted {
-                None
-            } else {
-                let latch = &self.frames[frame as usize].latch;
-                if !self
-                    .parking
-                    .wait_until_by(|| latch.try_read(), Some(deadline))
-                {
-                    self.unpin(frame);
-                    return Err(Error::TimedOut);
-                }
-                Some(ReadLatch {
-                    latch,
-                    parking: &self.parking,
-                })
-            };
-            Ok(PageRef {
-                pool: self,
-                frame,
-                page,
-                dense,
-                installed,
-                guard,
-                _thread: PhantomData,
-            })
-        })
+        self.waiting(deadline, || self.fix_read_by(page, Some(deadline)))
     }
 
     /// [`BufferPool::fix_write`], waiting as [`BufferPool::fix_read_timeout`]
     /// does.
     pub fn fix_write_timeout(&self, page: PageId, timeout: Duration) -> Result<PageMut<'_, P, S>> {
         let deadline = Self::deadline(timeout);
-        self.waiting(deadline, || {
-            let (frame, dense, installed, bytes) = self.fix(page, Op::Write, Some(deadline))?;
-            match self.write_latch_by(frame, true, Some(deadline)) {
-                Some(guard) => Ok(self.page_mut(frame, page, dense, installed, bytes, guard)),
-                None => {
-                    self.unpin(frame);
-                    Err(Error::TimedOut)
-                }
-            }
-        })
+        self.waiting(deadline, || self.fix_write_by(page, Some(deadline)))
     }
 
     /// The instant `timeout` from now; a timeout past the clock's range
