@@ -702,6 +702,30 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             return;
         }
+        self.unfix_locked(
+            frame, page, dense, installed, counted, write_fix, modified, changed,
+        );
+    }
+
+    /// [`BufferPool::unfix`] under the pool lock: an unfix that modified,
+    /// missed or is recorded. Out of line, so that the read hit's unfix
+    /// stays small enough to inline into the guard's drop.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one unfix carries everything its guard knew"
+    )]
+    #[inline(never)]
+    fn unfix_locked(
+        &self,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        installed: Option<u64>,
+        counted: bool,
+        write_fix: bool,
+        modified: bool,
+        changed: &[ByteRange],
+    ) {
         // The guard's pin or count goes whatever happens below: a recorder
         // or policy that panics must not leave the frame held.
         let release = Undo(Some(|| self.release(frame, counted)));
