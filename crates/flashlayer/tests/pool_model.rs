@@ -632,7 +632,7 @@ fn hooked(listening: bool, ranged: bool, every: u64, recorder_every: u64, how: [
 }
 
 #[test]
-fn timed_and_try_fixes_lose_nothing_and_miss_no_wake_up() {
+fn timed_and_try_fixes_lose_nothing_and_leave_no_sleeper() {
     explore("timed and try fixes", || {
         hooked(false, false, 0, 0, [Fix::Timed, Fix::Try, Fix::Timed])
     });

@@ -261,11 +261,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     if let Some(d) = self.count_reader(f, page) {
                         return Ok((f, d, None, true));
                     }
-                } else if let Some(d) = self.frames[f as usize].pin_if_holding(page) {
+                } else if let Some(d) = self.frames[f as usize].pin_if_holding(page, &self.parking)
+                {
                     return Ok((f, d, None, self.track));
-                } else {
-                    // Its pin taken back: whoever saw it may wait.
-                    self.parking.wake();
                 }
             }
         }
@@ -434,5 +432,40 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.frames[f as usize].pins.fetch_sub(1, Ordering::SeqCst);
         // A waiting fix may wait for a frame.
         self.parking.wake();
+    }
+}
+
+#[cfg(all(test, not(any(feature = "shuttle", feature = "loom"))))]
+mod tests {
+    use super::super::hits::NO_PAGE;
+    use super::*;
+    use crate::device::DeviceModel;
+    use crate::policy::Lru;
+    use crate::store::MemStore;
+
+    /// A write hit that pins a frame whose page is being claimed (the
+    /// page table still names it there) takes its pin back: a fix that
+    /// meanwhile found every frame pinned sleeps, and must be woken by
+    /// that release, as by any other (the wake-up rule, `docs/DESIGN.md`).
+    #[test]
+    fn a_write_hit_that_takes_back_a_stale_pin_wakes_the_sleepers() {
+        let pool = BufferPool::new(Lru::new(1), MemStore::new(8, DeviceModel::unit())).unwrap();
+        pool.fix_write(1).unwrap()[0] = 1;
+        let f = pool.table.get(1).expect("page 1 is resident");
+        // A sleeper, as a timed fix that saw every frame pinned.
+        let before = pool.parking.enter();
+        // The claim of an eviction has unnamed the frame.
+        pool.frames[f as usize]
+            .page
+            .store(NO_PAGE, Ordering::SeqCst);
+        // A write hit finds page 1 in the page table: the pin is taken back.
+        let hit = pool.frames[f as usize].pin_if_holding(1, &pool.parking);
+        assert!(hit.is_none(), "the frame no longer names page 1");
+        assert_eq!(pool.frames[f as usize].pins.load(Ordering::SeqCst), 0);
+        let after = pool.parking.enter();
+        pool.parking.leave();
+        pool.parking.leave();
+        assert!(after > before, "the sleeper was woken");
+        pool.frames[f as usize].page.store(1, Ordering::SeqCst);
     }
 }

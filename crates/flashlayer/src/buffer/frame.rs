@@ -240,16 +240,17 @@ impl Frame {
     }
 
     /// A hit on `page` in this frame: pins it, then checks that it still
-    /// holds `page`, returning its dense id; else unpins it again, and the
-    /// caller wakes the sleepers (a fix waiting for a frame may have seen
-    /// this pin).
+    /// holds `page`, returning its dense id; else unpins it again and wakes
+    /// `parking`'s sleepers (a fix that found every frame pinned may have
+    /// seen this pin).
     #[inline]
-    pub(super) fn pin_if_holding(&self, page: PageId) -> Option<DenseId> {
+    pub(super) fn pin_if_holding(&self, page: PageId, parking: &Parking) -> Option<DenseId> {
         self.pins.fetch_add(1, Ordering::SeqCst);
         if self.page.load(Ordering::SeqCst) == page {
             return Some(self.dense.load(Ordering::Relaxed));
         }
         self.pins.fetch_sub(1, Ordering::SeqCst);
+        parking.wake();
         None
     }
 
