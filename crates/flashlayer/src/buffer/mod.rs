@@ -116,6 +116,7 @@
 //! dirty and is marked clean at unfix if that guard changed nothing, unless
 //! another guard modified it since it was installed.
 
+mod close;
 mod fix;
 mod frame;
 mod guard;
@@ -124,7 +125,9 @@ mod hooks;
 mod io;
 mod latch;
 mod slab;
+mod wait;
 
+pub use close::CloseError;
 pub use guard::{PageMut, PageRef};
 pub use hooks::{Recorder, WriteAhead};
 
@@ -143,7 +146,6 @@ use slab::Slab;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
@@ -177,39 +179,6 @@ impl<F: FnOnce()> Drop for Undo<F> {
         if let Some(f) = self.0.take() {
             f()
         }
-    }
-}
-
-/// A [`BufferPool::close`] whose flush failed: the pool, still whole, and
-/// what is not durable. Converts into its [`Error`] for a caller that gives
-/// up (`?`).
-pub struct CloseError<P: Policy, S: PageStore> {
-    /// The pool, as it was before the close: its dirty pages still buffered.
-    pub pool: BufferPool<P, S>,
-    /// Why the flush failed.
-    pub error: Error,
-    /// The pages still dirty, by number: what the store does not hold.
-    pub dirty: Vec<PageId>,
-}
-
-impl<P: Policy, S: PageStore> std::fmt::Debug for CloseError<P, S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CloseError")
-            .field("error", &self.error)
-            .field("dirty", &self.dirty)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<P: Policy, S: PageStore> std::fmt::Display for CloseError<P, S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({} pages still dirty)", self.error, self.dirty.len())
-    }
-}
-
-impl<P: Policy, S: PageStore> From<Box<CloseError<P, S>>> for Error {
-    fn from(e: Box<CloseError<P, S>>) -> Error {
-        e.error
     }
 }
 
@@ -468,65 +437,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<P, S>> {
-        // A panic while holding the mutex leaves consistent metadata (no
-        // step of this module panics half-way), so poisoning is not fatal.
-        self.state.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The pool lock, if no one holds it now.
-    fn try_lock(&self) -> Option<MutexGuard<'_, State<P, S>>> {
-        match self.state.0.try_lock() {
-            Ok(g) => Some(g),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        }
-    }
-
-    /// The pool lock, waiting until `deadline` at the latest (none: as long
-    /// as it takes): a listening store's miss holds it across its I/O.
-    fn lock_by(&self, deadline: Option<Instant>) -> Result<MutexGuard<'_, State<P, S>>> {
-        let Some(deadline) = deadline else {
-            return Ok(self.lock());
-        };
-        loop {
-            if let Some(g) = self.try_lock() {
-                return Ok(g);
-            }
-            if Instant::now() >= deadline {
-                return Err(Error::TimedOut);
-            }
-            crate::sync::yield_now();
-        }
-    }
-
-    /// Waits until a load or a write outside the lock ends, or `deadline`
-    /// passes (none: no limit); with the lock, whether it was in time.
-    fn wait_by<'a>(
-        &'a self,
-        st: MutexGuard<'a, State<P, S>>,
-        deadline: Option<Instant>,
-    ) -> (MutexGuard<'a, State<P, S>>, bool) {
-        let Some(deadline) = deadline else {
-            return (self.wait(st), true);
-        };
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-            return (st, false);
-        };
-        let st = self
-            .done
-            .wait_timeout(st, left)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-        (st, true)
-    }
-
-    /// Whether a frame is being written outside the lock: a miss that
-    /// finds every other frame pinned waits for it.
-    fn writes_in_flight(st: &State<P, S>) -> bool {
-        st.writing.contains(&true)
-    }
-
     /// Becomes the drainer and drains, waiting for the pool lock: this
     /// thread's stripe is full, so the drainer, if any, has stopped fixing
     /// or lags.
@@ -571,11 +481,6 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         let _latch = self.write_latch(f, false);
         // SAFETY: the frame's latch is held exclusively until the copy ends.
         unsafe { self.slab.page_mut(f) }.copy_from_slice(bytes);
-    }
-
-    /// Waits until a load or a write outside the lock ends.
-    fn wait<'a>(&'a self, st: MutexGuard<'a, State<P, S>>) -> MutexGuard<'a, State<P, S>> {
-        self.done.wait(st).unwrap_or_else(|e| e.into_inner())
     }
 
     /// A miss run whole under the pool lock ([`Driver::miss`]), for a store
@@ -889,33 +794,5 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn with_store<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
         let _st = self.lock();
         f(&mut self.store.lock())
-    }
-
-    /// Flushes and returns the store. If the flush fails, nothing is
-    /// dropped: the error gives the pool back as it was, with the pages
-    /// still dirty, so the caller can retry, or give up knowing what it
-    /// gives up ([`CloseError`]).
-    pub fn close(self) -> std::result::Result<S, Box<CloseError<P, S>>> {
-        if let Err(error) = self.flush() {
-            let dirty = {
-                let st = self.lock();
-                st.dirty_pages()
-                    .into_iter()
-                    .map(|d| st.originals[d as usize])
-                    .collect()
-            };
-            return Err(Box::new(CloseError {
-                pool: self,
-                error,
-                dirty,
-            }));
-        }
-        let st = self.state.0.into_inner().unwrap_or_else(|e| e.into_inner());
-        drop(st.driver);
-        drop(self.io);
-        Ok(self
-            .store
-            .into_inner()
-            .expect("the pool holds the store's last handle once its driver is gone"))
     }
 }

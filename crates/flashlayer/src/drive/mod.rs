@@ -29,6 +29,7 @@ use crate::store::{Loaded, Naming, PageStore};
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 use std::panic::{self, AssertUnwindSafe};
 
+mod admit;
 mod ahead;
 mod checkpoint;
 mod frames;
@@ -387,62 +388,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
     }
 
-    /// [`Driver::miss`] once its victim, if any, is claimed: the victim
-    /// written back if it must be, room made for reading ahead, the page
-    /// admitted.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the miss's state, handed on whole"
-    )]
-    fn evict_and_admit<F: Frames>(
-        &mut self,
-        page: DenseId,
-        op: Op,
-        number: PageId,
-        dirty: bool,
-        cost: crate::types::PageCost,
-        victim: Option<Victim>,
-        frames: &mut F,
-        gate: &mut impl Gate,
-    ) -> Result<()> {
-        let mut ahead = 0;
-        if let Some(v) = victim {
-            // A store that places pages may move a clean victim: the write
-            // carries it to its new device.
-            let write = if self.placing {
-                self.store.evicting(self.number(frames, v.page), v.dirty)?
-            } else {
-                v.dirty
-            };
-            if write {
-                self.write_back(v, frames, gate)?;
-            }
-            let dirty_victim = v.dirty && write;
-            self.m.dirty_evictions += u64::from(dirty_victim);
-            if dirty_victim {
-                ahead = self.policy.read_ahead();
-                self.make_room(ahead, gate);
-            }
-        }
-        self.m.misses += 1;
-        if page >= self.taught {
-            self.teach(frames, page);
-        }
-        if self.placing {
-            self.store.admitted(number, op)?;
-        }
-        self.policy
-            .insert(page, if dirty { Op::Write } else { op }, cost);
-        if self.placing {
-            self.reprice_moved(frames);
-        }
-        if ahead > 0 {
-            self.plan_ahead(page, ahead, frames);
-            self.read_planned(number, frames);
-        }
-        Ok(())
-    }
-
     /// Whether the store hears of requests, evictions or admissions
     /// ([`PageStore::listens`]): its decisions then follow the order of
     /// misses, so a caller runs each miss whole ([`Driver::miss`]).
@@ -551,18 +496,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
         self.admit(page, op, ahead, frames);
         Ok(Placed::Admitted(None))
-    }
-
-    /// The end of [`Driver::place`]: the page admitted, reading ahead
-    /// planned.
-    fn admit<F: Frames>(&mut self, page: DenseId, op: Op, ahead: usize, frames: &F) {
-        self.m.misses += 1;
-        if page >= self.taught {
-            self.teach(frames, page);
-        }
-        let cost = self.store.cost_of(self.number(frames, page));
-        self.policy.insert(page, op, cost);
-        self.plan_ahead(page, ahead, frames);
     }
 
     /// The policy's victim among the pages `gate` lets go; a full buffer
