@@ -204,12 +204,6 @@ def _marker(folder: Path) -> dict[str, Any] | None:
     return {"files": safe, "digests": digests if isinstance(digests, dict) or digests is None else {}}
 
 
-def _listed(folder: Path) -> list[str] | None:
-    """The files the marker of `folder` lists, or None if it has none."""
-    m = _marker(folder)
-    return None if m is None else list(m["files"])
-
-
 def _still_ours(folder: Path, rel: str, marker: dict[str, Any]) -> bool:
     """Whether the file `rel` of `folder` is still the one flashlayer
     wrote there: a regular file inside the folder (not reached through a
@@ -235,7 +229,7 @@ def check_folder(out: Path, force: bool) -> None:
     flashlayer did not write (no marker), unless `force`."""
     if out.exists() and not out.is_dir():
         raise FlashlayerError(f"{out}: exists and is not a directory")
-    if out.is_dir() and not force and _listed(out) is None and any(out.iterdir()):
+    if out.is_dir() and not force and _marker(out) is None and any(out.iterdir()):
         raise FlashlayerError(f"{out}: a folder that flashlayer did not write and is not empty; choose another "
                               "folder, or pass --force to write into it (files of the same names are replaced, "
                               "nothing is removed)")

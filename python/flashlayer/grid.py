@@ -254,16 +254,12 @@ def content_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-class Stopped(Exception):
-    """Ends a cell of a sweep that is being abandoned (Ctrl-C)."""
-
-
 def run_cell(cell: Cell, trace: Path | _native.Trace, trace_hash: str, flush_at_end: bool | None,
              stop: threading.Event | None = None) -> dict[str, Any]:
     """Runs one cell on `trace` (the trace converted to flt, or opened) and
     returns its row; a failure is a row with ``error``. A set `stop` ends
     the run at its next million requests (`Stopped`)."""
-    from flashlayer.replay import simulate
+    from flashlayer.replay import Stopped, simulate
 
     def tick(_: int) -> None:
         if stop is not None and stop.is_set():

@@ -185,7 +185,7 @@ def sweep(
         def tick(n: int) -> None:
             nonlocal last
             if stop.is_set():
-                raise _Stopped
+                raise Stopped
             if on_progress is not None:
                 on_progress(n - last)
             last = n
@@ -215,5 +215,5 @@ def _parallel(grid: list[J], one: Callable[[J], SimResult], workers: int | None,
         ex.shutdown(wait=True, cancel_futures=True)
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """Ends a run of a sweep that is being abandoned."""

@@ -9,11 +9,21 @@ pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(feature = "shuttle")]
 pub(crate) use shuttle::sync::{Condvar, Mutex, MutexGuard};
 
+/// The pause between two tries of a lock held elsewhere (a timed fix
+/// waiting for the pool lock): a short sleep, not a spin; under shuttle, a
+/// yield to the model checker's next thread.
 #[cfg(not(feature = "shuttle"))]
-pub(crate) use std::thread::yield_now;
+pub(crate) fn backoff() {
+    std::thread::sleep(std::time::Duration::from_micros(50));
+}
 
+/// The pause between two tries of a lock held elsewhere (a timed fix
+/// waiting for the pool lock): a short sleep, not a spin; under shuttle, a
+/// yield to the model checker's next thread.
 #[cfg(feature = "shuttle")]
-pub(crate) use shuttle::thread::yield_now;
+pub(crate) fn backoff() {
+    shuttle::thread::yield_now();
+}
 
 #[cfg(not(any(feature = "shuttle", feature = "loom")))]
 pub(crate) use std::sync::atomic::{AtomicU32, AtomicU64};

@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TextIO
 
 from flashlayer import _native, progress
 from flashlayer._native import FlashlayerError
-from flashlayer.checks import INT_MAX
+from flashlayer.checks import INT_MAX, distinct
 
 EXIT_USAGE = 2
 
@@ -56,8 +56,6 @@ def policy_specs(value: str | list[str]) -> list[str]:
     """``--policy lru,cflru:w=0.25,casa``: canonical specs, every parameter
     written out. A ``key=value`` piece continues the policy before it. A
     repeated flag (a list) adds its policies to those before."""
-    from flashlayer.checks import distinct
-
     if isinstance(value, list):
         return distinct("policy", [spec for v in value for spec in policy_specs(v)])
     return _native.canonical_list("policy", value)
@@ -79,8 +77,6 @@ def buffer_specs(value: str | list[str]) -> list[int | str]:
     distinct pages (``P%`` with 0 < P <= 100), checked now, resolved per
     trace by `flashlayer.replay.resolve_buffer`."""
     from flashlayer.replay import resolve_buffer
-
-    from flashlayer.checks import distinct
 
     if isinstance(value, list):
         # A repeated flag adds its sizes to those before.
@@ -174,6 +170,9 @@ def fmt_cell(v: Any, decimals: int | None = None) -> str:
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, int) and decimals is not None:
+        # A whole number in a column of fractions, with the column's places.
+        v = float(v)
     if isinstance(v, float):
         if v != v or v in (math.inf, -math.inf):
             return str(v)
@@ -199,13 +198,9 @@ def print_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str
     are already strings are printed as they are."""
     places: dict[str, int | None] = {}
     for key, _ in columns:
-        vals = [r.get(key) for r in rows]
-        fractions = [float(v) for v in vals if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        has_float = any(isinstance(v, float) for v in vals)
-        places[key] = _decimals(fractions) if has_float else None
-    cells = [[fmt_cell(float(v) if places[key] is not None and isinstance(v, int) and not isinstance(v, bool)
-                       else v, places[key])
-              for key, _ in columns for v in [r.get(key, "")]] for r in rows]
+        nums = [v for r in rows if isinstance(v := r.get(key), (int, float)) and not isinstance(v, bool)]
+        places[key] = _decimals(nums) if any(isinstance(v, float) for v in nums) else None
+    cells = [[fmt_cell(r.get(key, ""), places[key]) for key, _ in columns] for r in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
     print("  ".join(h.rjust(w) for (_, h), w in zip(columns, widths, strict=True)))
     for c in cells:

@@ -247,10 +247,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                         return (st, Err(Error::TimedOut));
                     }
                 }
-                Err(e) => {
-                    Self::free_left(&mut st);
-                    return (st, Err(e));
-                }
+                // Refused before any claim: nothing left with a victim.
+                Err(e) => return (st, Err(e)),
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
                     // A free frame or a claimed victim's (pin count 0): this

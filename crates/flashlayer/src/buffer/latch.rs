@@ -133,17 +133,8 @@ impl Parking {
 
     /// Sleeps until `ready` holds, checking it under the mutex after each
     /// wake-up.
-    pub(super) fn wait_until(&self, mut ready: impl FnMut() -> bool) {
-        if ready() {
-            return;
-        }
-        self.sleepers.fetch_add(1, Ordering::SeqCst);
-        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        while !ready() {
-            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        drop(g);
-        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    pub(super) fn wait_until(&self, ready: impl FnMut() -> bool) {
+        self.wait_until_by(ready, None);
     }
 
     /// [`Parking::wait_until`] until `deadline` at the latest (none: no
@@ -153,10 +144,6 @@ impl Parking {
         mut ready: impl FnMut() -> bool,
         deadline: Option<Instant>,
     ) -> bool {
-        let Some(deadline) = deadline else {
-            self.wait_until(ready);
-            return true;
-        };
         if ready() {
             return true;
         }
@@ -164,14 +151,18 @@ impl Parking {
         let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut done = ready();
         while !done {
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                break;
+            g = match deadline {
+                None => self.changed.wait(g).unwrap_or_else(|e| e.into_inner()),
+                Some(at) => {
+                    let Some(left) = at.checked_duration_since(Instant::now()) else {
+                        break;
+                    };
+                    self.changed
+                        .wait_timeout(g, left)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
             };
-            g = self
-                .changed
-                .wait_timeout(g, left)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
             done = ready();
         }
         drop(g);

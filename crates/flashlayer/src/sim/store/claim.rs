@@ -93,7 +93,7 @@ impl Claim {
         Error::invalid(format!(
             "file:path={}: exists and is not a database file flashlayer wrote (it carries no \
              matching {MARK} attribute: another program wrote it, or it changed since); name \
-             another file, or replace it with the store's replace=on (the CLI's --force)",
+             another file, or replace it with the store's replace=on (sim's --force sets it)",
             path.display()
         ))
     }

@@ -53,7 +53,7 @@ impl Kind for File {
         description: "a real buffer pool over a file: every I/O hits the file and is timed, so cost=measured policies learn this machine's costs (CASA §5.3)",
         params: &[
             Param::new("path", Ty::Other("a file path"), "", "the database file, the trace's pages packed in order of number: created, or an existing one a flashlayer run wrote (its extended attribute user.flashlayer.database matches its size and time), never the trace itself; runs on one file take turns (default: a temporary file, removed after the run; a file the run created is removed if the run fails)"),
-            Param::new("replace", Ty::Switch, "off", "write over an existing file at path that flashlayer did not write (the CLI's --force)"),
+            Param::new("replace", Ty::Switch, "off", "write over an existing file at path that flashlayer did not write (sim's --force sets it)"),
             Param::new("page_size", Ty::Int(512, NO_MAX), "4096", "bytes per page"),
             Param::new("direct", Ty::Switch, "off", "open with O_DIRECT, bypassing the page cache"),
             device_key("device", "ratio:1:1", "the device model that prices the virtual time (the measured latencies are what cost=measured sees)"),
