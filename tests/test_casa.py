@@ -33,7 +33,7 @@ def test_casa_tau_and_clean_list_are_sampled_over_time() -> None:
     r = flashlayer.simulate("data/traces/pg15-tpcc-sysbench-w2.csv.gz", "casa", 500, device="ratio:1:64",
                             series_every=50_000)
     state = r["series"]["state"]
-    assert set(state) == {"tau", "clean"}
+    assert set(state) == {"tau", "clean", "read_hits_c", "write_hits_d"}
     assert len(state["tau"]) == len(r["series"]["requests"]) == 12
     assert all(v is not None and 0 <= v <= 500 for v in state["tau"] + state["clean"])
     assert max(v or 0.0 for v in state["tau"]) > 0, "tau moves on this trace"
@@ -45,7 +45,7 @@ def test_measured_costs_need_a_store_that_measures(tmp_path: Path, small_csv: Pa
     t = flashlayer.Trace.open(small_csv)
     r = _native.replay(t, "casa:cost=measured,n=4", 2, f"file:path={tmp_path / 'db'}", series_every=1)
     state = r["series"]["state"]
-    assert set(state) == {"tau", "clean", "read_cost", "write_cost"}
+    assert set(state) == {"tau", "clean", "read_hits_c", "write_hits_d", "read_cost", "write_cost"}
     reads = [v for v in state["read_cost"] if v is not None]
     assert reads and all(v > 0 for v in reads), "latencies of real file reads"
     assert r["requests"] == len(t)

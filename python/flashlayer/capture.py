@@ -28,7 +28,13 @@ not traced) and traces ``pgbench`` running them with TPC-C's mix
 (45/43/4/4/4%); ``tpch`` generates TPC-H's tables at ``--scale-factor`` with
 tpchgen-cli and loads them (``flashlayer/workloads/tpch/load.sql``, not
 traced), then traces ``psql`` running the 22 queries once, in order
-(``queries.sql``).
+(``queries.sql``); ``bank`` initialises pgbench's tables like ``tpcb`` and
+traces pgbench running ``flashlayer/workloads/bank/transfer.sql``: TPC-B's
+transaction on an exponentially skewed account (``--skew``, the parameter
+of pgbench's ``random_exponential``) scattered over the table by a fixed
+permutation, the stand-in for CASA's bank trace (§5.2).
+``--transactions`` runs a fixed number of transactions instead of
+``--seconds``.
 ``-- COMMAND ...`` traces any command instead, run with ``PGHOST``,
 ``PGPORT``, ``PGUSER`` and ``PGDATABASE`` set to the cluster.
 """
@@ -89,6 +95,12 @@ class CaptureOptions:
     subscribers: int = 100_000
     warehouses: int = 1
     scale_factor: float = 0.1
+    #: With ``bank``: the parameter of pgbench's ``random_exponential`` for
+    #: the account drawn (larger: a hotter few accounts).
+    skew: float = 4.0
+    #: Transactions in all (pgbench ``-t`` per client); ``None``: run for
+    #: ``seconds``.
+    transactions: int | None = None
 
 
 #: pgbench scripts of the TATP transactions with TATP's mix (percent).
@@ -107,7 +119,8 @@ TPCC_MIX = (("new_order", 45), ("payment", 43), ("order_status", 4), ("delivery"
 
 WORKLOAD_DIR = Path(__file__).parent / "workloads"
 #: Each workload, by the option that sets its size.
-SIZE_OPTION = {"tpcb": "scale", "tatp": "subscribers", "tpcc": "warehouses", "tpch": "scale_factor"}
+SIZE_OPTION = {"tpcb": "scale", "bank": "scale", "tatp": "subscribers", "tpcc": "warehouses",
+               "tpch": "scale_factor"}
 WORKLOADS = tuple(SIZE_OPTION)
 
 
@@ -184,7 +197,7 @@ def _psql_file(pg_bin: Path, workload: str, name: str, *variables: str) -> list[
 
 def _load(opts: CaptureOptions, pg_bin: Path, pgbench: str, work: Path, env: dict[str, str]) -> None:
     """Creates the workload's database (not traced)."""
-    if opts.workload == "tpcb":
+    if opts.workload in ("tpcb", "bank"):
         _run([pgbench, "-i", "-s", str(opts.scale), "-q"], "pgbench -i", env=env, timeout=3600)
         return
     variables = [_size(opts)]
@@ -202,9 +215,14 @@ def _workload_run(pgbench: str, pg_bin: Path, opts: CaptureOptions) -> list[str]
     """The traced command."""
     if opts.workload == "tpch":
         return _psql_file(pg_bin, "tpch", "queries.sql", f"sf={opts.scale_factor}")
-    run = [pgbench, "-T", str(opts.seconds), "-c", str(opts.clients), "-j", str(opts.clients)]
+    length = (["-t", str(-(-opts.transactions // opts.clients))] if opts.transactions
+              else ["-T", str(opts.seconds)])
+    run = [pgbench, *length, "-c", str(opts.clients), "-j", str(opts.clients)]
     if opts.workload == "tpcb":
         return run
+    if opts.workload == "bank":
+        # pgbench sets :scale for custom scripts only from -s.
+        return [*run, "-n", "-s", str(opts.scale), "-D", f"skew={opts.skew}", "-f", str(WORKLOAD_DIR / "bank" / "transfer.sql")]
     mix = TATP_MIX if opts.workload == "tatp" else TPCC_MIX
     scripts = [f"{WORKLOAD_DIR / opts.workload / name}.sql@{weight}" for name, weight in mix]
     # A deadlock between two transactions is retried, as a TPC-C terminal

@@ -105,6 +105,7 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
         ax.set_xticks(fig["x"], fig["categories"])
     else:
         long = len(fig["x"]) > 50
+        colours: dict[str, Any] = {}
         for i, (name, values) in enumerate(series.items()):
             ys = [math.nan if y is None else y for y in values]
             if name == "bound":
@@ -112,8 +113,14 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
                 ax.plot(fig["x"], ys, color="black", linestyle="--", marker=None if long else "x", markersize=6,
                         linewidth=1.2, label=name)
                 continue
-            ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
-                    linewidth=1.4, label=name)
+            (line,) = ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
+                              linewidth=1.4, label=name)
+            colours[name] = line.get_color()
+        # The paper's values: hollow markers in their series' colour.
+        for name, values in fig.get("paper", {}).items():
+            ys = [math.nan if y is None else y for y in values]
+            ax.plot(fig["x"], ys, linestyle=":", linewidth=0.9, marker="o", markersize=7, fillstyle="none",
+                    color=colours.get(name, "grey"), label=f"{name} (paper)")
         if "log_x" not in fig:
             _log_x(ax, fig["x"])
         elif fig["log_x"]:
@@ -123,7 +130,7 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(series), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
+    _legend(ax, len(series) + len(fig.get("paper", {})), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
     fit_title(f, ax, fig["title"])
     return f, ax
 

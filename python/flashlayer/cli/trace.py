@@ -141,7 +141,8 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
         opts = capture.CaptureOptions(
             out=tmp, pg_bin=Path(a.pg_bin) if a.pg_bin else None, seconds=a.seconds, clients=a.clients,
             scale=a.scale, shared_buffers=a.shared_buffers, command=command, workload=a.workload,
-            subscribers=a.subscribers, warehouses=a.warehouses, scale_factor=a.scale_factor,
+            subscribers=a.subscribers, warehouses=a.warehouses, scale_factor=a.scale_factor, skew=a.skew,
+            transactions=a.transactions,
         )
         summary.update(capture.capture(opts, quiet=a.json))
         return int(summary["requests"])
@@ -287,13 +288,14 @@ def add(sub: Any) -> None:
         "in TATP's mix; --workload tpcc loads TPC-C's nine tables with --warehouses warehouses (not traced) and "
         "traces pgbench running TPC-C's five transactions (PL/pgSQL functions) in TPC-C's mix; --workload tpch "
         "generates TPC-H's tables at --scale-factor with tpchgen-cli and loads them (not traced) and traces psql "
-        "running TPC-H's 22 queries once, in order; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
+        "running TPC-H's 22 queries once, in order; --workload bank loads pgbench's tables at --scale and traces "
+        "TPC-B's transaction on skewed accounts (--skew), CASA's bank trace stand-in; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
         "PGDATABASE pointing at the cluster.",
     )
     d = capture.CaptureOptions
     pg.add_argument("--workload", choices=capture.WORKLOADS, default=d.workload,
-                    help="what runs: tpcb (pgbench's built-in TPC-B-like script), tatp, tpcc (pgbench scripts) or tpch "
-                    f"(psql) (default: {d.workload})")
+                    help="what runs: tpcb (pgbench's built-in TPC-B-like script), bank, tatp, tpcc (pgbench scripts) or "
+                    f"tpch (psql) (default: {d.workload})")
     pg.add_argument("--subscribers", type=int_arg(1, "--subscribers"), default=d.subscribers,
                     help=f"with --workload tatp: subscribers loaded (default: {d.subscribers:,})")
     pg.add_argument("--warehouses", type=int_arg(1, "--warehouses"), default=d.warehouses,
@@ -306,7 +308,12 @@ def add(sub: Any) -> None:
     pg.add_argument("--seconds", type=int_arg(1, "--seconds"), default=d.seconds, help=f"pgbench run time (default: {d.seconds})")
     pg.add_argument("--clients", type=int_arg(1, "--clients"), default=d.clients, help=f"pgbench clients (default: {d.clients})")
     pg.add_argument("--scale", type=int_arg(1, "--scale"), default=d.scale,
-                    help=f"with --workload tpcb: pgbench scale factor (default: {d.scale})")
+                    help=f"with --workload tpcb or bank: pgbench scale factor (default: {d.scale})")
+    pg.add_argument("--skew", type=float_arg(0.0, None, "--skew", lo_open=True), default=d.skew,
+                    help=f"with --workload bank: how skewed the account drawn is, the parameter of pgbench's "
+                    f"random_exponential (larger: hotter few accounts; default: {d.skew:g})")
+    pg.add_argument("--transactions", type=int_arg(1, "--transactions"), default=None,
+                    help="run this many transactions in all (split over --clients) instead of --seconds")
     pg.add_argument("--shared-buffers", default=d.shared_buffers,
                     help=f"the cluster's shared_buffers (default: {d.shared_buffers})")
     pg.add_argument("--pg-bin", metavar="DIR", help="server bin folder (default: newest /usr/lib/postgresql/*/bin)")

@@ -33,6 +33,10 @@ class Figure(TypedDict):
     #: Names of the x positions (``x`` is then 0, 1, ...): drawn as
     #: grouped bars, one group per name.
     categories: NotRequired[list[str]]
+    #: The paper's values of some series at the same x, read off its figure
+    #: or derived from its table (drawn as hollow markers in the series'
+    #: colour); ``None`` where the paper gives no value.
+    paper: NotRequired[Mapping[str, Sequence[float | None]]]
 
 
 class Claim(TypedDict):

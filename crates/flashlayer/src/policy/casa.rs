@@ -30,7 +30,9 @@
 //!   flag of §4.3 would see one write request instead; generated traces
 //!   have that form (one request per fix).
 //!
-//! The time series samples `tau` and `clean` (|C|), for CASA Fig. 3, and
+//! The time series samples `tau` and `clean` (|C|), for CASA Fig. 3, the
+//! running counts `read_hits_c` and `write_hits_d` of the two events that
+//! move τ, and
 //! with `cost=measured` the averages `read_cost` and `write_cost` (µs), for
 //! Fig. 5.
 
@@ -51,6 +53,10 @@ pub struct Casa {
     tau: f64,
     costs: Costs,
     undo: Option<Saved>,
+    /// Read hits in C and write hits in D so far: the two events that move
+    /// τ, sampled so a report can show which side drives it.
+    raises: u64,
+    lowers: u64,
 }
 
 impl Casa {
@@ -62,6 +68,8 @@ impl Casa {
             tau: 0.0,
             costs: Costs::new(cost),
             undo: None,
+            raises: 0,
+            lowers: 0,
         }
     }
 
@@ -127,6 +135,7 @@ impl Policy for Casa {
             (C, Op::Read) => {
                 let c_r = self.costs.normalised().0;
                 self.tau = (self.tau + c_r * d / c).min(self.cap as f64);
+                self.raises += 1;
                 self.l.move_front(C, page);
             }
             (C, Op::Write) => {
@@ -137,6 +146,7 @@ impl Policy for Casa {
             (_, Op::Write) => {
                 let c_w = self.costs.normalised().1;
                 self.tau = (self.tau - c_w * c / d).max(0.0);
+                self.lowers += 1;
                 self.l.move_front(D, page);
             }
             (_, Op::Read) => self.l.move_front(D, page),
@@ -219,6 +229,8 @@ impl Policy for Casa {
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("tau", self.tau));
         out.push(("clean", self.l.len(C) as f64));
+        out.push(("read_hits_c", self.raises as f64));
+        out.push(("write_hits_d", self.lowers as f64));
         if let Some((read, write)) = self.costs.averages() {
             // The moving averages of measured latencies (µs), CASA Fig. 5.
             out.push(("read_cost", read));
