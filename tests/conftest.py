@@ -118,7 +118,8 @@ def assert_claim_complete(c: dict[str, object]) -> None:
     # A bound's soundness and results beyond the papers are not the papers'.
     assert c["kind"] in ("paper", "bound", "ours"), c["id"]
     assert (c["kind"] == "bound") == (str(c["id"]).endswith("-above-bound") or c["id"] == "bounds-sound"), c["id"]
-    assert c["kind"] != "paper" or c["paper"] in ("casa", "fdbuffer", "pdl", "koltsidas", "hypro"), c["id"]
+    assert c["kind"] != "paper" or c["paper"] in ("casa", "fdbuffer", "pdl", "koltsidas", "hypro", "ace", "watt"), \
+        c["id"]
     assert (c["gap"] is None) == c["holds"], c["id"]
     if not c["holds"]:
         why = c.get("why")

@@ -56,9 +56,10 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
     out = tmp_path / "casa"
     saved = quick_section("casa", out)
     figs = saved["figures"]
-    assert set(figs) == {"casa/fig2a", "casa/fig2b", "casa/fig3", "casa/fig4a", "casa/fig4b", "casa/fig5"}
+    assert set(figs) == {"casa/fig2a", "casa/fig2b", "casa/fig3", "casa/fig4a", "casa/fig4b", "casa/fig4a-tpcc",
+                         "casa/fig4b-tpcc", "casa/tau-bank", "casa/tau-tpcc", "casa/fig5"}
     names = {"CASA", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "CCFLRU", "LRUWSR", "WB-Landlord", "bound"}
-    for fid in ("casa/fig2a", "casa/fig2b", "casa/fig4a", "casa/fig4b"):
+    for fid in ("casa/fig2a", "casa/fig2b", "casa/fig4a", "casa/fig4b", "casa/fig4a-tpcc", "casa/fig4b-tpcc"):
         assert set(figs[fid]["series"]) == names, fid
         # Relative to LRU, no policy goes below the lower bound.
         series = figs[fid]["series"]
@@ -77,16 +78,26 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
     assert [r[0] for r in table["rows"]] == ["CCFLRU", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRU", "LRUWSR",
                                              "CASA 1:1", "CASA 1:4", "CASA 1:16", "CASA 1:64", "CASA 1:128"]
     # The table is the runs: LRU's row is its counts at 1:1.
-    lru = [r for r in saved["runs"] if r["trace"] == "TPC-C (generated)" and r["policy"] == "lru"
+    lru = [r for r in saved["runs"] if r["trace"] == "bank stand-in" and r["policy"] == "lru"
            and r["device"] == "ratio:1:1"]
     assert [table["rows"][4][1], table["rows"][4][3]] == [r["physical_reads"] for r in lru]
     claims = {c["id"]: c for c in saved["claims"]}
-    assert {"casa-fig2a-close-to-lru", "casa-fig2b-beats-best-cflru", "casa-table2-writes-fall-with-ratio"} <= set(
-        claims)
+    assert {"casa-fig2a-close-to-lru", "casa-fig2b-beats-best-cflru", "casa-table2-1to1-against-lru",
+            "casa-table2-trade-reads-for-writes", "casa-fig4-whole", "casa-fig4-best-nearly-everywhere",
+            "casa-fig4b-30pct-faster-at-1to128"} <= set(claims)
+    # Fig. 4's hollow markers are Table 2 through Eq. (1): CASA at 1:128 and
+    # 10,000 pages is (221,344 + 128 x 35,666) / (177,861 + 128 x 51,157).
+    paper = figs["casa/fig4b"]["paper"]
+    assert paper["CASA"][-1] == pytest.approx((221_344 + 128 * 35_666) / (177_861 + 128 * 51_157))
+    assert set(paper) == {"CASA", "CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "CCFLRU", "LRUWSR"}
+    # The tau figures: tau and |C| at 1:1 and 1:64, tau never above the buffer.
+    tau = figs["casa/tau-bank"]["series"]
+    assert set(tau) == {"tau 1:1", "|C| 1:1", "tau 1:64", "|C| 1:64"}
+    assert all(0 <= v <= 10_000 for vs in tau.values() for v in vs)
     for c in claims.values():
         assert_claim_complete(c)
         assert c["source"].startswith("CASA") or c["id"].endswith("-above-bound"), c["id"]
-    for fid in ("casa/fig2a", "casa/fig2b", "casa/fig4a", "casa/fig4b"):
+    for fid in ("casa/fig2a", "casa/fig2b", "casa/fig4a", "casa/fig4b", "casa/fig4a-tpcc", "casa/fig4b-tpcc"):
         assert claims[f"{fid.replace('/', '-')}-above-bound"]["holds"], fid
     # Relative to LRU means LRU's own virtual time divides each point.
     vt = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in saved["runs"]

@@ -212,3 +212,36 @@ def test_reproduce_pdl_draws_its_figures_and_explains_every_failing_claim(tmp_pa
     fig = results["figures"]["pdl/erases-vs-changed"]
     assert set(fig["series"]) == {"OPU", "PDL(2KB)", "IPL(18KB)", "PDL(256B)", "IPL(64KB)"}
     assert all(len(v) == len(fig["x"]) for v in fig["series"].values())
+
+
+def test_changed_bytes_at_random_offsets_grow_pdl_2k_differentials_and_leave_opu_alone() -> None:
+    """§5.1's "randomly selected" changed bytes, read as a fresh random
+    offset for every update: runs overlap, a PDL(2KB) page's differential
+    covers more of the page than when each run follows the last, so
+    PDL(2KB) programs more per update; OPU writes whole pages either way."""
+    def per_update(method: str, placement: str, key: str) -> float:
+        r = _native.flash_updates(method, 32, operations=4000, warmup_erases_per_block=3.0,
+                                  logical_pages=512, placement=placement)
+        return float(r["write"][key]) / r["updates"]
+
+    assert per_update("pdl:2k", "random", "programs") > 1.1 * per_update("pdl:2k", "following", "programs")
+    assert per_update("opu", "random", "programs") == pytest.approx(per_update("opu", "following", "programs"),
+                                                                    rel=0.05)
+    with pytest.raises(_native.FlashlayerError, match="placement 'sideways': expected following or random"):
+        _native.flash_updates("opu", 16, operations=10, placement="sideways")
+
+
+def test_a_workload_on_flash_warms_up_until_the_store_erases_before_it_measures() -> None:
+    """PDL Fig. 14's runs: transactions run unmeasured until the chip has
+    erased the blocks asked for (or the step cap), then the measured ones
+    start; without a warm-up none run."""
+    params = {"branches": 1, "transactions": 200, "page_size": 4096}
+    kw = {"page_size": 4096, "spare_size": 128, "logical_pages": 6000}
+    cold = _native.workload_on_flash("tpcb", dict(params), "opu", 120, 64, **kw)
+    assert cold["warmup_steps"] == 0 and cold["warmup_erases"] == 0 and cold["steps"] == 200
+    warm = _native.workload_on_flash("tpcb", dict(params), "opu", 120, 64, warmup_erases=30,
+                                     max_warmup_steps=200_000, **kw)
+    assert warm["warmup_erases"] >= 30 and 0 < warm["warmup_steps"] < 200_000 and warm["steps"] == 200
+    capped = _native.workload_on_flash("tpcb", dict(params), "opu", 120, 64, warmup_erases=10**9,
+                                       max_warmup_steps=50, **kw)
+    assert capped["warmup_steps"] == 50

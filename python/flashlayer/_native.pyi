@@ -184,12 +184,15 @@ def flash_updates(
     warmup_erases_per_block: float | None = None,
     max_warmup_operations: int | None = None,
     seed: int | None = None,
+    placement: str | None = None,
 ) -> dict[str, Any]:
     """PDL §5.1's update operations; None takes the engine's default (the
     chip's from ``ChipBuilder`` with 16 data programs, the run's from
     ``flashlayer::flash::updates::UpdateParams``: 20,000 operations, all
     updates, N = 1, 2% changed, warm-up to 10 erases per block, at most
-    2,000,000 warm-up operations, seed 0)."""
+    2,000,000 warm-up operations, seed 0, each update's changed bytes
+    ``following`` the previous update's on the page; ``random``: at a
+    random offset)."""
 
 
 
@@ -206,10 +209,15 @@ def workload_on_flash(
     data_programs: int | None = None,
     logical_pages: int | None = None,
     obsolete_in_memory: bool = False,
+    warmup_erases: int = 0,
+    max_warmup_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> dict[str, Any]:
     """A workload on a buffer pool over a flash store; the chip's shape left
-    at None takes the engine's default (``ChipBuilder``, 16 data programs)."""
+    at None takes the engine's default (``ChipBuilder``, 16 data programs).
+    Before measuring, steps run unmeasured until the store has erased
+    ``warmup_erases`` blocks or ``max_warmup_steps`` steps have run
+    (default: none)."""
 
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from flashlayer import __version__, _native, plots, progress
+from flashlayer import __version__, _native, plots, progress, report_papers
 from flashlayer._native import FlashlayerError
 from flashlayer.files import check_folder, write_folder
 
@@ -134,6 +134,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         "figures": {fid: f for _, s, _ in done for fid, f in s["figures"].items()},
         "tables": {tid: t for _, s, _ in done for tid, t in s.get("tables", {}).items()},
         "claims": [c for _, s, _ in done for c in s["claims"]],
+        "papers": report_papers.account([c for _, s, _ in done for c in s["claims"]]),
         "checks": [c for _, s, _ in done for c in s["checks"]],
         "runs": [r for _, s, _ in done for r in s["runs"]],
         "meta": {
@@ -223,11 +224,14 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
     ]
     passed = sum(1 for c in results["checks"] if c["holds"])
     (ph, pn), (bh, bn), (oh, on) = (tally(results["claims"], k) for k in KINDS)
-    parts.append(f"<p><b>{ph} of {pn} of the papers' claims hold</b> (kind <i>paper</i>: results the five papers "
-                 f"report; the tallies per section count these only). Apart from them: {bh} of {bn} claims that "
-                 f"our cost bound is sound (kind <i>bound</i>) and {oh} of {on} results beyond the papers (kind "
-                 f"<i>ours</i>) hold; {passed} of {len(results['checks'])} provenance checks pass. Every claim that "
-                 "fails names its cause (<i>why</i>), pointing at the figure or table that shows it.</p>")
+    parts.append(report_papers.headline_html(results["papers"]))
+    parts.append(f"<p>{ph} of {pn} claims of kind <i>paper</i> hold (a result a paper states, with its value beside "
+                 f"ours; the tallies per section count these only). Apart from them: {bh} of {bn} claims that "
+                 f"our cost bound is sound (kind <i>bound</i>) and {oh} of {on} results beyond the papers or "
+                 f"thresholds of ours (kind <i>ours</i>) hold; {passed} of {len(results['checks'])} provenance "
+                 "checks pass. Every claim that fails names its cause (<i>why</i>), pointing at the figure or table "
+                 "that shows it.</p>")
+    parts.append(report_papers.inventory_html(results["papers"], _link_ids))
     parts.append("<h2 id='summary'>Summary</h2><table><tr><th>section</th><th>paper claims held</th><th>bound and "
                  "own claims held</th><th>traces (requests, distinct pages, writes)</th><th>figures</th>"
                  "<th>seconds</th></tr>")

@@ -36,7 +36,7 @@ from typing import Any
 from flashlayer import _native, progress
 from flashlayer import capture as pg
 from flashlayer._native import FlashlayerError
-from flashlayer.papers import CASA_DSS, CASA_OLTP, FDBUFFER_TM1, FDBUFFER_TPCB, HYPRO_TATP, HYPRO_TPCB, PaperTrace
+from flashlayer.papers import CASA_DSS, CASA_OLTP, FDBUFFER_TM1, FDBUFFER_TPCB, FDBUFFER_TPCC, HYPRO_TATP, HYPRO_TPCB, PaperTrace
 
 #: Bumped when the capture of a preset would record something else from the
 #: same options; part of every cache key.
@@ -107,6 +107,11 @@ CAPTURES: dict[str, Capture] = {
                 scale_note="50 warehouses is CASA's TPC-C database; 30 s with 4 clients records as many requests as "
                 "the machine serves (2M to 4M on 2 cores, against the paper's 1.4M), over more distinct pages than "
                 "its 60k (pgbench picks a warehouse per transaction where CASA's terminals each kept one)."),
+        Capture("pg15-tpcc-w20", {"workload": "tpcc", "warehouses": 20, "seconds": 135, "clients": 4,
+                                  "shared_buffers": "16MB"},
+                (FDBUFFER_TPCC,), estimate_minutes=9.0,
+                scale_note="20 warehouses is FD-Buffer's TPC-C database (2.4 GB); 135 s with 4 clients records about "
+                "its 16.8M references."),
         Capture("pg15-tpch-sf05", {"workload": "tpch", "scale_factor": 0.5, "shared_buffers": "16MB"},
                 (CASA_DSS,), estimate_minutes=3.0,
                 scale_note="the paper gives no scale factor; at 0.5 the 22 queries touch about its 104k pages "

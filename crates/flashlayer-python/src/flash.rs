@@ -387,7 +387,7 @@ fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
 /// `warmup_erases_per_block`, then measures `operations`. Returns the chip
 /// operations of the reading and writing steps.
 #[pyfunction]
-#[pyo3(signature = (method, blocks, pages_per_block=None, page_size=None, spare_size=None, preset=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, operations=None, update_share=None, updates_till_write=None, changed_share=None, warmup_erases_per_block=None, max_warmup_operations=None, seed=None))]
+#[pyo3(signature = (method, blocks, pages_per_block=None, page_size=None, spare_size=None, preset=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, operations=None, update_share=None, updates_till_write=None, changed_share=None, warmup_erases_per_block=None, max_warmup_operations=None, seed=None, placement=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn flash_updates<'py>(
     py: Python<'py>,
@@ -407,7 +407,18 @@ pub fn flash_updates<'py>(
     warmup_erases_per_block: Option<f64>,
     max_warmup_operations: Option<u64>,
     seed: Option<u64>,
+    placement: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let placement = match placement {
+        None => UpdateParams::default().placement,
+        Some("following") => updates::Placement::Following,
+        Some("random") => updates::Placement::Random,
+        Some(other) => {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "placement '{other}': expected following or random"
+            ))))
+        }
+    };
     let mut chip = Shape {
         pages_per_block,
         page_size,
@@ -430,6 +441,7 @@ pub fn flash_updates<'py>(
         changed_share: changed_share.unwrap_or(d.changed_share),
         warmup_erases_per_block: warmup_erases_per_block.unwrap_or(d.warmup_erases_per_block),
         max_warmup_operations: max_warmup_operations.unwrap_or(d.max_warmup_operations),
+        placement,
         seed: seed.unwrap_or(d.seed),
     };
     let (r, logical, timing, fs) = py
@@ -478,7 +490,7 @@ pub fn flash_updates<'py>(
 /// returns the store's I/O while loading and while running
 /// (`experiment::run_on`).
 #[pyfunction]
-#[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, progress=None))]
+#[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, warmup_erases=0, max_warmup_steps=0, progress=None))]
 #[expect(clippy::too_many_arguments)]
 pub fn workload_on_flash<'py>(
     py: Python<'py>,
@@ -494,9 +506,15 @@ pub fn workload_on_flash<'py>(
     data_programs: Option<u8>,
     logical_pages: Option<u32>,
     obsolete_in_memory: bool,
+    warmup_erases: u64,
+    max_warmup_steps: u64,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut drv = workload_spec(kind, Some(&params))?.build().map_err(err)?;
+    let warmup = flashlayer::experiment::Warmup {
+        erases: warmup_erases,
+        max_steps: max_warmup_steps,
+    };
     let chip = Shape {
         pages_per_block,
         page_size,
@@ -510,12 +528,14 @@ pub fn workload_on_flash<'py>(
     let b = builder(method, logical_pages, obsolete_in_memory)?;
     let store = b.create(chip).map_err(err)?;
     let r = with_progress(py, progress, |cb| {
-        flashlayer::experiment::run_on(drv.as_mut(), Box::new(store), frames, seed, cb)
+        flashlayer::experiment::run_on(drv.as_mut(), Box::new(store), frames, seed, warmup, cb)
     })?;
     let d = PyDict::new(py);
     d.set_item("method", b.method().to_string())?;
     d.set_item("label", b.method().label())?;
     d.set_item("steps", r.steps)?;
+    d.set_item("warmup_steps", r.warmup_steps)?;
+    d.set_item("warmup_erases", r.warmup_erases)?;
     d.set_item("db_pages", r.db_pages)?;
     d.set_item("load", crate::io_dict(py, &r.load)?)?;
     d.set_item("run", crate::io_dict(py, &r.run)?)?;

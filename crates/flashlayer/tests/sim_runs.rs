@@ -309,7 +309,10 @@ fn the_time_series_samples_casa_state() {
         assert_eq!(names, ["tau", "clean", "read_hits_c", "write_hits_d"]);
         let (tau, clean) = (p.state[0].1, p.state[1].1);
         assert!((0.0..=50.0).contains(&tau) && (0.0..=50.0).contains(&clean));
-        assert!(p.state[2].1 + p.state[3].1 <= p.hits as f64, "both count hits");
+        assert!(
+            p.state[2].1 + p.state[3].1 <= p.hits as f64,
+            "both count hits"
+        );
     }
     assert!(m.series.iter().any(|p| p.state[0].1 > 0.0), "τ moves");
     let lru = run(&t, "lru", &o).unwrap();

@@ -64,6 +64,21 @@ DB_SHARE = 0.25
 #: PDL(2KB) and OPU at N=1, 2% changed.
 ROOM: dict[str, list[float]] = {"quick": [0.3, 0.4, 0.5], "full": [0.3, 0.35, 0.4, 0.45, 0.5]}
 ROOM_METHODS = ["PDL(2KB)", "OPU"]
+#: Runs beside the paper's reading: each update's changed bytes at a random
+#: offset (``random``), and the obsolete bits kept in memory
+#: (``obsolete-in-memory``, the paper's footnote 19).
+VARIANTS: dict[str, dict[str, Any]] = {"": {}, "random": {"placement": "random"},
+                                       "obsolete-in-memory": {"obsolete_in_memory": True}}
+#: Footnote 19 / §6: obsolete bits in memory make PDL "up to two folds"
+#: faster; our largest speed-up along Fig. 9 may lie this share from 2.
+FOLD_TOLERANCE = 0.25
+#: Fig. 10: "slightly larger than OPU" at about 100% changed: PDL(2KB)
+#: over OPU above 1 and at most this.
+SLIGHTLY_ABOVE = 1.3
+#: Fig. 9: "approximately linearly": the least-squares line through
+#: PDL(256B)'s times, while below OPU, explains at least this share of
+#: their variance (ours).
+LINEAR_R2 = 0.9
 T_READ = [10, 50, 110, 200, 500, 1000, 1500]
 T_WRITE = [500, 1000]
 T_ERASE = 1500.0
@@ -82,10 +97,16 @@ TPCC_METHODS = {
     "PDL(256B)": "pdl:256",
 }
 TPCC: dict[str, dict[str, Any]] = {
-    "quick": {"transactions": 1_000, "buffers": [0.005, 0.05]},
-    "full": {"transactions": 10_000, "buffers": [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]},
+    "quick": {"transactions": 1_000, "buffers": [0.005, 0.05], "max_warmup": 10},
+    "full": {"transactions": 10_000, "buffers": [0.001, 0.005, 0.01, 0.02, 0.05, 0.1], "max_warmup": 5},
 }
 TPCC_PAGE = 4096
+#: Fig. 14 is measured in collection's steady state: transactions run
+#: unmeasured until the store has erased this many blocks per block of the
+#: chip, or for ``max_warmup`` times the measured transactions.
+TPCC_WARMUP = 1.0
+#: Fig. 14's order, slowest first (our IPL(16KB) in place of IPL(18KB)).
+PAPER_TPCC_ORDER = ["IPL(64KB)", "IPL(16KB)", "OPU", "PDL(2KB)", "PDL(256B)"]
 #: Fig. 8(a) and (b): the reading and writing steps' order, slowest first.
 PAPER_READ_ORDER = ["IPL(64KB)", "IPL(18KB)", "PDL(2KB)", "PDL(256B)", "OPU", "IPU"]
 PAPER_WRITE_ORDER = ["IPU", "OPU", "PDL(2KB)", "IPL(18KB)", "IPL(64KB)", "PDL(256B)"]
@@ -139,14 +160,16 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     scale, points = SCALE[mode], POINTS[mode]
     base = {"blocks": int(scale["blocks"]), "operations": int(scale["operations"]),
             "warmup_erases_per_block": scale["warmup"]}
-    Key = tuple[str, float, float, float, float]
+    Key = tuple[str, float, float, float, float, str]
     jobs: dict[Key, dict[str, Any]] = {}
     chip_pages = int(scale["blocks"]) * 64
 
-    def job(method: str, n: float = 1, changed: float = 2, update_ops: float = 100, share: float = DB_SHARE) -> None:
-        jobs[(method, n, changed, update_ops, share)] = {
+    def job(method: str, n: float = 1, changed: float = 2, update_ops: float = 100, share: float = DB_SHARE,
+            variant: str = "") -> None:
+        jobs[(method, n, changed, update_ops, share, variant)] = {
                      "method": METHODS[method], "updates_till_write": int(n), "changed_share": changed / 100,
-                     "update_share": update_ops / 100, "logical_pages": round(share * chip_pages), **base}
+                     "update_share": update_ops / 100, "logical_pages": round(share * chip_pages),
+                     **VARIANTS[variant], **base}
 
     for m in METHODS:
         for n in points["n"]:
@@ -160,6 +183,12 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     for m in ROOM_METHODS:
         for share in ROOM[mode]:
             job(m, share=share)
+    # The other reading of the changed bytes, and footnote 19's obsolete
+    # bits in memory, for the two PDLs along Fig. 9.
+    for m in ("PDL(2KB)", "PDL(256B)"):
+        for n in points["n"]:
+            job(m, n=n, variant="random")
+            job(m, n=n, variant="obsolete-in-memory")
     results: dict[Key, dict[str, Any]] = {}
     with progress.bar(len(jobs), "pdl: update operations on the NAND emulator", quiet=quiet) as bar, \
             ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -169,8 +198,8 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             bar.advance()
 
     def get(method: str, n: float = 1, changed: float = 2, update_ops: float = 100,
-            share: float = DB_SHARE) -> dict[str, Any]:
-        return results[(method, n, changed, update_ops, share)]
+            share: float = DB_SHARE, variant: str = "") -> dict[str, Any]:
+        return results[(method, n, changed, update_ops, share, variant)]
 
     figures: dict[str, Figure] = {}
     claims: list[Claim] = []
@@ -293,6 +322,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "log_x": True, "log_y": True,
     }
 
+    claims.extend(_fig10_claims(points["changed"], get))
+    _reading(points["n"], get, figures, claims, notes)
+
     # Fig. 11: against %UpdateOps, N = 1 and 5, and the two ratio claims.
     ups = points["update_ops"]
     figures["pdl/fig11"] = {
@@ -338,6 +370,27 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             "why": None if ok else why,
         })
 
+    t11 = {(m, n): [_per_op(get(m, n=n, update_ops=u))["overall"] for u in ups]
+           for m in ("PDL(2KB)", "PDL(256B)", "IPL(18KB)", "IPL(64KB)") for n in (1, 5)}
+    slower = [f"{p} against {i} at N={n}, {u:g}%" for p in ("PDL(2KB)", "PDL(256B)") for i in ("IPL(18KB)", "IPL(64KB)")
+              for n in (1, 5) for j, u in enumerate(ups) if t11[(p, n)][j] >= t11[(i, n)][j]]
+    total = 2 * 2 * 2 * len(ups)
+    claims.append({
+        "paper": "pdl", "kind": "paper", "id": "pdl-fig11-pdl-beats-ipl",
+        "text": "Across %UpdateOps (N = 1 and 5), both PDLs take less time per operation than both IPLs",
+        "source": "PDL §5.2, Fig. 11 (\"PDL always outperforms IPL\")",
+        "paper_value": "always below IPL",
+        "tolerance": f"exact: each PDL below each IPL at all {total} points",
+        "ours": f"below at {total - len(slower)}/{total} points" + (": not at " + "; ".join(slower[:6]) if slower else ""),
+        "holds": not slower,
+        "gap": None if not slower else f"{len(slower)} points at or above",
+        "why": None if not slower else (
+            "Figure pdl/fig11: where few operations update, the reading step decides, and a PDL reads a base page "
+            "and a differential page where IPL(18KB) reads its page and its log; the chip operations per operation "
+            "are in the runs' counts (" + "; ".join(f"{m} {_ops(get(m, n=1, update_ops=ups[0]), 'read')}"
+                                                    for m in ("PDL(2KB)", "IPL(18KB)")) + ")."),
+    })
+
     # Fig. 12: Fig. 8's runs priced at other read and write times.
     figures["pdl/fig12"] = {
         "title": "Overall time per update operation against T_read (T_erase 1,500 µs)",
@@ -379,11 +432,30 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "why": why,
     })
 
+    slow = T_READ[-1]
+    at = {(m, tw): _per_op(get(m), t_read=slow, t_write=tw)["overall"] for m in ("OPU", "PDL(2KB)") for tw in T_WRITE}
+    ok = all(at[("OPU", tw)] < at[("PDL(2KB)", tw)] for tw in T_WRITE)
+    claims.append({
+        "paper": "pdl", "kind": "paper", "id": "pdl-fig12-opu-beats-2k-at-slow-reads",
+        "text": f"With slow reads (T_read = {slow:,} µs) OPU takes less time per update than PDL(2KB)",
+        "source": "PDL §5.2, Fig. 12 (\"as the read time increases, OPU becomes superior to PDL (2KB)\")",
+        "paper_value": "OPU below PDL(2KB) at the slowest reads",
+        "tolerance": f"exact: at T_read = {slow:,} µs and both T_write",
+        "ours": "; ".join(f"T_write={tw}: OPU {at[('OPU', tw)]:,.0f}, PDL(2KB) {at[('PDL(2KB)', tw)]:,.0f} µs"
+                          for tw in T_WRITE),
+        "holds": ok,
+        "gap": None if ok else "PDL(2KB) not above OPU",
+        "why": None if ok else ("Figure pdl/fig12: PDL(2KB) " + _ops(get("PDL(2KB)"), "read") + " a reading step, "
+                                "OPU " + _ops(get("OPU"), "read") + "; its writing step saves more than the extra "
+                                "reads cost even at this read time."),
+    })
+
     _tpcc(mode, quiet, figures, claims, notes)
 
     measured = {f"{m}, N={n:g}, {c:g}% changed, {u:g}% updates"
-                + (f", relation {r['logical_pages'] / chip_pages:.0%} of the chip" if share != DB_SHARE else ""): r
-                for (m, n, c, u, share), r in results.items() if r["updates"] > 100}
+                + (f", relation {r['logical_pages'] / chip_pages:.0%} of the chip" if share != DB_SHARE else "")
+                + (f", {v}" if v else ""): r
+                for (m, n, c, u, share, v), r in results.items() if r["updates"] > 100}
     gaps = {k: _halves_gap(r) for k, r in measured.items()}
     unsteady = [k for k, r in measured.items() if _unsteady(r)]
     worst = max(gaps, key=lambda k: gaps[k]) if gaps else ""
@@ -409,8 +481,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     }]
     notes.append(f"Scale ({mode}): chips of {where}; {scale['operations']:,} measured operations a point after "
                  f"warming up to {scale['warmup']:g} erases per block. The paper's relation is 1 GB on a chip of "
-                 "32,768 blocks (Table 1; 4 GiB): the same share of the chip. §5.1 also calls the chip 2 GB, which "
-                 "would make the relation half of it; figure pdl/room runs that reading too.")
+                 "32,768 blocks (Table 1; 4 GiB): the same share of the chip. §5.1 also calls it \"a 2-Gbyte flash "
+                 "memory chip\", which would make the relation half of it; figure pdl/room runs that reading too. "
+                 "With half, PDL(2KB)'s base pages and differentials (about 1.5 times the relation at steady state, "
+                 "footnote 17) leave collection little free room, so the 2 GB reading is the harsher one for PDL.")
     pdl2k = get("PDL(2KB)")
     notes.append("PDL(2KB): with Max_Differential_Size equal to the page, a page's differential grows with each "
                  "update until it no longer fits, so at steady state differentials average about half a page "
@@ -432,6 +506,113 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "runs": [],
         "traces": [],
     }
+
+
+def _fig10_claims(changed: list[float], get: Any) -> list[Claim]:
+    """Fig. 10: PDL(256B) below OPU, IPU and IPL at every share changed
+    (N = 1 and 5); PDL(2KB) slightly above OPU at about 100%."""
+    others = ["OPU", "IPU", "IPL(18KB)", "IPL(64KB)"]
+    t = {(m, n): [_per_op(get(m, n=n, changed=c))["overall"] for c in changed] for m in [*others, "PDL(256B)", "PDL(2KB)"]
+         for n in (1, 5)}
+    above = [(m, n, c) for n in (1, 5) for m in others for i, c in enumerate(changed)
+             if t[("PDL(256B)", n)][i] >= t[(m, n)][i]]
+    points = len(others) * 2 * len(changed)
+    out: list[Claim] = [{
+        "paper": "pdl", "kind": "paper", "id": "pdl-fig10-256b-below-others",
+        "text": "PDL(256B) takes less time per update operation than OPU, IPU and IPL at every %ChangedByOneU_Op "
+                "(N = 1 and 5)",
+        "source": "PDL §5.2, Fig. 10 (\"PDL (256B) outperforms OPU, IPU, and IPL\"; the text gives no values)",
+        "paper_value": "below all four at every share",
+        "tolerance": f"exact: below each at all {points} points",
+        "ours": f"below at {points - len(above)}/{points} points"
+                + (": above or equal at " + ", ".join(f"{m} N={n} {c:g}%" for m, n, c in above[:6]) if above else ""),
+        "holds": not above,
+        "gap": None if not above else f"{len(above)} points at or above",
+        "why": None if not above else (
+            "Figure pdl/fig10: where one update changes much of a page, PDL(256B)'s differential passes 256 bytes at "
+            "once and the page is rewritten whole (Case 3), reading a base page and a differential page before; at "
+            + ", ".join(f"{m} N={n} {c:g}% ({t[(m, n)][changed.index(c)]:,.0f} against "
+                        f"{t[('PDL(256B)', n)][changed.index(c)]:,.0f} µs)" for m, n, c in above[:4]) + "."),
+    }]
+    top = changed.index(max(changed))
+    ratio = t[("PDL(2KB)", 1)][top] / t[("OPU", 1)][top]
+    ok = 1.0 < ratio <= SLIGHTLY_ABOVE
+    r2k, opu = get("PDL(2KB)", changed=changed[top]), get("OPU", changed=changed[top])
+    k2, ko = max(1, r2k["operations"]), max(1, opu["operations"])
+    out.append({
+        "paper": "pdl", "kind": "paper", "id": "pdl-fig10-2k-slightly-above-opu-at-100",
+        "text": f"At {changed[top]:g}% changed (N = 1), PDL(2KB)'s time is slightly larger than OPU's: as many writes, "
+                "more reads",
+        "source": "PDL §5.2, Fig. 10 (\"slightly larger than that of OPU\" at about 100%)",
+        "paper_value": "slightly above OPU",
+        "tolerance": f"PDL(2KB) over OPU above 1 and at most {SLIGHTLY_ABOVE:g} (ours: \"slightly\")",
+        "ours": f"{ratio:.3f}x OPU; reads {(r2k['read']['reads'] + r2k['write']['reads']) / k2:.2f} against "
+                f"{(opu['read']['reads'] + opu['write']['reads']) / ko:.2f}, programs "
+                f"{(r2k['read']['programs'] + r2k['write']['programs']) / k2:.2f} against "
+                f"{(opu['read']['programs'] + opu['write']['programs']) / ko:.2f} per operation",
+        "holds": ok,
+        "gap": None if ok else f"{ratio:.3f}x",
+        "why": None if ok else ("Figure pdl/fig10: the chip operations per update at this point are in 'ours'; the "
+                                "ratio is their price at Table 1's timing."),
+    })
+    return out
+
+
+def _reading(ns: list[float], get: Any, figures: dict[str, Figure], claims: list[Claim], notes: list[str]) -> None:
+    """Fig. 9 under the other reading of "randomly selected" changed bytes,
+    and footnote 19's obsolete bits in memory."""
+    pdls = ("PDL(2KB)", "PDL(256B)")
+    series = {f"{m}, {label}": [_per_op(get(m, n=n, variant=v))["overall"] for n in ns]
+              for m in pdls for label, v in (("following", ""), ("random offsets", "random"))}
+    series["OPU"] = [_per_op(get("OPU", n=n))["overall"] for n in ns]
+    figures["pdl/fig9-reading"] = {
+        "title": "Fig. 9 under both readings of the changed bytes: each update's run following the last on its "
+                 "page (the report's) or at a random offset",
+        "x_label": "N_updates_till_write", "y_label": "µs per update operation", "x": [float(n) for n in ns],
+        "series": series, "log_x": False, "log_y": True,
+    }
+    notes.append(
+        "Which bytes an update changes: §5.1 says only that \"the portion of data to be changed is randomly "
+        "selected\". The report's runs start each page's first change at a random offset and each later change "
+        "right after the previous one on that page, so a differential grows linearly as footnote 17's analysis "
+        "assumes; figure pdl/fig9-reading runs the other reading (each change at its own random offset) beside it: "
+        + "; ".join(f"{k} at N=1 {v[0]:,.0f} µs, at N={ns[-1]:g} {v[-1]:,.0f} µs" for k, v in series.items()) + ".")
+    fold = {m: [_per_op(get(m, n=n))["overall"] / _per_op(get(m, n=n, variant="obsolete-in-memory"))["overall"]
+                for n in ns] for m in pdls}
+    top = max(max(v) for v in fold.values())
+    ok = abs(top - 2.0) <= FOLD_TOLERANCE * 2.0 and min(min(v) for v in fold.values()) >= 1.0 - 1e-9
+    claims.append({
+        "paper": "pdl", "kind": "paper", "id": "pdl-obsolete-bits-in-memory-up-to-2x",
+        "text": "Keeping the obsolete bits in memory instead of in the spare area makes PDL up to twice as fast",
+        "source": "PDL §6 and footnote 19 (\"up to two folds\"; not run in the paper)",
+        "paper_value": "up to 2x",
+        "tolerance": f"never slower, and the largest speed-up along Fig. 9 (both PDLs, every N) within "
+                     f"±{FOLD_TOLERANCE:.0%} of 2 (ours)",
+        "ours": "; ".join(f"{m}: " + ", ".join(f"{x:.2f}x" for x in v) + f" at N={', '.join(f'{n:g}' for n in ns)}"
+                          for m, v in fold.items()),
+        "holds": ok,
+        "gap": None if ok else f"largest {top:.2f}x",
+        "why": None if ok else (
+            "Setting a page obsolete is one spare-area program in the chip; with the bits in memory it is none. "
+            "The speed-up is the share of PDL's writing step those programs take: "
+            + "; ".join(f"{m} at N=1 programs {(get(m)['write']['programs']) / max(1, get(m)['operations']):.2f} "
+                        f"pages a write-back with the bits on flash, "
+                        f"{get(m, variant='obsolete-in-memory')['write']['programs'] / max(1, get(m, variant='obsolete-in-memory')['operations']):.2f} "
+                        "in memory" for m in pdls) + " (figure pdl/fig9-reading for the times along N)."),
+    })
+
+
+def _r2(xs: list[float], ys: list[float]) -> float:
+    """The share of the variance of `ys` a least-squares line in `xs`
+    explains."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx == 0 or syy == 0:
+        return 1.0 if syy == 0 else 0.0
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return sxy * sxy / (sxx * syy)
 
 
 def _near(ours: float, paper: float) -> bool:
@@ -492,22 +673,36 @@ def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int
             "more pages per erase. " + _room(get, shares, chip_pages)),
     })
     k = [i for i, n in enumerate(ns) if n <= BELOW_OPU_UP_TO]
-    rising = all(b >= a * (1 - TIE) for a, b in zip(t["PDL(256B)"], t["PDL(256B)"][1:]))
     below = all(t["PDL(256B)"][i] < t["OPU"][i] for i in k)
-    ok = rising and below
+    # "Approximately linearly ... approaches that of OPU": a line through
+    # the points below OPU, then OPU's level.
+    under = [i for i in range(len(ns)) if t["PDL(256B)"][i] < 0.95 * t["OPU"][i]]
+    r2 = _r2([ns[i] for i in under], [t["PDL(256B)"][i] for i in under]) if len(under) >= 3 else float("nan")
+    slope_up = len(under) >= 2 and t["PDL(256B)"][under[-1]] > t["PDL(256B)"][under[0]]
+    linear = r2 >= LINEAR_R2 and slope_up
+    ok = linear and below
     out.append({
         "paper": "pdl", "kind": "paper", "id": "pdl-fig9-256b-towards-opu",
-        "text": f"PDL(256B)'s time rises about linearly with N_updates_till_write towards OPU's, below it up to "
-                f"N={BELOW_OPU_UP_TO}",
-        "source": "PDL §5.2, Fig. 9",
-        "paper_value": "rising towards OPU, below it",
-        "tolerance": f"never falls by more than {TIE:.0%} from one N to the next, and below OPU at every "
+        "text": "PDL(256B)'s time rises about linearly with N_updates_till_write until it reaches OPU's, below OPU "
+                f"up to N={BELOW_OPU_UP_TO}",
+        "source": "PDL §5.2, Fig. 9 (\"increases approximately linearly ... approaches that of OPU\")",
+        "paper_value": "linear rise towards OPU, below it",
+        "tolerance": f"over the N where it is more than 5% below OPU (at least three), a least-squares line rising "
+                     f"with N explains at least {LINEAR_R2:.0%} of the variance (R²; ours), and below OPU at every "
                      f"N <= {BELOW_OPU_UP_TO}",
         "ours": f"{', '.join(f'{v:,.0f}' for v in t['PDL(256B)'])} µs at N={', '.join(f'{n:g}' for n in ns)} "
-                f"(OPU {', '.join(f'{v:,.0f}' for v in t['OPU'])})",
+                f"(OPU {', '.join(f'{v:,.0f}' for v in t['OPU'])}); R² {r2:.2f} over N="
+                + ", ".join(f"{ns[i]:g}" for i in under),
         "holds": ok,
-        "gap": None if ok else ("not rising" if not rising else f"at or above OPU at N <= {BELOW_OPU_UP_TO}"),
-        "why": None if ok else "Figure pdl/fig9: " + counts("PDL(256B)") + "; " + counts("OPU") + ".",
+        "gap": None if ok else "; ".join(([f"R² {r2:.2f}" + ("" if slope_up else ", not rising")] if not linear
+                                          else []) + ([f"at or above OPU at N <= {BELOW_OPU_UP_TO}"] if not below
+                                                      else [])),
+        "why": None if ok else (
+            "Figure pdl/fig9: " + counts("PDL(256B)") + "; " + counts("OPU") + ". A 2% change is 41 bytes and our changed runs follow one another on a page, so a write-back of N "
+            "updates grows the differential by 41·N bytes and the page is rewritten whole (Case 3) once it passes "
+            "Max_Differential_Size, 256 bytes: a page takes floor(256 / (41·N)) differential writes between two "
+            "whole-page writes (6, 3, 2, 1, 1, then 0 from N = 6), a step function of N that the cost follows "
+            "(figure pdl/fig9-reading shows the random reading beside it)."),
     })
     return out
 
@@ -532,7 +727,9 @@ def _tpcc(mode: str, quiet: bool, figures: dict[str, Figure], claims: list[Claim
     with progress.bar(len(keys), "pdl: TPC-C on each flash store", quiet=quiet) as bar, \
             ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = {k: pool.submit(_native.workload_on_flash, "tpcc", dict(params), TPCC_METHODS[k[0]], blocks, k[1],
-                                  page_size=TPCC_PAGE, spare_size=128, logical_pages=logical) for k in keys}
+                                  page_size=TPCC_PAGE, spare_size=128, logical_pages=logical,
+                                  warmup_erases=round(TPCC_WARMUP * blocks),
+                                  max_warmup_steps=int(cfg["max_warmup"]) * int(cfg["transactions"])) for k in keys}
         for k, fut in futures.items():
             out[k] = fut.result()
             bar.advance()
@@ -562,9 +759,9 @@ def _tpcc(mode: str, quiet: bool, figures: dict[str, Figure], claims: list[Claim
             f"{m} at {f:,} pages is {r:.2f}x PDL(256B)'s time: {m} {ops(m, f)} against PDL(256B)'s {ops('PDL(256B)', f)}"
             for (r, m, f), p in zip(ends, (1.2, 6.1)) if not _near(r, p))
         erased = sum(out[("PDL(256B)", f)]["run"]["erases"] for f in buffers)
-        why += (" (figure pdl/fig14). " + ("PDL(256B) erased nothing in these runs: they end before collection "
-                "starts, so the ratios are of collection-free runs, where the paper's are at steady state."
-                if erased == 0 else "These are the operations that set the ends of the range."))
+        why += (" (figure pdl/fig14). " + ("PDL(256B) erased nothing while measured: its warm-up did not reach "
+                "collection (note below)." if erased == 0 else "These are the operations that set the ends of the "
+                "range."))
         why = why[0].upper() + why[1:]
     claims.append({
         "paper": "pdl", "kind": "paper", "id": "pdl-tpcc",
@@ -579,11 +776,35 @@ def _tpcc(mode: str, quiet: bool, figures: dict[str, Figure], claims: list[Claim
         "gap": None if ok else f"{lo:.2f}-{hi:.2f}x against 1.2-6.1x",
         "why": why,
     })
+    wrong = [f for f in buffers
+             if sorted(TPCC_METHODS, key=lambda m: -per_txn[(m, f)]) != PAPER_TPCC_ORDER]
+    claims.append({
+        "paper": "pdl", "kind": "paper", "id": "pdl-tpcc-order",
+        "text": "TPC-C: the I/O time per transaction is ordered IPL(64KB) > IPL(18KB) > OPU > PDL(2KB) > PDL(256B) "
+                "at every buffer size",
+        "source": "PDL §5.2, Fig. 14 (the order as the text states it)",
+        "paper_value": " > ".join(PAPER_TPCC_ORDER).replace("16KB", "18KB"),
+        "tolerance": f"exact order at each of the {len(buffers)} buffer sizes (our IPL(16KB) stands for IPL(18KB))",
+        "ours": "; ".join(f"{f:,} pages: " + " > ".join(sorted(TPCC_METHODS, key=lambda m: -per_txn[(m, f)]))
+                          for f in buffers),
+        "holds": not wrong,
+        "gap": None if not wrong else "another order at " + ", ".join(f"{f:,} pages" for f in wrong),
+        "why": None if not wrong else (
+            "Figure pdl/fig14: per transaction at " + "; ".join(
+                f"{f:,} pages " + ", ".join(f"{m} {per_txn[(m, f)]:.2f} ms" for m in TPCC_METHODS) for f in wrong[:2])
+            + ". The order follows each method's reads, programs and erases per transaction (note below)."),
+    })
     erases = {m: sum(out[(m, f)]["run"]["erases"] for f in buffers) for m in TPCC_METHODS}
+    warm = {m: min(out[(m, f)]["warmup_erases"] / blocks for f in buffers) for m in TPCC_METHODS}
     notes.append(f"TPC-C (Fig. 14): 1 warehouse, {db_pages:,} pages of 4 KiB after loading, {cfg['transactions']:,} "
                  f"transactions a point, on a chip of {blocks:,} blocks of 64 pages ({logical:,} logical pages). "
                  "The time is the chip's while the transactions run, with the final flush of the pages they "
-                 "dirtied; loading is not counted. Erases while running, summed over the buffer sizes: "
-                 + ", ".join(f"{m} {e:,}" for m, e in erases.items())
-                 + (". OPU and PDL erase nothing at this length: their collection had not started, so the "
-                    "quick figure shows them without it." if mode == "quick" and erases["OPU"] == 0 else "."))
+                 f"dirtied; loading is not counted, and before measuring, transactions run unmeasured until the "
+                 f"chip has erased {TPCC_WARMUP:g} block per block, or for {cfg['max_warmup']}x the measured "
+                 "transactions; erases per block the warm-up reached (least over the buffer sizes): "
+                 + ", ".join(f"{m} {w:.2f}" for m, w in warm.items())
+                 + (". Below 1, that method's collection was not yet in its steady state when measured: the "
+                    "relation takes a quarter of the chip, and at these buffer sizes a transaction writes too few "
+                    "pages to fill the rest within the warm-up" if min(warm.values()) < TPCC_WARMUP else "")
+                 + ". Erases while measuring, summed over the buffer sizes: "
+                 + ", ".join(f"{m} {e:,}" for m, e in erases.items()) + ".")

@@ -17,5 +17,5 @@ mod store_run;
 mod terminals;
 
 pub use koltsidas::{hybrid_sequence, SequenceParams, SequenceResult, SequenceRun};
-pub use store_run::{run_on, StoreRun};
+pub use store_run::{run_on, StoreRun, Warmup};
 pub use terminals::{run_threads, ThreadedRun, PAGES_PER_TERMINAL};

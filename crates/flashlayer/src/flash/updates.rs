@@ -18,7 +18,8 @@
 //! on that page (wrapping at the page's end). The changed bytes are then
 //! new differences until the page is rewritten whole, so a differential
 //! grows linearly, as footnote 17 assumes. Runs at independent random
-//! offsets overlap more and more as a page accumulates changes: the union
+//! offsets ([`Placement::Random`], the other reading of the paper's words)
+//! overlap more and more as a page accumulates changes: the union
 //! approaches the whole page only slowly, a differential then averages
 //! about 84% of a 2 KB page instead of half, the live data of PDL(2KB)
 //! fills a chip twice the database's size (the paper's 1 GB on 2 GB), and
@@ -63,8 +64,24 @@ pub struct UpdateParams {
     /// (IPL with a large log area under light updates) still finishes;
     /// the report says how far warm-up got. Default: 2,000,000.
     pub max_warmup_operations: u64,
+    /// Where an update's run of changed bytes starts. Default:
+    /// [`Placement::Following`].
+    pub placement: Placement,
     /// Seed of page choice and changed bytes. Default: 0.
     pub seed: u64,
+}
+
+/// Where each update's run of changed bytes starts on its page (the paper:
+/// "the portion of data to be changed is randomly selected").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Right after the previous update's run on that page (the page's first
+    /// run at a random offset): a differential grows linearly until it
+    /// covers the page, as the paper's analysis (footnote 17) assumes.
+    #[default]
+    Following,
+    /// At an offset drawn uniformly for every update.
+    Random,
 }
 
 impl Default for UpdateParams {
@@ -76,6 +93,7 @@ impl Default for UpdateParams {
             changed_share: 0.02,
             warmup_erases_per_block: 10.0,
             max_warmup_operations: 2_000_000,
+            placement: Placement::Following,
             seed: 0,
         }
     }
@@ -212,6 +230,9 @@ pub fn run<C: ChipAccess>(store: &mut FlashStore<C>, p: &UpdateParams) -> Result
         }
         ranges.clear();
         for _ in 0..p.updates_till_write {
+            if p.placement == Placement::Random {
+                cursor[l as usize] = rng.random_range(0..ps) as u32;
+            }
             change_run(
                 &mut rng,
                 &mut page,

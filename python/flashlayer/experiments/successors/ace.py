@@ -176,7 +176,7 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
             if len(counts.off) > before:
                 rows_off.add((b, v))
     claims.append({
-        "paper": "successors",
+        "paper": "ace",
         "kind": "ours",
         "id": "successors-ace-simulator-counts",
         "text": "On ACE's four workloads, LRU, CFLRU and LRU-WSR, each alone, under ACE and under ACE evicting "
@@ -212,8 +212,8 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
     # workload (LRU), interpolated between the powers of two.
     ssd_k = _effective(model, {w: reduction(*ACE_PUBLISHED[w]["LRU"]) for w in ACE_WORKLOADS})
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "ace",
+        "kind": "paper",
         "id": "successors-ace-runtime",
         "text": "ACE cuts the runtime of LRU, CFLRU and LRU-WSR on ACE's four workloads (up to 30.0% on the "
         "write-intensive one: LRU 865 → 606 s); ours: the cut in the model's cost with the authors' "
@@ -274,8 +274,8 @@ def second_device(ace: AceRuns, figures: dict[str, Figure], claims: list[Claim])
             for name, _ in ACE_SECOND_VARIANTS)
 
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "ace",
+        "kind": "paper",
         "id": "successors-ace-runtime-second-device",
         "text": "On a second device ACE cuts the runtime of LRU, CFLRU and LRU-WSR on ACE's four workloads, "
         "writing the next dirty pages (COW-Xa) or only those among the 8 pages nearest eviction (COW-a); ours: "
@@ -360,8 +360,8 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
     effective = {g: _matching_k(groups[g][best[g]], v) for g, v in ACE_HEADLINE.items()}
     ssd = ace.ssd_k.values()
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "ace",
+        "kind": "paper",
         "id": "successors-ace-abstract-runtime",
         "text": "ACE's counterparts of LRU, CFLRU and LRU-WSR lower runtime by up to 32.1% on mixed workloads and "
         "33.8% on write-intensive TPC-C transactions (in PostgreSQL); ours: the largest cut in the model's cost "
@@ -416,8 +416,8 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
                          for g, what in [growth(pts, key)])
 
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "ace",
+        "kind": "paper",
         "id": "successors-ace-negligible-increase",
         "text": "ACE's counterparts of LRU, CFLRU and LRU-WSR increase total disk writes and buffer misses "
         "negligibly; ours: ACE (8 pages written at once) against each policy alone on ACE's four workloads and "
@@ -496,8 +496,8 @@ def asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
             and all(abs(o / p - 1) <= ACE_NORMALIZED_TOLERANCE for n, theirs in ACE_NORMALIZED.items()
                     for o, p in zip(ratios[(w, n)], theirs, strict=True))]
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "ace",
+        "kind": "paper",
         "id": "successors-ace-normalized-io",
         "text": "ACE's I/O cost against the classical policy's falls as the write asymmetry α grows when it writes "
         "α pages at once on a device serving α, the next α − 1 dirty pages (COW-X(α)) or those among the next "

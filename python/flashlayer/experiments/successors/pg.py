@@ -175,27 +175,32 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
                     "log_x": True,
                 }
     shares = {n: sum(v) / len(v) for n, v in fewest.items()}
-    losers = [n for n, s in shares.items() if s <= 0.5]
+    # "Overall": WATT's misses against each rival's, averaged over every
+    # trace and size as the talk's per-ratio graphs are read together.
+    overall = {n: sum(w / o for w, o in zip(variants["WATT"], variants[n], strict=True)) / len(points) - 1
+               for n in WATT_RIVALS}
+    losers = [n for n, d in overall.items() if d > 0]
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "watt",
+        "kind": "paper",
         "id": "successors-watt-fewest-misses",
         "text": "WATT overall has fewer misses than LRU, LRU-2, 2Q, ARC, CLOCK and LFU, though a strategy may "
         "beat it at some sizes",
-        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, §6 (the talk's transcript, leanstore/leanstore "
-        "VLDB2023/presentation_transcript.md)",
-        "paper_value": "fewer misses than any other strategy overall",
-        "tolerance": "against each strategy, at most its misses at more than half of the 9 points (3 traces x "
-        "1%, 3%, 10%)",
-        "ours": "at most each one's misses at " + ", ".join(f"{n} {s:.0%}" for n, s in shares.items())
-        + " of the points",
+        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, §6 (the talk: \"even if there are some parts where a "
+        "specific strategy produces less misses than watt, WATT overall generates less misses than any other "
+        "strategy\"; leanstore/leanstore VLDB2023/presentation_transcript.md)",
+        "paper_value": "fewer misses than each other strategy overall (a direction: no values stated)",
+        "tolerance": f"against each strategy, WATT's misses over its, averaged over the {len(points)} points (3 "
+                     "traces x 1%, 3%, 10%), below 1",
+        "ours": "WATT's misses against each one's, on average: " + ", ".join(f"{n} {d:+.1%}" for n, d in overall.items())
+        + "; at most each one's at " + ", ".join(f"{n} {s:.0%}" for n, s in shares.items()) + " of the points",
         "holds": not losers,
-        "gap": None if not losers else "not at most half the points against " + ", ".join(losers),
+        "gap": None if not losers else "more misses overall than " + ", ".join(losers),
         "why": None if not losers else _fewest_why(losers, variants, points, figures),
     })
     claims.append({
-        "paper": "successors",
-        "kind": "ours",
+        "paper": "watt",
+        "kind": "paper",
         "id": "successors-watt-write-tradeoff",
         "text": "With its write weight WATT trades misses for writes better than CFLRU (any window), LRU-WSR and "
         "LRU: some weight gives no more misses and no more writes than each of them",

@@ -52,7 +52,7 @@ def simulator(traces_dir: Path, authors: Path, figures: dict[str, Figure], claim
             },
         }
     claims.append({
-        "paper": "successors",
+        "paper": "watt",
         "kind": "ours",
         "id": "successors-watt-simulate",
         "text": "WATT (forgetting evicted pages' histories, and keeping one buffer's worth), LRU, CFLRU and "
