@@ -102,6 +102,10 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
         for i, (name, ys) in enumerate(series.items()):
             xs = [x - 0.4 + width * (i + 0.5) for x in fig["x"]]
             ax.bar(xs, ys, width=width, label=name)
+            if name in fig.get("paper", {}):
+                # The paper's values: hollow markers on their bars.
+                ax.plot(xs, [math.nan if y is None else y for y in fig["paper"][name]], linestyle="none",
+                        marker="o", markersize=8, fillstyle="none", color="black", label=f"{name} (paper)")
         ax.set_xticks(fig["x"], fig["categories"])
     else:
         long = len(fig["x"]) > 50

@@ -145,7 +145,7 @@ INVENTORY: dict[str, list[Stated]] = {
         {"where": "§6.3, Fig. 13", "result": "a larger interesting set helps when it is more than 70% read, not when "
          "it is updated more than 30% of the time", "claims": ["koltsidas-fig13-size-helps-only-when-read-mostly"]},
         {"where": "§6.3, Fig. 13", "result": "magnetic-only is comparable to the 60/40 mix; flash-only is much "
-         "slower", "claims": [], "reason": "the report runs Fig. 13 with hybrid placement only"},
+         "slower", "claims": ["koltsidas-fig13-single-disks"]},
         {"where": "§6.4, Fig. 14a", "result": "query set A: best at λ = 0.9, 21% below LRU",
          "claims": ["koltsidas-fig14-a-best-lambda-gain"]},
         {"where": "§6.4, Fig. 14b", "result": "query set B: best at λ = 0.5, 15% below LRU",
