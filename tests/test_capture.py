@@ -149,6 +149,29 @@ def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: P
     assert "R" in ops.get(rel["customer_by_name"], set())
 
 
+def test_capture_records_a_bank_run_of_a_fixed_number_of_transactions(tmp_path: Path) -> None:
+    """CASA's bank stand-in: TPC-B's transaction on skewed accounts, run
+    for the transactions asked, split over the clients."""
+    needs_capture()
+    out = tmp_path / "bank.flt"
+    p = run_cli("trace", "capture", "postgres", "--workload", "bank", "--scale", "1", "--skew", "20",
+                "--transactions", "400", "--clients", "2", "--out", str(out), "--json", check=True)
+    summary = json.loads(p.stdout)
+    assert summary["workload_name"] == "bank"
+    run = summary["workload"]
+    assert run[run.index("-t") + 1] == "200" and "-T" not in run
+    assert "skew=20.0" in run and run[-1].endswith("bank/transfer.sql")
+    ops = _ops_by_relation(out, tmp_path)
+    rel = summary["relations"]
+    for t in ("pgbench_accounts", "pgbench_tellers", "pgbench_branches", "pgbench_history"):
+        assert ops.get(rel[t]) == {"R", "W"}, t
+
+
+def test_capture_refuses_a_skew_of_zero() -> None:
+    p = run_cli("trace", "capture", "postgres", "--workload", "bank", "--skew", "0", "--out", "x.flt")
+    assert p.returncode == 2 and "--skew must be in > 0.0" in p.stderr
+
+
 def test_capture_records_tpch_queries_reading_every_table(tmp_path: Path) -> None:
     needs_capture()
     out = tmp_path / "tpch.flt"

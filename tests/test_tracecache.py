@@ -25,6 +25,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "pg15-tpcb-s150": {"scale": 1, "seconds": 2, "clients": 2},
     "pg15-tatp-1m": {"subscribers": 2_000, "seconds": 2, "clients": 2},
     "pg15-tpcc-w50": {"warehouses": 1, "seconds": 2, "clients": 2},
+    "pg15-tpcc-w20": {"warehouses": 1, "seconds": 2, "clients": 2},
     "pg15-tpch-sf05": {"scale_factor": 0.01},
 }
 
