@@ -319,8 +319,8 @@ def test_reproduce_quick_writes_report_with_figures_and_claims(tmp_path: Path) -
         (["trace", "gen", "zipf", "--alpha", "-1", "--out", "{dir}/z.flt"], ["--alpha must be in > 0.0"]),
         (["reproduce", "nosuchpaper", "--out", "{dir}/r"], ["unknown section 'nosuchpaper'"]),
         (["reproduce", "--quick", "--out", "{dir}/r", "--traces", "{dir}"],
-         ["cannot find the recorded traces linux61-tinyconfig-make.csv.gz, pg15-tatp-100k.csv.gz, "
-          "pg15-tpcb-s5.csv.gz, pg15-tpcc-sysbench-w2.csv.gz, pg15-tpch-sf0.1.csv.gz"]),
+         ["cannot find the recorded traces linux61-tinyconfig-make.csv.gz, pg15-bank-s100.csv.gz, "
+          "pg15-tatp-100k.csv.gz, pg15-tpcb-s5.csv.gz, pg15-tpcc-sysbench-w2.csv.gz, pg15-tpch-sf0.1.csv.gz"]),
         (["reproduce", "--quick", "--out", "{small}"], ["exists and is not a directory"]),
         (["bench", "policies", "--trace", "{bad}", "--repeat", "1"], ["bad.csv:3:"]),
         (["bench", "pool", "--threads", "4,2"], ["expected increasing thread counts, got '4,2'"]),
