@@ -8,7 +8,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from flashlayer.experiments.inventory import INVENTORY, PAPERS, status, tally
+from flashlayer.experiments.inventory import INVENTORY, PAPERS, count, status
 
 
 def account(claims: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -18,12 +18,13 @@ def account(claims: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     by_id = {c["id"]: c for c in claims}
     out: dict[str, dict[str, Any]] = {}
     for paper, stated in INVENTORY.items():
-        rows = []
+        rows, states = [], []
         for s in stated:
             state, ids = status(s, by_id)
             rows.append({**s, "status": state, "resolved": ids})
+            states.append(state)
         mine = [c for c in claims if c["paper"] == paper and c["kind"] == "paper"]
-        holding, checked = tally(paper, by_id)
+        holding, checked = count(states)
         out[paper] = {
             "title": PAPERS[paper],
             "stated": rows,
@@ -61,11 +62,9 @@ def inventory_html(papers: dict[str, dict[str, Any]], link: Callable[[str], str]
             if r["status"] == "not run":
                 continue
             claims = ", ".join(f"<a href='#claim-{html.escape(i)}'>{html.escape(i)}</a>" for i in r["resolved"])
-            cls = {"holds": "yes", "fails": "no", "not checked": "no"}[r["status"]]
+            cls = "yes" if r["status"] == "holds" else "no"
             note = f": {link(r['reason'])}" if r["status"] == "not checked" else ""
             parts.append(f"<tr><td>{html.escape(r['where'])}</td><td>{html.escape(r['result'])}</td><td>{claims}</td>"
-                         f"<td class='{cls}'>{html.escape(r['status'])}</td></tr>" if not note else
-                         f"<tr><td>{html.escape(r['where'])}</td><td>{html.escape(r['result'])}</td><td></td>"
                          f"<td class='{cls}'>{html.escape(r['status'])}{note}</td></tr>")
         parts.append("</table>")
     return "".join(parts)

@@ -211,17 +211,22 @@ def status(stated: Stated, claims: Mapping[str, Mapping[str, Any]]) -> tuple[str
     resolved to."""
     if not stated["claims"]:
         return "not checked", []
-    ids = [i for p in stated["claims"] for i in matching(p, list(claims))]
-    if len(ids) < len(stated["claims"]) or any(not matching(p, list(claims)) for p in stated["claims"]):
+    found = [matching(p, list(claims)) for p in stated["claims"]]
+    ids = [i for f in found for i in f]
+    if not all(found):
         return "not run", ids
     return ("holds" if all(claims[i]["holds"] for i in ids) else "fails"), ids
 
 
-def tally(paper: str, claims: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
-    """A paper's stated results that hold in a report whose claims by id
-    are `claims`, and how many it states; (0, 0) when the report ran none of
-    the paper's claims."""
-    states = [status(s, claims)[0] for s in INVENTORY[paper]]
+def count(states: Sequence[str]) -> tuple[int, int]:
+    """Of a paper's results' statuses, how many hold and how many the
+    report states; (0, 0) when it ran none of the paper's claims."""
     if not any(s in ("holds", "fails") for s in states):
         return 0, 0
     return states.count("holds"), sum(1 for s in states if s != "not run")
+
+
+def tally(paper: str, claims: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
+    """A paper's stated results that hold in a report whose claims by id
+    are `claims`, and how many it states (:func:`count`)."""
+    return count([status(s, claims)[0] for s in INVENTORY[paper]])

@@ -17,8 +17,7 @@ pub struct StoreRun {
     pub db_pages: u64,
     /// The store's I/O while loading (the load's dirty pages flushed).
     pub load: IoStats,
-    /// Warm-up steps run after loading and not measured, and the store's
-    /// erases while they ran.
+    /// Warm-up steps run after loading and not measured.
     pub warmup_steps: u64,
     /// Erases during the warm-up.
     pub warmup_erases: u64,
