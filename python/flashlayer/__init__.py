@@ -12,6 +12,10 @@ The Python front of a Rust engine. Typical use::
     rows = flashlayer.sweep("trace.flt", ["lru", "arc"], ["1%", "5%", 2000],
                             device=["ratio:1:1", "ratio:1:64"])
 
+    r = flashlayer.simulate([(1, "R"), (2, "W"), (1, "R")], "lru", 2)
+    cache = flashlayer.Cache("cflru", 100, device="ratio:1:64")
+    hit = cache.request(42, write=True)
+
 A policy, a store, a hierarchy scheme: each is a spec of one grammar,
 ``NAME[:KEY=VALUE,...]``; ``table(kind)`` lists the names, keys and
 defaults the engine knows.
@@ -38,11 +42,15 @@ from flashlayer._native import (
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
 from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
+from flashlayer.requests import Cache, generate, trace_of
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
 from flashlayer.grid import sweep_grid
 
 __all__ = [
+    "Cache",
+    "generate",
+    "trace_of",
     "DeviceInfo",
     "GenReport",
     "Preset",

@@ -22,25 +22,31 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from os import PathLike
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
 from flashlayer.checks import distinct, items, whole_or_none
 from flashlayer.results import SimResult
 
-TraceLike = str | PathLike[str] | Trace
+#: A trace path, an open :class:`Trace`, or requests in memory (a list of
+#: ``(page, op)`` pairs, an array of pages, a pandas or pyarrow frame:
+#: :func:`flashlayer.requests.trace_of`).
+TraceLike = str | PathLike[str] | Trace | Sequence[tuple[int, str]] | Any
 BufferSpec = int | str
 J = TypeVar("J")
 
 
 def open_trace(trace: TraceLike, format: str | None = None, page_size: int | None = None) -> Trace:
-    """Returns `trace` if it is already open, else opens it."""
-    if isinstance(trace, Trace):
-        if format is not None or page_size is not None:
-            raise FlashlayerError("format and page_size apply when opening a path, not to an open Trace")
-        return trace
-    return Trace.open(os.fspath(trace), format=format, page_size=page_size)
+    """Returns `trace` if it is already open, opens it if it is a path,
+    else builds it from the requests in memory."""
+    if isinstance(trace, (str, PathLike)):
+        return Trace.open(os.fspath(trace), format=format, page_size=page_size)
+    if format is not None or page_size is not None:
+        raise FlashlayerError("format and page_size apply when opening a path, not to an open Trace or requests")
+    from flashlayer.requests import trace_of
+
+    return trace_of(trace)
 
 
 def resolve_buffer(spec: BufferSpec, distinct_pages: int) -> int:
@@ -80,7 +86,8 @@ def replacing(spec: str) -> str:
     return _native.canonical("store", spec.replace(",replace=off,", ",replace=on,", 1))
 
 
-def _annotate(r: SimResult, spec: BufferSpec, pages: int) -> SimResult:
+def annotate(r: SimResult, spec: BufferSpec, pages: int) -> SimResult:
+    """`r` with the buffer size as asked and as a share of `pages`."""
     r["buffer_spec"] = str(spec)
     r["buffer_share"] = r["buffer_pages"] / pages if pages else 0.0
     if "ssd_pages" in r:
@@ -136,7 +143,7 @@ def simulate(
     if not isinstance(trace, Trace):
         r["seconds"] = time.perf_counter() - start
         r["requests_per_second"] = r["requests"] / r["seconds"] if r["seconds"] > 0 else 0.0
-    return _annotate(r, buffer, t.pages)
+    return annotate(r, buffer, t.pages)
 
 
 def sweep(
@@ -191,7 +198,7 @@ def sweep(
             last = n
 
         r = _native.replay(t, policy, pages, store, series_every, flush_at_end, tick)
-        _annotate(r, spec, t.pages)
+        annotate(r, spec, t.pages)
         if on_done is not None:
             on_done(r)
         return r

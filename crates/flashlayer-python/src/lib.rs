@@ -22,6 +22,7 @@ macro_rules! add_functions {
 pub(crate) use add_functions;
 
 mod bound;
+mod cache;
 mod curve;
 mod flash;
 mod hybrid;
@@ -253,6 +254,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlayerError", m.py().get_type::<FlashlayerError>())?;
     m.add("TIER_DRAM_POLICY", flashlayer::tier::DEFAULT_DRAM_POLICY)?;
     trace::register(m)?;
+    cache::register(m)?;
     workload::register(m)?;
     spec::register(m)?;
     flash::register(m)?;

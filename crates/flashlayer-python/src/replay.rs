@@ -59,7 +59,14 @@ pub fn replay<'py>(
     let (r, seconds) = timed(py, progress, |cb| {
         sim::replay(&trace.flt, &spec, buffer, &store, &opts, cb)
     })?;
-    row(py, trace, &spec, &store, r, seconds)
+    row(
+        py,
+        &trace.source.display().to_string(),
+        &spec,
+        &store,
+        r,
+        seconds,
+    )
 }
 
 /// Whether a replay of `policy` over `store` on `trace` would start: the
@@ -86,9 +93,11 @@ pub fn check(
         .map_err(err)
 }
 
-fn row<'py>(
+/// The row of a run: the metrics of every store, the kind's fields, and
+/// what ran on what.
+pub(crate) fn row<'py>(
     py: Python<'py>,
-    trace: &Trace,
+    trace: &str,
     policy: &PolicySpec,
     store: &StoreSpec,
     r: Replayed,
@@ -102,7 +111,7 @@ fn row<'py>(
         &r.metrics,
         seconds,
     )?;
-    d.set_item("trace", trace.source.display().to_string())?;
+    d.set_item("trace", trace)?;
     d.set_item("store", store.to_string())?;
     d.set_item("store_name", store.name())?;
     d.set_item("flush_at_end", r.flushed_at_end)?;

@@ -49,6 +49,38 @@ impl Trace {
         Ok(Trace { flt, source: name })
     }
 
+    /// A trace of the requests `pages` (little-endian `u64`s) with
+    /// `writes` (one byte each, non-zero for a write), built in memory;
+    /// `name` is what it goes by in rows and errors. The Python side's
+    /// `flashlayer.trace_of` makes these from arrays, pairs or frames.
+    #[staticmethod]
+    fn from_words(py: Python<'_>, pages: &[u8], writes: &[u8], name: PathBuf) -> PyResult<Self> {
+        if pages.len() != 8 * writes.len() {
+            return Err(crate::FlashlayerError::new_err(format!(
+                "{} pages but {} write flags",
+                pages.len() / 8,
+                writes.len()
+            )));
+        }
+        let flt = py
+            .detach(|| {
+                let mut w =
+                    flashlayer::trace::FltWriter::new(std::io::Cursor::new(Vec::new()), &name)?;
+                let (words, _) = pages.as_chunks::<8>();
+                for (p, &wr) in words.iter().zip(writes) {
+                    let op = if wr != 0 {
+                        flashlayer::types::Op::Write
+                    } else {
+                        flashlayer::types::Op::Read
+                    };
+                    w.push(u64::from_le_bytes(*p), op)?;
+                }
+                Flt::from_bytes(w.finish()?.into_inner(), &name)
+            })
+            .map_err(err)?;
+        Ok(Trace { flt, source: name })
+    }
+
     /// The path the trace was opened from.
     #[getter]
     fn path(&self) -> PathBuf {

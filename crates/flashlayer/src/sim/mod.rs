@@ -14,7 +14,7 @@ mod store;
 pub use crate::policy::{with_online_policy, WithPolicy};
 pub use simulator::{with_policy, Simulator};
 pub use store::{
-    check, is_database_file, replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Opens, Pooled,
-    ReplayOptions, Replayed, Run, Simulated, StoreKind, StoreSpec, Tier, Via, Writes,
-    DATABASE_MARK, FLASH_PAGE, STORES,
+    check, is_database_file, replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Live, Opens,
+    Pooled, ReplayOptions, Replayed, Run, Simulated, Stepper, StoreKind, StoreSpec, Tier, Via,
+    Writes, DATABASE_MARK, FLASH_PAGE, STORES,
 };

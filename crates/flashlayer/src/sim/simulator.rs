@@ -75,6 +75,18 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
         self.d.metrics()
     }
 
+    /// The page numbers, to extend as new pages arrive (a replay fed one
+    /// request at a time, [`super::Live`]).
+    pub fn numbers_mut(&mut self) -> &mut N {
+        self.frames.numbers_mut()
+    }
+
+    /// Tells a policy that groups pages by number the numbers of dense ids
+    /// `0..pages` ([`Simulator::run_flt`] does this first).
+    pub fn learn_numbers(&mut self, pages: usize) {
+        self.d.learn_numbers(&self.frames, pages);
+    }
+
     /// Serves one request; returns whether it hit.
     #[inline]
     pub fn request(&mut self, page: DenseId, op: Op) -> Result<bool> {
@@ -143,7 +155,7 @@ impl<P: Policy, S: PageStore, N: PageNumbers> Simulator<P, S, N> {
         trace: &Flt,
         progress: &mut dyn FnMut(u64) -> Result<()>,
     ) -> Result<()> {
-        self.d.learn_numbers(&self.frames, trace.pages());
+        self.learn_numbers(trace.pages());
         let mut done = 0u64;
         for chunk in trace.request_bytes().chunks(4 * CHUNK) {
             self.run_bytes(chunk)?;

@@ -123,6 +123,13 @@ impl<W: Write + Seek> FltWriter<W> {
         Ok(self)
     }
 
+    /// Gives `page` the next dense id without a request, if it has none
+    /// yet (a trace whose pages are known before its requests: a
+    /// request-at-a-time replay's universe).
+    pub fn declare(&mut self, page: PageId) -> Result<DenseId> {
+        self.remap.dense(page)
+    }
+
     /// Whether byte ranges are written.
     pub fn has_bytes(&self) -> bool {
         self.bytes.is_some()

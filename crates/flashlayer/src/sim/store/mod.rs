@@ -18,6 +18,7 @@ mod file;
 mod flash;
 mod ftl;
 mod hybrid;
+mod live;
 mod tier;
 
 pub use claim::{is_database_file, MARK as DATABASE_MARK};
@@ -26,6 +27,7 @@ pub use file::File;
 pub use flash::{Flash, FLASH_PAGE};
 pub use ftl::Ftl;
 pub use hybrid::Hybrid;
+pub use live::{Live, Stepper};
 pub use tier::Tier;
 
 use super::simulator::{capacity, with_policy, Simulator, CHUNK};
@@ -63,7 +65,7 @@ fn batched_device(g: &Given, key: &str) -> Result<DeviceModel> {
 /// A kind of store as the grammar knows it: its entry of [`STORES`], its
 /// parameters read from a parsed spec, its canonical spec (`Display`,
 /// every parameter written out) and what it reports.
-pub trait Kind: Opens + Clone + fmt::Debug + fmt::Display + PartialEq {
+pub trait Kind: Opens + Clone + fmt::Debug + fmt::Display + PartialEq + Send + 'static {
     /// Its entry of [`STORES`]: name, description, keys with defaults.
     const ENTRY: Entry;
 
@@ -90,7 +92,7 @@ pub trait Kind: Opens + Clone + fmt::Debug + fmt::Display + PartialEq {
 /// What a replay opens, and how the policy drives it.
 pub trait Opens {
     /// The page store.
-    type Store: PageStore;
+    type Store: PageStore + Send + 'static;
     /// The simulator, or a real buffer pool.
     type Via: Via;
     /// A pool numbers the store's pages by dense id rather than by the
@@ -130,6 +132,10 @@ pub trait Via {
     /// Drives `policy` over the store through the run's trace; returns
     /// the metrics and the store.
     fn drive<P: Policy, K: Opens>(d: Drive<'_, '_, K>, policy: P) -> Result<(Metrics, K::Store)>;
+
+    /// Opens `kind`'s store for requests fed one at a time ([`Live`]) with
+    /// the run's policy at `capacity` pages.
+    fn live<K: Kind>(kind: &K, run: &mut Run<'_>, capacity: usize) -> Result<Box<dyn Stepper>>;
 }
 
 /// The trace simulator ([`Simulator`]): a store without data, the trace's
@@ -154,6 +160,10 @@ impl Via for Simulated {
             sim.metrics()
         };
         Ok((m, sim.into_parts().1))
+    }
+
+    fn live<K: Kind>(kind: &K, run: &mut Run<'_>, capacity: usize) -> Result<Box<dyn Stepper>> {
+        live::stepping(kind, run, capacity)
     }
 }
 
@@ -201,6 +211,14 @@ impl Via for Pooled {
         pool.flush()?;
         let m = pool.metrics();
         Ok((m, pool.close()?))
+    }
+
+    /// Refused before: [`Live::new`] opens only stores without data.
+    fn live<K: Kind>(_: &K, _: &mut Run<'_>, _: usize) -> Result<Box<dyn Stepper>> {
+        Err(Error::invalid(format!(
+            "a {} store runs through a buffer pool, not one request at a time",
+            K::ENTRY.name
+        )))
     }
 }
 
@@ -321,6 +339,12 @@ macro_rules! stores {
 
             fn replay(&self, run: &mut Run<'_>) -> Result<(Metrics, Fields)> {
                 match self { $(StoreKind::$variant(k) => k.replay(run),)* }
+            }
+
+            fn live(&self, run: &mut Run<'_>, capacity: usize) -> Result<Box<dyn Stepper>> {
+                match self {
+                    $(StoreKind::$variant(k) => <<$ty as Opens>::Via as Via>::live(k, run, capacity),)*
+                }
             }
         }
 
