@@ -38,6 +38,7 @@ from flashlayer._native import (
     canonical,
     formats,
     presets,
+    register_policy,
     table,
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
@@ -49,6 +50,7 @@ from flashlayer.grid import sweep_grid
 
 __all__ = [
     "Cache",
+    "register_policy",
     "generate",
     "trace_of",
     "DeviceInfo",

@@ -222,15 +222,17 @@ def render_results(results: Any, path: Path, title: str = "") -> int:
 
 
 def render_curve(curve: dict[str, Any], path: Path, title: str = "") -> int:
-    """An LRU curve (``flashlayer curve``): miss ratio, write-backs and the
-    virtual time on each device against buffer size. Returns the panels."""
+    """A cost curve (``flashlayer curve``, LRU's or a policy's): miss ratio,
+    write-backs and the virtual time on each device or store against buffer
+    size. Returns the panels."""
     xs = curve["sizes"]
     f, axes = plt.subplots(1, 3, figsize=(15, 4), dpi=110, squeeze=False)
     unit = curve.get("cost_unit", "")
     scale, vt_label = (1e6, "virtual time (s)") if unit == "us" else (1.0, f"virtual time ({unit or 'cost'})")
-    panels = [("miss ratio", {"LRU": curve["miss_ratio"]}), ("dirty write-backs", {"LRU": curve["writebacks"]}),
+    who = curve.get("policy", "LRU")
+    panels = [("miss ratio", {who: curve["miss_ratio"]}), ("dirty write-backs", {who: curve["writebacks"]}),
               (vt_label, {d: [v / scale for v in vs] for d, vs in curve["virtual_time"].items()})]
-    how = "exact" if curve.get("exact") else "sampled (SHARDS)"
+    how = "exact" if curve.get("exact") else ("sampled (MINISIM)" if "policy" in curve else "sampled (SHARDS)")
     for ax, (label, series) in zip(axes[0], panels):
         for i, (name, ys) in enumerate(series.items()):
             ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=3, linewidth=1.4, label=name)

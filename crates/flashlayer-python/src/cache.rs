@@ -67,7 +67,7 @@ impl Cache {
         let start = Instant::now();
         let hit = self.live().request(page, op(write)).map_err(err);
         self.busy += start.elapsed();
-        hit
+        crate::pypolicy::checked(hit)
     }
 
     /// Serves the requests of `pages` (little-endian `u64`s) and `writes`
@@ -103,7 +103,8 @@ impl Cache {
                 .collect::<flashlayer::Result<Vec<u8>>>()
         });
         self.busy += start.elapsed();
-        Ok(PyBytes::new(py, &hits.map_err(err)?))
+        let hits = crate::pypolicy::checked(hits.map_err(err))?;
+        Ok(PyBytes::new(py, &hits))
     }
 
     /// Distinct pages: declared, or met so far.

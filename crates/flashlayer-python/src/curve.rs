@@ -135,5 +135,6 @@ pub fn log_sizes(pages: u64, points: usize) -> PyResult<Vec<u64>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::add_functions!(m, [lru_curve, log_sizes]);
+    m.add("CURVE_POINTS", curve::DEFAULT_POINTS)?;
     Ok(())
 }

@@ -26,6 +26,7 @@ mod cache;
 mod curve;
 mod flash;
 mod hybrid;
+mod pypolicy;
 mod replay;
 mod spec;
 mod trace;
@@ -48,7 +49,8 @@ create_exception!(
 );
 
 pub(crate) fn err(e: flashlayer::Error) -> PyErr {
-    FlashlayerError::new_err(e.to_string())
+    // A Python policy's exception is the cause of the engine's error.
+    pypolicy::take_failure().unwrap_or_else(|| FlashlayerError::new_err(e.to_string()))
 }
 
 /// The argument `name` as a whole number of at least `lo`: a negative
@@ -198,7 +200,7 @@ pub(crate) fn call_back(
 pub(crate) fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
     match (r, failure) {
         (Err(_), Some(e)) => Err(e),
-        (r, _) => r.map_err(err),
+        (r, _) => pypolicy::checked(r.map_err(err)),
     }
 }
 
@@ -255,6 +257,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TIER_DRAM_POLICY", flashlayer::tier::DEFAULT_DRAM_POLICY)?;
     trace::register(m)?;
     cache::register(m)?;
+    pypolicy::register_module(m)?;
     workload::register(m)?;
     spec::register(m)?;
     flash::register(m)?;

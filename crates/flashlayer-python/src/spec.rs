@@ -87,8 +87,8 @@ fn spec_table(kind: &str) -> PyResult<&'static flashlayer::spec::Table> {
 #[pyfunction]
 fn table(kind: &str) -> PyResult<Vec<(&'static str, &'static str, Vec<ParamRow>)>> {
     Ok(spec_table(kind)?
-        .entries
-        .iter()
+        .all()
+        .into_iter()
         .map(|e| {
             let params = e
                 .params

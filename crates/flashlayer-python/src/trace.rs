@@ -81,6 +81,39 @@ impl Trace {
         Ok(Trace { flt, source: name })
     }
 
+    /// The requests to a spatial sample of the pages
+    /// (`flashlayer::curve::sample`): pages whose hash falls below `rate`,
+    /// or the `size` pages of smallest hash. Returns the sampled trace and
+    /// the share of the pages it holds.
+    #[pyo3(signature = (rate=None, size=None))]
+    fn sample(
+        &self,
+        py: Python<'_>,
+        rate: Option<f64>,
+        size: Option<usize>,
+    ) -> PyResult<(Trace, f64)> {
+        use flashlayer::curve::shards::Sampling;
+        let sampling = match (rate, size) {
+            (Some(r), None) => Sampling::Rate(r),
+            (None, Some(s)) => Sampling::Size(s),
+            _ => {
+                return Err(crate::FlashlayerError::new_err(
+                    "give a sampling rate or a sample size (one of them)",
+                ))
+            }
+        };
+        let s = py
+            .detach(|| flashlayer::curve::sample::sample(&self.flt, sampling))
+            .map_err(err)?;
+        Ok((
+            Trace {
+                flt: s.trace,
+                source: self.source.clone(),
+            },
+            s.rate,
+        ))
+    }
+
     /// The path the trace was opened from.
     #[getter]
     fn path(&self) -> PathBuf {

@@ -46,6 +46,7 @@
 //! The tests replay random traces through the simulator's LRU at every
 //! size and require equal counts.
 
+pub mod sample;
 pub mod shards;
 
 use crate::types::{DenseId, Op};

@@ -53,8 +53,10 @@ pub enum Sampling {
     Size(usize),
 }
 
+/// A page's place in the sample: it is sampled at rate `T/P` iff its hash
+/// is below `T` (a SplitMix64 finaliser of its dense id, modulo `P`).
 #[inline]
-fn hash(page: DenseId) -> u64 {
+pub fn hash(page: DenseId) -> u64 {
     let mut z = u64::from(page).wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
