@@ -32,6 +32,17 @@ HYBRID_ROW = "lru on a hybrid store (placement hybrid)"
 #: SSD: five times the buffer).
 TIER_SCHEMES = ("hypro", "tac", "face", "lc")
 TIER_SSD_FACTOR = 5
+#: Rows timing ``flashlayer curve --policy`` (a replay per size, one thread),
+#: on the whole trace and on a 1% sample: the policy and the sizes besides
+#: the benchmark's buffer (its miss ratio is the curve's there).
+CURVE_POLICY = "arc"
+CURVE_SIZES = [10_000, 20_000, 100_000, 200_000, 500_000]
+POLICY_CURVE_ROWS = {f"{CURVE_POLICY} curve, a replay at each of 6 sizes": None,
+                     f"{CURVE_POLICY} curve, MINISIM 1% (a replay at each of 6 sizes)": 0.01}
+#: The row timing a policy written in Python: LRU from an ordered dict
+#: (``flashlayer.requests.PythonLru``, registered as ``python-lru``).
+PYTHON_ROW = "python-lru (a policy written in Python)"
+
 #: Rows timing ``flashlayer curve`` (LRU at every size in one pass), exact
 #: and SHARDS-sampled at 1%, by their sampling rate.
 CURVE_ROWS = {"LRU curve, exact (every size, one pass)": None,
@@ -154,12 +165,28 @@ def _rows(policies: list[str], buffer_pages: int) -> list[_Row]:
 
         return _Row(name, replay)
 
+    def policy_curve_row(name: str, rate: float | None) -> _Row:
+        def replay(t: Trace) -> float:
+            from flashlayer.curves import policy_curve
+
+            c = policy_curve(t, CURVE_POLICY, sizes=[buffer_pages, *CURVE_SIZES], sample=rate, workers=1)
+            return float(c["miss_ratio"][0])
+
+        return _Row(name, replay)
+
+    def python_lru(t: Trace) -> float:
+        from flashlayer.requests import register_python_lru
+
+        return float(_native.replay(t, register_python_lru(), buffer_pages)["miss_ratio"])
+
     rows = [policy_row(p) for p in policies]
     if "lru" not in policies:
         return rows
     rows.append(_Row(HYBRID_ROW, hybrid))
     rows.extend(tier_row_of(s) for s in TIER_SCHEMES)
     rows.extend(curve_row(name, rate) for name, rate in CURVE_ROWS.items())
+    rows.extend(policy_curve_row(name, rate) for name, rate in POLICY_CURVE_ROWS.items())
+    rows.append(_Row(PYTHON_ROW, python_lru))
     return rows
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import OrderedDict
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -189,3 +190,30 @@ class Cache:
     def __repr__(self) -> str:
         return repr(self._c)
 
+
+
+class PythonLru:
+    """LRU written in Python, the protocol of ``register_policy`` at its
+    smallest: an ordered dict from least to most recently requested."""
+
+    def __init__(self, capacity: int) -> None:
+        self.order: OrderedDict[int, None] = OrderedDict()
+
+    def admit(self, page: int, write: bool) -> None:
+        self.order[page] = None
+
+    def hit(self, page: int, write: bool) -> None:
+        self.order.move_to_end(page)
+
+    def evict(self) -> int:
+        return self.order.popitem(last=False)[0]
+
+    def remove(self, page: int) -> None:
+        del self.order[page]
+
+
+def register_python_lru() -> str:
+    """Registers :class:`PythonLru` as ``python-lru`` (the benchmark's
+    Python policy); returns the name."""
+    _native.register_policy("python-lru", PythonLru, "LRU written in Python (flashlayer.requests.PythonLru)")
+    return "python-lru"
