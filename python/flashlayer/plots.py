@@ -68,8 +68,9 @@ def fit_title(f: Any, ax: Any, title: str, fontsize: float = 11) -> None:
 
 
 def render(fig: dict[str, Any], path: Path) -> None:
-    """Line plot of every series against ``x``, or grouped bars when the
-    figure names its x positions (``categories``); x is log-scaled if the
+    """Line plot of every series against ``x``, grouped bars when the
+    figure names its x positions (``categories``), or box plots when it
+    gives ``boxes`` (name to values); x is log-scaled if the
     figure says ``log_x``, or by default when the sizes span more than a
     factor of 20; y if it says ``log_y``. Long series (time series) are
     drawn without markers."""
@@ -96,6 +97,17 @@ def render_all(figures: dict[str, dict[str, Any]], folder: Path) -> None:
 def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
     """The figure :func:`render` saves, laid out: (figure, axes)."""
     f, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    if "boxes" in fig:
+        # One box per name over its values (a policy's reduction on each trace).
+        names = list(fig["boxes"])
+        ax.boxplot([fig["boxes"][n] for n in names], tick_labels=names, showmeans=True)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.tick_params(axis="x", labelrotation=45 if len(names) > 6 else 0)
+        ax.set_xlabel(fig["x_label"])
+        ax.set_ylabel(fig["y_label"])
+        ax.grid(True, axis="y", alpha=0.3)
+        fit_title(f, ax, fig["title"])
+        return f, ax
     series = fig["series"]
     if "categories" in fig:
         width = 0.8 / max(1, len(series))

@@ -322,11 +322,17 @@ def _html(done: list[tuple[str, dict[str, Any], float]], results: dict[str, Any]
     return "\n".join(parts)
 
 
-def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool = False) -> dict[str, Any]:
+def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool = False,
+                 baseline: str | None = None) -> dict[str, Any]:
     """``flashlayer report``: for each trace and store of a sweep's rows, virtual time and miss ratio against
-    buffer size, one series per policy, as PNGs and an HTML page; written
-    into a temporary folder and moved into place when complete. Returns
-    the figures."""
+    buffer size, one series per policy, as PNGs and an HTML page; with a
+    `baseline` policy, each policy's reductions against it as box plots
+    over the traces, with their table (:mod:`flashlayer.reductions`);
+    written into a temporary folder and moved into place when complete.
+    Returns the figures."""
+    from flashlayer.reductions import reductions
+
+    reduced, table = reductions(rows, baseline) if baseline is not None else ({}, [])
     ok = [r for r in rows if r.get("error") is None]
     failed = len(rows) - len(ok)
     groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
@@ -356,7 +362,19 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
                  f"<style>{CSS}</style></head><body><h1>flashlayer sweep: {_e(source)}</h1>",
                  f"<p class='meta'>{len(rows):,} cells, {failed:,} failed; flashlayer {_e(__version__)}. "
                  "One series per policy.</p><div class='figs'>"]
-        plots.render_all(figures, tmp / "figures")
+        plots.render_all({**reduced, **figures}, tmp / "figures")
+        if reduced:
+            parts.append(f"</div><h2>Reduction against {_e(baseline)}, over traces</h2><div class='figs'>")
+            for fid, fig in reduced.items():
+                parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
+                             f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
+            parts.append("</div><table><tr><th>store</th><th>buffer</th><th>metric</th><th>policy</th>"
+                         "<th>traces</th><th>median</th><th>mean</th><th>min</th><th>max</th></tr>")
+            for t in table:
+                parts.append("<tr>" + "".join(f"<td>{_e(t[k])}</td>" for k in ("store", "buffer", "metric", "policy",
+                                                                                 "traces"))
+                             + "".join(f"<td>{t[k]:+.1%}</td>" for k in ("median", "mean", "min", "max")) + "</tr>")
+            parts.append("</table><h2>Each trace</h2><div class='figs'>")
         for fid, fig in figures.items():
             parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
                          f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
@@ -371,4 +389,4 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
         (tmp / "index.html").write_text("\n".join(parts))
 
     write_folder(out, fill, force)
-    return figures
+    return {**reduced, **figures}

@@ -114,6 +114,12 @@ impl Trace {
         ))
     }
 
+    /// The requests as packed little-endian `u32` words (bit 31 set for a
+    /// write, bits 0..=30 the dense page id), for numpy.
+    fn words<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        pyo3::types::PyBytes::new(py, self.flt.request_bytes())
+    }
+
     /// The path the trace was opened from.
     #[getter]
     fn path(&self) -> PathBuf {

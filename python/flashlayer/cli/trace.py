@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, capture, progress
+from flashlayer.analyze import FIT_SHARE as FIT
+from flashlayer.analyze import WINDOWS
 from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     Parser,
@@ -35,6 +37,36 @@ def cmd_trace_stats(a: argparse.Namespace) -> None:
     for k, v in s.items():
         text = f"{v:.4f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
         print(f"{k.ljust(width)}  {text}")
+
+
+def cmd_trace_analyze(a: argparse.Namespace) -> None:
+    from flashlayer.analyze import analyze, plot
+
+    t = open_with_progress(a.trace, a.format, a.page_size, a.json)
+    with progress.bar(None, f"analyzing {Path(a.trace).name}", quiet=a.json):
+        r = analyze(t, a.windows)
+    r["trace"] = str(a.trace)
+    written = plot(r, Path(a.plot), a.force) if a.plot is not None else []
+    if a.json:
+        emit_json(r)
+        return
+    p = r["popularity"]
+    print(f"{a.trace}: {r['requests']:,} requests ({r['write_share']:.1%} writes), {r['distinct_pages']:,} pages, "
+          f"{r['first_references']:,} first references ({r['first_references'] / r['requests']:.1%})")
+    print(f"popularity: Zipf alpha {p['alpha']:.3f} (R² {p['r2']:.3f} over the {p['ranks_fitted']:,} hottest pages, "
+          f"{FIT:.0%} of the requests); hottest 20% of pages take {r['hot20_share']:.1%}")
+    for op, h in r["reuse_time"].items():
+        total = sum(h["count"]) or 1
+        cells = ", ".join(f"<{2 * lo:,}: {c / total:.0%}" for lo, c in zip(h["lower"], h["count"]) if c / total >= 0.05)
+        print(f"reuse time, {op}: {cells or 'none'} (bins holding 5% or more)")
+    sd = r["stack_distance"]
+    half = next((s for s, h in zip(sd["sizes"], sd["hits_within"]) if h >= 0.5 * r["requests"]), None)
+    print("LRU: half the requests hit in " + (f"{half:,} pages" if half else "no buffer (most are first references)"))
+    t_ = r["over_time"]
+    print(f"over {len(t_['end'])} spans: write share {min(t_['write_share']):.1%}–{max(t_['write_share']):.1%}, "
+          f"working set {min(t_['working_set']):,}–{max(t_['working_set']):,} pages")
+    for w in written:
+        print(f"wrote {w}")
 
 
 def cmd_trace_convert(a: argparse.Namespace) -> None:
@@ -192,6 +224,23 @@ def add(sub: Any) -> None:
     add_read_opts(st)
     st.add_argument("--json", action="store_true", help="print a JSON object")
     st.set_defaults(func=cmd_trace_stats)
+
+    an = tsub.add_parser("analyze", help="reuse, popularity and write share over time, with figures",
+                         description="The shape of a trace, as libCacheSim's trace analyzer gives it: reuse time "
+                         "(requests since the page's last request) for reads and writes apart, LRU stack distance, "
+                         "popularity by rank with a Zipf fit (least squares over the ranks holding 99% of the "
+                         "requests), and over the trace, cut into --windows spans: the write share, the distinct "
+                         "pages (working set) and the first references (cold misses).",
+                         epilog="Example:\n  flashlayer trace analyze data/traces/pg15-tpcb-s5.csv.gz --plot "
+                         "tpcb-shape")
+    an.add_argument("trace")
+    add_read_opts(an)
+    an.add_argument("--windows", type=int_arg(1, "--windows"), default=WINDOWS, metavar="N",
+                    help=f"spans of the time series (default: {WINDOWS})")
+    an.add_argument("--plot", metavar="DIR", help="draw reuse.png, popularity.png and time.png into DIR")
+    add_force(an)
+    an.add_argument("--json", action="store_true", help="print every histogram and series as a JSON object")
+    an.set_defaults(func=cmd_trace_analyze)
 
     cv = tsub.add_parser("convert", help="convert between formats",
                          description="Convert IN (any input format) to OUT (csv, csv.gz or flt). The output is "
