@@ -7,10 +7,17 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 
+/// Read options from a format spec (`csv:page=id,op=type,...`, the one
+/// grammar's `FORMAT_SPECS`) and a page size.
 fn read_options(format: Option<&str>, page_size: Option<u64>) -> PyResult<ReadOptions> {
+    let parsed = format
+        .map(flashlayer::trace::parse_format)
+        .transpose()
+        .map_err(err)?;
     Ok(ReadOptions {
-        format: format.map(Format::parse).transpose().map_err(err)?,
+        format: parsed.map(|p| p.0),
         page_size,
+        csv: parsed.and_then(|p| p.1),
     })
 }
 

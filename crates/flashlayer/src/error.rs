@@ -79,6 +79,11 @@ impl Error {
                 path: swap(path),
                 source,
             },
+            // A message that names the file in its text (the format could not
+            // be told) names it as the user gave it.
+            Error::Invalid(msg) => {
+                Error::Invalid(msg.replace(&from.display().to_string(), &to.display().to_string()))
+            }
             e => e,
         }
     }

@@ -20,6 +20,7 @@ fn fmt(f: Format) -> ReadOptions {
     ReadOptions {
         format: Some(f),
         page_size: None,
+        csv: None,
     }
 }
 
@@ -191,6 +192,7 @@ fn msr_requests_become_4k_pages_per_device() {
         ReadOptions {
             format: None,
             page_size: Some(0),
+            csv: None,
         },
     )
     .unwrap();
@@ -204,6 +206,7 @@ fn msr_requests_become_4k_pages_per_device() {
         ReadOptions {
             format: None,
             page_size: Some(8192),
+            csv: None,
         },
     )
     .unwrap();
@@ -296,6 +299,7 @@ fn oracle_general_records_are_object_reads() {
         ReadOptions {
             format: None,
             page_size: Some(4096),
+            csv: None,
         },
     )
     .unwrap_err()
@@ -706,5 +710,74 @@ proptest! {
             prop_assert_eq!(t.neighbour(d, -2), n.checked_sub(2).and_then(dense));
         }
         prop_assert_eq!(t.dense_of(1 << 40), None);
+    }
+}
+
+#[test]
+fn csv_columns_mapped_by_name_separator_and_op_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.txt");
+    std::fs::write(&p, "time;type;id\n1;get;7\n2;SET;9\n3;get;7\n").unwrap();
+    let (format, csv) =
+        flashlayer::trace::parse_format("csv:page=id,op=type,sep=semicolon,reads=get,writes=set")
+            .unwrap();
+    let opts = ReadOptions {
+        format: Some(format),
+        page_size: None,
+        csv,
+    };
+    assert_eq!(
+        read_all(&p, opts).unwrap(),
+        vec![(7, Op::Read), (9, Op::Write), (7, Op::Read)]
+    );
+    // By place, no header, every request a read.
+    std::fs::write(&p, "1,7\n2,9\n").unwrap();
+    let (format, csv) = flashlayer::trace::parse_format("csv:page=2,op=none,header=off").unwrap();
+    let opts = ReadOptions {
+        format: Some(format),
+        page_size: None,
+        csv,
+    };
+    assert_eq!(
+        read_all(&p, opts).unwrap(),
+        vec![(7, Op::Read), (9, Op::Read)]
+    );
+}
+
+#[test]
+fn csv_mapping_errors_name_the_line_and_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.txt");
+    std::fs::write(&p, "id,type\n7,get\n9,del\n").unwrap();
+    let (format, csv) = flashlayer::trace::parse_format("csv:page=id,op=type").unwrap();
+    let opts = ReadOptions {
+        format: Some(format),
+        page_size: None,
+        csv,
+    };
+    let e = read_all(&p, opts).unwrap_err().to_string();
+    assert!(
+        e.contains(":3:") && e.contains("column 'type': op 'del' is neither a read"),
+        "{e}"
+    );
+    let (format, csv) = flashlayer::trace::parse_format("csv:page=key,op=type").unwrap();
+    let opts = ReadOptions {
+        format: Some(format),
+        page_size: None,
+        csv,
+    };
+    let e = read_all(&p, opts).unwrap_err().to_string();
+    assert!(
+        e.contains("no column named 'key' in the header (its columns: id, type)"),
+        "{e}"
+    );
+    for bad in [
+        "csv:page=0",
+        "csv:sep=colon",
+        "csv:page=1,op=1",
+        "flt:page=1",
+        "csv:reads=x,writes=x",
+    ] {
+        assert!(flashlayer::trace::parse_format(bad).is_err(), "{bad}");
     }
 }

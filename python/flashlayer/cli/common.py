@@ -269,7 +269,11 @@ def add_read_opts(p: argparse.ArgumentParser, fmt_flag: str = "--format") -> Non
     names = ", ".join(n for n, _ in _native.formats())
     p.add_argument(fmt_flag, dest="format" if fmt_flag == "--format" else "from_format", metavar="F",
                    help=f"input trace format ({names}); default: detected from the extension, magic bytes or "
-                   "first line. gzip and zstd compression is found from the magic bytes")
+                   "first line. gzip and zstd compression is found from the magic bytes. csv maps any columns: "
+                   "csv:page=COLUMN,op=COLUMN|none,sep=comma|semicolon|tab|space|pipe,header=auto|on|off,"
+                   "reads=V/V,writes=V/V (a column by header name or number from 1; defaults page, op, comma, "
+                   "auto, r/read/get, w/write/set/put/update), e.g. csv:page=id,op=type,sep=semicolon. A trace "
+                   "path '-' reads standard input")
     p.add_argument("--page-size", type=int_arg(0, "--page-size"), metavar="BYTES",
                    help="block traces only (vscsi, msr, spc): bytes per page; each page a request touches is one "
                    "reference; 0 keeps one reference per request keyed by its start byte (default: 4096)")

@@ -7,6 +7,7 @@
 //! field on every line: the ranges a write changed as space-separated
 //! `offset:len` pairs (empty for reads), e.g. `42,W,16:4 100:8`.
 
+use super::csv_layout::{Column, CsvLayout, Header};
 use super::input::{fields, uint, Lines};
 use crate::error::{Error, Result};
 use crate::types::{ByteRange, Op, PageId};
@@ -38,6 +39,88 @@ pub(crate) fn read(
         let (page, op) = parse(line, with_bytes, &mut ranges)
             .map_err(|m| super::input::parse_error(lines.path(), no, m))?;
         f(page, op, &ranges)?;
+    }
+    Ok(())
+}
+
+/// Reads a csv trace by `layout` (no byte ranges). An error names the
+/// line and the column.
+pub(crate) fn read_mapped(
+    path: &Path,
+    layout: &CsvLayout,
+    f: &mut impl FnMut(PageId, Op, &[ByteRange]) -> Result<()>,
+) -> Result<()> {
+    let mut lines = Lines::open(path)?;
+    let sep = char::from(layout.sep);
+    let mut places: Option<(usize, Option<usize>)> = None;
+    let mut names = Vec::new();
+    while let Some((no, line)) = lines.next_line()? {
+        let fields: Vec<&str> = line.split(sep).map(str::trim).collect();
+        let bad = |m: String| super::input::parse_error(path, no, m);
+        let (page_at, op_at) = match places {
+            Some(p) => p,
+            None => {
+                let header = match (layout.header, &layout.page) {
+                    (Header::On, _) | (Header::Auto, Column::Named(_)) => true,
+                    (Header::Off, _) => false,
+                    (Header::Auto, Column::At(i)) => {
+                        fields.get(*i).is_some_and(|v| v.parse::<u64>().is_err())
+                    }
+                };
+                names = if header {
+                    fields.iter().map(|n| n.to_ascii_lowercase()).collect()
+                } else {
+                    Vec::new()
+                };
+                let find = |c: &Column| -> std::result::Result<usize, String> {
+                    match c {
+                        Column::At(i) => Ok(*i),
+                        Column::Named(n) => names
+                            .iter()
+                            .position(|h| *h == n.to_ascii_lowercase())
+                            .ok_or_else(|| {
+                                format!(
+                                    "no column named '{n}' in the header (its columns: {})",
+                                    fields.join(", ")
+                                )
+                            }),
+                    }
+                };
+                let p = (
+                    find(&layout.page).map_err(bad)?,
+                    layout.op.as_ref().map(find).transpose().map_err(bad)?,
+                );
+                places = Some(p);
+                if header {
+                    continue;
+                }
+                p
+            }
+        };
+        let name = |i: usize| {
+            names
+                .get(i)
+                .map_or_else(|| format!("column {}", i + 1), |n| format!("column '{n}'"))
+        };
+        let field = |i: usize| {
+            fields.get(i).copied().ok_or_else(|| {
+                bad(format!(
+                    "expected {} (the {}), found {} fields",
+                    name(i),
+                    if i == page_at { "page" } else { "op" },
+                    fields.len()
+                ))
+            })
+        };
+        let page = uint(field(page_at)?, "a page id")
+            .map_err(|m| bad(format!("{}: {m}", name(page_at))))?;
+        let op = match op_at {
+            Some(i) => layout
+                .op(field(i)?)
+                .map_err(|m| bad(format!("{}: {m}", name(i))))?,
+            None => Op::Read,
+        };
+        f(page, op, &[])?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@
 
 mod block;
 mod csv;
+mod csv_layout;
 pub mod flt;
 mod input;
 mod msr;
@@ -26,6 +27,7 @@ mod vscsi;
 
 pub use block::{BlockMapper, Refs};
 pub use csv::CsvWriter;
+pub use csv_layout::{parse_format, Column, CsvLayout, Header, FORMAT_SPECS};
 pub use flt::{Flt, FltWriter, Remapper};
 pub use stats::{stats, TraceStats};
 
@@ -196,6 +198,8 @@ pub struct ReadOptions {
     /// Page size for block traces; `None` means [`DEFAULT_PAGE_SIZE`].
     /// Giving one for a non-block format is an error.
     pub page_size: Option<u64>,
+    /// A csv trace's column mapping ([`CsvLayout`]); `None`: `page,op`.
+    pub csv: Option<&'static CsvLayout>,
 }
 
 impl ReadOptions {
@@ -242,7 +246,10 @@ pub fn for_each_with_bytes(
         n += 1;
         f(p, op, r)
     };
-    read_format(path, format, page_size, &mut f)?;
+    match opts.csv {
+        Some(layout) => csv::read_mapped(path, layout, &mut f)?,
+        None => read_format(path, format, page_size, &mut f)?,
+    }
     if n == 0 {
         return Err(empty(path, format));
     }
@@ -295,6 +302,7 @@ pub fn has_bytes(path: &Path, opts: ReadOptions) -> Result<bool> {
     let (format, _) = opts.resolve(path)?;
     match format {
         Format::Flt => flt::declares_bytes(path),
+        Format::Csv if opts.csv.is_some() => Ok(false),
         Format::Csv => csv::has_bytes(path),
         _ => Ok(false),
     }

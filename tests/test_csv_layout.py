@@ -1,0 +1,50 @@
+"""Traces from anywhere: standard input and pipes, and any csv by its
+columns (``--format csv:page=...,op=...``), errors naming the line and the
+column."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import flashlayer
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = str(ROOT / ".venv" / "bin" / "flashlayer")
+
+
+def _sim(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CLI, "sim", "-", "--policy", "lru", "--buffer", "2", "--json", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_trace_piped_to_standard_input_is_read() -> None:
+    p = _sim("page,op\n1,R\n2,W\n1,R\n")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    r = r[0] if isinstance(r, list) else r
+    assert (r["requests"], r["hits"], r["writes"]) == (3, 1, 1)
+
+
+def test_any_csv_is_read_by_its_columns() -> None:
+    p = _sim("time;type;id\n1;get;7\n2;SET;9\n3;get;7\n", "--format", "csv:page=id,op=type,sep=semicolon")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    r = r[0] if isinstance(r, list) else r
+    assert (r["requests"], r["hits"], r["writes"]) == (3, 1, 1)
+
+
+def test_a_bad_line_is_named_with_its_column_and_exit_2() -> None:
+    p = _sim("id,type\n1,get\n2,del\n", "--format", "csv:page=id,op=type")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "-:3: column 'type': op 'del' is neither a read" in p.stderr
+    p = _sim("id;type\n1;get\n")
+    assert p.returncode == 2 and "-: cannot tell the trace format" in p.stderr
+
+
+def test_python_opens_a_csv_by_its_columns(tmp_path: Path) -> None:
+    f = tmp_path / "t.txt"
+    f.write_text("7|put\n9|get\n")
+    t = flashlayer.Trace.open(f, format="csv:page=1,op=2,sep=pipe,header=off")
+    assert list(t) == [(7, "W"), (9, "R")]
