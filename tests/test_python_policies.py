@@ -4,7 +4,7 @@ policy's mistake is reported, never a panic."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -12,29 +12,25 @@ import pytest
 
 import flashlayer
 from flashlayer import FlashlayerError
+from flashlayer.requests import PythonLru
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ["pg15-tpcb-s5.csv.gz", "pg15-tatp-100k.csv.gz"]
 TIMING = {"seconds", "requests_per_second", "policy"}
 
 
-class PyLru:
-    """LRU: the least recently requested page leaves."""
+class PyLru(PythonLru):
+    """The package's LRU in Python, telling its next victims on request."""
 
-    def __init__(self, capacity: int) -> None:
-        self.order: OrderedDict[int, None] = OrderedDict()
+    def order_of(self, k: int) -> list[int]:
+        return list(islice(self.pages, k))
 
-    def admit(self, page: int, write: bool) -> None:
-        self.order[page] = None
 
-    def hit(self, page: int, write: bool) -> None:
-        self.order.move_to_end(page)
+class PyLruInOrder(PyLru):
+    """PyLru telling its next victims, so that it can be ACE's base."""
 
-    def evict(self) -> int:
-        return self.order.popitem(last=False)[0]
-
-    def remove(self, page: int) -> None:
-        del self.order[page]
+    def order(self, k: int) -> list[int]:
+        return self.order_of(k)
 
 
 class PyClock:
@@ -76,6 +72,7 @@ class PyClock:
 
 flashlayer.register_policy("py-lru", PyLru, "LRU in Python (tests)")
 flashlayer.register_policy("py-clock", PyClock, "CLOCK in Python (tests)")
+flashlayer.register_policy("py-lru-ordered", PyLruInOrder, "LRU in Python telling its eviction order (tests)")
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> None:
@@ -143,3 +140,15 @@ def test_registering_again_replaces_the_factory_and_builtins_are_refused() -> No
     with pytest.raises(FlashlayerError, match="lru"):
         flashlayer.register_policy("lru", PyLru)
     assert "py-again" in [n for n, _, _ in flashlayer.table("policy")]
+
+
+def test_a_python_policy_that_tells_its_eviction_order_is_aces_base() -> None:
+    t = flashlayer.Trace.open(ROOT / "data" / "traces" / TRACES[0])
+    for spec in ("nw=8", "nw=4,ne=2", "nw=8,window=16"):
+        want = flashlayer.simulate(t, f"ace:base=lru,{spec}", "3%", device="ratio:1:8")
+        got = flashlayer.simulate(t, f"ace:base=py-lru-ordered,{spec}", "3%", device="ratio:1:8")
+        _same({k: v for k, v in got.items() if k != "name"}, {k: v for k, v in want.items() if k != "name"})
+    with pytest.raises(FlashlayerError, match="py-lru"):
+        flashlayer.simulate(t, "ace:base=py-lru", "3%")
+    with pytest.raises(FlashlayerError, match="base: expected lru, cflru, lruwsr, casa, watt or a registered policy"):
+        flashlayer.simulate(t, "ace:base=nope", "3%")

@@ -117,7 +117,8 @@ def test_traces_from_pairs_arrays_and_frames_are_one_trace() -> None:
     from_arrays = flashlayer.trace_of(np.array([5, 7, 5, 9]), [False, True, True, False])
     from_ops = flashlayer.trace_of([5, 7, 5, 9], ["R", "W", "W", "R"])
     want = [(5, "R"), (7, "W"), (5, "W"), (9, "R")]
-    for t in (from_pairs, from_arrays, from_ops):
+    from_native = flashlayer.Trace.from_arrays([5, 7, 5, 9], ["R", "W", "W", "R"])
+    for t in (from_pairs, from_arrays, from_ops, from_native):
         assert list(t) == want and t.pages == 3 and len(t) == 4
     pa = pytest.importorskip("pyarrow")
     frame = pa.table({"page": [5, 7, 5, 9], "op": ["R", "W", "W", "R"]})

@@ -29,6 +29,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from flashlayer._native import (
+    BufferPool,
     FlashlayerError,
     FlashStore,
     NandChip,
@@ -49,6 +50,7 @@ from flashlayer.curves import lru_curve
 from flashlayer.grid import sweep_grid
 
 __all__ = [
+    "BufferPool",
     "Cache",
     "register_policy",
     "generate",

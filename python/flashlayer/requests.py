@@ -194,22 +194,23 @@ class Cache:
 
 class PythonLru:
     """LRU written in Python, the protocol of ``register_policy`` at its
-    smallest: an ordered dict from least to most recently requested."""
+    smallest: an ordered dict of the pages from least to most recently
+    requested."""
 
     def __init__(self, capacity: int) -> None:
-        self.order: OrderedDict[int, None] = OrderedDict()
+        self.pages: OrderedDict[int, None] = OrderedDict()
 
     def admit(self, page: int, write: bool) -> None:
-        self.order[page] = None
+        self.pages[page] = None
 
     def hit(self, page: int, write: bool) -> None:
-        self.order.move_to_end(page)
+        self.pages.move_to_end(page)
 
     def evict(self) -> int:
-        return self.order.popitem(last=False)[0]
+        return self.pages.popitem(last=False)[0]
 
     def remove(self, page: int) -> None:
-        del self.order[page]
+        del self.pages[page]
 
 
 def register_python_lru() -> str:

@@ -79,27 +79,15 @@ impl Cache {
         pages: &[u8],
         writes: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
-        if pages.len() != 8 * writes.len() {
-            return Err(crate::FlashlayerError::new_err(format!(
-                "{} pages but {} write flags",
-                pages.len() / 8,
-                writes.len()
-            )));
-        }
+        let requests = crate::packed_requests(pages, writes)?;
         let live = self
             .live
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let start = Instant::now();
         let hits = py.detach(|| {
-            let (words, _) = pages.as_chunks::<8>();
-            words
-                .iter()
-                .zip(writes)
-                .map(|(w, &wr)| {
-                    live.request(u64::from_le_bytes(*w), op(wr != 0))
-                        .map(u8::from)
-                })
+            requests
+                .map(|(page, op)| live.request(page, op).map(u8::from))
                 .collect::<flashlayer::Result<Vec<u8>>>()
         });
         self.busy += start.elapsed();

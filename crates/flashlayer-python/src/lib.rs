@@ -26,6 +26,7 @@ mod cache;
 mod curve;
 mod flash;
 mod hybrid;
+mod pool;
 mod pypolicy;
 mod replay;
 mod spec;
@@ -51,6 +52,30 @@ create_exception!(
 pub(crate) fn err(e: flashlayer::Error) -> PyErr {
     // A Python policy's exception is the cause of the engine's error.
     pypolicy::take_failure().unwrap_or_else(|| FlashlayerError::new_err(e.to_string()))
+}
+
+/// The requests of `pages` (little-endian `u64`s) and `writes` (one byte
+/// each, non-zero for a write), as the Python side packs arrays.
+pub(crate) fn packed_requests<'a>(
+    pages: &'a [u8],
+    writes: &'a [u8],
+) -> PyResult<impl Iterator<Item = (u64, flashlayer::types::Op)> + Send + 'a> {
+    if pages.len() != 8 * writes.len() {
+        return Err(FlashlayerError::new_err(format!(
+            "{} pages but {} write flags",
+            pages.len() / 8,
+            writes.len()
+        )));
+    }
+    let (words, _) = pages.as_chunks::<8>();
+    Ok(words.iter().zip(writes).map(|(w, &wr)| {
+        let op = if wr != 0 {
+            flashlayer::types::Op::Write
+        } else {
+            flashlayer::types::Op::Read
+        };
+        (u64::from_le_bytes(*w), op)
+    }))
 }
 
 /// The argument `name` as a whole number of at least `lo`: a negative
@@ -258,6 +283,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     cache::register(m)?;
     pypolicy::register_module(m)?;
+    pool::register(m)?;
     workload::register(m)?;
     spec::register(m)?;
     flash::register(m)?;

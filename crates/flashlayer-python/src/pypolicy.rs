@@ -13,14 +13,16 @@
 //! - `remove(page)`: a resident page leaves without eviction;
 //! - optional `dirty(page)`, `clean(page)`: a resident page was changed
 //!   without a request, or written back and stays;
-//! - optional `resize(capacity)`: the buffer's size changed.
+//! - optional `resize(capacity)`: the buffer's size changed;
+//! - optional `order(k) -> [page]`: its next `k` victims, in order, so that
+//!   it can be ACE's base (`ace:base=NAME`).
 //!
 //! Pages are the run's dense ids, numbered from 0 in order of first
 //! appearance. A callback's exception stops the run and is raised by the
 //! call that ran it ([`take_failure`]).
 
 use crate::err;
-use flashlayer::policy::{register, BoxedPolicy, Policy, Registration, Victim};
+use flashlayer::policy::{register, BoxedPolicy, Neighbours, Policy, Registration, Victim};
 use flashlayer::spec::{Entry, Given};
 use flashlayer::types::{DenseId, Op, PageCost};
 use pyo3::prelude::*;
@@ -271,6 +273,49 @@ impl Policy for PyPolicy {
             self.set(page, CLEAN);
             self.notify("clean", (page,), false);
         }
+    }
+
+    /// The object's `order(k)`, if it has one: its next `k` victims in
+    /// order, of which the dirty ones the caller may write are taken (ACE's
+    /// base). Without it the order is unknown.
+    fn dirty_ahead(
+        &self,
+        n: usize,
+        window: usize,
+        pages: &mut dyn Neighbours,
+        out: &mut Vec<DenseId>,
+    ) -> bool {
+        Python::attach(|py| {
+            let obj = self.obj.bind(py);
+            if self.broken || !obj.hasattr("order").unwrap_or(false) {
+                return false;
+            }
+            if n == 0 {
+                return true;
+            }
+            let ahead = match obj
+                .call_method1("order", (window.min(self.len),))
+                .and_then(|v| v.extract::<Vec<u64>>())
+            {
+                Ok(v) => v,
+                Err(e) => {
+                    fail(e);
+                    return true;
+                }
+            };
+            for p in ahead {
+                let Ok(p) = DenseId::try_from(p) else {
+                    continue;
+                };
+                if out.len() >= n {
+                    break;
+                }
+                if self.at(p) == DIRTY && pages.evictable(p) {
+                    out.push(p);
+                }
+            }
+            true
+        })
     }
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {

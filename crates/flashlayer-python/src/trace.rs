@@ -62,30 +62,36 @@ impl Trace {
     /// `flashlayer.trace_of` makes these from arrays, pairs or frames.
     #[staticmethod]
     fn from_words(py: Python<'_>, pages: &[u8], writes: &[u8], name: PathBuf) -> PyResult<Self> {
-        if pages.len() != 8 * writes.len() {
-            return Err(crate::FlashlayerError::new_err(format!(
-                "{} pages but {} write flags",
-                pages.len() / 8,
-                writes.len()
-            )));
-        }
+        let requests = crate::packed_requests(pages, writes)?;
         let flt = py
             .detach(|| {
                 let mut w =
                     flashlayer::trace::FltWriter::new(std::io::Cursor::new(Vec::new()), &name)?;
-                let (words, _) = pages.as_chunks::<8>();
-                for (p, &wr) in words.iter().zip(writes) {
-                    let op = if wr != 0 {
-                        flashlayer::types::Op::Write
-                    } else {
-                        flashlayer::types::Op::Read
-                    };
-                    w.push(u64::from_le_bytes(*p), op)?;
+                for (page, op) in requests {
+                    w.push(page, op)?;
                 }
                 Flt::from_bytes(w.finish()?.into_inner(), &name)
             })
             .map_err(err)?;
         Ok(Trace { flt, source: name })
+    }
+
+    /// A trace of requests in memory: an array of pages with `writes`
+    /// (bools, 0/1 or `"R"`/`"W"`), a list of `(page, op)` pairs, or a
+    /// pandas or pyarrow frame (`flashlayer.requests.trace_of`).
+    #[staticmethod]
+    #[pyo3(signature = (pages, writes=None, name="<arrays>"))]
+    fn from_arrays<'py>(
+        py: Python<'py>,
+        pages: &Bound<'py, PyAny>,
+        writes: Option<&Bound<'py, PyAny>>,
+        name: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let kw = PyDict::new(py);
+        kw.set_item("name", name)?;
+        py.import("flashlayer.requests")?
+            .getattr("trace_of")?
+            .call((pages, writes), Some(&kw))
     }
 
     /// The requests to a spatial sample of the pages
@@ -206,6 +212,34 @@ impl TraceIter {
     }
 }
 
+/// The object sizes of an oracleGeneral trace (`records`, `min`, `max`,
+/// `mean`, in bytes), or `None` for a trace of another format (`format`,
+/// or detected as `Trace.open` detects it). A page cache ignores them.
+#[pyfunction]
+#[pyo3(signature = (path, format=None))]
+fn object_sizes<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    format: Option<&str>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let format = match format {
+        Some(f) => flashlayer::trace::parse_format(f).map_err(err)?.0,
+        None => match Format::detect(&path) {
+            Ok(f) => f,
+            Err(_) => return Ok(None),
+        },
+    };
+    if format != Format::Oracle {
+        return Ok(None);
+    }
+    let s = py
+        .detach(|| flashlayer::trace::object_sizes(&path))
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    crate::put_fields(&d, &flashlayer::fields!(s, [records, min, max, mean]))?;
+    Ok(Some(d))
+}
+
 /// Converts a trace; returns the number of requests written.
 #[pyfunction]
 #[pyo3(signature = (input, output, from_format=None, to_format=None, page_size=None))]
@@ -251,6 +285,6 @@ fn formats() -> Vec<(&'static str, &'static str)> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Trace>()?;
-    crate::add_functions!(m, [convert, concat, formats]);
+    crate::add_functions!(m, [convert, concat, formats, object_sizes]);
     Ok(())
 }

@@ -713,31 +713,29 @@ proptest! {
     }
 }
 
+/// Read options of a csv format spec with keys.
+fn mapped(spec: &str) -> ReadOptions {
+    let (format, csv) = flashlayer::trace::parse_format(spec).unwrap();
+    ReadOptions {
+        format: Some(format),
+        page_size: None,
+        csv,
+    }
+}
+
 #[test]
 fn csv_columns_mapped_by_name_separator_and_op_values() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.txt");
     std::fs::write(&p, "time;type;id\n1;get;7\n2;SET;9\n3;get;7\n").unwrap();
-    let (format, csv) =
-        flashlayer::trace::parse_format("csv:page=id,op=type,sep=semicolon,reads=get,writes=set")
-            .unwrap();
-    let opts = ReadOptions {
-        format: Some(format),
-        page_size: None,
-        csv,
-    };
+    let opts = mapped("csv:page=id,op=type,sep=semicolon,reads=get,writes=set");
     assert_eq!(
         read_all(&p, opts).unwrap(),
         vec![(7, Op::Read), (9, Op::Write), (7, Op::Read)]
     );
     // By place, no header, every request a read.
     std::fs::write(&p, "1,7\n2,9\n").unwrap();
-    let (format, csv) = flashlayer::trace::parse_format("csv:page=2,op=none,header=off").unwrap();
-    let opts = ReadOptions {
-        format: Some(format),
-        page_size: None,
-        csv,
-    };
+    let opts = mapped("csv:page=2,op=none,header=off");
     assert_eq!(
         read_all(&p, opts).unwrap(),
         vec![(7, Op::Read), (9, Op::Read)]
@@ -749,23 +747,13 @@ fn csv_mapping_errors_name_the_line_and_the_column() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.txt");
     std::fs::write(&p, "id,type\n7,get\n9,del\n").unwrap();
-    let (format, csv) = flashlayer::trace::parse_format("csv:page=id,op=type").unwrap();
-    let opts = ReadOptions {
-        format: Some(format),
-        page_size: None,
-        csv,
-    };
+    let opts = mapped("csv:page=id,op=type");
     let e = read_all(&p, opts).unwrap_err().to_string();
     assert!(
         e.contains(":3:") && e.contains("column 'type': op 'del' is neither a read"),
         "{e}"
     );
-    let (format, csv) = flashlayer::trace::parse_format("csv:page=key,op=type").unwrap();
-    let opts = ReadOptions {
-        format: Some(format),
-        page_size: None,
-        csv,
-    };
+    let opts = mapped("csv:page=key,op=type");
     let e = read_all(&p, opts).unwrap_err().to_string();
     assert!(
         e.contains("no column named 'key' in the header (its columns: id, type)"),

@@ -285,7 +285,18 @@ def open_with_progress(path: str, format: str | None, page_size: int | None, qui
     from flashlayer.replay import open_trace
 
     with progress.bar(None, f"reading {Path(path).name}", quiet=quiet):
-        return open_trace(path, format, page_size)
+        trace = open_trace(path, format, page_size)
+    sizes = object_sizes(path, format)
+    if sizes is not None and sizes["max"] > 1:
+        print(f"note: {path}: the oracleGeneral object sizes ({sizes['min']:,}–{sizes['max']:,} bytes, mean "
+              f"{sizes['mean']:,.0f}) are not used: each object is one page of the buffer", file=sys.stderr)
+    return trace
+
+
+def object_sizes(path: str, format: str | None) -> dict[str, Any] | None:
+    """An oracleGeneral trace's object sizes (``trace stats`` reports them;
+    a page cache does not use them), None for another format."""
+    return None if path == "-" else _native.object_sizes(path, format)
 
 
 def table_cells(r: dict[str, Any], unit: str) -> None:

@@ -20,6 +20,7 @@ from flashlayer.cli.common import (
     emit_json,
     float_arg,
     int_arg,
+    object_sizes,
     open_with_progress,
     out_format,
     report_written,
@@ -30,6 +31,9 @@ from flashlayer.files import atomic_output
 def cmd_trace_stats(a: argparse.Namespace) -> None:
     t = open_with_progress(a.trace, a.format, a.page_size, a.json)
     s: dict[str, Any] = {"trace": str(a.trace), **t.stats()}
+    sizes = object_sizes(a.trace, a.format)
+    if sizes is not None:
+        s.update({f"object_bytes_{k}": sizes[k] for k in ("min", "max", "mean")})
     if a.json:
         emit_json(s)
         return

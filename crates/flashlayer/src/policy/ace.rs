@@ -83,7 +83,7 @@ const BASES: &[&str] = &["lru", "cflru", "lruwsr", "casa", "watt"];
 /// ACE's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AceParams {
-    /// The base policy, as typed (one of `BASES`).
+    /// The base policy: one of `BASES`, or a registered policy's name.
     pub base: &'static str,
     /// Pages written back together when the victim is dirty, the victim
     /// included.
@@ -218,10 +218,28 @@ forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = a
 
 const BASE: Param = Param::new(
     "base",
-    Ty::Choice(BASES),
+    Ty::Other("lru, cflru, lruwsr, casa, watt, or a registered policy that tells the order of its evictions"),
     "lru",
     "the replacement policy ACE wraps, at its defaults",
 );
+
+/// The base named by `g`: one of [`BASES`], or a registered policy (it is
+/// refused later if it does not tell the order of its evictions).
+fn base_of(g: &Given) -> Result<&'static str> {
+    let v = g.value("base");
+    if let Some(b) = BASES.iter().find(|b| b.eq_ignore_ascii_case(v.trim())) {
+        return Ok(b);
+    }
+    super::registry::find(v.trim())
+        .map(|r| r.entry.name)
+        .ok_or_else(|| {
+            g.error(format!(
+                "base: expected {} or a registered policy, got '{}'",
+                BASES.join(", "),
+                v.trim()
+            ))
+        })
+}
 const NW: Param = Param::new(
     "nw",
     Ty::Int(1, 1024),
@@ -257,7 +275,7 @@ impl Named for Ace {
 
     fn params(g: &Given) -> Result<AceParams> {
         Ok(AceParams {
-            base: g.choice("base"),
+            base: base_of(g)?,
             nw: g.int("nw") as usize,
             ne: g.int("ne") as usize,
             window: g.int("window") as usize,
@@ -305,13 +323,15 @@ impl Named for Ace {
                 p.window,
                 p.pf,
             )?),
-            _ => w.visit(Ace::with_read_ahead(
+            "watt" => w.visit(Ace::with_read_ahead(
                 base::<super::Watt>(p.base, capacity, pages)?,
                 p.nw,
                 p.ne,
                 p.window,
                 p.pf,
             )?),
+            // A registered policy, behind its pointer.
+            _ => w.visit(Self::build(p, capacity, pages)?),
         }
     }
 }

@@ -29,6 +29,7 @@ pub use block::{BlockMapper, Refs};
 pub use csv::CsvWriter;
 pub use csv_layout::{parse_format, Column, CsvLayout, Header, FORMAT_SPECS};
 pub use flt::{Flt, FltWriter, Remapper};
+pub use oracle::{object_sizes, ObjectSizes};
 pub use stats::{stats, TraceStats};
 
 use crate::error::{Error, Result};

@@ -1,7 +1,8 @@
 //! libCacheSim `oracleGeneral` traces: 24-byte little-endian records
 //! `clock_time: u32, obj_id: u64, obj_size: u32, next_access_vtime: i64`.
 //! They carry no operation, so every request is a read; the object id is the
-//! page id. Object sizes are not used: flashlayer buffers whole pages.
+//! page id. Object sizes are not used: flashlayer buffers whole pages, one
+//! object a page; [`object_sizes`] reports them.
 //!
 //! The records carry a check that lets a reader tell a real trace from bytes
 //! that merely have the right length (a compressed file read raw, say):
@@ -29,4 +30,43 @@ pub(crate) fn read(path: &Path, f: &mut impl Refs) -> Result<()> {
         }
         f(id, Op::Read)
     })
+}
+
+/// The object sizes an oracleGeneral trace gives, which a page cache does
+/// not use.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ObjectSizes {
+    /// Records read.
+    pub records: u64,
+    /// The smallest size, in bytes.
+    pub min: u64,
+    /// The largest size, in bytes.
+    pub max: u64,
+    /// The mean size, in bytes.
+    pub mean: f64,
+}
+
+/// The object sizes of the oracleGeneral trace at `path`.
+pub fn object_sizes(path: &Path) -> Result<ObjectSizes> {
+    let mut s = ObjectSizes {
+        min: u64::MAX,
+        ..ObjectSizes::default()
+    };
+    let mut total = 0u128;
+    super::input::spooled(path, |p| {
+        records::<24>(p, |_, r| {
+            let size = u64::from(u32::from_le_bytes(r[12..16].try_into().expect("4 bytes")));
+            s.records += 1;
+            s.min = s.min.min(size);
+            s.max = s.max.max(size);
+            total += u128::from(size);
+            Ok(())
+        })
+    })?;
+    if s.records == 0 {
+        s.min = 0;
+    } else {
+        s.mean = total as f64 / s.records as f64;
+    }
+    Ok(s)
 }
