@@ -216,9 +216,13 @@ macro_rules! with_ace {
 
 forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = ace_leaving, read_ahead = ace_read_ahead, name = ace_name);
 
+/// What `base` takes (a registered policy is refused when built if it does
+/// not tell the order of its evictions).
+const BASE_ALLOWED: &str =
+    "an online policy at its defaults: lru, cflru, lruwsr, casa, watt, or one registered at run time";
 const BASE: Param = Param::new(
     "base",
-    Ty::Other("lru, cflru, lruwsr, casa, watt, or a registered policy that tells the order of its evictions"),
+    Ty::Other(BASE_ALLOWED),
     "lru",
     "the replacement policy ACE wraps, at its defaults",
 );
@@ -232,13 +236,7 @@ fn base_of(g: &Given) -> Result<&'static str> {
     }
     super::registry::find(v.trim())
         .map(|r| r.entry.name)
-        .ok_or_else(|| {
-            g.error(format!(
-                "base: expected {} or a registered policy, got '{}'",
-                BASES.join(", "),
-                v.trim()
-            ))
-        })
+        .ok_or_else(|| g.error(format!("base: expected {BASE_ALLOWED}, got '{}'", v.trim())))
 }
 const NW: Param = Param::new(
     "nw",
