@@ -41,12 +41,19 @@ def test_a_one_percent_sample_of_the_bank_trace_is_within_the_stated_error(polic
     assert s["requests"] == len(t) and 0 < s["sampled"] < len(t)
 
 
+@pytest.fixture(scope="module")
+def twitter(tmp_path_factory: pytest.TempPathFactory) -> flashlayer.Trace:
+    """libCacheSim's Twitter trace (10M requests), converted once."""
+    flt = tmp_path_factory.mktemp("twitter") / "twitter.flt"
+    flashlayer._native.convert(compare.fetch_twitter(quiet=True), flt, "oracle", "flt", None)
+    return flashlayer.Trace.open(flt)
+
+
+@pytest.mark.xdist_group("policy-curve-twitter")
 @pytest.mark.parametrize("policy", ["lru", "arc", "s3fifo"])
 def test_a_one_percent_sample_of_libcachesims_twitter_trace_is_within_the_stated_error(
-        policy: str, tmp_path: Path) -> None:
-    flt = tmp_path / "twitter.flt"
-    flashlayer._native.convert(compare.fetch_twitter(quiet=True), flt, "oracle", "flt", None)
-    mr, vt, _ = _errors(flashlayer.Trace.open(flt), policy)
+        policy: str, twitter: flashlayer.Trace) -> None:
+    mr, vt, _ = _errors(twitter, policy)
     assert mr <= MISS_RATIO_MAE and vt <= TIME_MRE, (policy, mr, vt)
 
 
