@@ -115,7 +115,7 @@ def add(sub: Any) -> None:
         epilog="Examples:\n  flashlayer curve data/traces/pg15-tpcc-sysbench-w2.csv.gz --device ratio:1:1 "
         "--device ratio:1:64 --plot curve.png\n"
         "  flashlayer curve data/traces/pg15-bank-s100.csv.gz --policy cflru --sample 0.01 --device ratio:1:8\n"
-        "  flashlayer curve data/traces/pg15-bank-s100.csv.gz --policy arc --store tier:scheme=hypro,ssd=5%% "
+        "  flashlayer curve data/traces/pg15-bank-s100.csv.gz --policy arc --store tier:scheme=hypro,ssd=5% "
         "--sample 0.01",
     )
     c.add_argument("trace", help="trace file (any format sim reads)")
