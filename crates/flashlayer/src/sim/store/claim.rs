@@ -38,17 +38,8 @@ impl Claim {
         if same_file(path, trace) {
             return Err(Self::is_trace(path));
         }
-        let created = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .open(path);
-        let (lock, created) = match created {
-            Ok(f) => {
-                set_mark(&f);
-                (f, true)
-            }
+        let (lock, created) = match create_marked(path) {
+            Ok(f) => (f, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 (File::open(path).map_err(|e| Error::io(path, e))?, false)
             }
@@ -105,6 +96,51 @@ impl Claim {
             let _ = std::fs::remove_file(&self.path);
         } else {
             set_mark(&self.lock);
+        }
+    }
+}
+
+/// Creates `path`, new, marked and locked before it can be seen: made under
+/// a temporary name beside it and linked into place, so a run that finds
+/// the file and waits for its lock finds it flashlayer's. Where links
+/// cannot be made, creates it in place and marks it at once.
+fn create_marked(path: &Path) -> std::io::Result<File> {
+    let create = |p: &Path| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(p)
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}.{stamp}.flashlayer-new",
+        std::process::id()
+    ));
+    let Ok(f) = create(&tmp) else {
+        let f = create(path)?;
+        set_mark(&f);
+        return Ok(f);
+    };
+    set_mark(&f);
+    // SAFETY: flock on a descriptor this function owns.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(f),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            let f = create(path)?;
+            set_mark(&f);
+            Ok(f)
         }
     }
 }
