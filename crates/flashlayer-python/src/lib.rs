@@ -102,6 +102,13 @@ pub(crate) fn whole(name: &str, value: &Bound<'_, PyAny>, lo: u64) -> PyResult<u
 
 /// A report's fields into `d`, a group as a dict of its own, an absent
 /// value as `None`.
+/// A new dict of `fields` ([`put_fields`]).
+pub(crate) fn fields_dict<'py>(py: Python<'py>, fields: &Fields) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    put_fields(&d, fields)?;
+    Ok(d)
+}
+
 pub(crate) fn put_fields(d: &Bound<'_, PyDict>, fields: &Fields) -> PyResult<()> {
     for (key, value) in fields {
         match value {

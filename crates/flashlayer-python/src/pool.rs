@@ -138,9 +138,8 @@ impl BufferPool {
     /// Hits, misses and the store's I/O so far, as `simulate` names them.
     fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let m = self.pool.metrics();
-        let d = PyDict::new(py);
-        crate::put_fields(
-            &d,
+        crate::fields_dict(
+            py,
             &flashlayer::fields!(
                 m,
                 [
@@ -154,8 +153,7 @@ impl BufferPool {
                     dirty_evictions
                 ]
             ),
-        )?;
-        Ok(d)
+        )
     }
 }
 

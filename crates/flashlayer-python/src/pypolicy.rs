@@ -332,28 +332,23 @@ impl Policy for PyPolicy {
 /// Builds the registered Python policy `given` names with `capacity`
 /// pages: its factory called with the capacity.
 fn build(given: &Given, capacity: usize, pages: usize) -> flashlayer::Result<BoxedPolicy> {
-    let name = given.name();
-    let obj = Python::attach(|py| {
-        let factory = FACTORIES
+    let (name, obj) = Python::attach(|py| {
+        // The registration's own name: `given`'s lives only as long as it.
+        let (name, factory) = FACTORIES
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, f)| f.clone_ref(py));
-        let factory = factory
-            .ok_or_else(|| flashlayer::Error::invalid(format!("policy '{name}' has no factory")))?;
-        factory.call1(py, (capacity,)).map_err(|e| {
+            .find(|(n, _)| *n == given.name())
+            .map(|(n, f)| (*n, f.clone_ref(py)))
+            .ok_or_else(|| {
+                flashlayer::Error::invalid(format!("policy '{}' has no factory", given.name()))
+            })?;
+        let obj = factory.call1(py, (capacity,)).map_err(|e| {
             fail(e);
             flashlayer::Error::Cancelled
-        })
+        })?;
+        Ok::<_, flashlayer::Error>((name, obj))
     })?;
-    let name = FACTORIES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, _)| *n)
-        .unwrap_or("python");
     Ok(BoxedPolicy::new(PyPolicy {
         name,
         obj,

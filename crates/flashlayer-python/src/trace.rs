@@ -162,9 +162,8 @@ impl Trace {
     /// pages_written, write_share, hot20_share.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = py.detach(|| flashlayer::trace::stats(&self.flt));
-        let d = PyDict::new(py);
-        crate::put_fields(
-            &d,
+        crate::fields_dict(
+            py,
             &flashlayer::fields!(
                 s,
                 [
@@ -177,8 +176,7 @@ impl Trace {
                     hot20_share
                 ]
             ),
-        )?;
-        Ok(d)
+        )
     }
 
     fn __iter__(slf: Py<Self>) -> TraceIter {
@@ -235,9 +233,10 @@ fn object_sizes<'py>(
     let s = py
         .detach(|| flashlayer::trace::object_sizes(&path))
         .map_err(err)?;
-    let d = PyDict::new(py);
-    crate::put_fields(&d, &flashlayer::fields!(s, [records, min, max, mean]))?;
-    Ok(Some(d))
+    Ok(Some(crate::fields_dict(
+        py,
+        &flashlayer::fields!(s, [records, min, max, mean]),
+    )?))
 }
 
 /// Converts a trace; returns the number of requests written.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import sys
@@ -293,9 +294,11 @@ def open_with_progress(path: str, format: str | None, page_size: int | None, qui
     return trace
 
 
+@functools.cache
 def object_sizes(path: str, format: str | None) -> dict[str, Any] | None:
     """An oracleGeneral trace's object sizes (``trace stats`` reports them;
-    a page cache does not use them), None for another format."""
+    a page cache does not use them), None for another format; read once a
+    command."""
     return None if path == "-" else _native.object_sizes(path, format)
 
 

@@ -45,7 +45,8 @@ impl Claim {
             }
             Err(e) => return Err(Error::io(path, e)),
         };
-        // SAFETY: flock on a descriptor this function owns.
+        // SAFETY: flock on a descriptor this function owns (a file just
+        // created holds the lock already: taking it again changes nothing).
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
             return Err(Error::io(path, std::io::Error::last_os_error()));
         }

@@ -29,8 +29,6 @@ pub trait Stepper: Send {
     fn request(&mut self, page: DenseId, op: Op) -> Result<bool>;
     /// Names the next new page `number` (an undeclared universe).
     fn name_next(&mut self, number: PageId);
-    /// The metrics so far.
-    fn metrics(&self) -> Metrics;
     /// The metrics, after writing the dirty pages if `run` says so (they
     /// stay buffered, clean), and the kind's fields.
     fn report(&mut self, run: &Run<'_>) -> Result<(Metrics, Fields)>;
@@ -48,10 +46,6 @@ impl<K: Kind> Stepper for Stepping<K> {
 
     fn name_next(&mut self, number: PageId) {
         self.sim.numbers_mut().push(number);
-    }
-
-    fn metrics(&self) -> Metrics {
-        self.sim.metrics()
     }
 
     fn report(&mut self, run: &Run<'_>) -> Result<(Metrics, Fields)> {
@@ -208,11 +202,6 @@ impl Live {
         self.met
             .as_ref()
             .map_or_else(|| self.universe.pages(), FxHashMap::len)
-    }
-
-    /// The metrics so far.
-    pub fn metrics(&self) -> Metrics {
-        self.stepper.metrics()
     }
 
     /// What [`super::replay`] returns for the requests served so far;
