@@ -150,5 +150,5 @@ def test_a_python_policy_that_tells_its_eviction_order_is_aces_base() -> None:
         _same({k: v for k, v in got.items() if k != "name"}, {k: v for k, v in want.items() if k != "name"})
     with pytest.raises(FlashlayerError, match="py-lru"):
         flashlayer.simulate(t, "ace:base=py-lru", "3%")
-    with pytest.raises(FlashlayerError, match="base: expected an online policy at its defaults: lru, cflru"):
+    with pytest.raises(FlashlayerError, match="bad value 'nope' for 'base'; expected an online policy at its defaults: lru, cflru"):
         flashlayer.simulate(t, "ace:base=nope", "3%")

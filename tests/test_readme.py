@@ -1,6 +1,8 @@
-"""The README runs: every shell command and the Python example in it are run
-as written, from a fresh folder that sees the repository's ``data/`` and
-``.venv/`` (the Rust example is a doctest of the crate)."""
+"""The README and the pages under ``docs/`` run: every shell command and
+Python example in them is run as written, from a fresh folder that sees the
+repository's ``data/`` and ``.venv/`` (the Rust examples are doctests of the
+crate). Pages a command generates (``PERFORMANCE.md``, ``LIBCACHESIM.md``)
+are not read."""
 
 from __future__ import annotations
 
@@ -13,8 +15,19 @@ import pytest
 
 from tests.conftest import ROOT, reproduce_quick
 
+from flashlayer.files import MARKDOWN_MARK
+
 README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"```(\w+)\n(.*?)```", README, flags=re.S)
+#: The pages people write, the README first, in the order their commands run.
+PAGES = [README] + [text for page in ("USAGE", "PYTHON", "RUST", "POLICIES", "REPRODUCING", "VALIDATION",
+                                      "BENCHMARKS", "DESIGN")
+                    if MARKDOWN_MARK not in (text := (ROOT / "docs" / f"{page}.md").read_text())]
+BLOCKS = [b for page in PAGES for b in re.findall(r"```(\w+)\n(.*?)```", page, flags=re.S)]
+
+
+def doc(name: str) -> str:
+    """The text of ``docs/NAME.md``."""
+    return (ROOT / "docs" / f"{name}.md").read_text()
 
 # The two entry points set up and test this very repository; run here they
 # would recurse into the test suite. CI runs them (`.ci/run`).
@@ -37,7 +50,7 @@ COMMANDS = _commands()
 
 
 def test_the_readme_opens_with_the_two_commands() -> None:
-    first = next(body for lang, body in BLOCKS if lang == "sh")
+    first = re.findall(r"```sh\n(.*?)```", README, flags=re.S)[0]
     assert "bash scripts/setup && .venv/bin/flashlayer reproduce --quick --out report" in first
     assert "bash scripts/test" in first
     run = (ROOT / ".ci" / "run").read_text()
@@ -86,7 +99,7 @@ def test_every_readme_command_runs(workdir: Path, command: str) -> None:
     assert "Traceback" not in p.stderr
 
 
-def test_the_python_example_runs(workdir: Path) -> None:
+def test_the_python_examples_run(workdir: Path) -> None:
     code = [body for lang, body in BLOCKS if lang == "python"]
     assert code
     for body in code:
@@ -98,7 +111,7 @@ def test_the_python_example_runs(workdir: Path) -> None:
 def test_the_device_table_is_the_engines_presets() -> None:
     from flashlayer import _native
 
-    section = README.split("## Device presets")[1].split("\n\n")[1]
+    section = doc("USAGE").split("## Device presets")[1].split("\n\n")[1]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()[2:]]
     presets = {p["name"]: p for p in _native.presets()}
     assert sorted(r[0] for r in rows) == sorted(presets)
@@ -109,13 +122,15 @@ def test_the_device_table_is_the_engines_presets() -> None:
 
 
 def test_the_bench_rates_the_readme_quotes_are_the_performance_pages() -> None:
-    """Every `bench policies` rate the README states (its bullet under
-    Performance, the curve's speed) is a req/s cell of docs/PERFORMANCE.md,
-    so regenerating the page without the README shows here."""
+    """Every `bench policies` rate the docs state (the bullet of
+    BENCHMARKS.md, the sampled curve's speed in USAGE.md) is a req/s cell
+    of docs/PERFORMANCE.md, so regenerating the page without them shows
+    here."""
     page = (ROOT / "docs" / "PERFORMANCE.md").read_text()
     rates = {line.split("|")[2].strip() for line in page.splitlines() if line.startswith("| `")}
-    bullet = README.split("- `bench policies` times")[1].split("\n- ")[0].split("LRU replays")[1]
-    curve = README.split("Speed (`flashlayer bench policies`,")[1].split("(`docs/PERFORMANCE.md`)")[0]
+    text = doc("BENCHMARKS")
+    bullet = text.split("- `bench policies` times")[1].split("\n- ")[0].split("LRU replays")[1]
+    curve = doc("USAGE").split("Speed (`flashlayer bench policies`,")[1].split("(`docs/PERFORMANCE.md`)")[0]
     curve = curve.split("the exact curve")[1]
     quoted = re.findall(r"\b\d+(?:\.\d+)?M\b", bullet + curve)
     assert len(quoted) >= 10
@@ -123,13 +138,13 @@ def test_the_bench_rates_the_readme_quotes_are_the_performance_pages() -> None:
 
 
 def test_the_watt_simulate_bench_figures_the_readme_quotes_are_the_kept_runs() -> None:
-    """The README's WATT-Simulate seconds and counts on the bench trace are
-    those `data/successors/watt-simulate-bench.csv` keeps."""
+    """VALIDATION.md's WATT-Simulate seconds and counts on the bench trace
+    are those `data/successors/watt-simulate-bench.csv` keeps."""
     import csv
 
     with (ROOT / "data" / "successors" / "watt-simulate-bench.csv").open() as f:
         runs = {r["algo"]: r for r in csv.DictReader(f)}
-    text = " ".join(README.split("`bench policies`' own trace and buffer")[1].split("times faster")[0].split())
+    text = " ".join(doc("VALIDATION").split("`bench policies`' own trace and buffer")[1].split("times faster")[0].split())
     for algo in ("lru", "watt"):
         r = runs[algo]
         for figure in (f"{float(r['seconds']):,.0f} s", f"{int(r['misses']):,}", f"{int(r['writes']):,}"):

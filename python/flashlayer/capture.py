@@ -244,6 +244,30 @@ def _run(cmd: list[str], what: str, **kw: Any) -> subprocess.CompletedProcess[st
     return p
 
 
+def _events(raw: Path, errs: Path) -> tuple[list[tuple[int, str, int]], int]:
+    """bpftrace's output as ``(time, op, page)`` in time order, and the
+    count of dirtied buffers it could not name; refused if it lost events
+    or recorded none."""
+    text = raw.read_text(errors="replace")
+    err_text = errs.read_text(errors="replace")
+    lost = sum(int(n) for n in re.findall(r"Lost (\d+) events", text + err_text))
+    if lost:
+        raise _fail(
+            f"bpftrace lost {lost} events, so the trace would be incomplete; use fewer --clients or a larger "
+            "BPFTRACE_PERF_RB_PAGES"
+        )
+    unknown = re.search(r"@unknown: (\d+)", text)
+    events = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in ("R", "W") and parts[0].isdigit():
+            events.append((int(parts[0]), parts[1], int(parts[2])))
+    if not events:
+        raise _fail("no buffer accesses were recorded")
+    events.sort(key=lambda e: e[0])
+    return events, int(unknown.group(1)) if unknown else 0
+
+
 def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
     """Runs the capture and writes ``opts.out``; returns a summary."""
     from flashlayer import progress
@@ -298,23 +322,7 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
         if w.returncode != 0:
             tail = (w.stderr or w.stdout).strip().splitlines()[-1:] or ["no output"]
             raise _fail(f"the workload failed (exit {w.returncode}): {tail[0]}")
-        text = raw.read_text(errors="replace")
-        err_text = errs.read_text(errors="replace")
-        lost = sum(int(n) for n in re.findall(r"Lost (\d+) events", text + err_text))
-        if lost:
-            raise _fail(
-                f"bpftrace lost {lost} events, so the trace would be incomplete; use fewer --clients or a larger "
-                "BPFTRACE_PERF_RB_PAGES"
-            )
-        unknown = re.search(r"@unknown: (\d+)", text)
-        events = []
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in ("R", "W") and parts[0].isdigit():
-                events.append((int(parts[0]), parts[1], int(parts[2])))
-        if not events:
-            raise _fail("no buffer accesses were recorded")
-        events.sort(key=lambda e: e[0])
+        events, unknown = _events(raw, errs)
         csv = work / "trace.csv"
         with open(csv, "w") as f:
             f.write("page,op\n")
@@ -332,7 +340,7 @@ def capture(opts: CaptureOptions, quiet: bool = True) -> dict[str, Any]:
             "requests": n,
             "reads": sum(1 for e in events if e[1] == "R"),
             "writes": sum(1 for e in events if e[1] == "W"),
-            "dirty_of_unknown_buffers": int(unknown.group(1)) if unknown else 0,
+            "dirty_of_unknown_buffers": unknown,
             "workload": workload,
             "relations": {
                 parts[0]: int(parts[1])

@@ -37,6 +37,13 @@ BufferSpec = int | str
 J = TypeVar("J")
 
 
+def policies(serving: str | None = None) -> list[str]:
+    """The policies' names in the engine's table order, registered ones last;
+    with ``serving`` (``"offline"``, ``"pool"`` or ``"ace_base"``) only those
+    that serve as it, as each declares."""
+    return [name for name, roles in _native.policy_roles() if serving is None or serving in roles]
+
+
 def open_trace(trace: TraceLike, format: str | None = None, page_size: int | None = None) -> Trace:
     """Returns `trace` if it is already open, opens it if it is a path,
     else builds it from the requests in memory."""

@@ -22,7 +22,7 @@
 //! call that ran it ([`take_failure`]).
 
 use crate::err;
-use flashlayer::policy::{register, BoxedPolicy, Neighbours, Policy, Registration, Victim};
+use flashlayer::policy::{register, BoxedPolicy, Neighbours, Policy, Registration, Serves, Victim};
 use flashlayer::spec::{Entry, Given};
 use flashlayer::types::{DenseId, Op, PageCost};
 use pyo3::prelude::*;
@@ -387,6 +387,9 @@ fn register_policy(name: &str, factory: Py<PyAny>, description: Option<&str>) ->
             description,
             params: &[],
         },
+        // The engine keeps its residency and dirty state, so it can manage
+        // a pool; ACE refuses it when built if it has no `order`.
+        serves: Serves::POOL_AND_ACE_BASE,
         build,
     }));
     register(reg).map_err(err)?;

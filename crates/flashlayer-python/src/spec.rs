@@ -100,6 +100,30 @@ fn table(kind: &str) -> PyResult<Vec<(&'static str, &'static str, Vec<ParamRow>)
         .collect())
 }
 
+/// `[(name, serves)]` of every policy, built-in ones in the table's order
+/// and then registered ones: what each can serve as, as it declares
+/// (`serves` holds `offline`, `pool` and `ace_base`, the engine's
+/// [`flashlayer::policy::Serves`]).
+#[pyfunction]
+fn policy_roles() -> Vec<(&'static str, Vec<&'static str>)> {
+    POLICIES
+        .all()
+        .into_iter()
+        .map(|e| {
+            let s = flashlayer::policy::PolicySpec::parse(e.name)
+                .map(|p| p.kind.serves())
+                .unwrap_or(flashlayer::policy::Serves::ONLINE);
+            let roles = [
+                (s.offline, "offline"),
+                (s.pool, "pool"),
+                (s.ace_base, "ace_base"),
+            ];
+            let named = roles.iter().filter(|(on, _)| *on).map(|(_, r)| *r);
+            (e.name, named.collect())
+        })
+        .collect()
+}
+
 /// `text` with the keys at their defaults left out, for tables people read.
 #[pyfunction]
 fn short_spec(kind: &str, text: &str) -> PyResult<String> {
@@ -127,6 +151,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             canonical,
             canonical_list,
             table,
+            policy_roles,
             short_spec,
             presets
         ]

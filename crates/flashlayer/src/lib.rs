@@ -76,3 +76,8 @@ pub use types::{DenseId, Metrics, Op, PageId, Request};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust page's examples (`docs/RUST.md`), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/RUST.md")]
+pub struct RustPageDoctests;

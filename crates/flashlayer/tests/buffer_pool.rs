@@ -5,7 +5,7 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
-    Ace, Arc, Base, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo,
+    Ace, Arc, Belady, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo,
     Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, TwoQ,
 };
 use flashlayer::sim::Simulator;
@@ -180,9 +180,9 @@ proptest! {
         compare(Ace::new(Cflru::new(cap, 0.5), 4, 4, 4).unwrap(), &t)?;
         compare(Koltsidas::new(cap, Lambda::Fixed(0.5)), &t)?;
         compare(Koltsidas::new(cap, Lambda::Auto { epoch: 2 }), &t)?;
-        compare(FdBuffer::new(cap, cap / 3, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap))), &t)?;
-        compare(FdBuffer::new(cap, cap / 2, Base::Lru(Lru::new(cap)), Base::Lru(Lru::new(cap))).with_cluster(3), &t)?;
-        compare(FdBuffer::with_mc(cap, Mc::Auto { epoch: 11 }, CostSource::Model, Base::Clock(Clock::new(cap)), Base::TwoQ(TwoQ::new(cap))), &t)?;
+        compare(FdBuffer::new(cap, cap / 3, BoxedPolicy::new(Lru::new(cap)), BoxedPolicy::new(Arc::new(cap))), &t)?;
+        compare(FdBuffer::new(cap, cap / 2, BoxedPolicy::new(Lru::new(cap)), BoxedPolicy::new(Lru::new(cap))).with_cluster(3), &t)?;
+        compare(FdBuffer::with_mc(cap, Mc::Auto { epoch: 11 }, CostSource::Model, BoxedPolicy::new(Clock::new(cap)), BoxedPolicy::new(TwoQ::new(cap))), &t)?;
     }
 
     /// ACE's prefetching variant reads ahead the pages numbered after the

@@ -3,8 +3,9 @@
 //! random "pinned" pages exercise the evictable filter too.
 
 use flashlayer::policy::{
-    Arc, Base, BasePolicy, Belady, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource, FdBuffer, Fifo,
-    Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, TwoQ, Victim, WbLandlord,
+    boxed_online_policy, Arc, Belady, BoxedPolicy, Casa, CcfLru, Cfdc, Cflru, Clock, CostSource,
+    FdBuffer, Fifo, Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, PolicySpec, TwoQ, Victim,
+    WbLandlord,
 };
 use flashlayer::types::{pack, DeviceId, Op, PageCost};
 use proptest::prelude::*;
@@ -898,7 +899,7 @@ proptest! {
     fn fdbuffer_matches_algorithms_1_and_2(m in 1usize..12, mc_share in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
         let mc = (mc_share * m as f64).round() as usize;
-        let mut fd = FdBuffer::new(m, mc, Base::Lru(Lru::new(m)), Base::Lru(Lru::new(m)));
+        let mut fd = FdBuffer::new(m, mc, BoxedPolicy::new(Lru::new(m)), BoxedPolicy::new(Lru::new(m)));
         let got = drive(&mut fd, &t, &pin);
         let want = run_model(&mut FdBufferModel { m, mc, c: Vec::new(), d: Vec::new() }, &t, &pin);
         prop_assert_eq!(&got, &want);
@@ -914,7 +915,8 @@ proptest! {
     fn fdbuffer_keeps_its_frames_with_any_base_policies(m in 1usize..12, mc in 0usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
         for (c, d) in [("arc", "2q"), ("clock", "fifo"), ("2q", "arc"), ("lru", "clock")] {
-            let mut fd = FdBuffer::new(m, mc, Base::new(BasePolicy::of(c).unwrap(), m, 0).unwrap(), Base::new(BasePolicy::of(d).unwrap(), m, 0).unwrap());
+            let pool = |name| boxed_online_policy(&PolicySpec::parse(name).unwrap(), m, 0).unwrap();
+            let mut fd = FdBuffer::new(m, mc, pool(c), pool(d));
             for (i, e) in drive(&mut fd, &t, &pin).into_iter().enumerate() {
                 if let Event::Miss(Some(v)) = e {
                     prop_assert!(!pin(i, v.page));
@@ -1167,7 +1169,12 @@ fn fdbuffer_table_1_exactly() {
         sim.finish()
     }
     let fd = replay(
-        FdBuffer::new(2, 1, Base::Lru(Lru::new(2)), Base::Lru(Lru::new(2))),
+        FdBuffer::new(
+            2,
+            1,
+            BoxedPolicy::new(Lru::new(2)),
+            BoxedPolicy::new(Lru::new(2)),
+        ),
         &t,
     );
     let opt = replay(Belady::new(2, &words).unwrap(), &t);
@@ -1178,7 +1185,12 @@ fn fdbuffer_table_1_exactly() {
     );
     // Every state of the table after the warm-up is [D, C]: one dirty page
     // and one clean page.
-    let mut p = FdBuffer::new(2, 1, Base::Lru(Lru::new(2)), Base::Lru(Lru::new(2)));
+    let mut p = FdBuffer::new(
+        2,
+        1,
+        BoxedPolicy::new(Lru::new(2)),
+        BoxedPolicy::new(Lru::new(2)),
+    );
     let mut states = Vec::new();
     for &(page, op) in &t {
         if !p.access(page, op) {
@@ -1249,8 +1261,8 @@ fn fdbuffer_auto_moves_mc_towards_the_cheaper_pool() {
                 m,
                 Mc::Auto { epoch: 5_000 },
                 CostSource::Model,
-                Base::Lru(Lru::new(m)),
-                Base::Lru(Lru::new(m)),
+                BoxedPolicy::new(Lru::new(m)),
+                BoxedPolicy::new(Lru::new(m)),
             );
             let store = CostStore::new(DeviceModel::parse(device).unwrap());
             let mut sim = Simulator::new(fd, store).unwrap();

@@ -5,7 +5,8 @@
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
-    boxed_online_policy, register, BoxedPolicy, Policy, PolicySpec, Registration, Victim,
+    boxed_online_policy, register, serving, BoxedPolicy, Policy, PolicySpec, Registration, Role,
+    Serves, Victim,
 };
 use flashlayer::sim::{self, ReplayOptions, StoreSpec};
 use flashlayer::spec::{Entry, Param, Size, Ty, NO_MAX};
@@ -105,6 +106,7 @@ static MRU: Registration = Registration {
             help: "evict the k-th most recently used page (0: the most recent)",
         }],
     },
+    serves: Serves::POOL,
     build: |given, capacity, _pages| {
         Ok(BoxedPolicy::new(Mru {
             capacity,
@@ -196,6 +198,7 @@ fn a_registered_name_that_is_taken_or_malformed_is_refused() {
             description: "",
             params: &[],
         },
+        serves: Serves::ONLINE,
         build: |_, _, _| unreachable!(),
     };
     static MALFORMED: Registration = Registration {
@@ -204,6 +207,7 @@ fn a_registered_name_that_is_taken_or_malformed_is_refused() {
             description: "",
             params: &[],
         },
+        serves: Serves::ONLINE,
         build: |_, _, _| unreachable!(),
     };
     assert!(register(&TAKEN).unwrap_err().to_string().contains("exists"));
@@ -267,4 +271,61 @@ fn a_registered_policy_runs_as_a_pool_of_fdbuffer() {
         drop(pool.fix_read(i % 50).unwrap());
     }
     assert_eq!(pool.metrics().hits, mru_hits(40, 50, 20));
+}
+
+/// MRU declared as serving on its own only.
+static LONE_MRU: Registration = Registration {
+    entry: Entry {
+        name: "lone-mru",
+        description: "MRU that serves as nothing but its own buffer",
+        params: &[],
+    },
+    serves: Serves::ONLINE,
+    build: |_, capacity, _| {
+        Ok(BoxedPolicy::new(Mru {
+            capacity,
+            k: 0,
+            order: Vec::new(),
+        }))
+    },
+};
+
+#[test]
+fn a_registered_policy_serves_where_its_declaration_says() {
+    registered();
+    register(&LONE_MRU).unwrap();
+    assert!(serving(Role::Pool).contains(&"mru"));
+    assert!(!serving(Role::AceBase).contains(&"mru"));
+    assert!(!serving(Role::Pool).contains(&"lone-mru"));
+    assert!(PolicySpec::parse("fdbuffer:dirty=mru").is_ok());
+    for spec in [
+        "fdbuffer:clean=lone-mru",
+        "ace:base=mru",
+        "ace:base=lone-mru",
+    ] {
+        let err = PolicySpec::parse(spec).unwrap_err().to_string();
+        assert!(err.contains("bad value"), "{spec}: {err}");
+        assert!(
+            err.contains("or one registered at run time"),
+            "{spec}: {err}"
+        );
+    }
+    // The built-in declarations: the offline ones serve nowhere else.
+    assert!(PolicySpec::parse("belady").unwrap().is_offline());
+    assert!(!PolicySpec::parse("mru").unwrap().is_offline());
+    let err = PolicySpec::parse("fdbuffer:clean=belady")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bad value 'belady' for 'clean'"), "{err}");
+    static FUTURE: Registration = Registration {
+        entry: Entry {
+            name: "seer",
+            description: "",
+            params: &[],
+        },
+        serves: Serves::OFFLINE,
+        build: |_, _, _| unreachable!(),
+    };
+    let err = register(&FUTURE).unwrap_err().to_string();
+    assert!(err.contains("a registered policy is online"), "{err}");
 }

@@ -219,15 +219,15 @@ proptest::proptest! {
         proptest::prop_assert_eq!(victims(Lirs::new(cap), &t, true), victims(Lirs::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(WTinyLfu::new(cap), &t, true), victims(WTinyLfu::new(cap), &t, false));
         proptest::prop_assert_eq!(victims(ClockPro::new(cap), &t, true), victims(ClockPro::new(cap), &t, false));
-        let fd = || FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::TwoQ(TwoQ::new(cap)));
+        let fd = || FdBuffer::new(cap, cap / 2, BoxedPolicy::new(Arc::new(cap)), BoxedPolicy::new(TwoQ::new(cap)));
         proptest::prop_assert_eq!(victims(fd(), &t, true), victims(fd(), &t, false));
-        let fd_lirs = || FdBuffer::new(cap, cap / 2, Base::Lirs(Lirs::new(cap)), Base::Lirs(Lirs::new(cap)));
+        let fd_lirs = || FdBuffer::new(cap, cap / 2, BoxedPolicy::new(Lirs::new(cap)), BoxedPolicy::new(Lirs::new(cap)));
         proptest::prop_assert_eq!(victims(fd_lirs(), &t, true), victims(fd_lirs(), &t, false));
-        let fd_clockpro = || FdBuffer::new(cap, cap / 2, Base::ClockPro(ClockPro::new(cap)), Base::ClockPro(ClockPro::new(cap)));
+        let fd_clockpro = || FdBuffer::new(cap, cap / 2, BoxedPolicy::new(ClockPro::new(cap)), BoxedPolicy::new(ClockPro::new(cap)));
         proptest::prop_assert_eq!(victims(fd_clockpro(), &t, true), victims(fd_clockpro(), &t, false));
-        let fd_tiny = || FdBuffer::new(cap, cap / 2, Base::WTinyLfu(WTinyLfu::new(cap)), Base::Lru(Lru::new(cap)));
+        let fd_tiny = || FdBuffer::new(cap, cap / 2, BoxedPolicy::new(WTinyLfu::new(cap)), BoxedPolicy::new(Lru::new(cap)));
         proptest::prop_assert_eq!(victims(fd_tiny(), &t, true), victims(fd_tiny(), &t, false));
-        let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, Base::Lru(Lru::new(cap)), Base::Arc(Arc::new(cap)));
+        let auto = || FdBuffer::with_mc(cap, Mc::Auto { epoch: 7 }, CostSource::Model, BoxedPolicy::new(Lru::new(cap)), BoxedPolicy::new(Arc::new(cap)));
         proptest::prop_assert_eq!(victims(auto(), &t, true), victims(auto(), &t, false));
         let cfdc = || {
             let mut c = Cfdc::new(cap, 0.5, 4);
@@ -403,7 +403,7 @@ proptest::proptest! {
         resized(CcfLru::new(cap), &t, &resize);
         resized(Casa::new(cap, CostSource::Model), &t, &resize);
         resized(Cfdc::new(cap, 0.5, 3), &t, &resize);
-        resized(FdBuffer::new(cap, cap / 2, Base::Arc(Arc::new(cap)), Base::Clock(Clock::new(cap))), &t, &resize);
+        resized(FdBuffer::new(cap, cap / 2, BoxedPolicy::new(Arc::new(cap)), BoxedPolicy::new(Clock::new(cap))), &t, &resize);
     }
 }
 

@@ -75,6 +75,10 @@ struct Versions {
     hdd: Vec<u64>,
     ssd: Vec<(DenseId, u64)>,
     failures: Vec<String>,
+    /// Every this many-th operation fails before it changes anything (0:
+    /// none fails).
+    fail_every: u64,
+    ops: u64,
 }
 
 impl Versions {
@@ -85,7 +89,17 @@ impl Versions {
             hdd: vec![0; pages],
             ssd: vec![(u32::MAX, 0); slots],
             failures: Vec::new(),
+            fail_every: 0,
+            ops: 0,
         }
+    }
+    /// Counts an operation; fails it if its turn has come.
+    fn turn(&mut self) -> Result<()> {
+        self.ops += 1;
+        if self.fail_every > 0 && self.ops.is_multiple_of(self.fail_every) {
+            return Err(flashlayer::Error::invalid("injected I/O failure"));
+        }
+        Ok(())
     }
     fn check(&mut self, what: &str, page: DenseId, version: u64) {
         if version != self.latest[page as usize] {
@@ -107,26 +121,31 @@ impl Versions {
 
 impl Io for Versions {
     fn hdd_read(&mut self, page: DenseId) -> Result<()> {
+        self.turn()?;
         let v = self.hdd[page as usize];
         self.check("disk read", page, v);
         self.dram[page as usize] = v;
         Ok(())
     }
     fn hdd_write(&mut self, page: DenseId) -> Result<()> {
+        self.turn()?;
         self.hdd[page as usize] = self.dram[page as usize];
         Ok(())
     }
     fn ssd_read(&mut self, page: DenseId, slot: u32) -> Result<()> {
+        self.turn()?;
         let v = self.slot(page, slot);
         self.check("SSD read", page, v);
         self.dram[page as usize] = v;
         Ok(())
     }
     fn ssd_write(&mut self, page: DenseId, slot: u32, _: bool, _: bool) -> Result<()> {
+        self.turn()?;
         self.ssd[slot as usize] = (page, self.dram[page as usize]);
         Ok(())
     }
     fn ssd_serve(&mut self, page: DenseId, slot: u32, op: Op) -> Result<()> {
+        self.turn()?;
         match op {
             Op::Read => {
                 let v = self.slot(page, slot);
@@ -137,11 +156,13 @@ impl Io for Versions {
         Ok(())
     }
     fn ssd_to_hdd(&mut self, page: DenseId, slot: u32) -> Result<()> {
+        self.turn()?;
         let v = self.slot(page, slot);
         self.hdd[page as usize] = v;
         Ok(())
     }
     fn ssd_move(&mut self, page: DenseId, from: u32, to: u32) -> Result<()> {
+        self.turn()?;
         let v = self.slot(page, from);
         self.ssd[to as usize] = (page, v);
         Ok(())
@@ -153,22 +174,31 @@ impl Io for Versions {
 }
 
 /// Replays `trace` and then reads every page once; returns the failures.
+/// With `fail_every`, every that many-th I/O fails and its request is
+/// retried, as a caller would.
 fn replay_versions(
     spec: &str,
     dram: usize,
     ssd: usize,
     pages: usize,
     trace: &[(u32, bool)],
+    fail_every: u64,
 ) -> Vec<String> {
     // A policy-ordered level has a spare slot.
-    let mut t = Tier::new(spec, dram, ssd, pages, Versions::new(pages, ssd + 1));
+    let mut io = Versions::new(pages, ssd + 1);
+    io.fail_every = fail_every;
+    let mut t = Tier::new(spec, dram, ssd, pages, io);
     let reads = (0..pages as u32).map(|p| (p, false));
     for (page, write) in trace.iter().copied().chain(reads) {
         let op = if write { Op::Write } else { Op::Read };
         if write {
             t.io_mut().latest[page as usize] += 1;
         }
-        t.request(page, op).unwrap();
+        let mut tries = 0;
+        while let Err(e) = t.request(page, op) {
+            tries += 1;
+            assert!(fail_every > 0 && tries < 100, "{spec}: {e}");
+        }
         if t.dram().contains(page) {
             let io = t.io_mut();
             if write {
@@ -218,7 +248,23 @@ proptest! {
             if spec.starts_with("face:group=3") && ssd < 3 {
                 continue;
             }
-            let failures = replay_versions(spec, dram, ssd, 24, &trace);
+            let failures = replay_versions(spec, dram, ssd, 24, &trace, 0);
+            prop_assert!(failures.is_empty(), "{spec}: {}", failures[..failures.len().min(3)].join("; "));
+        }
+    }
+
+    #[test]
+    fn every_scheme_keeps_every_write_when_its_io_fails(
+        trace in prop::collection::vec((0u32..24, prop::bool::weighted(0.35)), 1..400),
+        dram in 1usize..5,
+        ssd in 1usize..9,
+        fail_every in 5u64..12,
+    ) {
+        for spec in SCHEMES {
+            if spec.starts_with("face:group=3") && ssd < 3 {
+                continue;
+            }
+            let failures = replay_versions(spec, dram, ssd, 24, &trace, fail_every);
             prop_assert!(failures.is_empty(), "{spec}: {}", failures[..failures.len().min(3)].join("; "));
         }
     }

@@ -12,6 +12,11 @@ from flashlayer import _native
 from flashlayer.cli.common import emit_json, print_table
 
 
+#: What a policy can serve as (`_native.policy_roles`), in words.
+ROLE_WORDS = {"offline": "offline (a trace's replay only)", "pool": "a pool of FD-Buffer (clean=, dirty=)",
+              "ace_base": "ACE's base (base=)"}
+
+
 def run(a: argparse.Namespace) -> None:
     kinds: dict[str, Literal["policy", "store", "scheme", "workload", "method"]] = {
         "policies": "policy", "stores": "store", "schemes": "scheme", "workloads": "workload", "methods": "method"}
@@ -21,6 +26,10 @@ def run(a: argparse.Namespace) -> None:
              "params": [{"key": k, "default": v, "allowed": al, "help": h} for k, v, al, h in ps]}
             for n, d, ps in _native.table(kinds[a.what])
         ]
+        if a.what == "policies":
+            roles = dict(_native.policy_roles())
+            for r in rows:
+                r["serves"] = roles[r["name"]]
     elif a.what == "formats":
         rows = [{"name": n, "description": d} for n, d in _native.formats()]
     elif a.what == "captures":
@@ -51,6 +60,8 @@ def run(a: argparse.Namespace) -> None:
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         print(f"{r['name'].ljust(width)}  {r['description']}")
+        if r.get("serves"):
+            print(f"{''.ljust(width)}    serves as: {', '.join(ROLE_WORDS[s] for s in r['serves'])}")
         for p in r.get("params", []):
             key = f"{p['key']}={p['default']}" if p["default"] else p["key"]
             print(f"{''.ljust(width)}    {key}  {p['help']} ({p['allowed']})")

@@ -257,6 +257,12 @@ def add(sub: Any) -> None:
     cv.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     cv.set_defaults(func=cmd_trace_convert)
 
+    _add_gen(tsub)
+    _add_capture(tsub)
+
+
+def _add_gen(tsub: Any) -> None:
+    """``trace gen``: one subcommand per generator."""
     gen = tsub.add_parser("gen", help="generate synthetic traces")
     gsub = gen.add_subparsers(dest="generator", required=True, metavar="WORKLOAD", parser_class=Parser)
     z = gsub.add_parser("zipf", help="Zipf-distributed page references",
@@ -327,6 +333,9 @@ def add(sub: Any) -> None:
     c.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
     c.set_defaults(func=cmd_gen_concat)
 
+
+def _add_capture(tsub: Any) -> None:
+    """``trace capture``: PostgreSQL and strace."""
     cap = tsub.add_parser("capture", help="record the buffer reference string of a real database")
     csub = cap.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=Parser)
     pg = csub.add_parser(
@@ -389,3 +398,4 @@ def add(sub: Any) -> None:
     sx.add_argument("--json", action="store_true", help="print a summary (requests, writes, files, processes)")
     sx.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: the command to trace")
     sx.set_defaults(func=cmd_capture_strace)
+

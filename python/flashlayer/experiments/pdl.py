@@ -24,7 +24,9 @@ and OPU with the relation taking from a quarter to half of the chip,
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,12 +138,33 @@ def _unsteady(r: dict[str, Any]) -> bool:
     return _halves_gap(r) > STEADY and abs(e1 - e2) > 2 * (e1 + e2) ** 0.5
 
 
+#: A run's point: method, N, % changed, % update operations, the
+#: relation's share of the chip, variant.
+Key = tuple[str, float, float, float, float, str]
+
+
+@dataclass
+class _Pdl:
+    """What the parts of `run` share."""
+
+    mode: str
+    quiet: bool
+    scale: dict[str, float]
+    points: dict[str, list[float]]
+    chip_pages: int
+    results: dict[Key, dict[str, Any]]
+    get: Callable[..., dict[str, Any]]
+    figures: dict[str, Figure]
+    claims: list[Claim]
+    notes: list[str]
+    where: str
+
+
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
     scale, points = SCALE[mode], POINTS[mode]
     base = {"blocks": int(scale["blocks"]), "operations": int(scale["operations"]),
             "warmup_erases_per_block": scale["warmup"]}
-    Key = tuple[str, float, float, float, float, str]
     jobs: dict[Key, dict[str, Any]] = {}
     chip_pages = int(scale["blocks"]) * 64
 
@@ -187,7 +210,19 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     notes: list[str] = []
     g = scale["blocks"]
     where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {DB_SHARE * g * 64:,.0f} pages"
+    r = _Pdl(mode=mode, quiet=quiet, scale=scale, points=points, chip_pages=chip_pages, results=results, get=get,
+             figures=figures, claims=claims, notes=notes, where=where)
+    _fig8(r)
+    _fig9_13(r)
+    _fig10(r)
+    _fig11(r)
+    _fig12(r)
+    return _steady(r)
 
+
+def _fig8(r: _Pdl) -> None:
+    """Fig. 8: read, write and overall time per update operation, and the orders of Fig. 8(a) and 8(b)."""
+    get, figures, claims = r.get, r.figures, r.claims
     # Fig. 8: read, write and overall time per update operation.
     fig8 = {m: _per_op(get(m)) for m in METHODS}
     figures["pdl/fig8"] = {
@@ -235,6 +270,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                 + "; ".join(f"{m} {_ops(get(m), step)}" for m in paper_order)),
         })
 
+
+def _fig9_13(r: _Pdl) -> None:
+    """Fig. 9 and 13: against N_updates_till_write; the erase order and the room the relation takes."""
+    mode, points, chip_pages, get, figures, claims = r.mode, r.points, r.chip_pages, r.get, r.figures, r.claims
     # Fig. 9 and 13: against N_updates_till_write.
     xs_n = [float(n) for n in points["n"]]
     figures["pdl/fig9"] = {
@@ -293,6 +332,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "why": why,
     })
 
+
+def _fig10(r: _Pdl) -> None:
+    """Fig. 10: against %ChangedByOneU_Op, N = 1 and 5."""
+    points, get, figures, claims, notes = r.points, r.get, r.figures, r.claims, r.notes
     # Fig. 10: against %ChangedByOneU_Op, N = 1 and 5.
     figures["pdl/fig10"] = {
         "title": "Overall time per update operation against %ChangedByOneU_Op",
@@ -306,6 +349,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     claims.extend(_fig10_claims(points["changed"], get))
     _reading(points["n"], get, figures, claims, notes)
 
+
+def _fig11(r: _Pdl) -> None:
+    """Fig. 11: against %UpdateOps, N = 1 and 5, and the two ratio claims."""
+    points, get, figures, claims = r.points, r.get, r.figures, r.claims
     # Fig. 11: against %UpdateOps, N = 1 and 5, and the two ratio claims.
     ups = points["update_ops"]
     figures["pdl/fig11"] = {
@@ -372,6 +419,10 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                                                     for m in ("PDL(2KB)", "IPL(18KB)")) + ")."),
     })
 
+
+def _fig12(r: _Pdl) -> None:
+    """Fig. 12: Fig. 8's runs priced at other read and write times; then TPC-C (Fig. 14)."""
+    mode, quiet, get, figures, claims, notes = r.mode, r.quiet, r.get, r.figures, r.claims, r.notes
     # Fig. 12: Fig. 8's runs priced at other read and write times.
     figures["pdl/fig12"] = {
         "title": "Overall time per update operation against T_read (T_erase 1,500 µs)",
@@ -433,6 +484,11 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
 
     tpcc(mode, DB_SHARE, quiet, figures, claims, notes)
 
+
+def _steady(r: _Pdl) -> Section:
+    """Whether collection was steady when measured, the notes, and the section."""
+    mode, scale, chip_pages, results, get, figures, claims, notes, where = (
+        r.mode, r.scale, r.chip_pages, r.results, r.get, r.figures, r.claims, r.notes, r.where)
     measured = {f"{m}, N={n:g}, {c:g}% changed, {u:g}% updates"
                 + (f", relation {r['logical_pages'] / chip_pages:.0%} of the chip" if share != DB_SHARE else "")
                 + (f", {v}" if v else ""): r

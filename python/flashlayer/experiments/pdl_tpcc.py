@@ -151,10 +151,16 @@ def tpcc(mode: str, db_share: float, quiet: bool, figures: dict[str, Figure], cl
                 f"{f:,} pages " + ", ".join(f"{m} {per_txn[(m, f)]:.2f} ms" for m in TPCC_METHODS) for f in wrong[:2])
             + ". The order follows each method's reads, programs and erases per transaction (note below)."),
     })
+    notes.append(_tpcc_note(out, buffers, blocks, db_pages, db_share, measured, warmup, longest, logical, grown))
+
+def _tpcc_note(out: dict[tuple[str, int], dict[str, Any]], buffers: list[int], blocks: int, db_pages: int,
+               db_share: float, measured: int, warmup: int, longest: int, logical: int, grown: int) -> str:
+    """Fig. 14's note: the scale, the warm-up every method ran and the
+    erases of each, in it and while measured."""
     erases = {m: min(out[(m, f)]["run"]["erases"] for f in buffers) for m in TPCC_METHODS}
     warm = {m: min(out[(m, f)]["warmup_erases"] / blocks for f in buffers) for m in TPCC_METHODS}
     chip = blocks * 64
-    notes.append(f"TPC-C (Fig. 14): 1 warehouse, {db_pages:,} pages of 4 KiB after loading ({db_share:.0%} of a chip "
+    return (f"TPC-C (Fig. 14): 1 warehouse, {db_pages:,} pages of 4 KiB after loading ({db_share:.0%} of a chip "
                  f"of {blocks:,} blocks of 64 pages), {measured:,} transactions measured a point. The time is the "
                  "chip's while they run, with the final flush of the pages they dirtied; loading is not counted. "
                  f"Before measuring, every method runs the same {warmup:,} transactions unmeasured"

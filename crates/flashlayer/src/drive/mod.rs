@@ -324,7 +324,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     ///
     /// A failed read changes nothing; a failed write-back reinstates the
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
-    /// never happened. Pages written with the victim that leave with it
+    /// never happened, and a page the store gave up to the buffer (it
+    /// entered dirty) is written back to it. Pages written with the victim that leave with it
     /// ([`Policy::leaving`]) are in [`Driver::left`] until the next miss;
     /// a caller with frames frees theirs, as they do those of the pages
     /// evicted to make room for reading ahead.
@@ -382,9 +383,18 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
             self.policy.reinstate(v);
             gate.release(v.page);
         }
-        match failed {
-            Ok(e) => Err(e),
-            Err(p) => panic::resume_unwind(p),
+        // A page that entered dirty was given up by the store (HyPro moves
+        // a dirty page up from its SSD): not admitted, it goes back down
+        // as a flush writes a page, or the write's own failure is the one
+        // returned.
+        let handed_back = match dirty {
+            true => self.store.write(number, frames.incoming()),
+            false => Ok(()),
+        };
+        match (failed, handed_back) {
+            (Err(p), _) => panic::resume_unwind(p),
+            (Ok(_), Err(lost)) => Err(lost),
+            (Ok(e), Ok(())) => Err(e),
         }
     }
 

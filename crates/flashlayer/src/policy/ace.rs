@@ -50,8 +50,9 @@
 //! freed, outside its lock; `crate::buffer`).
 
 use super::build::WithPolicy;
-use super::named::Named;
-use super::{BoxedPolicy, Neighbours, Policy, PolicySpec, Victim};
+use super::named::{Named, Role};
+use super::spec::{allowed, boxed_at_defaults, serving_as};
+use super::{BoxedPolicy, Neighbours, Policy, Victim};
 use crate::error::{Error, Result};
 use crate::spec::{Given, Param, Ty};
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -76,14 +77,11 @@ fn after_victim(window: usize) -> usize {
     window.checked_sub(1).unwrap_or(usize::MAX)
 }
 
-/// The policies ACE wraps: those that know the order their evictions
-/// reach dirty pages in, at their defaults.
-const BASES: &[&str] = &["lru", "cflru", "lruwsr", "casa", "watt"];
-
 /// ACE's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AceParams {
-    /// The base policy: one of `BASES`, or a registered policy's name.
+    /// The base policy, at its defaults: one that serves as ACE's base
+    /// ([`super::Serves`]).
     pub base: &'static str,
     /// Pages written back together when the victim is dirty, the victim
     /// included.
@@ -216,28 +214,17 @@ macro_rules! with_ace {
 
 forward_policy!(impl [P: Policy] Ace<P>, with_ace, cluster = gather, leaving = ace_leaving, read_ahead = ace_read_ahead, name = ace_name);
 
-/// What `base` takes (a registered policy is refused when built if it does
-/// not tell the order of its evictions).
-const BASE_ALLOWED: &str =
-    "an online policy at its defaults: lru, cflru, lruwsr, casa, watt, or one registered at run time";
+/// What `base` may name, in words (a registered policy is refused when
+/// built if it does not tell the order of its evictions).
+fn base_allowed() -> String {
+    allowed(Role::AceBase)
+}
 const BASE: Param = Param::new(
     "base",
-    Ty::Other(BASE_ALLOWED),
+    Ty::Listed(base_allowed),
     "lru",
     "the replacement policy ACE wraps, at its defaults",
 );
-
-/// The base named by `g`: one of [`BASES`], or a registered policy (it is
-/// refused later if it does not tell the order of its evictions).
-fn base_of(g: &Given) -> Result<&'static str> {
-    let v = g.value("base");
-    if let Some(b) = BASES.iter().find(|b| b.eq_ignore_ascii_case(v.trim())) {
-        return Ok(b);
-    }
-    super::registry::find(v.trim())
-        .map(|r| r.entry.name)
-        .ok_or_else(|| g.error(format!("base: expected {BASE_ALLOWED}, got '{}'", v.trim())))
-}
 const NW: Param = Param::new(
     "nw",
     Ty::Int(1, 1024),
@@ -264,6 +251,7 @@ const WINDOW: Param = Param::new(
 );
 
 impl Named for Ace {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "ace",
         description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; the victim and ne-1 of them leave",
@@ -273,7 +261,7 @@ impl Named for Ace {
 
     fn params(g: &Given) -> Result<AceParams> {
         Ok(AceParams {
-            base: base_of(g)?,
+            base: serving_as(g, "base", Role::AceBase)?,
             nw: g.int("nw") as usize,
             ne: g.int("ne") as usize,
             window: g.int("window") as usize,
@@ -282,54 +270,18 @@ impl Named for Ace {
     }
 
     fn build(p: AceParams, capacity: usize, pages: usize) -> Result<Self> {
-        let base = PolicySpec::parse(p.base)?.kind.boxed(capacity, pages)?;
+        let base = boxed_at_defaults(p.base, capacity, pages)?;
         Ace::with_read_ahead(base, p.nw, p.ne, p.window, p.pf)
     }
 
-    /// The base built as its own type, so that its calls inline.
+    /// The default base, LRU, built as its own type so that its calls
+    /// inline; any other goes behind one pointer.
     fn visit<W: WithPolicy>(p: AceParams, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
-        fn base<T: Named>(name: &str, capacity: usize, pages: usize) -> Result<T> {
-            let g = crate::spec::parse(&super::POLICIES, name)?;
-            T::build(T::params(&g)?, capacity, pages)
-        }
-        match p.base {
-            "lru" => w.visit(Ace::with_read_ahead(
-                base::<super::Lru>(p.base, capacity, pages)?,
-                p.nw,
-                p.ne,
-                p.window,
-                p.pf,
-            )?),
-            "cflru" => w.visit(Ace::with_read_ahead(
-                base::<super::Cflru>(p.base, capacity, pages)?,
-                p.nw,
-                p.ne,
-                p.window,
-                p.pf,
-            )?),
-            "lruwsr" => w.visit(Ace::with_read_ahead(
-                base::<super::LruWsr>(p.base, capacity, pages)?,
-                p.nw,
-                p.ne,
-                p.window,
-                p.pf,
-            )?),
-            "casa" => w.visit(Ace::with_read_ahead(
-                base::<super::Casa>(p.base, capacity, pages)?,
-                p.nw,
-                p.ne,
-                p.window,
-                p.pf,
-            )?),
-            "watt" => w.visit(Ace::with_read_ahead(
-                base::<super::Watt>(p.base, capacity, pages)?,
-                p.nw,
-                p.ne,
-                p.window,
-                p.pf,
-            )?),
-            // A registered policy, behind its pointer.
-            _ => w.visit(Self::build(p, capacity, pages)?),
+        if p.base == super::Lru::ENTRY.name {
+            let lru = super::Lru::new(capacity).with_pages(pages);
+            w.visit(Ace::with_read_ahead(lru, p.nw, p.ne, p.window, p.pf)?)
+        } else {
+            w.visit(Self::build(p, capacity, pages)?)
         }
     }
 }

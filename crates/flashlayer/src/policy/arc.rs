@@ -228,4 +228,9 @@ impl Policy for Arc {
     }
 }
 
-named!(Arc, "arc", "ARC, Megiddo & Modha 2003");
+named!(
+    Arc,
+    "arc",
+    "ARC, Megiddo & Modha 2003",
+    crate::policy::Serves::POOL
+);

@@ -521,6 +521,7 @@ impl Policy for Belady<'_> {
 // The policy's spec (`policy/named.rs`).
 
 impl super::Named for Belady<'static> {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::OFFLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "belady",
         description: "offline MIN, miss-optimal; clean pages first among never-reused",

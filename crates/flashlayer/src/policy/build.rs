@@ -2,9 +2,10 @@
 //! the caller hands a [`WithPolicy`] visitor, which receives the concrete
 //! policy type, so the per-request path stays free of dynamic dispatch.
 //! Each policy builds itself ([`super::Named`]); nested specs (FD-Buffer's
-//! pools) are built by name too, with no match per combination: a pool's
-//! calls go through [`super::Base`], except for the default pair, two LRU
-//! pools, built as `FdBuffer<Lru>` so that they inline (same decisions;
+//! pools, ACE's base) are built by name too, with no match per
+//! combination: a nested policy goes behind one pointer
+//! ([`super::BoxedPolicy`]), except for the default (two LRU pools, an LRU
+//! base), built as its own type so that its calls inline (same decisions;
 //! about 100 instructions fewer a request).
 
 use super::{BoxedPolicy, Policy, PolicySpec};

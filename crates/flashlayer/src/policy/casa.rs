@@ -242,6 +242,7 @@ impl Policy for Casa {
 // The policy's spec (`policy/named.rs`).
 
 impl crate::policy::Named for Casa {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::ACE_BASE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "casa",
         description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",

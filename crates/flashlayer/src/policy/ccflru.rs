@@ -172,5 +172,6 @@ impl Policy for CcfLru {
 named!(
     CcfLru,
     "ccflru",
-    "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty"
+    "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty",
+    crate::policy::Serves::ONLINE
 );

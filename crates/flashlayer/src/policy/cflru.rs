@@ -294,6 +294,7 @@ named!(
     Cflru,
     "cflru",
     "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
+    crate::policy::Serves::ACE_BASE,
     [W],
     f64,
     |g| Ok(g.fraction("w")),

@@ -226,5 +226,5 @@ impl Policy for Clock {
 named!(
     Clock,
     "clock",
-    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)"
+    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)", crate::policy::Serves::POOL
 );

@@ -410,6 +410,7 @@ const ITERATIONS: crate::spec::Param = crate::spec::Param {
 };
 
 impl super::Named for CostOpt<'static> {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::OFFLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "costopt-ub",
         description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady, except with a flush at the end priced in sequence)",

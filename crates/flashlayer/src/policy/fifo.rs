@@ -4,4 +4,9 @@
 /// First-in, first-out replacement.
 pub type Fifo = super::lru::Queue<false>;
 
-named!(Fifo, "fifo", "first in, first out");
+named!(
+    Fifo,
+    "fifo",
+    "first in, first out",
+    crate::policy::Serves::POOL
+);

@@ -538,6 +538,7 @@ const LAMBDA_EPOCH: crate::spec::Param = crate::spec::Param {
 };
 
 impl crate::policy::Named for Koltsidas {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "koltsidas",
         description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",

@@ -275,7 +275,8 @@ impl Policy for Lfu {
 named!(
     Lfu,
     "lfu",
-    "least frequently used since admission, ties to the least recently promoted"
+    "least frequently used since admission, ties to the least recently promoted",
+    crate::policy::Serves::POOL
 );
 
 #[cfg(test)]

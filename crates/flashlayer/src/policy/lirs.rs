@@ -462,7 +462,7 @@ named!(
     Lirs,
     "lirs",
     "LIRS, Jiang & Zhang 2002: pages of low inter-reference recency hold the buffer, the rest share hirs of it; \
-                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)",
+                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)", crate::policy::Serves::POOL,
     [HIRS],
     f64,
     |g| Ok(g.fraction("hirs")),

@@ -126,4 +126,9 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     }
 }
 
-named!(Lru, "lru", "least recently used");
+named!(
+    Lru,
+    "lru",
+    "least recently used",
+    crate::policy::Serves::POOL_AND_ACE_BASE
+);

@@ -282,7 +282,7 @@ const K: crate::spec::Param = crate::spec::Param {
 named!(
     LruK,
     "lruk",
-    "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first",
+    "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first", crate::policy::Serves::POOL,
     [K],
     usize,
     |g| Ok(g.int("k") as usize),

@@ -139,7 +139,7 @@ impl Policy for LruWsr {
 named!(
     LruWsr,
     "lruwsr",
-    "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance"
+    "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance", crate::policy::Serves::ACE_BASE
 );
 
 #[cfg(test)]

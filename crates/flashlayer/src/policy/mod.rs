@@ -95,7 +95,7 @@ pub use cflru::Cflru;
 pub use clock::Clock;
 pub use clockpro::ClockPro;
 pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
-pub use fdbuffer::{Base, BasePolicy, FdBuffer, Mc, DEFAULT_EPOCH};
+pub use fdbuffer::{FdBuffer, Mc, DEFAULT_EPOCH};
 pub use fifo::Fifo;
 pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
 pub use lfu::Lfu;
@@ -103,13 +103,13 @@ pub use lirs::Lirs;
 pub use lru::Lru;
 pub use lruk::LruK;
 pub use lruwsr::LruWsr;
-pub use named::Named;
+pub use named::{Named, Role, Serves};
 pub use registry::{register, Registration};
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
 pub use slru::Slru;
 pub use spec::{
-    CostSource, FdParams, PolicyKind, PolicySpec, Registered, BASE_ALLOWED, BASE_POLICIES, POLICIES,
+    allowed, serving, CostSource, FdParams, PolicyKind, PolicySpec, Registered, POLICIES, SERVING,
 };
 pub use twoq::TwoQ;
 pub use watt::{Watt, WattParams};

@@ -6,11 +6,12 @@
 //! pointer ([`BoxedPolicy`]; the policy must be `Clone + Send`).
 //!
 //! ```
-//! use flashlayer::policy::{register, BoxedPolicy, Lru, Policy, PolicySpec, Registration};
+//! use flashlayer::policy::{register, BoxedPolicy, Lru, Policy, PolicySpec, Registration, Serves};
 //! use flashlayer::spec::Entry;
 //!
 //! static MY_LRU: Registration = Registration {
 //!     entry: Entry { name: "my-lru", description: "LRU, registered by a program", params: &[] },
+//!     serves: Serves::POOL_AND_ACE_BASE,
 //!     build: |_given, capacity, pages| Ok(BoxedPolicy::new(Lru::new(capacity).with_pages(pages))),
 //! };
 //! register(&MY_LRU).unwrap();
@@ -28,6 +29,9 @@ pub struct Registration {
     /// Name (letters, digits, `-` and `_`), description and parameters;
     /// every parameter has a default, as in the built-in table.
     pub entry: Entry,
+    /// What it can serve as: where FD-Buffer's pools and ACE's base accept
+    /// it ([`super::Serves`]; a registered policy is online).
+    pub serves: super::Serves,
     /// Builds the policy from its parsed parameters with `capacity` pages,
     /// its per-page state pre-sized for dense ids `0..pages`.
     pub build: fn(given: &Given, capacity: usize, pages: usize) -> Result<BoxedPolicy>,
@@ -69,6 +73,11 @@ pub fn register(policy: &'static Registration) -> Result<()> {
             "cannot register policy '{name}': a name is letters, digits, '-' and '_'"
         )));
     }
+    if policy.serves.offline {
+        return Err(Error::invalid(format!(
+            "cannot register policy '{name}': a registered policy is online; it is never given the trace's future"
+        )));
+    }
     let mut all = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
     if all.iter().any(|r| std::ptr::eq(*r, policy)) {
         return Ok(());
@@ -91,6 +100,11 @@ pub fn register(policy: &'static Registration) -> Result<()> {
 pub(super) fn entries() -> Vec<&'static Entry> {
     let all = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
     all.iter().map(|r| &r.entry).collect()
+}
+
+/// The registered policies, in the order they were registered.
+pub(super) fn all() -> Vec<&'static Registration> {
+    REGISTERED.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// The registered policy named `name` (case-insensitive).

@@ -302,6 +302,7 @@ named!(
     S3Fifo,
     "s3fifo",
     "S3-FIFO, Yang et al. 2023: a small and a main FIFO with frequencies, and a ghost FIFO",
+    crate::policy::Serves::POOL,
     [S3_SMALL, S3_GHOST, S3_THRESHOLD],
     (f64, f64, u8),
     |g| Ok((

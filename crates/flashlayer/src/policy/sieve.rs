@@ -144,7 +144,8 @@ impl Policy for Sieve {
 named!(
     Sieve,
     "sieve",
-    "SIEVE, Zhang et al. 2024: a FIFO queue and a hand that spares visited pages once"
+    "SIEVE, Zhang et al. 2024: a FIFO queue and a hand that spares visited pages once",
+    crate::policy::Serves::POOL
 );
 
 #[cfg(test)]

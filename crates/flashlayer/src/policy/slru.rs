@@ -261,6 +261,7 @@ named!(
     Slru,
     "slru",
     "segmented LRU, Karedla et al. 1994: a hit moves a page one segment up, overflow moves down",
+    crate::policy::Serves::POOL,
     [SEGMENTS],
     usize,
     |g| Ok(g.int("segments") as usize),

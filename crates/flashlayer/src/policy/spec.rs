@@ -10,7 +10,7 @@
 
 use super::build::WithPolicy;
 pub use super::costs::CostSource;
-use super::named::Named;
+use super::named::{Named, Role, Serves};
 use super::registry::{self, Registration};
 use super::BoxedPolicy;
 use crate::error::Result;
@@ -67,6 +67,21 @@ macro_rules! policies {
                 }
             }
 
+            /// What the policy can serve as, as it declares.
+            pub fn serves(&self) -> Serves {
+                match self {
+                    $(PolicyKind::$variant(_) => <$ty as Named>::SERVES,)*
+                    PolicyKind::Registered(r) => r.policy.serves,
+                }
+            }
+        }
+
+        /// The built-in policies' names and what each serves as, in the
+        /// table's order.
+        pub static SERVING: &[(&str, Serves)] = &[$((<$ty as Named>::ENTRY.name, <$ty as Named>::SERVES)),*];
+
+        impl PolicyKind {
+
             /// Builds the policy and hands it to `w`, monomorphised.
             pub(super) fn visit<W: WithPolicy>(self, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
                 match self {
@@ -114,7 +129,56 @@ policies! {
     Ace => super::Ace,
 }
 
-pub use super::fdbuffer::{FdParams, BASE_ALLOWED, BASE_POLICIES};
+pub use super::fdbuffer::FdParams;
+
+/// The names of the policies that serve as `role`: the built-in ones in
+/// the table's order, then the registered ones.
+pub fn serving(role: Role) -> Vec<&'static str> {
+    let registered = registry::all()
+        .into_iter()
+        .map(|r| (r.entry.name, r.serves));
+    SERVING
+        .iter()
+        .copied()
+        .chain(registered)
+        .filter(|(_, s)| s.can(role))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// What a `role` key may name, in words: the built-in policies serving as
+/// it (registered ones are only added at run time, so they are named
+/// generally).
+pub fn allowed(role: Role) -> String {
+    let builtin: Vec<&str> = SERVING
+        .iter()
+        .filter(|(_, s)| s.can(role))
+        .map(|(name, _)| *name)
+        .collect();
+    format!(
+        "an online policy at its defaults: {}, or one registered at run time",
+        builtin.join(", ")
+    )
+}
+
+/// The name of the policy that `g`'s `key` names, to be built at its
+/// defaults; refused unless it serves as `role` (its declaration,
+/// [`Serves`]).
+pub(super) fn serving_as(g: &Given, key: &str, role: Role) -> Result<&'static str> {
+    let v = g.value(key);
+    let name = v.trim();
+    let kind = (!name.contains([':', '=']))
+        .then(|| PolicySpec::parse(name).ok())
+        .flatten()
+        .map(|spec| spec.kind)
+        .filter(|kind| kind.serves().can(role));
+    kind.map(|k| k.name()).ok_or_else(|| g.bad(key, name))
+}
+
+/// The policy named `name`, at its defaults, behind one pointer.
+pub(super) fn boxed_at_defaults(name: &str, capacity: usize, pages: usize) -> Result<BoxedPolicy> {
+    PolicySpec::parse(name)?.kind.boxed(capacity, pages)
+}
 
 /// A registered policy ([`super::register`]) with its canonical spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +241,7 @@ impl PolicySpec {
 
     /// Whether the policy must see the whole trace before the run.
     pub fn is_offline(&self) -> bool {
-        matches!(self.kind, PolicyKind::Belady(_) | PolicyKind::CostOptUb(_))
+        self.kind.serves().offline
     }
 }
 

@@ -176,4 +176,9 @@ impl Policy for TwoQ {
     }
 }
 
-named!(TwoQ, "2q", "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)");
+named!(
+    TwoQ,
+    "2q",
+    "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
+    crate::policy::Serves::POOL
+);

@@ -354,5 +354,6 @@ impl Policy for WbLandlord {
 named!(
     WbLandlord,
     "wblandlord",
-    "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back"
+    "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back",
+    crate::policy::Serves::ONLINE
 );

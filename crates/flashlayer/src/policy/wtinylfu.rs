@@ -371,7 +371,7 @@ named!(
     WTinyLfu,
     "wtinylfu",
     "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
-                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)",
+                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)", crate::policy::Serves::POOL,
     [WINDOW_SHARE],
     f64,
     |g| Ok(g.fraction("window")),

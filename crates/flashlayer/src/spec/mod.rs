@@ -68,6 +68,10 @@ pub enum Ty {
     Spec(&'static Table),
     /// Checked by the kind's builder; the text says what is allowed.
     Other(&'static str),
+    /// Checked by the kind's builder against a list known only at run time
+    /// (the policies that serve as a pool); the function says what is
+    /// allowed.
+    Listed(fn() -> String),
 }
 
 /// The upper limit of a [`Ty::Int`] that has none.
@@ -138,6 +142,7 @@ impl Param {
                 plural(t.what)
             ),
             Ty::Other(text) => text.to_owned(),
+            Ty::Listed(text) => text(),
         }
     }
 }
@@ -415,7 +420,7 @@ impl Given {
                     .map(|_| ())
                     .map_err(|e| self.error(format!("{}: {e}", param.key)))
             }
-            Ty::Other(_) => true,
+            Ty::Other(_) | Ty::Listed(_) => true,
         };
         if ok {
             Ok(())
@@ -446,7 +451,7 @@ impl Given {
             .unwrap_or_else(|| panic!("{} '{}' has no key '{key}'", self.table.what, self.name()));
         let v = self.given(key).unwrap_or(param.default);
         match param.ty {
-            Ty::Spec(_) | Ty::Other(_) => v.to_owned(),
+            Ty::Spec(_) | Ty::Other(_) | Ty::Listed(_) => v.to_owned(),
             _ => v.to_ascii_lowercase(),
         }
     }

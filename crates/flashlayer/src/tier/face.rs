@@ -97,11 +97,15 @@ impl Face {
         (self.head + self.used) % self.log.len()
     }
 
+    /// Appends the page's new version to the log. The version is written
+    /// before the log points at it, so a failed write leaves the page's
+    /// older version (or none) the current one.
     fn append(&mut self, page: DenseId, dirty: bool, io: &mut impl Io) -> Result<()> {
         if self.used == self.log.len() {
             self.replace_group(io)?;
         }
         let slot = self.rear();
+        io.ssd_write(page, slot as u32, dirty, true)?;
         self.grow(page);
         let i = page as usize;
         if self.slot_of[i] == NIL {
@@ -114,36 +118,50 @@ impl Face {
         self.flags[i] = if dirty { DIRTY } else { 0 };
         self.dirty += u64::from(dirty);
         self.used += 1;
-        io.ssd_write(page, slot as u32, dirty, true)
+        Ok(())
     }
 
+    /// Frees the oldest `group` slots of a full log, a slot at a time: each
+    /// slot's I/O (a kept page's move, a dirty page's copy to the disk)
+    /// comes before the log forgets it, so a failed one leaves that slot,
+    /// and every slot after it, as it was.
     fn replace_group(&mut self, io: &mut impl Io) -> Result<()> {
         let cap = self.log.len();
         while self.used == cap {
-            let start = self.head;
-            self.head = (self.head + self.group) % cap;
-            self.used -= self.group;
-            for k in 0..self.group {
-                let s = (start + k) % cap;
-                let page = std::mem::replace(&mut self.log[s], NIL);
-                if page == NIL || self.slot_of[page as usize] != s as u32 {
-                    continue; // an invalid version leaves without a write
-                }
-                let i = page as usize;
-                if self.second_chance && self.flags[i] & REFERENCED != 0 {
-                    self.flags[i] &= !REFERENCED;
-                    let t = self.rear();
-                    if t != s {
-                        // Slot t may be where a page moved earlier in this
-                        // group came from: its new copy must be safe first.
-                        io.barrier()?;
-                        io.ssd_move(page, s as u32, t as u32)?;
-                    }
-                    self.log[t] = page;
-                    self.slot_of[i] = t as u32;
-                    self.used += 1;
-                    continue;
-                }
+            for _ in 0..self.group {
+                self.replace_oldest(io)?;
+            }
+        }
+        // The appends that follow overwrite the group's slots: the versions
+        // that superseded its invalid ones, and the copies moves made, must
+        // be durable first.
+        io.barrier()
+    }
+
+    /// Frees the log's oldest slot: its page moves to the rear if it was
+    /// referenced (the group second chance), goes to the disk if dirty, or
+    /// leaves; an invalid version leaves without a write.
+    fn replace_oldest(&mut self, io: &mut impl Io) -> Result<()> {
+        let cap = self.log.len();
+        let s = self.head;
+        let page = self.log[s];
+        let valid = page != NIL && self.slot_of[page as usize] == s as u32;
+        let i = page as usize;
+        if valid && self.second_chance && self.flags[i] & REFERENCED != 0 {
+            // Where the rear is once this slot is freed.
+            let t = (s + self.used) % cap;
+            if t != s {
+                // Slot t may be where a page moved earlier in this group
+                // came from: its new copy must be safe first.
+                io.barrier()?;
+                io.ssd_move(page, s as u32, t as u32)?;
+            }
+            self.flags[i] &= !REFERENCED;
+            self.log[s] = NIL;
+            self.log[t] = page;
+            self.slot_of[i] = t as u32;
+        } else {
+            if valid {
                 if self.flags[i] & DIRTY != 0 {
                     io.ssd_to_hdd(page, s as u32)?;
                     self.dirty -= 1;
@@ -152,11 +170,11 @@ impl Face {
                 self.slot_of[i] = NIL;
                 self.valid -= 1;
             }
+            self.log[s] = NIL;
+            self.used -= 1;
         }
-        // The appends that follow overwrite the group's slots: the versions
-        // that superseded its invalid ones, and the copies moves made, must
-        // be durable first.
-        io.barrier()
+        self.head = (s + 1) % cap;
+        Ok(())
     }
 }
 

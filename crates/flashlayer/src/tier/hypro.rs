@@ -444,7 +444,10 @@ impl Scheme for Hypro {
         if self.ssd.is_full() {
             let (v, slot, stale) = self.ssd.evict();
             if v.dirty {
-                io.ssd_to_hdd(v.page, slot)?;
+                if let Err(e) = io.ssd_to_hdd(v.page, slot) {
+                    self.ssd.reinstate(v, stale);
+                    return Err(e);
+                }
             }
             if drew {
                 let now = self.now;
@@ -457,9 +460,13 @@ impl Scheme for Hypro {
             debug_assert!(stale.is_none(), "HyPro never relocates");
         }
         let slot = self.ssd.admit(page, dirty);
+        if let Err(e) = io.ssd_write(page, slot, dirty, false) {
+            // The slot does not hold the page: it leaves the level again.
+            self.ssd.remove(page);
+            return Err(e);
+        }
         self.tally.passed += 1;
         self.passed += 1;
-        io.ssd_write(page, slot, dirty, false)?;
         Ok(true)
     }
 

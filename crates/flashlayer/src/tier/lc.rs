@@ -134,8 +134,10 @@ impl Lc {
             // The update goes to the spare slot (see PolicyLevel), which may
             // hold a version superseded by a write not yet durable.
             io.barrier()?;
-            let slot = self.ssd.relocate(page);
-            io.ssd_write(page, slot, true, false)?;
+            // Written to the spare before the level points the page at it,
+            // so a failed write leaves the page where it was.
+            io.ssd_write(page, self.ssd.spare(), true, false)?;
+            self.ssd.relocate(page);
             self.ssd.mark_dirty(page);
             self.dirtied(page);
             return Ok(true);
@@ -143,14 +145,28 @@ impl Lc {
         if self.ssd.is_full() {
             let (v, slot, stale) = self.ssd.evict();
             if v.dirty {
-                io.ssd_to_hdd(v.page, slot)?;
+                if let Err(e) = io.ssd_to_hdd(v.page, slot) {
+                    self.ssd.reinstate(v, stale);
+                    return Err(e);
+                }
             }
             if let Some(spare) = stale {
-                io.ssd_invalidate(spare)?;
+                if let Err(e) = io.ssd_invalidate(spare) {
+                    // The victim is on the disk now: it stays, clean.
+                    self.ssd.reinstate(v, stale);
+                    if v.dirty {
+                        self.ssd.mark_clean(v.page);
+                    }
+                    return Err(e);
+                }
             }
         }
         let slot = self.ssd.admit(page, dirty);
-        io.ssd_write(page, slot, dirty, false)?;
+        if let Err(e) = io.ssd_write(page, slot, dirty, false) {
+            // The slot does not hold the page: it leaves the level again.
+            self.ssd.remove(page);
+            return Err(e);
+        }
         if dirty {
             self.dirtied(page);
         }

@@ -1,6 +1,21 @@
 //! An SSD level ordered by a replacement [`Policy`] (HyPro and lazy
 //! cleaning): the policy decides which page leaves, [`Slots`] says where
 //! each page's bytes are.
+//!
+//! The level drives its policy by the calling protocol of
+//! [`crate::policy`] itself, not through `drive::Driver`: it moves no bytes
+//! (its scheme does, through a [`super::Io`]) and pins nothing. A page the
+//! scheme puts on the level is announced (`access`, a miss) and then
+//! admitted (`insert`, at the SSD's cost); a request served on the level
+//! is an `access` that hits; a full level gives up a victim by `evict`
+//! (every page evictable) before the scheme admits the next; `remove`
+//! takes a page off when the scheme moves it up to DRAM; `mark_dirty` and
+//! `mark_clean` follow whether the disk's copy is older. When the I/O that
+//! follows fails, the scheme undoes the step: a victim whose copy to the
+//! disk failed is put back ([`PolicyLevel::reinstate`], the protocol's
+//! `reinstate`), and a page admitted whose write to the SSD failed is
+//! taken off again, so the level never lists a page its slot does not
+//! hold.
 
 use super::{Slots, NIL};
 use crate::error::Result;
@@ -111,6 +126,24 @@ impl PolicyLevel {
             self.spare
         });
         (v, self.slots.release(v.page), stale)
+    }
+
+    /// Undoes the [`PolicyLevel::evict`] just made, whose I/O failed: the
+    /// victim is back on the level, in its slot, where its policy had it,
+    /// and the spare again holds its old version if it did.
+    pub fn reinstate(&mut self, victim: Victim, stale: Option<u32>) {
+        // The slot just released is the first free one again.
+        self.slots.take(victim.page);
+        self.policy.reinstate(victim);
+        if stale.is_some() {
+            self.spare_holds = victim.page;
+        }
+    }
+
+    /// The spare slot: where the next [`PolicyLevel::relocate`] puts its
+    /// page.
+    pub fn spare(&self) -> u32 {
+        self.spare
     }
 
     /// Moves a page on the level to the spare slot for an update: returns

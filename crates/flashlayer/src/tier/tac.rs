@@ -108,15 +108,24 @@ impl Tac {
                 return Ok(false);
             }
             let out = self.first[coldest as usize];
-            self.unlink(out);
-            self.slots.release(out);
-            self.len -= 1;
+            self.drop_page(out);
         }
         let slot = self.slots.take(page);
+        if let Err(e) = io.ssd_write(page, slot, false, false) {
+            // The slot does not hold the page: it stays free.
+            self.slots.release(page);
+            return Err(e);
+        }
         self.link(page);
         self.len += 1;
-        io.ssd_write(page, slot, false, false)?;
         Ok(true)
+    }
+
+    /// Takes `page` off the SSD.
+    fn drop_page(&mut self, page: DenseId) {
+        self.unlink(page);
+        self.slots.release(page);
+        self.len -= 1;
     }
 
     fn link(&mut self, page: DenseId) {
@@ -229,7 +238,11 @@ impl Scheme for Tac {
         io.hdd_write(page)?;
         let slot = self.slots.get(page);
         if slot != NIL {
-            io.ssd_write(page, slot, false, false)?;
+            if let Err(e) = io.ssd_write(page, slot, false, false) {
+                // The SSD's copy may be torn or old: the disk's is the page.
+                self.drop_page(page);
+                return Err(e);
+            }
             return Ok(true);
         }
         self.admit_if_warm(page, io)

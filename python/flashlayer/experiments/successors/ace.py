@@ -126,6 +126,39 @@ class AceRuns:
     ssd_k: dict[str, float]
 
 
+def _simulator_counts(ours: AceCounts, theirs: dict[tuple[str, str, str], dict[str, str]]) -> Claim:
+    """Ours against ACE's own simulator's counts on its four workloads."""
+    counts = Counts()
+    #: Which rows have a count off: (policy, variant).
+    rows_off: set[tuple[str, str]] = set()
+    for (w, b, v), got in ours.items():
+        tolerance = LRUWSR_ACE_TOLERANCE if b == "LRU-WSR" and v != "1" else None
+        for key, value in got.items():
+            before = len(counts.off)
+            counts.compare(f"{w} {b} {ACE_VARIANTS[v][0]}: {key}", value, float(theirs[(w, b, v)][key]),
+                           tolerance)
+            if len(counts.off) > before:
+                rows_off.add((b, v))
+    return {
+        "paper": "ace",
+        "kind": "ours",
+        "id": "successors-ace-simulator-counts",
+        "text": "On ACE's four workloads, LRU, CFLRU and LRU-WSR, each alone, under ACE and under ACE evicting "
+        "what it writes, each of those with and without a window of the 8 pages nearest eviction, give ACE's "
+        "own simulator's misses, page writes, write batches and total cost",
+        "source": "BU-DiSC/ACE-codebase commit 46f65a8 (Simulation/*, -a 1 to -a 5), run by "
+        "tools/ace-codebase/run.sh; data/successors/ace-codebase-figure8.csv",
+        "paper_value": "their counts (figure successors/ace-codebase)",
+        "tolerance": "equal on every count, but ACE over LRU-WSR within 1% on each (its walk also renews the hot "
+        "dirty pages it passes)",
+        "ours": f"{counts.checked - len(counts.off)}/{counts.checked} counts as stated; ACE over LRU-WSR at "
+        f"most {counts.worst:.2%} apart",
+        "holds": not counts.off,
+        "gap": None if not counts.off else "; ".join(counts.off[:4]),
+        "why": None if not counts.off else _counts_why(rows_off),
+    }
+
+
 def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: list[Claim], runs: list[dict[str, Any]],
               quiet: bool) -> AceRuns:
     """ACE's four workloads: its simulator's counts beside ours, and the
@@ -164,35 +197,7 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
             for label, src in ((f"ACE-codebase, {what}", theirs), (f"flashlayer, {what}", ours))
         },
     }
-    counts = Counts()
-    #: Which rows have a count off: (policy, variant).
-    rows_off: set[tuple[str, str]] = set()
-    for (w, b, v), got in ours.items():
-        tolerance = LRUWSR_ACE_TOLERANCE if b == "LRU-WSR" and v != "1" else None
-        for key, value in got.items():
-            before = len(counts.off)
-            counts.compare(f"{w} {b} {ACE_VARIANTS[v][0]}: {key}", value, float(theirs[(w, b, v)][key]),
-                           tolerance)
-            if len(counts.off) > before:
-                rows_off.add((b, v))
-    claims.append({
-        "paper": "ace",
-        "kind": "ours",
-        "id": "successors-ace-simulator-counts",
-        "text": "On ACE's four workloads, LRU, CFLRU and LRU-WSR, each alone, under ACE and under ACE evicting "
-        "what it writes, each of those with and without a window of the 8 pages nearest eviction, give ACE's "
-        "own simulator's misses, page writes, write batches and total cost",
-        "source": "BU-DiSC/ACE-codebase commit 46f65a8 (Simulation/*, -a 1 to -a 5), run by "
-        "tools/ace-codebase/run.sh; data/successors/ace-codebase-figure8.csv",
-        "paper_value": "their counts (figure successors/ace-codebase)",
-        "tolerance": "equal on every count, but ACE over LRU-WSR within 1% on each (its walk also renews the hot "
-        "dirty pages it passes)",
-        "ours": f"{counts.checked - len(counts.off)}/{counts.checked} counts as stated; ACE over LRU-WSR at "
-        f"most {counts.worst:.2%} apart",
-        "holds": not counts.off,
-        "gap": None if not counts.off else "; ".join(counts.off[:4]),
-        "why": None if not counts.off else _counts_why(rows_off),
-    })
+    claims.append(_simulator_counts(ours, theirs))
     figures["successors/ace-reduction-against-k"] = {
         "title": "ACE's cut in the model's cost (read 1, write 4) against the device's concurrency k, beside the "
         "runtimes the authors measured on their SSD (flat: no k of theirs is modelled)",
@@ -303,6 +308,15 @@ def second_device(ace: AceRuns, figures: dict[str, Figure], claims: list[Claim])
     })
 
 
+#: Each point's cuts at every concurrency, keyed by what the point is.
+_Points = dict[tuple[Any, ...], list[float]]
+
+
+def _named(key: tuple[Any, ...]) -> str:
+    """A point's key in words."""
+    return " ".join(f"{x:,} pages" if isinstance(x, int) else str(x) for x in key)
+
+
 def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims: list[Claim],
              runs: list[dict[str, Any]], quiet: bool) -> None:
     """ACE's abstract: its counterparts' largest runtime cut on mixed
@@ -333,16 +347,19 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
                     pg[(label, b, base)] = (group, alone, with_ace)
                     if label == ACE_TPCC:
                         tpcc_cuts[(label, b, base)] = cuts
+    _abstract_cuts(ace, tpcc_cuts, figures, claims)
+    _abstract_counts(ace, pg, figures, claims)
+
+
+def _abstract_cuts(ace: AceRuns, tpcc_cuts: _Points, figures: dict[str, Figure], claims: list[Claim]) -> None:
+    """The abstract's runtime cuts against the model's at each concurrency,
+    on ACE's mixed workloads and the TPC-C trace."""
     # The model's cuts at each k: mixed workloads (ACE's, half reads) and TPC-C.
-    Points = dict[tuple[Any, ...], list[float]]
-    mixed: Points = {(w, base): [reduction(*ace.model[(w, k)][base]) for k in KS]
+    mixed: _Points = {(w, base): [reduction(*ace.model[(w, k)][base]) for k in KS]
                      for w in ACE_MIXED for base in ACE_BASES}
-    tpcc: Points = dict(tpcc_cuts)
+    tpcc: _Points = dict(tpcc_cuts)
     groups = {"mixed": mixed, "TPC-C": tpcc}
     best = {g: max(pts, key=lambda key: pts[key][-1]) for g, pts in groups.items()}
-
-    def named(key: tuple[Any, ...]) -> str:
-        return " ".join(f"{x:,} pages" if isinstance(x, int) else str(x) for x in key)
 
     figures["successors/ace-abstract-against-k"] = {
         "title": "ACE's largest cut in the model's cost (read 1, write 4) against the device's concurrency k, on "
@@ -351,7 +368,7 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
         "x_label": "device concurrency k",
         "y_label": "cost saved by ACE (%)",
         "x": [float(k) for k in KS],
-        "series": {**{f"{g}, model (best: {named(best[g])})": groups[g][best[g]] for g in groups},
+        "series": {**{f"{g}, model (best: {_named(best[g])})": groups[g][best[g]] for g in groups},
                    **{f"{g}, ACE's abstract": [v] * len(KS) for g, v in ACE_HEADLINE.items()}},
         "log_x": False,
     }
@@ -370,7 +387,7 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
         "source": "Papon & Athanassoulis, ICDE 2023, abstract",
         "paper_value": ", ".join(f"{v}% ({g})" for g, v in ACE_HEADLINE.items()),
         "tolerance": f"within {ACE_RUNTIME_POINTS:.0f} percentage points of each",
-        "ours": ", ".join(f"{groups[g][best[g]][-1]:.1f}% ({g}: {named(best[g])})" for g in ACE_HEADLINE),
+        "ours": ", ".join(f"{groups[g][best[g]][-1]:.1f}% ({g}: {_named(best[g])})" for g in ACE_HEADLINE),
         "holds": not off,
         "gap": None if not off else "; ".join(f"{g} {o:.1f}% against {v}%" for g, (o, v) in off.items()),
         "why": None if not off else "the model prices 8 writes issued together as one and a run as its I/O "
@@ -380,6 +397,12 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
         f"model's at {min(ssd):.1f} to {max(ssd):.1f} (claim successors-ace-runtime): their PostgreSQL's runtime "
         "also holds what is not I/O, and their device served 8 concurrent writes in more than one write's time",
     })
+
+
+def _abstract_counts(ace: AceRuns, pg: dict[tuple[str, int, str], tuple[str, SimResult, SimResult]],
+                     figures: dict[str, Figure], claims: list[Claim]) -> None:
+    """The abstract's "negligible increase" in misses and page writes, ACE
+    against the policy alone at k=8."""
     # Misses and page writes, ACE against the policy alone (k=8), by group
     # (a workload, or a trace at a share of its pages) and policy.
     # The paper's points are its synthetic workloads and TPC-C; TPC-B and
@@ -388,7 +411,7 @@ def abstract(traces_dir: Path, ace: AceRuns, figures: dict[str, Figure], claims:
                     for w in ACE_WORKLOADS for b in ACE_BASES]
     beyond: list[_Growth] = []
     for (label, size, base), (group, alone, with_ace) in pg.items():
-        point = (group, base, named((label, size, base)), sim_counts(with_ace), sim_counts(alone))
+        point = (group, base, _named((label, size, base)), sim_counts(with_ace), sim_counts(alone))
         (paper_points if label == ACE_TPCC else beyond).append(point)
     points = paper_points + beyond
     groups_of = list(dict.fromkeys(g for g, *_ in points))

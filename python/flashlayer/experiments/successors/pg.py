@@ -62,7 +62,6 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
     dominated: list[str] = []
     heavier: list[str] = []
     compared = 0
-    ftl_wa: dict[str, list[float]] = {}
     #: ACE over WATT beside WATT, LRU and ACE over LRU at every point.
     together: dict[str, list[SimResult]] = {n: [] for n in ("LRU", "WATT", "ACE over LRU", "ACE over WATT",
                                                             "ACE over LRU, evicting what it writes",
@@ -76,25 +75,7 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
             t = _native.Trace.open(traces_dir / file)
             buffers = sorted({share_pages(s, t.pages) for s in SHARES})
             key = label.lower().replace("-", "")
-            k8: dict[str, list[float]] = {}
-            for name, spec in {**CLASSICS, "WATT": "watt", **ACE_OVER}.items():
-                k8[name] = []
-                for b in buffers:
-                    r = _native.replay(t, spec, b, f"cost:device={DEVICE_K8}")
-                    runs.append({"trace": file, **r})
-                    k8[name].append(float(r["virtual_time"]))
-                    if name in together:
-                        together[name].append(r)
-                    bar.advance()
-            figures[f"successors/{key}-k8"] = {
-                "title": f"{label} trace on a device of concurrency 8 (read 1, write 8): virtual time against "
-                "buffer size",
-                "x_label": "buffer (pages)",
-                "y_label": "virtual time (reads)",
-                "x": [float(b) for b in buffers],
-                "series": k8,
-                "log_x": True,
-            }
+            _k8(t, file, label, key, buffers, together, figures, runs, bar)
             _ace_devices(t, file, label, key, buffers[1], devices, figures, notes, runs, bar)
             misses: dict[str, list[int]] = {}
             for name, spec in {**WATT_VARIANTS, **WATT_RIVALS}.items():
@@ -113,67 +94,9 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
                 "series": {n: [float(v) for v in vs] for n, vs in misses.items() if n in ("WATT", *WATT_RIVALS)},
                 "log_x": True,
             }
-            # WATT's write weight against CFLRU's window and LRU-WSR: each
-            # rival's (misses, writes) point against WATT's at the same size.
-            b = buffers[1]
-            watt_pts = []
-            for wc in WATT_WEIGHTS:
-                r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
-                watt_pts.append((f"WATT write_cost={wc}", int(r["misses"]), int(r["physical_writes"])))
-                bar.advance()
-            rival_pts = []
-            for spec in [*(f"cflru:w={w}" for w in CFLRU_WINDOWS), "lruwsr", "lru"]:
-                r = _native.replay(t, spec, b, None, None, True)
-                rival_pts.append((spec, int(r["misses"]), int(r["physical_writes"])))
-                bar.advance()
-            for name, m, w in rival_pts:
-                compared += 1
-                if not any(wm <= m * 1.01 and ww <= w * 1.01 for _, wm, ww in watt_pts):
-                    dominated.append(f"{name} on {label} (figure successors/{key}-misses-writes)")
-                    # Weights beyond the claim's: does a heavier one match it?
-                    for wc in (16, 32, 64):
-                        r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
-                        wm, ww = int(r["misses"]), int(r["physical_writes"])
-                        if wm <= m * 1.01 and ww <= w * 1.01:
-                            heavier.append(f"{name} on {label} by write_cost={wc} ({wm:,}, {ww:,} against {m:,}, "
-                                           f"{w:,})")
-                            break
-                    else:
-                        heavier.append(f"{name} on {label} by no weight up to 64")
-            # One x per point (its misses); each series holds its own points,
-            # WATT's first and in order of weight, so that they form a line.
-            pts = [("WATT (write weight 0 to 8)", m, w) for _, m, w in watt_pts] + rival_pts
-            figures[f"successors/{key}-misses-writes"] = {
-                "title": f"{label} trace at {b:,} pages: page writes against misses, WATT at write weights "
-                f"{', '.join(map(str, WATT_WEIGHTS))}, CFLRU at windows {', '.join(map(str, CFLRU_WINDOWS))}, "
-                "LRU-WSR and LRU",
-                "x_label": "misses",
-                "y_label": "page writes (with the dirty pages flushed at the end)",
-                "x": [float(m) for _, m, _ in pts],
-                "series": {n: [float(w) if pn == n else None for pn, _, w in pts]
-                           for n in dict.fromkeys(pn for pn, _, _ in pts)},
-                "log_x": False,
-            }
-            notes.append(f"{label} at {b:,} pages, (misses, page writes): "
-                         + "; ".join(f"{n} ({m:,}, {w:,})" for n, m, w in watt_pts + rival_pts) + ".")
+            compared += _write_weight(t, label, key, buffers[1], figures, notes, dominated, heavier, bar)
             if label == "TPC-C":
-                for name, spec in {**CLASSICS, "WATT": "watt", "ACE over LRU": "ace:base=lru",
-                                   "ACE over WATT": "ace:base=watt"}.items():
-                    ftl_wa[name] = []
-                    for b in buffers:
-                        r = _native.replay(t, spec, b, FTL_STORE)
-                        runs.append({"trace": file, **r})
-                        ftl_wa[name].append(float(r["ftl"]["write_amplification"]))
-                        bar.advance()
-                figures["successors/tpcc-ftl-write-amplification"] = {
-                    "title": "TPC-C trace on an SSD with its FTL (MQSim's, 7% spare, greedy collection): write "
-                    "amplification of each policy's write-backs",
-                    "x_label": "buffer (pages)",
-                    "y_label": "flash writes per host write",
-                    "x": [float(b) for b in buffers],
-                    "series": ftl_wa,
-                    "log_x": True,
-                }
+                _ftl(t, file, buffers, figures, runs, bar)
     shares = {n: sum(v) / len(v) for n, v in fewest.items()}
     # "Overall": WATT's misses against each rival's, averaged over every
     # trace and size as the talk's per-ratio graphs are read together.
@@ -230,6 +153,102 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
 #: The counts of a run that the notes compare.
 _Count = Literal["misses", "physical_writes", "virtual_time"]
 
+def _k8(t: _native.Trace, file: str, label: str, key: str, buffers: list[int], together: dict[str, list[SimResult]],
+        figures: dict[str, Figure], runs: list[dict[str, Any]], bar: progress.Bar) -> None:
+    """The papers' policies, WATT and ACE on a device of concurrency 8;
+    the runs `together` names are kept there too."""
+    k8: dict[str, list[float]] = {}
+    for name, spec in {**CLASSICS, "WATT": "watt", **ACE_OVER}.items():
+        k8[name] = []
+        for b in buffers:
+            r = _native.replay(t, spec, b, f"cost:device={DEVICE_K8}")
+            runs.append({"trace": file, **r})
+            k8[name].append(float(r["virtual_time"]))
+            if name in together:
+                together[name].append(r)
+            bar.advance()
+    figures[f"successors/{key}-k8"] = {
+        "title": f"{label} trace on a device of concurrency 8 (read 1, write 8): virtual time against "
+        "buffer size",
+        "x_label": "buffer (pages)",
+        "y_label": "virtual time (reads)",
+        "x": [float(b) for b in buffers],
+        "series": k8,
+        "log_x": True,
+    }
+
+
+def _ftl(t: _native.Trace, file: str, buffers: list[int], figures: dict[str, Figure], runs: list[dict[str, Any]],
+         bar: progress.Bar) -> None:
+    """Each policy's write-backs on the FTL store: their write amplification."""
+    ftl_wa: dict[str, list[float]] = {}
+    for name, spec in {**CLASSICS, "WATT": "watt", "ACE over LRU": "ace:base=lru",
+                       "ACE over WATT": "ace:base=watt"}.items():
+        ftl_wa[name] = []
+        for b in buffers:
+            r = _native.replay(t, spec, b, FTL_STORE)
+            runs.append({"trace": file, **r})
+            ftl_wa[name].append(float(r["ftl"]["write_amplification"]))
+            bar.advance()
+    figures["successors/tpcc-ftl-write-amplification"] = {
+        "title": "TPC-C trace on an SSD with its FTL (MQSim's, 7% spare, greedy collection): write "
+        "amplification of each policy's write-backs",
+        "x_label": "buffer (pages)",
+        "y_label": "flash writes per host write",
+        "x": [float(b) for b in buffers],
+        "series": ftl_wa,
+        "log_x": True,
+    }
+
+
+def _write_weight(t: _native.Trace, label: str, key: str, b: int, figures: dict[str, Figure], notes: list[str],
+                  dominated: list[str], heavier: list[str], bar: progress.Bar) -> int:
+    """WATT's write weight against CFLRU's window and LRU-WSR at `b` pages:
+    each rival's (misses, writes) point against WATT's; the rivals no weight
+    matches go to `dominated`, with the heavier weight that does, if any, in
+    `heavier`. Returns how many rivals were compared."""
+    # WATT's write weight against CFLRU's window and LRU-WSR: each
+    # rival's (misses, writes) point against WATT's at the same size.
+    watt_pts = []
+    for wc in WATT_WEIGHTS:
+        r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
+        watt_pts.append((f"WATT write_cost={wc}", int(r["misses"]), int(r["physical_writes"])))
+        bar.advance()
+    rival_pts = []
+    for spec in [*(f"cflru:w={w}" for w in CFLRU_WINDOWS), "lruwsr", "lru"]:
+        r = _native.replay(t, spec, b, None, None, True)
+        rival_pts.append((spec, int(r["misses"]), int(r["physical_writes"])))
+        bar.advance()
+    for name, m, w in rival_pts:
+        if not any(wm <= m * 1.01 and ww <= w * 1.01 for _, wm, ww in watt_pts):
+            dominated.append(f"{name} on {label} (figure successors/{key}-misses-writes)")
+            # Weights beyond the claim's: does a heavier one match it?
+            for wc in (16, 32, 64):
+                r = _native.replay(t, f"watt:write_cost={wc}", b, None, None, True)
+                wm, ww = int(r["misses"]), int(r["physical_writes"])
+                if wm <= m * 1.01 and ww <= w * 1.01:
+                    heavier.append(f"{name} on {label} by write_cost={wc} ({wm:,}, {ww:,} against {m:,}, "
+                                   f"{w:,})")
+                    break
+            else:
+                heavier.append(f"{name} on {label} by no weight up to 64")
+    # One x per point (its misses); each series holds its own points,
+    # WATT's first and in order of weight, so that they form a line.
+    pts = [("WATT (write weight 0 to 8)", m, w) for _, m, w in watt_pts] + rival_pts
+    figures[f"successors/{key}-misses-writes"] = {
+        "title": f"{label} trace at {b:,} pages: page writes against misses, WATT at write weights "
+        f"{', '.join(map(str, WATT_WEIGHTS))}, CFLRU at windows {', '.join(map(str, CFLRU_WINDOWS))}, "
+        "LRU-WSR and LRU",
+        "x_label": "misses",
+        "y_label": "page writes (with the dirty pages flushed at the end)",
+        "x": [float(m) for _, m, _ in pts],
+        "series": {n: [float(w) if pn == n else None for pn, _, w in pts]
+                   for n in dict.fromkeys(pn for pn, _, _ in pts)},
+        "log_x": False,
+    }
+    notes.append(f"{label} at {b:,} pages, (misses, page writes): "
+                 + "; ".join(f"{n} ({m:,}, {w:,})" for n, m, w in watt_pts + rival_pts) + ".")
+    return len(rival_pts)
 
 def _ratios(runs: dict[str, list[SimResult]], name: str, base: str, key: _Count) -> list[float]:
     """`name`'s `key` over `base`'s, point by point."""

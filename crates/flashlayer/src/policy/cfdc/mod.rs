@@ -547,7 +547,7 @@ const CFDC_CLUSTER: crate::spec::Param = crate::spec::Param {
 named!(
     Cfdc,
     "cfdc",
-    "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch",
+    "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch", crate::policy::Serves::ONLINE,
     [CFDC_W, CFDC_CLUSTER],
     (f64, usize),
     |g| Ok((g.fraction("w"), g.int("cluster") as usize)),

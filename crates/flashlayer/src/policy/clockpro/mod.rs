@@ -432,7 +432,7 @@ named!(
     ClockPro,
     "clockpro",
     "CLOCK-Pro, Jiang et al. 2005: LIRS's reuse-distance test on one clock with three hands; \
-                          hits set a bit, the resident cold target adapts (not compared with libCacheSim's, which stops evicting)",
+                          hits set a bit, the resident cold target adapts (not compared with libCacheSim's, which stops evicting)", crate::policy::Serves::POOL,
     [COLD_SHARE],
     f64,
     |g| Ok(g.fraction("cold")),

@@ -90,119 +90,12 @@ use tuner::Tuner;
 
 use super::build::WithPolicy;
 use super::named::Named;
-use super::{
-    Arc, BoxedPolicy, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, Neighbours, Policy, Registered,
-    S3Fifo, Sieve, Slru, TwoQ, Victim, WTinyLfu, Watt,
-};
+use super::named::Role;
+use super::spec::{allowed, boxed_at_defaults, serving_as};
+use super::{BoxedPolicy, Lru, Neighbours, Policy, Victim};
 use crate::error::Result;
 use crate::spec::{Amount, Entry, Given, Param, Ty, NO_MAX};
 use crate::types::{DenseId, IoKind, Op, PageCost};
-
-/// Declares the policies that can manage a pool, once: the [`Base`] that
-/// holds one, the [`BasePolicy`] that names it, their names as typed
-/// ([`BASE_POLICIES`]), and `with_base!`, which binds the pool's policy.
-macro_rules! base_policies {
-    ($(($variant:ident, $ty:ident, $name:literal)),* $(,)?) => {
-        /// The policy of one pool.
-        #[derive(Clone, Debug)]
-        pub enum Base {
-            $(
-                #[doc = concat!("[`", stringify!($ty), "`]")]
-                $variant($ty),
-            )*
-            /// A policy registered at run time ([`super::register`]).
-            Registered(BoxedPolicy),
-        }
-
-        /// A policy that manages a pool of FD-Buffer.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum BasePolicy {
-            $(
-                #[doc = concat!("`", $name, "`")]
-                $variant,
-            )*
-            /// A policy registered at run time, at its defaults.
-            Registered(Registered),
-        }
-
-        /// The built-in policies that can manage a pool of FD-Buffer
-        /// (online, with their default parameters), as typed.
-        pub const BASE_POLICIES: &[&str] = &[$($name),*];
-
-        /// What a pool's policy may be, in words.
-        pub const BASE_ALLOWED: &str = concat!(
-            "an online policy at its defaults: ",
-            $($name, ", ",)*
-            "or one registered at run time"
-        );
-
-        impl BasePolicy {
-            /// The base policy named `name`: one of [`BASE_POLICIES`], or a
-            /// registered policy.
-            pub fn of(name: &str) -> Option<Self> {
-                match name.to_ascii_lowercase().as_str() {
-                    $($name => Some(BasePolicy::$variant),)*
-                    // A registered policy by its name alone, at its defaults.
-                    other => match super::PolicySpec::parse(other).ok()?.kind {
-                        super::PolicyKind::Registered(r) if r.policy.entry.name.eq_ignore_ascii_case(other) => {
-                            Some(BasePolicy::Registered(r))
-                        }
-                        _ => None,
-                    },
-                }
-            }
-
-            /// The name as typed.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(BasePolicy::$variant => $name,)*
-                    BasePolicy::Registered(r) => r.policy.entry.name,
-                }
-            }
-        }
-
-        /// Calls `$body` with the pool's policy bound to `$p`.
-        macro_rules! with_base {
-            ($base:expr, $p:ident => $body:expr) => {
-                match $base {
-                    $(Base::$variant($p) => $body,)*
-                    Base::Registered($p) => $body,
-                }
-            };
-        }
-
-        impl Base {
-            /// The base policy `kind` with `capacity` pages, pre-sized for
-            /// dense ids `0..pages`; a registered one fails as its builder
-            /// does.
-            pub fn new(kind: BasePolicy, capacity: usize, pages: usize) -> Result<Self> {
-                Ok(match kind {
-                    $(BasePolicy::$variant => Base::$variant($ty::new(capacity).with_pages(pages)),)*
-                    BasePolicy::Registered(r) => Base::Registered(r.build(capacity, pages)?),
-                })
-            }
-        }
-    };
-}
-
-base_policies!(
-    (Lru, Lru, "lru"),
-    (Fifo, Fifo, "fifo"),
-    (Clock, Clock, "clock"),
-    (TwoQ, TwoQ, "2q"),
-    (Arc, Arc, "arc"),
-    (Sieve, Sieve, "sieve"),
-    (S3Fifo, S3Fifo, "s3fifo"),
-    (Lfu, Lfu, "lfu"),
-    (Slru, Slru, "slru"),
-    (LruK, LruK, "lruk"),
-    (Lirs, Lirs, "lirs"),
-    (WTinyLfu, WTinyLfu, "wtinylfu"),
-    (ClockPro, ClockPro, "clockpro"),
-    (Watt, Watt, "watt"),
-);
-
-forward_policy!(Base, with_base);
 
 /// Which pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,12 +160,12 @@ pub enum Mc {
     },
 }
 
-/// FD-Buffer over two pools, each managed by a `B`: [`Base`], any of the
-/// policies a pool may have, or one policy type named directly, whose calls
-/// then need no dispatch (the builder makes the default, two LRU pools,
-/// `FdBuffer<Lru>`).
+/// FD-Buffer over two pools, each managed by a `B`: [`BoxedPolicy`], any
+/// policy that serves as a pool ([`super::Serves`]), or one policy type
+/// named directly, whose calls then need no dispatch (the builder makes
+/// two pools of one policy `FdBuffer<ThatPolicy>`).
 #[derive(Clone, Debug)]
-pub struct FdBuffer<B = Base> {
+pub struct FdBuffer<B = BoxedPolicy> {
     m: usize,
     mc: usize,
     clean: B,
@@ -641,13 +534,13 @@ const MC: Param = Param {
 };
 const CLEAN: Param = Param {
     key: "clean",
-    ty: Ty::Other(BASE_ALLOWED),
+    ty: Ty::Listed(pool_allowed),
     default: "lru",
     help: "replacement policy of the clean pool",
 };
 const DIRTY: Param = Param {
     key: "dirty",
-    ty: Ty::Other(BASE_ALLOWED),
+    ty: Ty::Listed(pool_allowed),
     default: "lru",
     help: "replacement policy of the dirty pool",
 };
@@ -670,15 +563,20 @@ const CLUSTER: Param = Param {
     help: "write clustering: up to this many dirty pages with neighbouring page numbers go with each write-back (0: none)",
 };
 
+/// What a pool's policy may be, in words.
+fn pool_allowed() -> String {
+    allowed(Role::Pool)
+}
+
 /// FD-Buffer's parameters (the `fdbuffer` spec).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FdParams {
     /// How M_c is set.
     pub mc: Mc,
     /// The clean pool's policy.
-    pub clean: BasePolicy,
+    pub clean: &'static str,
     /// The dirty pool's policy.
-    pub dirty: BasePolicy,
+    pub dirty: &'static str,
     /// Where `mc=auto` takes the asymmetry from.
     pub cost: CostSource,
     /// Write clustering: dirty neighbours written with each victim.
@@ -695,6 +593,7 @@ fn mc_of(g: &Given) -> Option<Mc> {
 }
 
 impl Named for FdBuffer {
+    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
     const ENTRY: Entry = Entry {
         name: "fdbuffer",
         description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",
@@ -703,10 +602,7 @@ impl Named for FdBuffer {
     type Params = FdParams;
 
     fn params(g: &Given) -> Result<FdParams> {
-        let base = |key| {
-            let v = g.value(key);
-            BasePolicy::of(&v).ok_or_else(|| g.bad(key, &v))
-        };
+        let base = |key| serving_as(g, key, Role::Pool);
         let mc = mc_of(g);
         if mc.is_some() && ["epoch", "cost", "n"].iter().any(|k| g.has(k)) {
             return Err(g.error("'epoch', 'cost' and 'n' apply only with mc=auto"));
@@ -732,7 +628,7 @@ impl Named for FdBuffer {
             Mc::Share(x) => format!("fdbuffer:mc={x:?}"),
             Mc::Auto { .. } => "fdbuffer:mc=auto".to_owned(),
         };
-        let (clean, dirty) = (p.clean.name(), p.dirty.name());
+        let (clean, dirty) = (p.clean, p.dirty);
         s += &format!(",clean={clean},dirty={dirty},cluster={}", p.cluster);
         if let Mc::Auto { epoch } = p.mc {
             s += &format!(",epoch={epoch}");
@@ -745,14 +641,14 @@ impl Named for FdBuffer {
     }
 
     fn build(p: FdParams, capacity: usize, pages: usize) -> Result<Self> {
-        let base = |kind| Base::new(kind, capacity, pages);
+        let base = |name| boxed_at_defaults(name, capacity, pages);
         assemble(&p, capacity, base(p.clean)?, base(p.dirty)?)
     }
 
     fn visit<W: WithPolicy>(p: FdParams, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
-        if p.clean == BasePolicy::Lru && p.dirty == BasePolicy::Lru {
+        if p.clean == Lru::ENTRY.name && p.dirty == Lru::ENTRY.name {
             // The default pools, built as LRU itself: their calls inline
-            // where `Base` dispatches on every one.
+            // where a boxed pool goes through a pointer on every one.
             let lru = || Lru::new(capacity).with_pages(pages);
             w.visit(assemble(&p, capacity, lru(), lru())?)
         } else {

@@ -5,10 +5,20 @@ report, and the headline table built from it."""
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flashlayer.experiments.inventory import INVENTORY, PAPERS, count, status
+
+
+#: The kinds of claim (`flashlayer.experiments.Claim`), the papers' first.
+KINDS = ("paper", "bound", "ours")
+
+
+def tally(claims: Sequence[Mapping[str, Any]], *kinds: str) -> tuple[int, int]:
+    """How many of `claims` of `kinds` hold, and how many there are."""
+    mine = [c for c in claims if c["kind"] in kinds]
+    return sum(1 for c in mine if c["holds"]), len(mine)
 
 
 def account(claims: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
