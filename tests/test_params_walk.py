@@ -104,7 +104,7 @@ def _direct_is_in_effect(run: Any) -> None:
 def _n_is_in_effect(run: Any) -> None:
     # Measured latencies vary from run to run, so no two rows can show the
     # window's effect: `the_measured_costs_average_the_last_n_latencies`
-    # (policy/costs.rs) does, on fixed latencies. Here: it is read with
+    # (policy/parts/costs.rs) does, on fixed latencies. Here: it is read with
     # cost=measured, refused without it and past its range.
     for policy in ("casa", "fdbuffer"):
         assert run(f"{policy}:cost=measured,n=1", "file")[0] == 0

@@ -1,4 +1,10 @@
-//! Buffer replacement policies and the [`Policy`] contract (`DESIGN.md` §2).
+//! Buffer replacement policies and the [`Policy`] contract
+//! (`docs/design/policy.md`).
+//!
+//! The policies live by family, a file each: `classic/` (blind to what a
+//! write costs), `offline/` (they see the whole trace), `write_aware/`
+//! (the flash papers' and their successors'); `table/` names, declares and
+//! builds them, `parts/` holds what they are built from.
 //!
 //! One policy value serves every caller: the trace simulator
 //! ([`crate::sim::Simulator`]), the real [`crate::buffer::BufferPool`], and
@@ -46,75 +52,30 @@
 //! that came without a new access (the buffer pool's update flag, CASA §4.3).
 
 #[macro_use]
-mod forward;
+mod parts;
 #[macro_use]
-mod named;
-mod ace;
-mod arc;
-mod belady;
-mod boxed;
-mod build;
-mod casa;
-mod ccflru;
-mod cfdc;
-mod cflru;
-mod clock;
-mod clockpro;
-mod costopt;
-mod costs;
-mod fdbuffer;
-mod fifo;
-mod heap;
-mod koltsidas;
-mod lfu;
-mod lirs;
-mod list;
-mod lru;
-mod lruk;
-mod lruwsr;
-mod queue;
-mod registry;
-mod s3fifo;
-mod sieve;
-mod slru;
-mod spec;
-mod twoq;
-mod watt;
-mod wblandlord;
-mod wtinylfu;
+mod table;
+mod classic;
+mod offline;
+mod write_aware;
 
-pub use ace::{Ace, AceParams};
-pub use arc::Arc;
-pub use belady::Belady;
-pub use boxed::BoxedPolicy;
-pub use build::{boxed_online_policy, with_online_policy, WithPolicy};
-pub use casa::Casa;
-pub use ccflru::CcfLru;
-pub use cfdc::Cfdc;
-pub use cflru::Cflru;
-pub use clock::Clock;
-pub use clockpro::ClockPro;
-pub use costopt::{CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
-pub use fdbuffer::{FdBuffer, Mc, DEFAULT_EPOCH};
-pub use fifo::Fifo;
-pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
-pub use lfu::Lfu;
-pub use lirs::Lirs;
-pub use lru::Lru;
-pub use lruk::LruK;
-pub use lruwsr::LruWsr;
-pub use named::{Named, Role, Serves};
-pub use registry::{register, Registration};
-pub use s3fifo::S3Fifo;
-pub use sieve::Sieve;
-pub use slru::Slru;
-pub use spec::{
-    allowed, serving, CostSource, FdParams, PolicyKind, PolicySpec, Registered, POLICIES, SERVING,
+// The parts every policy file reaches as `crate::policy::NAME`.
+use parts::{costs, heap, list, queue};
+use table::{build, named, registry, spec};
+
+pub use classic::{
+    Arc, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, S3Fifo, Sieve, Slru, TwoQ, WTinyLfu,
 };
-pub use twoq::TwoQ;
-pub use watt::{Watt, WattParams};
-pub use wblandlord::WbLandlord;
-pub use wtinylfu::WTinyLfu;
+pub use offline::{Belady, CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
+pub use table::{
+    allowed, boxed_online_policy, register, serving, with_online_policy, BoxedPolicy, CostSource,
+    FdParams, Named, PolicyKind, PolicySpec, Registered, Registration, Role, Serves, WithPolicy,
+    POLICIES, SERVING,
+};
+pub use write_aware::{
+    Ace, AceParams, Casa, CcfLru, Cfdc, Cflru, FdBuffer, Koltsidas, Lambda, LruWsr, Mc, Watt,
+    WattParams, WbLandlord, DEFAULT_EPOCH, DEFAULT_LAMBDA_EPOCH,
+};
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
 

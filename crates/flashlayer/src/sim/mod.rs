@@ -8,13 +8,13 @@
 //! model, a file, a flash store, a hybrid or a tier store) on an `flt`
 //! trace, its store seeing the trace's original page numbers.
 
+mod kinds;
 mod simulator;
-mod store;
 
 pub use crate::policy::{with_online_policy, WithPolicy};
-pub use simulator::{with_policy, Simulator};
-pub use store::{
-    check, is_database_file, replay, Cost, Drive, File, Flash, Ftl, Hybrid, Kind, Live, Opens,
-    Pooled, ReplayOptions, Replayed, Run, Simulated, Stepper, StoreKind, StoreSpec, Tier, Via,
-    Writes, DATABASE_MARK, FLASH_PAGE, STORES,
+pub use kinds::{
+    check, is_database_file, replay, CostKind, FileKind, FlashKind, FtlKind, HybridKind, Kind,
+    Live, OpenRun, Opens, Pooled, ReplayOptions, Replayed, Run, Simulated, Stepper, StoreKind,
+    StoreSpec, TierKind, Via, Writes, DATABASE_MARK, FLASH_PAGE, STORES,
 };
+pub use simulator::{with_policy, Simulator};

@@ -1,0 +1,154 @@
+//! The hybrid store (Koltsidas & Viglas 2008): every policy runs unchanged
+//! over a [`HybridStore`] of two cost-only stores, which places pages by
+//! the chosen algorithm and counts each disk's I/O, migrations included.
+//!
+//! `optimal` takes two passes: the first records each page's physical
+//! events with every page left on the magnetic disk, the offline optimum is
+//! solved per page ([`crate::hybrid::PlacementSchedule`]), and the second
+//! replays the trace following it, so its cost is a real run's.
+//!
+//! A trace refers to a database that already exists: pages are on the
+//! magnetic disk at the start with their accounting started
+//! ([`crate::hybrid::HybridStoreBuilder::preloaded`]).
+
+use super::{device, device_key, Kind, Opens, Run, Simulated};
+use crate::device::{CostUnit, DeviceModel};
+use crate::error::Result;
+use crate::hybrid::{HybridStore, Placement, PLACEMENTS};
+use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
+use crate::store::CostStore;
+use crate::types::{DeviceId, Fields, Metrics};
+use std::fmt;
+
+type Store = HybridStore<CostStore, CostStore>;
+
+/// A replay over a flash and a magnetic disk side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridKind {
+    /// One of [`PLACEMENTS`].
+    pub placement: &'static str,
+    /// The flash disk.
+    pub flash: DeviceModel,
+    /// The magnetic disk.
+    pub magnetic: DeviceModel,
+    /// At most this many pages on flash.
+    pub capacity: Option<u64>,
+    /// Deferred migrations per batch (0: none).
+    pub defer: usize,
+}
+
+impl HybridKind {
+    fn build(&self, run: &Run<'_>, placement: Placement, record: bool) -> Result<Store> {
+        let mut b = HybridStore::builder(
+            CostStore::new(self.flash.clone()),
+            CostStore::new(self.magnetic.clone()),
+        )
+        .placement(placement)
+        .buffer_pages(run.buffer_pages as u64)
+        .file_pages(run.trace.pages() as u64)
+        .preloaded(true)
+        .record(record)
+        .defer(self.defer);
+        if let Some(c) = self.capacity {
+            b = b.flash_capacity(c);
+        }
+        b.open()
+    }
+}
+
+/// `optimal`'s first pass: every page left on the magnetic disk, each
+/// page's physical events recorded.
+struct Recording<'h>(&'h HybridKind);
+
+impl Opens for Recording<'_> {
+    type Store = Store;
+    type Via = Simulated;
+
+    fn open(&self, run: &mut Run<'_>) -> Result<Store> {
+        self.0
+            .build(run, Placement::Fixed(DeviceId::MAGNETIC), true)
+    }
+}
+
+impl Opens for HybridKind {
+    type Store = Store;
+    type Via = Simulated;
+
+    fn open(&self, run: &mut Run<'_>) -> Result<Store> {
+        let placement = Placement::by_name(self.placement, || {
+            let (_, mut first) = run.drive(&Recording(self))?;
+            let costs = first.costs();
+            Ok((
+                first.take_recording().expect("the first pass records"),
+                costs,
+            ))
+        })?;
+        self.build(run, placement, false)
+    }
+}
+
+impl Kind for HybridKind {
+    const ENTRY: Entry = Entry {
+        name: "hybrid",
+        description: "a flash and a magnetic disk side by side, each page on one, placed by Koltsidas & Viglas 2008 §4",
+        params: &[
+            Param::new("placement", Ty::Choice(PLACEMENTS), "hybrid", "the placement algorithm (optimal: the offline optimum, solved from a first pass)"),
+            device_key("flash", "koltsidas08-flash", "the flash disk"),
+            device_key("magnetic", "koltsidas08-magnetic", "the magnetic disk"),
+            Param::new("capacity", Ty::Int(1, NO_MAX), "", "at most this many pages on flash (default: no limit)"),
+            Param::new("defer", Ty::Int(0, NO_MAX), "0", "migrations deferred and run in batches of this many pages (0: move at eviction)"),
+        ],
+    };
+
+    fn read(g: &Given) -> Result<Self> {
+        let (flash, magnetic) = (device(g, "flash")?, device(g, "magnetic")?);
+        flash.check_same_unit(&magnetic, ("flash disk", "magnetic disk"))?;
+        Ok(HybridKind {
+            placement: g.choice("placement"),
+            flash,
+            magnetic,
+            capacity: g.int_given("capacity"),
+            defer: g.int("defer") as usize,
+        })
+    }
+
+    fn priced(&self) -> (String, CostUnit) {
+        (
+            format!("{}+{}", self.flash.name, self.magnetic.name),
+            self.flash.unit,
+        )
+    }
+
+    /// Each disk's I/O (`devices` is `[flash, magnetic]`; migrations and
+    /// the virtual time include the moves), and for `optimal` the dynamic
+    /// program's cost of the recorded events.
+    fn report(&self, _: &Run<'_>, store: &mut Store, m: &mut Metrics) -> Result<Fields> {
+        let dev = |i: usize| m.devices.get(i).map(|d| d.io).unwrap_or_default();
+        Ok(vec![
+            ("placement", self.placement.into()),
+            ("flash_reads", dev(0).reads.into()),
+            ("flash_writes", dev(0).writes.into()),
+            ("magnetic_reads", dev(1).reads.into()),
+            ("magnetic_writes", dev(1).writes.into()),
+            ("migrations", m.migrations.into()),
+            ("pages_on_flash", store.pages_on_flash().into()),
+            ("flash_capacity", self.capacity.into()),
+            ("defer", self.defer.into()),
+            ("optimum", store.placement().optimum().into()),
+        ])
+    }
+}
+
+impl fmt::Display for HybridKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "hybrid:placement={},flash={},magnetic={}",
+            self.placement, self.flash.name, self.magnetic.name
+        )?;
+        if let Some(c) = self.capacity {
+            write!(f, ",capacity={c}")?;
+        }
+        write!(f, ",defer={}", self.defer)
+    }
+}
