@@ -181,10 +181,10 @@ def test_sim_on_a_flash_store_replays_byte_ranges_into_differentials(tmp_path: P
     pdl, opu = rows["flash:method=pdl:256,obsolete=off"], rows["flash:method=opu,obsolete=off"]
     assert pdl["requests"] == opu["requests"] == 3000
     assert pdl["physical_writes"] == opu["physical_writes"], "the same pool decisions"
-    assert pdl["flash"]["differentials"] > 0 and opu["flash"]["differentials"] == 0
+    assert pdl["flash_differentials"] > 0 and opu["flash_differentials"] == 0
     # 2% of a page changes per update: PDL programs far fewer pages than OPU.
-    assert pdl["flash"]["programs"] * 3 < opu["flash"]["programs"]
-    assert pdl["virtual_time"] == pdl["flash"]["time_us"] < opu["virtual_time"]
+    assert pdl["chip_programs"] * 3 < opu["chip_programs"]
+    assert pdl["virtual_time"] == pdl["chip_time_us"] < opu["virtual_time"]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -273,7 +273,7 @@ def test_the_flash_store_refuses_to_invent_what_a_write_changes(tmp_path: Path) 
         p = run_cli("sim", PG, "--policy", "lru", "--buffer", "500", "--store", f"flash:method=pdl:256,changed={b}",
                     "--json", check=True)
         rows[b] = json.loads(p.stdout)[0]
-        assert rows[b]["flash"]["changed"] == b and rows[b]["store"].endswith(f"changed={b}")
+        assert rows[b]["flash_changed"] == b and rows[b]["store"].endswith(f"changed={b}")
     assert rows[16]["virtual_time"] < rows[1024]["virtual_time"]
     table = run_cli("sim", PG, "--policy", "lru", "--buffer", "500", "--store", "flash:method=opu,changed=64",
                     check=True).stdout

@@ -25,9 +25,10 @@ class Series(TypedDict):
 
 
 class SimResult(TypedDict):
-    """One run: a row of ``flashlayer sim --json``. ``policy`` and
-    ``store`` are canonical specs; the fields after ``buffer_share`` are
-    those of the store's kind."""
+    """One run: a row of ``flashlayer sim --json``, flat, as the engine
+    declares its fields (``_native.row_fields``; ``tests/test_results.py``
+    holds this type to them). ``policy`` and ``store`` are canonical specs;
+    the fields after ``buffer_share`` are those of the store's kind."""
 
     #: The trace the run replayed, as its path was given.
     trace: str
@@ -64,15 +65,39 @@ class SimResult(TypedDict):
     #: the time its reads, writes and fsyncs took as measured, in seconds.
     file_bytes: NotRequired[int]
     measured_io_seconds: NotRequired[float]
-    #: On a flash store: the method, the chip's ``blocks``, ``changed`` (the bytes at the start of
-    #: the page each write changed, or None where the trace's byte ranges
-    #: said), the chip's operations and time, the method's own counters.
-    flash: NotRequired[dict[str, Any]]
+    #: On a flash store (``flash:...``): the method, the chip's blocks,
+    #: ``flash_changed`` (the bytes at the start of the page each write
+    #: changed, or None where the trace's byte ranges said), the chip's
+    #: operations and time, the method's own counters.
+    flash_method: NotRequired[str]
+    flash_blocks: NotRequired[int]
+    flash_changed: NotRequired[int | None]
+    chip_reads: NotRequired[int]
+    chip_spare_reads: NotRequired[int]
+    chip_programs: NotRequired[int]
+    chip_spare_programs: NotRequired[int]
+    chip_erases: NotRequired[int]
+    chip_time_us: NotRequired[float]
+    chip_max_erase_count: NotRequired[int]
+    flash_page_reads: NotRequired[int]
+    flash_page_writes: NotRequired[int]
+    flash_flushes: NotRequired[int]
+    flash_gc_runs: NotRequired[int]
+    flash_gc_time_us: NotRequired[float]
+    flash_differentials: NotRequired[int]
+    flash_new_base_pages: NotRequired[int]
+    flash_folds: NotRequired[int]
     #: On an SSD with its translation layer (``ftl:...``): its blocks, the
     #: host's reads and writes, the collector's relocations and erases, the
     #: write amplification and the closed form's for greedy collection
     #: under uniform writes at the store's spare room.
-    ftl: NotRequired[dict[str, Any]]
+    ftl_blocks: NotRequired[int]
+    ftl_host_reads: NotRequired[int]
+    ftl_host_writes: NotRequired[int]
+    ftl_relocations: NotRequired[int]
+    ftl_erases: NotRequired[int]
+    ftl_write_amplification: NotRequired[float]
+    ftl_uniform_greedy_write_amplification: NotRequired[float]
     #: Over a hybrid flash + magnetic store (``hybrid:...``): the
     #: placement, each disk's reads and writes (migrations included), the
     #: pages moved, the pages on flash at the end, the flash capacity

@@ -5,7 +5,6 @@
 //! Python values. Engine errors become `flashlayer.FlashlayerError`, which the
 //! CLI prints as one line with exit code 2.
 
-use flashlayer::device::CostUnit;
 use flashlayer::types::{Fields, Metrics, Value};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -117,11 +116,6 @@ pub(crate) fn put_fields(d: &Bound<'_, PyDict>, fields: &Fields) -> PyResult<()>
             Value::Text(t) => d.set_item(key, t)?,
             Value::Switch(b) => d.set_item(key, b)?,
             Value::Absent => d.set_item(key, d.py().None())?,
-            Value::Group(g) => {
-                let inner = PyDict::new(d.py());
-                put_fields(&inner, g)?;
-                d.set_item(key, inner)?;
-            }
         }
     }
     Ok(())
@@ -139,46 +133,10 @@ pub(crate) fn io_dict<'py>(
     Ok(d)
 }
 
-pub(crate) fn metrics_dict<'py>(
-    py: Python<'py>,
-    policy: &str,
-    buffer: usize,
-    (device, unit): (&str, CostUnit),
-    m: &Metrics,
-    seconds: f64,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("policy", policy)?;
-    d.set_item("buffer_pages", buffer)?;
-    d.set_item("device", device)?;
-    d.set_item("cost_unit", unit.as_str())?;
-    put_fields(
-        &d,
-        &flashlayer::fields!(m, [requests, reads, writes, hits, misses]),
-    )?;
-    d.set_item("miss_ratio", m.miss_ratio())?;
-    put_fields(
-        &d,
-        &flashlayer::fields!(
-            m,
-            [
-                physical_reads,
-                physical_writes,
-                dirty_evictions,
-                dirty_at_end,
-                read_ahead,
-                read_ahead_used,
-                virtual_time
-            ]
-        ),
-    )?;
-    d.set_item("seconds", seconds)?;
-    let rps = if seconds > 0.0 {
-        m.requests as f64 / seconds
-    } else {
-        0.0
-    };
-    d.set_item("requests_per_second", rps)?;
+/// A run's counters sampled along it (`series`, with `--series-every`),
+/// one list per counter; nothing without samples.
+pub(crate) fn put_series(d: &Bound<'_, PyDict>, m: &Metrics) -> PyResult<()> {
+    let py = d.py();
     if !m.series.is_empty() {
         let s = PyDict::new(py);
         // One list per counter, in the order of the points.
@@ -208,7 +166,7 @@ pub(crate) fn metrics_dict<'py>(
         s.set_item("state", state)?;
         d.set_item("series", s)?;
     }
-    Ok(d)
+    Ok(())
 }
 
 /// Calls `f` (if any) with the GIL held, after giving pending signals (Ctrl-C)

@@ -2,7 +2,7 @@
 //! (`flashlayer::sim::replay`), returning the row of `flashlayer sim
 //! --json`: the fields of every store, and those of its kind.
 
-use crate::{err, metrics_dict, timed, Trace};
+use crate::{err, timed, Trace};
 use flashlayer::policy::PolicySpec;
 use flashlayer::sim::{self, ReplayOptions, Replayed, StoreSpec};
 use flashlayer::spec::Size;
@@ -103,19 +103,9 @@ pub(crate) fn row<'py>(
     r: Replayed,
     seconds: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let d = metrics_dict(
-        py,
-        &policy.to_string(),
-        r.buffer_pages,
-        (&r.device, r.cost_unit),
-        &r.metrics,
-        seconds,
-    )?;
-    d.set_item("trace", trace)?;
-    d.set_item("store", store.to_string())?;
-    d.set_item("store_name", store.name())?;
-    d.set_item("flush_at_end", r.flushed_at_end)?;
-    crate::put_fields(&d, &r.fields)?;
+    let d = PyDict::new(py);
+    crate::put_fields(&d, &r.row(trace, policy, store, seconds))?;
+    crate::put_series(&d, &r.metrics)?;
     Ok(d)
 }
 

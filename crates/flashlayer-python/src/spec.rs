@@ -124,6 +124,35 @@ fn policy_roles() -> Vec<(&'static str, Vec<&'static str>)> {
         .collect()
 }
 
+/// One declared field of a result row: (name, Python type, unit, column
+/// header, doc, whether the API fills it).
+type FieldRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+);
+
+/// The fields of a result row, as the engine declares them
+/// ([`flashlayer::sim::ROW`], [`flashlayer::sim::KIND_FIELDS`]): `{"": every
+/// row's, KIND: that kind's}`, each in a row's order.
+#[pyfunction]
+fn row_fields() -> Vec<(&'static str, Vec<FieldRow>)> {
+    let rows = |fields: &'static [flashlayer::sim::Field]| {
+        let row =
+            |f: &flashlayer::sim::Field| (f.name, f.ty.python(), f.unit, f.label, f.doc, f.by_api);
+        fields.iter().map(row).collect()
+    };
+    let kinds = flashlayer::sim::KIND_FIELDS
+        .iter()
+        .map(|(k, f)| (*k, rows(f)));
+    std::iter::once(("", rows(flashlayer::sim::ROW)))
+        .chain(kinds)
+        .collect()
+}
+
 /// `text` with the keys at their defaults left out, for tables people read.
 #[pyfunction]
 fn short_spec(kind: &str, text: &str) -> PyResult<String> {
@@ -152,6 +181,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             canonical_list,
             table,
             policy_roles,
+            row_fields,
             short_spec,
             presets
         ]

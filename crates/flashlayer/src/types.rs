@@ -371,22 +371,12 @@ pub enum Value {
     Switch(bool),
     /// Not known for this run (a row's `None`).
     Absent,
-    /// Fields of their own (a nested record).
-    Group(Fields),
 }
 
 /// Named [`Value`]s in the order a row shows them.
 pub type Fields = Vec<(&'static str, Value)>;
 
 impl Value {
-    /// The field `key` of a [`Value::Group`].
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        match self {
-            Value::Group(fields) => field(fields, key),
-            _ => None,
-        }
-    }
-
     /// The count, if this is one.
     pub fn int(&self) -> Option<u64> {
         match self {
@@ -437,7 +427,6 @@ value_from! {
     bool => Switch(|x| x),
     String => Text(|x| x),
     &str => Text(str::to_owned),
-    Fields => Group(|x| x),
 }
 
 impl<T: Into<Value>> From<Option<T>> for Value {

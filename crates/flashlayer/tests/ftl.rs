@@ -161,9 +161,12 @@ fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
         .unwrap()
     };
     let r = run("ftl:device=read=1,write=10,erase=100,op=0.3,block=128");
-    let ftl = r.field("ftl").expect("an ftl run");
-    let get = |k: &str| ftl.get(k).and_then(|v| v.int()).unwrap();
-    let (host, relocations, erases) = (get("host_writes"), get("relocations"), get("erases"));
+    let get = |k: &str| r.field(k).and_then(|v| v.int()).unwrap();
+    let (host, relocations, erases) = (
+        get("ftl_host_writes"),
+        get("ftl_relocations"),
+        get("ftl_erases"),
+    );
     assert_eq!(
         host, r.metrics.physical_writes,
         "every write-back is a host write"
@@ -175,7 +178,7 @@ fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
         "write amplification {wa:.3}, closed form {closed:.3}"
     );
     // A write miss reads its page first.
-    let reads = get("host_reads") + relocations;
+    let reads = get("ftl_host_reads") + relocations;
     let priced = reads as f64 + 10.0 * (host + relocations) as f64 + 100.0 * erases as f64;
     assert!(
         (r.metrics.virtual_time - priced).abs() < 1e-6 * priced,
@@ -185,9 +188,7 @@ fn an_ftl_store_run_reports_its_write_amplification_and_pays_for_it() {
     // More spare room, less amplification.
     let roomy = run("ftl:device=read=1,write=10,erase=100,op=0.6,block=128");
     let wa6 = roomy
-        .field("ftl")
-        .unwrap()
-        .get("write_amplification")
+        .field("ftl_write_amplification")
         .and_then(|v| v.float())
         .unwrap();
     assert!(wa6 < wa, "{wa6} at 0.6 against {wa} at 0.3");

@@ -157,9 +157,8 @@ fn a_flash_store_starts_from_a_written_database_so_every_miss_reads_the_chip() {
         &mut |_| Ok(()),
     )
     .unwrap();
-    let flash = r.field("flash").unwrap();
-    let reads = flash.get("reads").and_then(|v| v.int()).unwrap();
-    let programs = flash.get("programs").and_then(|v| v.int()).unwrap();
+    let reads = r.field("chip_reads").and_then(|v| v.int()).unwrap();
+    let programs = r.field("chip_programs").and_then(|v| v.int()).unwrap();
     // Each miss reads its page from the chip (a base page: one read);
     // loading the database before the run is not counted.
     assert_eq!(reads, r.metrics.physical_reads);
@@ -179,8 +178,7 @@ fn a_flash_store_too_small_for_its_trace_names_the_key_that_fixes_it() {
         "{e}"
     );
     let r = run(&t, "flash:changed=8,blocks=7").unwrap();
-    let flash = r.field("flash").unwrap();
-    assert_eq!(flash.get("blocks").and_then(|v| v.int()), Some(7));
+    assert_eq!(r.field("flash_blocks").and_then(|v| v.int()), Some(7));
 }
 
 #[test]

@@ -302,16 +302,30 @@ def object_sizes(path: str, format: str | None) -> dict[str, Any] | None:
     return None if path == "-" else _native.object_sizes(path, format)
 
 
+@functools.cache
+def _labels() -> dict[str, str]:
+    """Each result field's column header, as the engine declares it."""
+    return {name: label for _, fields in _native.row_fields() for name, _, _, label, _, _ in fields}
+
+
+def columns(*names: str) -> list[tuple[str, str]]:
+    """Table columns for the result fields `names`, each headed by the
+    label the engine declares for it (``_native.row_fields``)."""
+    labels = _labels()
+    return [(n, labels[n]) for n in names]
+
+
 def table_cells(r: dict[str, Any], unit: str) -> None:
-    """Adds the printed cells every replay table shares to result row `r`:
-    ``policy`` as short as it can be said (its defaults left out; JSON keeps
-    the canonical spec), ``buffer`` (pages and share of the trace), ``vt``
-    (virtual time in `unit`) and ``rps`` (requests/s)."""
+    """Writes the printed form of the cells every replay table shares into
+    result row `r`: ``policy`` as short as it can be said (its defaults
+    left out; JSON keeps the canonical spec), ``buffer_pages`` with its
+    share of the trace, ``virtual_time`` in `unit` and
+    ``requests_per_second``."""
     r["policy"] = _native.short_spec("policy", r["policy"])
     part = r.get("buffer_share")
-    r["buffer"] = f"{r['buffer_pages']:,}" + (f" ({share(part)})" if part is not None else "")
-    r["vt"] = duration(r["virtual_time"], unit)
-    r["rps"] = rate(r["requests_per_second"])
+    r["buffer_pages"] = f"{r['buffer_pages']:,}" + (f" ({share(part)})" if part is not None else "")
+    r["virtual_time"] = duration(r["virtual_time"], unit)
+    r["requests_per_second"] = rate(r["requests_per_second"])
 
 
 def check_devices(flags: Sequence[tuple[str, str | None]]) -> None:

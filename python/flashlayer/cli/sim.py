@@ -25,22 +25,12 @@ from flashlayer.cli.common import (
     policy_specs,
     print_table,
     table_cells,
+    columns,
 )
 from flashlayer.files import atomic_output
 
-COLUMNS = [
-    ("policy", "policy"),
-    ("buffer", "buffer"),
-    ("requests", "requests"),
-    ("hits", "hits"),
-    ("miss_ratio", "miss ratio"),
-    ("physical_reads", "phys reads"),
-    ("physical_writes", "phys writes"),
-    ("dirty_evictions", "dirty evictions"),
-    ("dirty_at_end", "dirty at end"),
-    ("vt", "virtual time"),
-    ("rps", "req/s"),
-]
+COLUMNS = columns("policy", "buffer_pages", "requests", "hits", "miss_ratio", "physical_reads", "physical_writes",
+                  "dirty_evictions", "dirty_at_end", "virtual_time", "requests_per_second")
 
 
 def print_results(rows: list[dict[str, Any]]) -> None:
@@ -54,58 +44,35 @@ def print_results(rows: list[dict[str, Any]]) -> None:
               f"virtual time = physical I/O x costs")
         for r in group:
             table_cells(r, d["unit"])
-        columns = COLUMNS
+        cols = COLUMNS
         if any(r.get("read_ahead") for r in group):
             # ACE's prefetching variant: the pages it read ahead, and how
             # many of them were requested while buffered.
-            at = columns.index(("dirty_at_end", "dirty at end")) + 1
-            columns = [*columns[:at], ("read_ahead", "read ahead"), ("read_ahead_used", "used"), *columns[at:]]
-        print_table(group, columns)
+            at = [n for n, _ in cols].index("dirty_at_end") + 1
+            cols = [*cols[:at], *columns("read_ahead", "read_ahead_used"), *cols[at:]]
+        print_table(group, cols)
 
 
-FLASH_COLUMNS = [
-    ("policy", "policy"),
-    ("buffer", "buffer"),
-    ("requests", "requests"),
-    ("miss_ratio", "miss ratio"),
-    ("physical_reads", "pool reads"),
-    ("physical_writes", "pool writes"),
-    ("chip_reads", "chip reads"),
-    ("chip_programs", "chip programs"),
-    ("chip_erases", "erases"),
-    ("vt", "chip time"),
-    ("rps", "req/s"),
-]
+FLASH_COLUMNS = columns("policy", "buffer_pages", "requests", "miss_ratio", "physical_reads", "physical_writes",
+                        "chip_reads", "chip_programs", "chip_spare_programs", "chip_erases", "virtual_time",
+                        "requests_per_second")
 
 
 def print_flash(rows: list[dict[str, Any]]) -> None:
     """One table per flash method."""
-    for group in groups(rows, lambda r: f"{r['flash']['method']}/{r['flash']['changed']}"):
-        m, changed = group[0]["flash"]["method"], group[0]["flash"]["changed"]
+    for group in groups(rows, lambda r: f"{r['flash_method']}/{r['flash_changed']}"):
+        m, changed = group[0]["flash_method"], group[0]["flash_changed"]
         what = ("writes change the bytes the trace's byte ranges say" if changed is None else
                 f"each write changes the page's first {changed:,} bytes (changed={changed})")
         print(f"store flash:method={m} on a NAND chip of PDL Table 1 (read 110, program 1,010, erase 1,500 us), twice "
               f"the trace's pages; {what}; dirty pages flushed at the end")
         for r in group:
             table_cells(r, "us")
-            r["chip_reads"] = r["flash"]["reads"]
-            r["chip_programs"] = r["flash"]["programs"] + r["flash"]["spare_programs"]
-            r["chip_erases"] = r["flash"]["erases"]
         print_table(group, FLASH_COLUMNS)
 
 
-FTL_COLUMNS = [
-    ("policy", "policy"),
-    ("buffer", "buffer"),
-    ("miss_ratio", "miss ratio"),
-    ("physical_reads", "host reads"),
-    ("physical_writes", "host writes"),
-    ("ftl_relocations", "relocations"),
-    ("ftl_erases", "erases"),
-    ("ftl_wa", "write ampl."),
-    ("vt", "virtual time"),
-    ("rps", "req/s"),
-]
+FTL_COLUMNS = columns("policy", "buffer_pages", "miss_ratio", "physical_reads", "physical_writes", "ftl_relocations",
+                      "ftl_erases", "ftl_write_amplification", "virtual_time", "requests_per_second")
 
 
 def print_ftl(rows: list[dict[str, Any]]) -> None:
@@ -113,29 +80,18 @@ def print_ftl(rows: list[dict[str, Any]]) -> None:
     did for it."""
     for group in groups(rows, lambda r: str(r["store"])):
         d = _native.device(group[0]["device"])
-        f = group[0]["ftl"]
-        print(f"store {group[0]['store']}: {f['blocks']:,} blocks; read {d['read']:g}, program {d['write']:g}, "
+        f = group[0]
+        print(f"store {group[0]['store']}: {f['ftl_blocks']:,} blocks; read {d['read']:g}, program {d['write']:g}, "
               f"erase {d['erase'] or 0:g} {d['unit']}; uniform random writes would amplify "
-              f"{f['uniform_greedy_write_amplification']:.2f}x under greedy collection")
+              f"{f['ftl_uniform_greedy_write_amplification']:.2f}x under greedy collection")
         for r in group:
             table_cells(r, d["unit"])
-            r["ftl_relocations"] = r["ftl"]["relocations"]
-            r["ftl_erases"] = r["ftl"]["erases"]
-            r["ftl_wa"] = f"{r['ftl']['write_amplification']:.3f}"
+            r["ftl_write_amplification"] = f"{r['ftl_write_amplification']:.3f}"
         print_table(group, FTL_COLUMNS)
 
 
-FILE_COLUMNS = [
-    ("policy", "policy"),
-    ("buffer", "buffer"),
-    ("requests", "requests"),
-    ("miss_ratio", "miss ratio"),
-    ("physical_reads", "file reads"),
-    ("physical_writes", "file writes"),
-    ("io", "measured I/O"),
-    ("vt", "modelled time"),
-    ("rps", "req/s"),
-]
+FILE_COLUMNS = columns("policy", "buffer_pages", "requests", "miss_ratio", "physical_reads", "physical_writes",
+                       "measured_io_seconds", "virtual_time", "requests_per_second")
 
 
 def print_file(rows: list[dict[str, Any]]) -> None:
@@ -149,7 +105,7 @@ def print_file(rows: list[dict[str, Any]]) -> None:
               f"(read {d['read']:g}, write {d['write']:g} {unit}); dirty pages written at the end")
         for r in group:
             table_cells(r, d["unit"])
-            r["io"] = duration(r["measured_io_seconds"] * 1e6, "us")
+            r["measured_io_seconds"] = duration(r["measured_io_seconds"] * 1e6, "us")
         print_table(group, FILE_COLUMNS)
 
 

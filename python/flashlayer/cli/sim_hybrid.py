@@ -6,22 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.cli.common import groups, print_table, table_cells
+from flashlayer.cli.common import columns, groups, print_table, table_cells
 
-COLUMNS = [
-    ("placement", "placement"),
-    ("policy", "policy"),
-    ("buffer", "buffer"),
-    ("miss_ratio", "miss ratio"),
-    ("flash_reads", "flash reads"),
-    ("flash_writes", "flash writes"),
-    ("magnetic_reads", "mag reads"),
-    ("magnetic_writes", "mag writes"),
-    ("migrations", "migrations"),
-    ("pages_on_flash", "on flash"),
-    ("vt", "virtual time"),
-    ("rps", "req/s"),
-]
+COLUMNS = columns("placement", "policy", "buffer_pages", "miss_ratio", "flash_reads", "flash_writes", "magnetic_reads",
+                  "magnetic_writes", "migrations", "pages_on_flash", "virtual_time", "requests_per_second")
 
 
 def print_rows(out: list[dict[str, Any]]) -> None:

@@ -6,25 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.cli.common import duration, groups, print_table, rate, share
+from flashlayer.cli.common import columns, duration, groups, print_table, rate, share
 
-COLUMNS = [
-    ("scheme_label", "scheme"),
-    ("policy", "DRAM policy"),
-    ("dram", "DRAM"),
-    ("ssd", "SSD"),
-    ("hits", "DRAM hits"),
-    ("ssd_hits", "SSD hits"),
-    ("hdd_misses", "disk"),
-    ("ssd_reads", "SSD reads"),
-    ("ssd_writes", "SSD writes"),
-    ("hdd_reads", "disk reads"),
-    ("hdd_writes", "disk writes"),
-    ("elevations", "elevations"),
-    ("sinks", "sinks"),
-    ("io", "I/O time"),
-    ("rps", "req/s"),
-]
+COLUMNS = columns("scheme_label", "policy", "buffer_pages", "ssd_pages", "hits", "ssd_hits", "hdd_misses", "ssd_reads",
+                  "ssd_writes", "hdd_reads", "hdd_writes", "elevations", "sinks", "io_time", "requests_per_second")
 
 
 def print_rows(out: list[dict[str, Any]]) -> None:
@@ -37,8 +22,8 @@ def print_rows(out: list[dict[str, Any]]) -> None:
         for r in group:
             r["scheme_label"] = _native.short_spec("scheme", r["scheme"])
             r["policy"] = _native.short_spec("policy", r["policy"])
-            r["dram"] = f"{r['buffer_pages']:,} ({share(r['buffer_share'])})"
-            r["ssd"] = f"{r['ssd_pages']:,} ({share(r['ssd_share'])})"
-            r["io"] = duration(r["io_time"], s["unit"])
-            r["rps"] = rate(r["requests_per_second"])
+            r["buffer_pages"] = f"{r['buffer_pages']:,} ({share(r['buffer_share'])})"
+            r["ssd_pages"] = f"{r['ssd_pages']:,} ({share(r['ssd_share'])})"
+            r["io_time"] = duration(r["io_time"], s["unit"])
+            r["requests_per_second"] = rate(r["requests_per_second"])
         print_table(group, COLUMNS)

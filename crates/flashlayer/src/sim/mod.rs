@@ -13,8 +13,9 @@ mod simulator;
 
 pub use crate::policy::{with_online_policy, WithPolicy};
 pub use kinds::{
-    check, is_database_file, replay, CostKind, FileKind, FlashKind, FtlKind, HybridKind, Kind,
-    Live, OpenRun, Opens, Pooled, ReplayOptions, Replayed, Run, Simulated, Stepper, StoreKind,
-    StoreSpec, TierKind, Via, Writes, DATABASE_MARK, FLASH_PAGE, STORES,
+    check, is_database_file, replay, CostKind, Field, FieldType, FileKind, FlashKind, FtlKind,
+    HybridKind, Kind, Live, OpenRun, Opens, Pooled, ReplayOptions, Replayed, Run, Simulated,
+    Stepper, StoreKind, StoreSpec, TierKind, Via, Writes, DATABASE_MARK, FLASH_PAGE, KIND_FIELDS,
+    ROW, STORES,
 };
 pub use simulator::{with_policy, Simulator};

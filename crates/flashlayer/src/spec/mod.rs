@@ -456,6 +456,42 @@ impl Given {
         }
     }
 
+    /// The canonical spec: the name and, in the entry's order, every key
+    /// that was given or has a default, its value written one way (numbers
+    /// as parsed, `on`/`off`, sizes as [`Size`] writes them); a key whose
+    /// default is derived and that was not given is left out. A nested
+    /// spec's value is written by `nested`, its own kind's canonical form.
+    /// Kinds whose keys depend on each other's values (a policy's keys
+    /// that apply only with another's) write their own.
+    pub fn canonical(
+        &self,
+        nested: &dyn Fn(&'static Table, &str) -> Result<String>,
+    ) -> Result<String> {
+        let mut pairs = Vec::new();
+        for p in self.entry.params {
+            if p.default.is_empty() && !self.has(p.key) {
+                continue;
+            }
+            let v = match p.ty {
+                Ty::Int(..) => self.int(p.key).to_string(),
+                Ty::Fraction | Ty::FractionTo(_) => self.fraction(p.key).to_string(),
+                Ty::FractionOrAuto => self
+                    .fraction_or_auto(p.key)
+                    .map_or_else(|| "auto".to_owned(), |x| x.to_string()),
+                Ty::Switch => (if self.switch(p.key) { "on" } else { "off" }).to_owned(),
+                Ty::Positive(_) => self.number(p.key).to_string(),
+                Ty::Pages => self.size(p.key).to_string(),
+                Ty::Spec(table) => nested(table, &self.value(p.key))?,
+                _ => self.value(p.key),
+            };
+            pairs.push(format!("{}={v}", p.key));
+        }
+        Ok(match pairs.is_empty() {
+            true => self.name().to_owned(),
+            false => format!("{}:{}", self.name(), pairs.join(",")),
+        })
+    }
+
     /// A whole-number key.
     pub fn int(&self, key: &str) -> u64 {
         self.value(key).parse().expect("checked by the grammar")

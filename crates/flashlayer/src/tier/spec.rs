@@ -155,6 +155,9 @@ pub struct SchemeSpec {
     pub kind: SchemeKind,
     /// The text it was parsed from.
     pub text: String,
+    /// The canonical spec, by the grammar's one printer
+    /// ([`Given::canonical`]; `level` written as its policy's).
+    canonical: String,
 }
 
 fn prob(g: &Given, key: &str) -> Prob {
@@ -199,9 +202,11 @@ impl SchemeSpec {
             },
             other => unreachable!("scheme '{other}' is listed but not built"),
         };
+        let policy = |_: &'static spec::Table, v: &str| Ok(PolicySpec::parse(v)?.to_string());
         Ok(SchemeSpec {
             kind,
             text: text.trim().to_string(),
+            canonical: g.canonical(&policy)?,
         })
     }
 
@@ -307,43 +312,7 @@ impl SchemeSpec {
 impl std::fmt::Display for SchemeSpec {
     /// The canonical spec, every parameter written out.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let p = |x: &Prob| match x {
-            Prob::Auto => "auto".to_string(),
-            Prob::Fixed(v) => format!("{v}"),
-        };
-        match &self.kind {
-            SchemeKind::Hypro {
-                p_sink,
-                p_elevate,
-                seed,
-                window,
-                level,
-            } => write!(
-                f,
-                "hypro:p_sink={},p_elevate={},seed={seed},window={window},level={level}",
-                p(p_sink),
-                p(p_elevate)
-            ),
-            SchemeKind::Tac { extent, age } => match age {
-                Some(a) => write!(f, "tac:extent={extent},age={a}"),
-                None => write!(f, "tac:extent={extent}"),
-            },
-            SchemeKind::Face {
-                group,
-                second_chance,
-            } => {
-                f.write_str("face:")?;
-                if let Some(g) = group {
-                    write!(f, "group={g},")?;
-                }
-                write!(
-                    f,
-                    "second_chance={}",
-                    if *second_chance { "on" } else { "off" }
-                )
-            }
-            SchemeKind::Lc { dirty, level } => write!(f, "lc:dirty={dirty},level={level}"),
-        }
+        f.write_str(&self.canonical)
     }
 }
 

@@ -188,7 +188,7 @@ def _ftl(t: _native.Trace, file: str, buffers: list[int], figures: dict[str, Fig
         for b in buffers:
             r = _native.replay(t, spec, b, FTL_STORE)
             runs.append({"trace": file, **r})
-            ftl_wa[name].append(float(r["ftl"]["write_amplification"]))
+            ftl_wa[name].append(float(r["ftl_write_amplification"]))
             bar.advance()
     figures["successors/tpcc-ftl-write-amplification"] = {
         "title": "TPC-C trace on an SSD with its FTL (MQSim's, 7% spare, greedy collection): write "

@@ -1,13 +1,13 @@
 //! The cost store: a device model pricing every read and write, no data
 //! ([`crate::store::CostStore`]); the simulator's store.
 
+use super::fields::Field;
 use super::{batched_device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
 use crate::policy::ScheduleCosts;
 use crate::spec::{Entry, Given};
 use crate::store::CostStore;
-use std::fmt;
 
 /// A replay over a [`CostStore`]: the policy's misses and write-backs
 /// priced by one device.
@@ -33,6 +33,8 @@ impl Opens for CostKind {
 }
 
 impl Kind for CostKind {
+    const FIELDS: &'static [Field] = &[];
+
     const ENTRY: Entry = Entry {
         name: "cost",
         description:
@@ -52,11 +54,5 @@ impl Kind for CostKind {
 
     fn priced(&self) -> (String, CostUnit) {
         (self.device.name.clone(), self.device.unit)
-    }
-}
-
-impl fmt::Display for CostKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cost:device={}", self.device.name)
     }
 }

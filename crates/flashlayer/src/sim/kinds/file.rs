@@ -4,13 +4,13 @@
 //! `fix_write` that changes the page; the run ends with a flush.
 
 use super::claim::Claim;
+use super::fields::{Count, Field, Number};
 use super::{batched_device, device_key, Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
 use crate::store::FileStore;
 use crate::types::{DenseId, Fields, Metrics};
-use std::fmt;
 use std::path::PathBuf;
 
 /// A replay through a buffer pool over a database file.
@@ -48,14 +48,19 @@ impl Opens for FileKind {
 }
 
 impl Kind for FileKind {
+    const FIELDS: &'static [Field] = &[
+        Field::new("file_bytes", Count, "bytes", "file bytes", "the database file's size at the end"),
+        Field::new("measured_io_seconds", Number, "s", "measured I/O", "the time its reads, writes and fsyncs took, as measured (the virtual time is the device model's)"),
+    ];
+
     const ENTRY: Entry = Entry {
         name: "file",
         description: "a real buffer pool over a file: every I/O hits the file and is timed, so cost=measured policies learn this machine's costs (CASA §5.3)",
         params: &[
             Param::new("path", Ty::Other("a file path"), "", "the database file, the trace's pages packed in order of number: created, or an existing one a flashlayer run wrote (its extended attribute user.flashlayer.database matches its size and time), never the trace itself; runs on one file take turns (default: a temporary file, removed after the run; a file the run created is removed if the run fails)"),
-            Param::new("replace", Ty::Switch, "off", "write over an existing file at path that flashlayer did not write (sim's --force sets it)"),
             Param::new("page_size", Ty::Int(512, NO_MAX), "4096", "bytes per page"),
             Param::new("direct", Ty::Switch, "off", "open with O_DIRECT, bypassing the page cache"),
+            Param::new("replace", Ty::Switch, "off", "write over an existing file at path that flashlayer did not write (sim's --force sets it)"),
             device_key("device", "ratio:1:1", "the device model that prices the virtual time (the measured latencies are what cost=measured sees)"),
         ],
     };
@@ -109,22 +114,5 @@ impl Kind for FileKind {
             ("file_bytes", bytes.into()),
             ("measured_io_seconds", store.measured_io_seconds().into()),
         ])
-    }
-}
-
-impl fmt::Display for FileKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("file:")?;
-        if let Some(p) = &self.path {
-            write!(f, "path={},", p.display())?;
-        }
-        write!(
-            f,
-            "page_size={},direct={},replace={},device={}",
-            self.page_size,
-            if self.direct { "on" } else { "off" },
-            if self.replace { "on" } else { "off" },
-            self.device.name
-        )
     }
 }

@@ -9,6 +9,7 @@
 //! so the pool hands those ranges to the store at write-back and a
 //! differential or a log holds just them. The run's time is the chip's.
 
+use super::fields::{Count, Field, MaybeCount, Number, Text};
 use super::{Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -17,8 +18,7 @@ use crate::nand::{Chip, Geometry};
 use crate::spec::{Entry, Given, Param, Ty};
 use crate::store::PageStore;
 use crate::trace::Flt;
-use crate::types::{Fields, Metrics, PageId, Value};
-use std::fmt;
+use crate::types::{Fields, Metrics, PageId};
 
 /// Bytes per page of the chip a flash store is built on (PDL Table 1).
 pub const FLASH_PAGE: usize = 2048;
@@ -161,6 +161,27 @@ impl Opens for FlashKind {
 }
 
 impl Kind for FlashKind {
+    const FIELDS: &'static [Field] = &[
+        Field::new("flash_method", Text, "", "method", "the page update method's canonical spec"),
+        Field::new("flash_blocks", Count, "blocks", "blocks", "erase blocks of the chip"),
+        Field::new("flash_changed", MaybeCount, "bytes", "changed", "the bytes at the start of its page each write changed; none where the trace's byte ranges said"),
+        Field::new("chip_reads", Count, "", "chip reads", "page reads on the chip (data and spare)"),
+        Field::new("chip_spare_reads", Count, "", "spare reads", "reads of a spare area alone"),
+        Field::new("chip_programs", Count, "", "chip programs", "page programs"),
+        Field::new("chip_spare_programs", Count, "", "spare programs", "re-programs of a spare area (obsolete marks)"),
+        Field::new("chip_erases", Count, "", "erases", "block erases"),
+        Field::new("chip_time_us", Number, "us", "chip time", "the chip's time for every operation"),
+        Field::new("chip_max_erase_count", Count, "", "max erases", "the most erases any block has had"),
+        Field::new("flash_page_reads", Count, "", "page reads", "logical pages the method read"),
+        Field::new("flash_page_writes", Count, "", "page writes", "logical pages the method wrote"),
+        Field::new("flash_flushes", Count, "", "flushes", "flushes of the method's write buffer"),
+        Field::new("flash_gc_runs", Count, "", "gc runs", "garbage collections"),
+        Field::new("flash_gc_time_us", Number, "us", "gc time", "the chip's time spent collecting"),
+        Field::new("flash_differentials", Count, "", "differentials", "differentials written (PDL)"),
+        Field::new("flash_new_base_pages", Count, "", "new base pages", "base pages rewritten because a differential outgrew its room (PDL)"),
+        Field::new("flash_folds", Count, "", "folds", "collections forced by space pressure that found no block worth reclaiming"),
+    ];
+
     const ENTRY: Entry = Entry {
         name: "flash",
         description: "a real buffer pool over a NAND flash store (PDL Table 1's chip): every page of the trace is programmed once before the run (not counted); a write changes the bytes the trace's byte ranges say, or the page's first 'changed' bytes on a trace without them; the time is the chip's",
@@ -193,33 +214,28 @@ impl Kind for FlashKind {
     /// are its chip's, collection included.)
     fn report(&self, _: &Run<'_>, store: &mut FlashStore, _: &mut Metrics) -> Result<Fields> {
         let blocks = store.chip().geometry().blocks;
-        let chip = store.chip().stats();
-        let mut flash: Fields = vec![
-            ("method", self.method.to_string().into()),
-            ("blocks", u64::from(blocks).into()),
+        let c = store.chip().stats();
+        let f = store.flash_stats();
+        Ok(vec![
+            ("flash_method", self.method.to_string().into()),
+            ("flash_blocks", u64::from(blocks).into()),
             // Absent: each write changed the bytes of the trace's ranges.
-            ("changed", self.changed.into()),
-        ];
-        flash.extend(chip.fields());
-        flash.extend(store.flash_stats().fields());
-        Ok(vec![("flash", Value::Group(flash))])
-    }
-}
-
-impl fmt::Display for FlashKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "flash:method={},obsolete={}",
-            self.method,
-            if self.obsolete_in_memory { "on" } else { "off" }
-        )?;
-        if let Some(b) = self.blocks {
-            write!(f, ",blocks={b}")?;
-        }
-        if let Some(b) = self.changed {
-            write!(f, ",changed={b}")?;
-        }
-        Ok(())
+            ("flash_changed", self.changed.into()),
+            ("chip_reads", c.reads.into()),
+            ("chip_spare_reads", c.spare_reads.into()),
+            ("chip_programs", c.programs.into()),
+            ("chip_spare_programs", c.spare_programs.into()),
+            ("chip_erases", c.erases.into()),
+            ("chip_time_us", c.time_us.into()),
+            ("chip_max_erase_count", c.max_erase_count.into()),
+            ("flash_page_reads", f.page_reads.into()),
+            ("flash_page_writes", f.page_writes.into()),
+            ("flash_flushes", f.flushes.into()),
+            ("flash_gc_runs", f.gc_runs.into()),
+            ("flash_gc_time_us", f.gc_time_us.into()),
+            ("flash_differentials", f.differentials.into()),
+            ("flash_new_base_pages", f.new_base_pages.into()),
+            ("flash_folds", f.folds.into()),
+        ])
     }
 }

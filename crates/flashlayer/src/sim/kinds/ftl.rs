@@ -4,13 +4,13 @@
 //! writes cause. One logical page per page of the trace, every one written
 //! once before the run ([`FtlStore`]); no data.
 
+use super::fields::{Count, Field, Number};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::ftl::{greedy_write_amplification, Collector, FtlStore};
 use crate::spec::{Entry, Given, Param, Ty};
-use crate::types::{Fields, Metrics, Value};
-use std::fmt;
+use crate::types::{Fields, Metrics};
 
 /// A replay over an [`FtlStore`].
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +46,16 @@ impl Opens for FtlKind {
 }
 
 impl Kind for FtlKind {
+    const FIELDS: &'static [Field] = &[
+        Field::new("ftl_blocks", Count, "blocks", "blocks", "erase blocks of the SSD"),
+        Field::new("ftl_host_reads", Count, "", "host reads", "pages the host read"),
+        Field::new("ftl_host_writes", Count, "", "host writes", "pages the host wrote"),
+        Field::new("ftl_relocations", Count, "", "relocations", "valid pages the collector moved"),
+        Field::new("ftl_erases", Count, "", "erases", "blocks the collector erased"),
+        Field::new("ftl_write_amplification", Number, "", "write ampl.", "flash programs per host write"),
+        Field::new("ftl_uniform_greedy_write_amplification", Number, "", "uniform greedy WA", "greedy collection's write amplification under uniform random writes at this spare room (Xiang & Kurkoski)"),
+    ];
+
     const ENTRY: Entry = Entry {
         name: "ftl",
         description: "an SSD with a page-mapped flash translation layer, no data: a write-back is a program, plus the relocations and erases of the collection it causes, each at the device's price; every page of the trace is written once before the run",
@@ -78,32 +88,17 @@ impl Kind for FtlKind {
     /// for comparison.
     fn report(&self, _: &Run<'_>, store: &mut FtlStore, _: &mut Metrics) -> Result<Fields> {
         let s = store.ftl_stats();
-        let ftl: Fields = vec![
-            ("blocks", u64::from(store.ftl().blocks()).into()),
-            ("host_reads", s.host_reads.into()),
-            ("host_writes", s.host_writes.into()),
-            ("relocations", s.relocations.into()),
-            ("erases", s.erases.into()),
-            ("write_amplification", s.write_amplification().into()),
+        Ok(vec![
+            ("ftl_blocks", u64::from(store.ftl().blocks()).into()),
+            ("ftl_host_reads", s.host_reads.into()),
+            ("ftl_host_writes", s.host_writes.into()),
+            ("ftl_relocations", s.relocations.into()),
+            ("ftl_erases", s.erases.into()),
+            ("ftl_write_amplification", s.write_amplification().into()),
             (
-                "uniform_greedy_write_amplification",
+                "ftl_uniform_greedy_write_amplification",
                 greedy_write_amplification(self.op).into(),
             ),
-        ];
-        Ok(vec![("ftl", Value::Group(ftl))])
-    }
-}
-
-impl fmt::Display for FtlKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let gc = match self.collector {
-            Collector::Greedy => "greedy",
-            Collector::CostBenefit => "cost-benefit",
-        };
-        write!(
-            f,
-            "ftl:device={},op={},block={},gc={gc}",
-            self.device.name, self.op, self.block
-        )
+        ])
     }
 }

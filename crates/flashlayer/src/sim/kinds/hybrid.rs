@@ -11,6 +11,7 @@
 //! magnetic disk at the start with their accounting started
 //! ([`crate::hybrid::HybridStoreBuilder::preloaded`]).
 
+use super::fields::{Count, Field, MaybeCount, MaybeNumber, Text};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
@@ -18,7 +19,6 @@ use crate::hybrid::{HybridStore, Placement, PLACEMENTS};
 use crate::spec::{Entry, Given, Param, Ty, NO_MAX};
 use crate::store::CostStore;
 use crate::types::{DeviceId, Fields, Metrics};
-use std::fmt;
 
 type Store = HybridStore<CostStore, CostStore>;
 
@@ -88,6 +88,79 @@ impl Opens for HybridKind {
 }
 
 impl Kind for HybridKind {
+    const FIELDS: &'static [Field] = &[
+        Field::new(
+            "placement",
+            Text,
+            "",
+            "placement",
+            "the placement algorithm",
+        ),
+        Field::new(
+            "flash_reads",
+            Count,
+            "",
+            "flash reads",
+            "reads on the flash disk (migrations included)",
+        ),
+        Field::new(
+            "flash_writes",
+            Count,
+            "",
+            "flash writes",
+            "writes on the flash disk (migrations included)",
+        ),
+        Field::new(
+            "magnetic_reads",
+            Count,
+            "",
+            "magnetic reads",
+            "reads on the magnetic disk (migrations included)",
+        ),
+        Field::new(
+            "magnetic_writes",
+            Count,
+            "",
+            "magnetic writes",
+            "writes on the magnetic disk (migrations included)",
+        ),
+        Field::new(
+            "migrations",
+            Count,
+            "",
+            "migrations",
+            "pages moved between the disks",
+        ),
+        Field::new(
+            "pages_on_flash",
+            Count,
+            "pages",
+            "on flash",
+            "pages on the flash disk at the end",
+        ),
+        Field::new(
+            "flash_capacity",
+            MaybeCount,
+            "pages",
+            "flash capacity",
+            "the most pages the flash disk holds; none: no limit",
+        ),
+        Field::new(
+            "defer",
+            Count,
+            "pages",
+            "defer",
+            "migrations deferred into batches of this many (0: none)",
+        ),
+        Field::new(
+            "optimum",
+            MaybeNumber,
+            "cost_unit",
+            "optimum",
+            "the offline optimum's cost of the recorded events (placement optimal; else none)",
+        ),
+    ];
+
     const ENTRY: Entry = Entry {
         name: "hybrid",
         description: "a flash and a magnetic disk side by side, each page on one, placed by Koltsidas & Viglas 2008 §4",
@@ -136,19 +209,5 @@ impl Kind for HybridKind {
             ("defer", self.defer.into()),
             ("optimum", store.placement().optimum().into()),
         ])
-    }
-}
-
-impl fmt::Display for HybridKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "hybrid:placement={},flash={},magnetic={}",
-            self.placement, self.flash.name, self.magnetic.name
-        )?;
-        if let Some(c) = self.capacity {
-            write!(f, ",capacity={c}")?;
-        }
-        write!(f, ",defer={}", self.defer)
     }
 }

@@ -14,6 +14,7 @@
 
 mod claim;
 mod cost;
+pub mod fields;
 mod file;
 mod flash;
 mod ftl;
@@ -23,6 +24,7 @@ mod tier;
 
 pub use claim::{is_database_file, MARK as DATABASE_MARK};
 pub use cost::CostKind;
+pub use fields::{Field, FieldType, ROW};
 pub use file::FileKind;
 pub use flash::{FlashKind, FLASH_PAGE};
 pub use ftl::FtlKind;
@@ -63,11 +65,16 @@ fn batched_device(g: &Given, key: &str) -> Result<DeviceModel> {
 }
 
 /// A kind of store as the grammar knows it: its entry of [`STORES`], its
-/// parameters read from a parsed spec, its canonical spec (`Display`,
-/// every parameter written out) and what it reports.
-pub trait Kind: Opens + Clone + fmt::Debug + fmt::Display + PartialEq + Send + 'static {
+/// parameters read from a parsed spec, and what it reports. Its canonical
+/// spec is the grammar's ([`Given::canonical`]), written once for every
+/// kind by [`StoreSpec`].
+pub trait Kind: Opens + Clone + fmt::Debug + PartialEq + Send + 'static {
     /// Its entry of [`STORES`]: name, description, keys with defaults.
     const ENTRY: Entry;
+    /// The fields a row of this kind holds after the common ones
+    /// ([`fields::ROW`]), in order: what [`Kind::report`] gives, and the
+    /// API's own.
+    const FIELDS: &'static [Field];
 
     /// Its parameters from a spec of its entry.
     fn read(g: &Given) -> Result<Self>;
@@ -348,11 +355,10 @@ macro_rules! stores {
             }
         }
 
-        impl fmt::Display for StoreKind {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self { $(StoreKind::$variant(k) => k.fmt(f),)* }
-            }
-        }
+        /// Each kind's name and the fields its rows hold after the common
+        /// ones, in the table's order.
+        pub static KIND_FIELDS: &[(&str, &[Field])] = &[$((<$ty as Kind>::ENTRY.name, <$ty as Kind>::FIELDS)),*];
+
     };
 }
 
@@ -370,6 +376,24 @@ stores! {
 pub struct StoreSpec {
     /// What to replay onto.
     pub kind: StoreKind,
+    /// The canonical spec, every parameter written out, by the grammar's
+    /// one printer ([`Given::canonical`]).
+    canonical: String,
+}
+
+/// A nested spec's canonical form: a device by its model's name, a method,
+/// scheme or policy as its own kind writes it.
+fn nested_canonical(table: &'static Table, text: &str) -> Result<String> {
+    if std::ptr::eq(table, &crate::device::DEVICES) {
+        return Ok(DeviceModel::parse(text)?.name);
+    }
+    if std::ptr::eq(table, &crate::flash::METHODS) {
+        return Ok(crate::flash::Method::parse(text)?.to_string());
+    }
+    if std::ptr::eq(table, &crate::tier::SCHEMES) {
+        return Ok(crate::tier::SchemeSpec::parse(text)?.to_string());
+    }
+    Ok(crate::policy::PolicySpec::parse(text)?.to_string())
 }
 
 impl StoreSpec {
@@ -378,6 +402,7 @@ impl StoreSpec {
         let g = spec::parse(&STORES, text)?;
         Ok(StoreSpec {
             kind: StoreKind::read(&g)?,
+            canonical: g.canonical(&nested_canonical)?,
         })
     }
 
@@ -387,13 +412,6 @@ impl StoreSpec {
         spec::split_list(&STORES, list, Self::parse)
     }
 
-    /// A cost store priced by `device`: what `--device SPEC` says.
-    pub fn cost(device: DeviceModel) -> Self {
-        StoreSpec {
-            kind: StoreKind::Cost(CostKind { device }),
-        }
-    }
-
     /// The kind's name (`cost`, `file`, `flash`, `ftl`, `hybrid`, `tier`).
     pub fn name(&self) -> &'static str {
         self.kind.name()
@@ -401,14 +419,14 @@ impl StoreSpec {
 
     /// The spec with its parameters at their defaults left out.
     pub fn short(&self) -> String {
-        spec::short(&STORES, &self.to_string())
+        spec::short(&STORES, &self.canonical)
     }
 }
 
 impl fmt::Display for StoreSpec {
     /// The canonical spec, every parameter written out.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.kind.fmt(f)
+        f.write_str(&self.canonical)
     }
 }
 
@@ -451,6 +469,48 @@ impl Replayed {
     /// The store's field named `key`.
     pub fn field(&self, key: &str) -> Option<&Value> {
         crate::types::field(&self.fields, key)
+    }
+
+    /// The run's row: the fields of [`ROW`] the engine knows, in order,
+    /// then the kind's ([`Kind::FIELDS`]); `trace` as the caller names it,
+    /// `seconds` the replay's wall time.
+    pub fn row(&self, trace: &str, policy: &PolicySpec, store: &StoreSpec, seconds: f64) -> Fields {
+        let m = &self.metrics;
+        let rps = if seconds > 0.0 {
+            m.requests as f64 / seconds
+        } else {
+            0.0
+        };
+        let mut row: Fields = vec![
+            ("policy", policy.to_string().into()),
+            ("buffer_pages", self.buffer_pages.into()),
+            ("device", self.device.as_str().into()),
+            ("cost_unit", self.cost_unit.as_str().into()),
+        ];
+        row.extend(crate::fields!(m, [requests, reads, writes, hits, misses]));
+        row.push(("miss_ratio", m.miss_ratio().into()));
+        row.extend(crate::fields!(
+            m,
+            [
+                physical_reads,
+                physical_writes,
+                dirty_evictions,
+                dirty_at_end,
+                read_ahead,
+                read_ahead_used,
+                virtual_time
+            ]
+        ));
+        row.extend([
+            ("seconds", seconds.into()),
+            ("requests_per_second", rps.into()),
+            ("trace", trace.into()),
+            ("store", store.to_string().into()),
+            ("store_name", store.name().into()),
+            ("flush_at_end", self.flushed_at_end.into()),
+        ]);
+        row.extend(self.fields.iter().cloned());
+        row
     }
 }
 

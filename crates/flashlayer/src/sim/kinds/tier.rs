@@ -3,13 +3,13 @@
 //! (HyPro, TAC, FaCE, lazy cleaning) over a disk; each device's
 //! operations are counted and priced.
 
+use super::fields::{Count, Field, MaybeNumber, Number, Text};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Given, Param, Size, Ty};
 use crate::tier::{AnyScheme, Counting, Io, Scheme, SchemeSpec, SsdTier, TierStats, SCHEMES};
 use crate::types::{DenseId, Fields, Metrics};
-use std::fmt;
 
 type Store = SsdTier<AnyScheme, Counting>;
 
@@ -61,6 +61,162 @@ impl Opens for TierKind {
 }
 
 impl Kind for TierKind {
+    const FIELDS: &'static [Field] = &[
+        Field::new(
+            "scheme",
+            Text,
+            "",
+            "scheme",
+            "the hierarchy scheme's canonical spec",
+        ),
+        Field::new("scheme_name", Text, "", "scheme name", "its short name"),
+        Field::new(
+            "scheme_label",
+            Text,
+            "",
+            "scheme label",
+            "its name with its parameters, as it ran",
+        ),
+        Field::new("ssd_pages", Count, "pages", "ssd", "the SSD cache's size"),
+        Field::new(
+            "ssd_share",
+            Number,
+            "",
+            "ssd share",
+            "the SSD cache's share of the trace's distinct pages",
+        )
+        .by_api(),
+        Field::new("ssd_device", Text, "", "ssd device", "the SSD"),
+        Field::new("hdd_device", Text, "", "hdd device", "the disk"),
+        Field::new(
+            "ssd_hits",
+            Count,
+            "",
+            "ssd hits",
+            "requests the SSD served (hits are DRAM's)",
+        ),
+        Field::new(
+            "hdd_misses",
+            Count,
+            "",
+            "hdd misses",
+            "requests the disk served",
+        ),
+        Field::new("ssd_reads", Count, "", "ssd reads", "page reads on the SSD"),
+        Field::new(
+            "ssd_writes",
+            Count,
+            "",
+            "ssd writes",
+            "page writes on the SSD",
+        ),
+        Field::new(
+            "ssd_seq_writes",
+            Count,
+            "",
+            "ssd seq writes",
+            "SSD writes that were sequential",
+        ),
+        Field::new(
+            "hdd_reads",
+            Count,
+            "",
+            "hdd reads",
+            "page reads on the disk",
+        ),
+        Field::new(
+            "hdd_writes",
+            Count,
+            "",
+            "hdd writes",
+            "page writes on the disk",
+        ),
+        Field::new(
+            "cleanings",
+            Count,
+            "",
+            "cleanings",
+            "dirty SSD pages copied to the disk",
+        ),
+        Field::new(
+            "elevations",
+            Count,
+            "",
+            "elevations",
+            "pages moved up from the SSD to DRAM",
+        ),
+        Field::new(
+            "sinks",
+            Count,
+            "",
+            "sinks",
+            "pages moved down from DRAM to the SSD",
+        ),
+        Field::new(
+            "ssd_time",
+            Number,
+            "cost_unit",
+            "ssd time",
+            "the SSD's time: its operations times its prices",
+        ),
+        Field::new(
+            "hdd_time",
+            Number,
+            "cost_unit",
+            "hdd time",
+            "the disk's time",
+        ),
+        Field::new(
+            "io_time",
+            Number,
+            "cost_unit",
+            "I/O time",
+            "both, which is the virtual time",
+        ),
+        Field::new(
+            "ssd_used",
+            Count,
+            "pages",
+            "ssd used",
+            "pages on the SSD at the end",
+        ),
+        Field::new(
+            "ssd_dirty",
+            Count,
+            "pages",
+            "ssd dirty",
+            "dirty pages on the SSD at the end",
+        ),
+        Field::new(
+            "p_sink",
+            MaybeNumber,
+            "",
+            "p_sink",
+            "HyPro's final sinking probability (else none)",
+        ),
+        Field::new(
+            "p_elevate",
+            MaybeNumber,
+            "",
+            "p_elevate",
+            "HyPro's final elevation probability (else none)",
+        ),
+        Field::new(
+            "c_sinkf",
+            MaybeNumber,
+            "",
+            "c_sinkf",
+            "HyPro's run total of its Eq. 1 (else none)",
+        ),
+        Field::new(
+            "c_sinkd",
+            MaybeNumber,
+            "",
+            "c_sinkd",
+            "HyPro's run total of its Eq. 2 (else none)",
+        ),
+    ];
+
     const ENTRY: Entry = Entry {
         name: "tier",
         description: "DRAM (the buffer) over an SSD cache managed by a hierarchy scheme over a disk (HyPro, TAC, FaCE, lazy cleaning)",
@@ -139,16 +295,5 @@ impl Kind for TierKind {
             ("c_sinkd", sink_costs.map(|c| c.1).into()),
         ]);
         Ok(fields)
-    }
-}
-
-/// The canonical spec, the scheme last: its keys follow it.
-impl fmt::Display for TierKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tier:ssd={},ssd_device={},hdd_device={},scheme={}",
-            self.ssd, self.ssd_device.name, self.hdd_device.name, self.scheme
-        )
     }
 }
