@@ -2,6 +2,9 @@
 //! pinned pages stay, a full pool of pinned pages is an error, threads lose
 //! no update, and the pool makes the same decisions as the simulator.
 
+#[macro_use]
+mod wrapped;
+
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{
@@ -230,15 +233,7 @@ impl<S: PageStore> PageStore for Logged<S> {
         self.log.extend(batch.iter().map(|b| ('W', b.0)));
         self.inner.write_batch(batch)
     }
-    fn flush(&mut self) -> flashlayer::Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> flashlayer::store::IoStats {
-        self.inner.stats()
-    }
+    pass_through!();
 }
 
 /// The page number the test gives dense id `d`: shifted, so stores that saw

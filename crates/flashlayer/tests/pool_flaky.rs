@@ -2,6 +2,9 @@
 //! failure leaves the policy, frames and data as they were, and a retry
 //! decides as if it never happened.
 
+#[macro_use]
+mod wrapped;
+
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Arc, Clock, Fifo, Lru, Policy, TwoQ};
@@ -51,15 +54,7 @@ impl PageStore for Flaky {
         }
         Ok(())
     }
-    fn flush(&mut self) -> flashlayer::Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> flashlayer::store::IoStats {
-        self.inner.stats()
-    }
+    pass_through!();
 }
 
 #[derive(Debug, Clone)]

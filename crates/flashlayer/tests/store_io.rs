@@ -2,6 +2,9 @@
 //! read ahead k at a time, sequential pricing, and latencies a store
 //! measures (what CASA with `cost=measured` learns).
 
+#[macro_use]
+mod wrapped;
+
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Casa, CostSource};
@@ -177,15 +180,7 @@ impl PageStore for KnownLatency {
         self.last = 400.0;
         self.inner.write_batch(batch)
     }
-    fn flush(&mut self) -> flashlayer::Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: u64) -> flashlayer::types::PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> flashlayer::store::IoStats {
-        self.inner.stats()
-    }
+    pass_through!();
     fn measures_latency(&self) -> bool {
         true
     }

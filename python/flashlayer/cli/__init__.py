@@ -18,7 +18,7 @@ from typing import NoReturn
 from flashlayer import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.cli import benchmark, bound, curve, flash, info, plot, report, reproduce, sim, sweep, trace
-from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError, stdout_for_json
+from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError, paragraph, stdout_for_json
 
 __all__ = ["build_parser", "main"]
 
@@ -26,9 +26,10 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     root = Parser(
         prog="flashlayer",
-        description="Storage management for databases that knows flash is not a disk: replay page traces "
-        "through buffer policies and device cost models, convert and generate traces, plot runs, benchmark "
-        "the engine, and reproduce the papers.",
+        description=paragraph("""
+            Storage management for databases that knows flash is not a disk: replay page traces through buffer
+            policies and device cost models, convert and generate traces, plot runs, benchmark the engine, and
+            reproduce the papers."""),
         epilog="Examples:\n"
         "  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,arc,belady --buffer 1%,5% "
         "--device ratio:1:64\n"

@@ -21,6 +21,7 @@ from flashlayer.cli.common import (
     emit_json,
     float_arg,
     int_arg,
+    paragraph,
     policy_help,
     policy_specs,
     print_table,
@@ -329,14 +330,15 @@ def add(sub: Any) -> None:
 
     p = command(
         bsub, "policies", help="simulator throughput per policy",
-        description="Generate a Zipf trace (default: 10M requests over 1.1M pages, ~1.05M distinct, 20% writes), "
-        "convert it to flt, and time each policy end to end (open + replay), single-threaded, best of --repeat "
-        "runs, interleaved (each round times every row once, so a row and LRU are timed close together). "
-        "Reports requests/s, the ratio of the best times to LRU's and, per round, the least and greatest of "
-        "the rounds' own ratios (how far the machine moved it). With LRU among the policies, more rows time "
-        "LRU over a hybrid flash + magnetic store (placement hybrid, Koltsidas Table 1 costs), each DRAM / SSD / disk scheme "
-        "(hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the buffer, HyPro Table 4 devices) and the "
-        "one-pass LRU curve, exact and SHARDS-sampled at 1%.",
+        description=paragraph("""
+            Generate a Zipf trace (default: 10M requests over 1.1M pages, ~1.05M distinct, 20% writes), convert
+            it to flt, and time each policy end to end (open + replay), single-threaded, best of --repeat runs,
+            interleaved (each round times every row once, so a row and LRU are timed close together). Reports
+            requests/s, the ratio of the best times to LRU's and, per round, the least and greatest of the
+            rounds' own ratios (how far the machine moved it). With LRU among the policies, more rows time LRU
+            over a hybrid flash + magnetic store (placement hybrid, Koltsidas Table 1 costs), each DRAM / SSD /
+            disk scheme (hypro, tac, face, lc; DRAM = --buffer under LRU, SSD = 5x the buffer, HyPro Table 4
+            devices) and the one-pass LRU curve, exact and SHARDS-sampled at 1%."""),
         epilog="Example:\n  flashlayer bench policies --policies lru,arc,casa --requests 2000000 --pages 220000 "
         "--buffer 9000")
     p.add_argument("--requests", type=int_arg(1, "--requests"), default=10_000_000,
@@ -360,10 +362,11 @@ def add(sub: Any) -> None:
 
     c = bsub.add_parser(
         "libcachesim", help="each policy libCacheSim also has, timed by both on the same trace",
-        description="Time libCacheSim on the same trace and cache size beside flashlayer, in-process, median of "
-        "--repeat rounds (each runs libCacheSim, then flashlayer), and compare miss ratios. Without --trace uses "
-        "libCacheSim's own 10M-request Twitter trace (fetched once from PyPI's libcachesim source). Needs pip "
-        "install 'flashlayer[compare]'.")
+        description=paragraph("""
+            Time libCacheSim on the same trace and cache size beside flashlayer, in-process, median of --repeat
+            rounds (each runs libCacheSim, then flashlayer), and compare miss ratios. Without --trace uses
+            libCacheSim's own 10M-request Twitter trace (fetched once from PyPI's libcachesim source). Needs pip
+            install 'flashlayer[compare]'."""))
     c.add_argument("--buffer", default="45000", metavar="N", help="cache size in objects (default: 45000)")
     c.add_argument("--policies", default=None, metavar="P[,P...]",
                    help=f"policies to compare (default: {COMPARED_POLICIES})")
@@ -374,12 +377,13 @@ def add(sub: Any) -> None:
 
     po = bsub.add_parser(
         "pool", help="threads sharing one buffer pool",
-        description="Time threads sharing one buffer pool (LRU): fixes/s at each --threads count for four "
-        "workloads: 'hits' (10,000 frames, all loaded, reads only), 'latency' (1,000 frames, Zipf 0.8 over "
-        "10,000 pages, 20% writes, a memory store that sleeps 100 µs per page read and written), 'file' (the "
-        "same over a real file in the temporary directory, O_DIRECT where the file system allows it) and "
-        "'hybrid' (as 'latency', over the hybrid store of a flash and a magnetic memory store: a store that "
-        "listens to request order, whose misses the pool runs whole under its lock).")
+        description=paragraph("""
+            Time threads sharing one buffer pool (LRU): fixes/s at each --threads count for four workloads:
+            'hits' (10,000 frames, all loaded, reads only), 'latency' (1,000 frames, Zipf 0.8 over 10,000 pages,
+            20% writes, a memory store that sleeps 100 µs per page read and written), 'file' (the same over a
+            real file in the temporary directory, O_DIRECT where the file system allows it) and 'hybrid' (as
+            'latency', over the hybrid store of a flash and a magnetic memory store: a store that listens to
+            request order, whose misses the pool runs whole under its lock)."""))
     _threads(po)
     po.add_argument("--seed", type=int_arg(0, "--seed"), default=42,
                     help="seed of the threads' strings (default: 42)")
@@ -389,12 +393,13 @@ def add(sub: Any) -> None:
 
     o = bsub.add_parser(
         "oltp", help="TPC-C and TPC-B terminals on threads over a pool and a real file",
-        description="Time terminals on threads running TPC-C (1 warehouse, 2,000 transactions, 1,000 frames of "
-        "8 KiB) and TPC-B (1 branch, 10,000 transactions, 200 frames) over one buffer pool and a real file in "
-        "the temporary directory (O_DIRECT where the file system allows it): transactions/s at each --threads "
-        "count under each of --policies. Each run loads its database anew, and fails unless afterwards every "
-        "B+-tree and heap passes its checker and the workload's consistency conditions hold. Takes a few "
-        "minutes.")
+        description=paragraph("""
+            Time terminals on threads running TPC-C (1 warehouse, 2,000 transactions, 1,000 frames of 8 KiB) and
+            TPC-B (1 branch, 10,000 transactions, 200 frames) over one buffer pool and a real file in the
+            temporary directory (O_DIRECT where the file system allows it): transactions/s at each --threads
+            count under each of --policies. Each run loads its database anew, and fails unless afterwards every
+            B+-tree and heap passes its checker and the workload's consistency conditions hold. Takes a few
+            minutes."""))
     _threads(o)
     o.add_argument("--policies", default=None, metavar="P[,P...]",
                    help="the pool's policies, with parameters as in 'sim --policy' (default: lru,fdbuffer)")

@@ -17,6 +17,7 @@ from flashlayer.cli.common import (
     emit_json,
     int_arg,
     open_with_progress,
+    paragraph,
     policy_specs,
     print_table,
 )
@@ -61,16 +62,16 @@ def run(a: argparse.Namespace) -> None:
 def add(sub: Any) -> None:
     c = command(
         sub, "bound", help="the cost no policy can beat (costopt-lb), the best schedule found (costopt-ub)",
-        description="For each buffer size and device, a lower bound on the virtual time of every policy on TRACE "
-        "(a Lagrangian relaxation of writeback-aware caching: each page's keep-or-evict choices priced "
-        "by one multiplier per request for the buffer's capacity; sound at every iteration), and the "
-        "cost of the best schedule its planner found (replayed like any policy; 'flashlayer sim --policy "
-        "costopt-ub' runs it), which is never above Belady's (except with --flush-at-end on a device whose "
-        "sequential writes are cheaper: which dirty pages are left for the flush is not what the schedule plans). "
-        "The true optimum lies between the two. With "
-        "--policy, each policy is replayed too and shown as a percentage above the lower bound. Writes "
-        "are charged at the device's cheaper of random and sequential write, so the bound also holds for "
-        "policies that cluster writes.",
+        description=paragraph("""
+            For each buffer size and device, a lower bound on the virtual time of every policy on TRACE (a
+            Lagrangian relaxation of writeback-aware caching: each page's keep-or-evict choices priced by one
+            multiplier per request for the buffer's capacity; sound at every iteration), and the cost of the
+            best schedule its planner found (replayed like any policy; 'flashlayer sim --policy costopt-ub' runs
+            it), which is never above Belady's (except with --flush-at-end on a device whose sequential writes
+            are cheaper: which dirty pages are left for the flush is not what the schedule plans). The true
+            optimum lies between the two. With --policy, each policy is replayed too and shown as a percentage
+            above the lower bound. Writes are charged at the device's cheaper of random and sequential write, so
+            the bound also holds for policies that cluster writes."""),
         epilog="Example:\n  flashlayer bound data/traces/pg15-tpcc-sysbench-w2.csv.gz --buffer 1%,3% "
         "--device ratio:1:8 --policy lru,cflru,fdbuffer,wblandlord",
     )

@@ -29,6 +29,12 @@ class UsageError(Exception):
     """A mistake in the command line, reported as a one-line error."""
 
 
+def paragraph(text: str) -> str:
+    """A description written over several lines in the source, as one
+    paragraph: argparse prints it as given."""
+    return " ".join(text.split())
+
+
 def command(sub: Any, name: str, *, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
     """A subcommand whose --help gives `description`, then `epilog` (its
     examples) as written, line breaks kept."""

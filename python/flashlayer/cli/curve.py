@@ -20,6 +20,7 @@ from flashlayer.cli.common import (
     float_arg,
     int_arg,
     open_with_progress,
+    paragraph,
     print_table,
 )
 from flashlayer.files import atomic_output
@@ -103,15 +104,16 @@ def _show(a: argparse.Namespace, r: dict[str, Any], who: str) -> None:
 def add(sub: Any) -> None:
     c = command(
         sub, "curve", help="misses, write-backs and virtual time against buffer size, for LRU or any policy",
-        description="Without --policy, one pass over TRACE computes LRU's misses and dirty write-backs at every "
-        "buffer size from 1 page to the distinct pages (stack distances in a Fenwick tree; a write-back is "
-        "counted from the distances too, exactly as the simulator's LRU would count it), so the virtual time at "
-        "every size on every --device follows; --sample R samples pages spatially (SHARDS, fixed rate), "
-        "--sample-size S keeps at most S pages (SHARDS, fixed size: bounded memory whatever the trace). "
-        "With --policy P, any online policy (a registered one too) is replayed at each size on each --device or "
-        "--store without data: on the whole trace, or with --sample R / --sample-size S on the requests to a "
-        "spatial sample of the pages with a buffer of C*R pages, every count scaled by 1/R (MINISIM); sampled "
-        "default sizes start where a sampled buffer holds 100 pages.",
+        description=paragraph("""
+            Without --policy, one pass over TRACE computes LRU's misses and dirty write-backs at every buffer
+            size from 1 page to the distinct pages (stack distances in a Fenwick tree; a write-back is counted
+            from the distances too, exactly as the simulator's LRU would count it), so the virtual time at every
+            size on every --device follows; --sample R samples pages spatially (SHARDS, fixed rate),
+            --sample-size S keeps at most S pages (SHARDS, fixed size: bounded memory whatever the trace). With
+            --policy P, any online policy (a registered one too) is replayed at each size on each --device or
+            --store without data: on the whole trace, or with --sample R / --sample-size S on the requests to a
+            spatial sample of the pages with a buffer of C*R pages, every count scaled by 1/R (MINISIM); sampled
+            default sizes start where a sampled buffer holds 100 pages."""),
         epilog="Examples:\n  flashlayer curve data/traces/pg15-tpcc-sysbench-w2.csv.gz --device ratio:1:1 "
         "--device ratio:1:64 --plot curve.png\n"
         "  flashlayer curve data/traces/pg15-bank-s100.csv.gz --policy cflru --sample 0.01 --device ratio:1:8\n"

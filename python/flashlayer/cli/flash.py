@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from flashlayer import _native, progress
-from flashlayer.cli.common import emit_json, int_arg, print_table, split
+from flashlayer.cli.common import emit_json, int_arg, paragraph, print_table, split
 
 METHODS_HELP = "ipu, opu, ipl:SIZE (e.g. ipl:18k, ipl:64k) or pdl:SIZE (e.g. pdl:256, pdl:2k)"
 
@@ -75,12 +75,12 @@ def add(sub: Any) -> None:
     ct = fsub.add_parser(
         "crash-test",
         help="power-cut a store at random operations and check every page after recovery",
-        description="Runs a random workload (60% writes, 25% reads, 15% flushes) on a flash store, "
-        "cuts power at a random chip operation (a torn program or a part-erased block), recovers "
-        "(cutting recovery too, 30% of the time, until one finishes), and checks every logical page: "
-        "a page flushed since its last write must read back byte for byte; one written since may read "
-        "back as its flushed version or any version written since. Exit code 1 if any page breaks "
-        "the promise.",
+        description=paragraph("""
+            Runs a random workload (60% writes, 25% reads, 15% flushes) on a flash store, cuts power at a random
+            chip operation (a torn program or a part-erased block), recovers (cutting recovery too, 30% of the
+            time, until one finishes), and checks every logical page: a page flushed since its last write must
+            read back byte for byte; one written since may read back as its flushed version or any version
+            written since. Exit code 1 if any page breaks the promise."""),
         epilog="Example:\n  flashlayer flash crash-test --method pdl:256,opu --cuts 10000 --seed 1",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

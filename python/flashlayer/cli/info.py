@@ -9,7 +9,7 @@ import argparse
 from typing import Any, Literal
 
 from flashlayer import _native
-from flashlayer.cli.common import emit_json, print_table
+from flashlayer.cli.common import emit_json, paragraph, print_table
 
 
 #: What a policy can serve as (`_native.policy_roles`), in words.
@@ -86,13 +86,14 @@ def _captures() -> list[dict[str, Any]]:
 def add(sub: Any) -> None:
     ls = sub.add_parser("list", help="list policies, stores, hierarchy schemes, workloads, flash methods, device "
                         "presets or trace formats",
-                        description="policies: buffer policies with their parameters; stores: what sim --store "
-                        "replays onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier "
-                        "store; workloads: the generators of 'trace gen' with their parameters; methods: the page update "
-                        "methods of a flash store (a method's size follows its name, pdl:256); devices: the "
-                        "presets with their sources; formats: the trace formats; captures: the paper-scale traces "
-                        "'reproduce --full' records (and whether the trace cache holds each). Every spec is "
-                        "NAME[:KEY=VALUE,...]; a KEY left out takes the default shown.")
+                        description=paragraph("""
+                            policies: buffer policies with their parameters; stores: what sim --store replays
+                            onto, with their parameters; schemes: the DRAM / SSD / disk schemes of a tier store;
+                            workloads: the generators of 'trace gen' with their parameters; methods: the page
+                            update methods of a flash store (a method's size follows its name, pdl:256);
+                            devices: the presets with their sources; formats: the trace formats; captures: the
+                            paper-scale traces 'reproduce --full' records (and whether the trace cache holds
+                            each). Every spec is NAME[:KEY=VALUE,...]; a KEY left out takes the default shown."""))
     ls.add_argument("what", choices=["policies", "stores", "schemes", "workloads", "methods", "devices", "formats",
                                      "captures"])
     ls.add_argument("--json", action="store_true")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer._native import FlashlayerError
-from flashlayer.cli.common import add_force, command
+from flashlayer.cli.common import add_force, command, paragraph
 from flashlayer.files import atomic_output
 
 
@@ -43,10 +43,11 @@ def run(a: argparse.Namespace) -> None:
 def add(sub: Any) -> None:
     p = command(
         sub, "plot", help="draw miss ratio and virtual time of saved runs",
-        description="Draw RESULTS.json (the output of 'flashlayer sim --json', or a report's results.json) as "
-        "miss ratio and virtual time against buffer size: a row of panels per trace and device, a line per "
-        "policy and store (the store named in the legend where a panel has several). Rows of one run that "
-        "disagree (joined files of the same run) are refused.",
+        description=paragraph("""
+            Draw RESULTS.json (the output of 'flashlayer sim --json', or a report's results.json) as miss ratio
+            and virtual time against buffer size: a row of panels per trace and device, a line per policy and
+            store (the store named in the legend where a panel has several). Rows of one run that disagree
+            (joined files of the same run) are refused."""),
         epilog="Example:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,arc --buffer 1%,5% "
         "--json > runs.json\n  flashlayer plot runs.json --out runs.png",
     )

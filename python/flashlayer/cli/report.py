@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import OUT_DIR_HELP, add_force, command
+from flashlayer.cli.common import OUT_DIR_HELP, add_force, command, paragraph
 
 
 def run(a: argparse.Namespace) -> None:
@@ -28,11 +28,13 @@ def run(a: argparse.Namespace) -> None:
 def add(sub: Any) -> None:
     c = command(
         sub, "report", help="figures of a sweep's results.parquet as an HTML page",
-        description="For each trace and device (or placement, or tier scheme) of a 'flashlayer sweep' results "
-        "file: virtual time and miss ratio against buffer size, one series per policy, as PNGs and an HTML page "
-        "(failed cells listed); first, each policy's reduction of virtual time, misses and writes against "
-        "--baseline (1 - policy's / baseline's, on the same trace, store and buffer size as asked) as box plots "
-        "over the traces, with a table of median, mean, min and max. The folder is written in full or not at all.",
+        description=paragraph("""
+            For each trace and device (or placement, or tier scheme) of a 'flashlayer sweep' results file:
+            virtual time and miss ratio against buffer size, one series per policy, as PNGs and an HTML page
+            (failed cells listed); first, each policy's reduction of virtual time, misses and writes against
+            --baseline (1 - policy's / baseline's, on the same trace, store and buffer size as asked) as box
+            plots over the traces, with a table of median, mean, min and max. The folder is written in full or
+            not at all."""),
         epilog="Example (a grid over several traces; 'flashlayer sweep --example' shows one):\n"
         "  flashlayer sweep grid.toml --out results.parquet\n"
         "  flashlayer report results.parquet --baseline lru --out report",

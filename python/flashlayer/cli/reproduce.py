@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer.cli.common import OUT_DIR_HELP, UsageError, add_force, emit_json
+from flashlayer.cli.common import OUT_DIR_HELP, UsageError, add_force, emit_json, paragraph
 
 
 def run(a: argparse.Namespace) -> None:
@@ -46,18 +46,20 @@ def add(sub: Any) -> None:
 
     sections = ", ".join(experiments.EXPERIMENTS)
     r = sub.add_parser("reproduce", help="run the papers' experiments and write a report",
-                       description="Run experiment sections and write OUT/index.html (figures; a table of claims, "
-                       "each with its source, the expected value beside ours, whether it holds and by how much it "
-                       "misses; provenance checks of the traces) and OUT/results.json (every run, the git commit, "
-                       "the traces' SHA-256). 'flashlayer plot OUT/results.json' redraws the runs.")
+                       description=paragraph("""
+                           Run experiment sections and write OUT/index.html (figures; a table of claims, each
+                           with its source, the expected value beside ours, whether it holds and by how much it
+                           misses; provenance checks of the traces) and OUT/results.json (every run, the git
+                           commit, the traces' SHA-256). 'flashlayer plot OUT/results.json' redraws the runs."""))
     r.add_argument("papers", nargs="*", metavar="SECTION", help=f"sections to run (default: all): {sections}")
     mode = r.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="fewer buffer sizes (the default)")
     mode.add_argument("--full", action="store_true",
-                      help="more buffer sizes and policies, and the sections that ask for them (fdbuffer, hypro) on "
-                      "paper-scale traces recorded from PostgreSQL into the trace cache where missing (needs root, "
-                      "PostgreSQL and bpftrace; says which and about how long before it starts; see 'flashlayer list "
-                      "captures')")
+                      help=paragraph("""
+                          more buffer sizes and policies, and the sections that ask for them (fdbuffer, hypro)
+                          on paper-scale traces recorded from PostgreSQL into the trace cache where missing
+                          (needs root, PostgreSQL and bpftrace; says which and about how long before it starts;
+                          see 'flashlayer list captures')"""))
     r.add_argument("--no-capture", action="store_true",
                    help="with --full: run every section on the shipped traces, recording nothing")
     r.add_argument("--cache", metavar="DIR",

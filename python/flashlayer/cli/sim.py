@@ -15,17 +15,18 @@ from flashlayer.cli.common import (
     add_force,
     add_read_opts,
     buffer_specs,
-    duration,
+    columns,
     command,
+    duration,
     emit_json,
     groups,
     int_arg,
     open_with_progress,
+    paragraph,
     policy_help,
     policy_specs,
     print_table,
     table_cells,
-    columns,
 )
 from flashlayer.files import atomic_output
 
@@ -199,12 +200,13 @@ def run(a: argparse.Namespace) -> None:
 def add(sub: Any) -> None:
     s = command(
         sub, "sim", help="replay a trace through policies, buffer sizes and stores",
-        description="Replay TRACE through every store x policy x buffer size and report hits, misses, "
-        "physical I/O and virtual time (the sum of physical I/Os x the devices' costs). Runs go in parallel. "
-        "Every policy runs on every store through one protocol, or the combination is refused with one line. "
-        "On a cost store a miss costs a physical read (also for a write request: the page is read before it is "
-        "modified) and a dirty victim a physical write; dirty pages left at the end are counted in "
-        "'dirty at end' and not written, unless --flush-at-end.",
+        description=paragraph("""
+            Replay TRACE through every store x policy x buffer size and report hits, misses, physical I/O and
+            virtual time (the sum of physical I/Os x the devices' costs). Runs go in parallel. Every policy runs
+            on every store through one protocol, or the combination is refused with one line. On a cost store a
+            miss costs a physical read (also for a write request: the page is read before it is modified) and a
+            dirty victim a physical write; dirty pages left at the end are counted in 'dirty at end' and not
+            written, unless --flush-at-end."""),
         epilog=EPILOG_DEVICES + "\n\nExample:\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz "
         "--policy lru,arc,belady --buffer 1%,5%,2000 --device ratio:1:1 --device ratio:1:64 --plot sim.png"
         "\n  flashlayer sim data/traces/pg15-tpcc-sysbench-w2.csv.gz --policy lru,koltsidas:lambda=0.5 --buffer 2% "
@@ -229,15 +231,18 @@ def add(sub: Any) -> None:
                    "devices (specs contain commas) (default: ratio:1:1)")
     add_read_opts(s)
     s.add_argument("--flush-at-end", action="store_true",
-                   help="write the dirty pages left in the buffer at the end and count them in the physical "
-                   "writes and virtual time (default: each store's own; cost, hybrid and tier leave them unwritten, "
-                   "counted in dirty_at_end; file and flash always end with a flush)")
+                   help=paragraph("""
+                       write the dirty pages left in the buffer at the end and count them in the physical writes
+                       and virtual time (default: each store's own; cost, hybrid and tier leave them unwritten,
+                       counted in dirty_at_end; file and flash always end with a flush)"""))
     s.add_argument("--store", action="append", metavar="SPEC",
-                   help="where pages live, a store spec NAME[:KEY=VALUE,...]: cost (a device cost model, the default), "
-                   "file (a buffer pool over a real file, timed), flash (a buffer pool over a NAND flash store), "
-                   "ftl (an SSD whose page-mapped translation layer collects garbage), hybrid (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk). "
-                   "Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device D is "
-                   "--store cost:device=D")
+                   help=paragraph("""
+                       where pages live, a store spec NAME[:KEY=VALUE,...]: cost (a device cost model, the
+                       default), file (a buffer pool over a real file, timed), flash (a buffer pool over a NAND
+                       flash store), ftl (an SSD whose page-mapped translation layer collects garbage), hybrid
+                       (a flash and a magnetic disk side by side), tier (DRAM over an SSD cache over a disk).
+                       Repeat for several stores; keys and defaults: 'flashlayer list stores'. --device D is
+                       --store cost:device=D"""))
     for flag, _ in NOT_FLAGS.values():
         s.add_argument(flag, help=argparse.SUPPRESS)
     s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",

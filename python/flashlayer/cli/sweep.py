@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import progress
-from flashlayer.cli.common import UsageError, add_force, command, emit_json, int_arg
+from flashlayer.cli.common import UsageError, add_force, command, emit_json, int_arg, paragraph
 
 
 def run(a: argparse.Namespace) -> None:
@@ -46,16 +46,17 @@ def run(a: argparse.Namespace) -> None:
 def add(sub: Any) -> None:
     c = command(
         sub, "sweep", help="a grid of traces x policies x buffers x stores, locally or on Ray, to Parquet",
-        description="Runs every cell of a TOML grid (traces x policies x buffer sizes x stores: cost models, "
-        "hybrid placements, tiers, ...) and writes one row per cell to a Parquet file as cells finish: "
-        "the grid values, every field of 'sim --json', the trace's SHA-256, the flashlayer version, the cell's "
-        "wall time and its error, if any (a failed cell does not stop the sweep; the exit code is 1 if any "
-        "failed). The file has every column any row has. Each trace is converted to flt once, into a temporary "
-        "folder removed at the end. --engine local uses this machine's "
-        "cores; --engine ray submits the cells as Ray tasks (pip install 'flashlayer[ray]'). The grid is checked "
-        "completely before any cell runs: every value, each given once, and every combination of a policy and a store "
-        "opened on each trace as its run would open it (a combination 'sim' refuses is refused, one line each). "
-        "Ctrl-C stops the running cells at their next million requests and keeps the finished rows.",
+        description=paragraph("""
+            Runs every cell of a TOML grid (traces x policies x buffer sizes x stores: cost models, hybrid
+            placements, tiers, ...) and writes one row per cell to a Parquet file as cells finish: the grid
+            values, every field of 'sim --json', the trace's SHA-256, the flashlayer version, the cell's wall
+            time and its error, if any (a failed cell does not stop the sweep; the exit code is 1 if any
+            failed). The file has every column any row has. Each trace is converted to flt once, into a
+            temporary folder removed at the end. --engine local uses this machine's cores; --engine ray submits
+            the cells as Ray tasks (pip install 'flashlayer[ray]'). The grid is checked completely before any
+            cell runs: every value, each given once, and every combination of a policy and a store opened on
+            each trace as its run would open it (a combination 'sim' refuses is refused, one line each). Ctrl-C
+            stops the running cells at their next million requests and keeps the finished rows."""),
         epilog="Examples:\n  flashlayer sweep --example > grid.toml\n"
         "  flashlayer sweep grid.toml --out results.parquet --jobs 4\n"
         "  flashlayer sweep grid.toml --out results.parquet --engine ray --address auto --resume\n"

@@ -23,6 +23,7 @@ from flashlayer.cli.common import (
     object_sizes,
     open_with_progress,
     out_format,
+    paragraph,
     report_written,
 )
 from flashlayer.files import atomic_output
@@ -230,11 +231,12 @@ def add(sub: Any) -> None:
     st.set_defaults(func=cmd_trace_stats)
 
     an = tsub.add_parser("analyze", help="reuse, popularity and write share over time, with figures",
-                         description="The shape of a trace, as libCacheSim's trace analyzer gives it: reuse time "
-                         "(requests since the page's last request) for reads and writes apart, LRU stack distance, "
-                         "popularity by rank with a Zipf fit (least squares over the ranks holding 99% of the "
-                         "requests), and over the trace, cut into --windows spans: the write share, the distinct "
-                         "pages (working set) and the first references (cold misses).",
+                         description=paragraph("""
+                             The shape of a trace, as libCacheSim's trace analyzer gives it: reuse time
+                             (requests since the page's last request) for reads and writes apart, LRU stack
+                             distance, popularity by rank with a Zipf fit (least squares over the ranks holding
+                             99% of the requests), and over the trace, cut into --windows spans: the write
+                             share, the distinct pages (working set) and the first references (cold misses)."""),
                          epilog="Example:\n  flashlayer trace analyze data/traces/pg15-tpcb-s5.csv.gz --plot "
                          "tpcb-shape")
     an.add_argument("trace")
@@ -281,12 +283,13 @@ def _add_gen(tsub: Any) -> None:
     z.set_defaults(func=cmd_gen_zipf)
     ace = gsub.add_parser(
         "ace", help="ACE's synthetic workload (Papon & Athanassoulis 2023)",
-        description="The generator of ACE's simulator (BU-DiSC/ACE-codebase) and buffer manager "
-        "(BU-DiSC/parametric_io): each operation reads with probability --reads percent (else writes) and falls on "
-        "the first --hot percent of the pages with probability --skew percent, uniformly within its region. The "
-        "draws are glibc's rand() from its default seed, in the authors' order, so the same flags give the "
-        "operations of their workload.txt (the flags are their -x, -n, -e, -s, -d). The defaults are their "
-        "mixed skewed workload over the 344,066 pages of their figure 7.",
+        description=paragraph("""
+            The generator of ACE's simulator (BU-DiSC/ACE-codebase) and buffer manager (BU-DiSC/parametric_io):
+            each operation reads with probability --reads percent (else writes) and falls on the first --hot
+            percent of the pages with probability --skew percent, uniformly within its region. The draws are
+            glibc's rand() from its default seed, in the authors' order, so the same flags give the operations
+            of their workload.txt (the flags are their -x, -n, -e, -s, -d). The defaults are their mixed skewed
+            workload over the 344,066 pages of their figure 7."""),
         epilog="Example:\n  flashlayer trace gen ace --reads 10 --out wis.flt   # their write-intensive skewed workload",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ace.add_argument("--operations", type=int_arg(1, "--operations"), default=2_000_000,
@@ -322,9 +325,11 @@ def _add_gen(tsub: Any) -> None:
         w.add_argument("--json", action="store_true", help="print the generation report as JSON")
         w.set_defaults(func=cmd_gen_workload)
     c = gsub.add_parser("concat", help="join traces in phases (CASA's CONCAT)",
-                        description="Join traces one after another, e.g. OLTP DSS OLTP DSS as in CASA section 5.1. "
-                        "Deterministic; takes no seed. With --disjoint each distinct input gets its own page-id "
-                        "space (tag in the top 8 bits), and an input named twice refers to the same pages.")
+                        description=paragraph("""
+                            Join traces one after another, e.g. OLTP DSS OLTP DSS as in CASA section 5.1.
+                            Deterministic; takes no seed. With --disjoint each distinct input gets its own
+                            page-id space (tag in the top 8 bits), and an input named twice refers to the same
+                            pages."""))
     c.add_argument("inputs", nargs="+", metavar="IN")
     c.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     add_force(c)
@@ -341,18 +346,20 @@ def _add_capture(tsub: Any) -> None:
     pg = csub.add_parser(
         "postgres",
         help="trace an unmodified PostgreSQL with bpftrace",
-        description="Start a throwaway PostgreSQL cluster on a free loopback port, attach bpftrace to the probe "
-        "buffer__read__done (one R per page request) and to MarkBufferDirty (one W when a page is modified), run "
-        "a workload, and write 'page,op' with page id (relfilenode << 34) | (fork << 32) | block. Needs root, "
-        "bpftrace and Debian's postgresql package (built with dtrace probes). --workload tpcb (the default) "
-        "initialises pgbench (not traced) and traces a timed pgbench run; --workload tatp loads TATP's four "
-        "tables with --subscribers subscribers (not traced) and traces pgbench running TATP's seven transactions "
-        "in TATP's mix; --workload tpcc loads TPC-C's nine tables with --warehouses warehouses (not traced) and "
-        "traces pgbench running TPC-C's five transactions (PL/pgSQL functions) in TPC-C's mix; --workload tpch "
-        "generates TPC-H's tables at --scale-factor with tpchgen-cli and loads them (not traced) and traces psql "
-        "running TPC-H's 22 queries once, in order; --workload bank loads pgbench's tables at --scale and traces "
-        "TPC-B's transaction on skewed accounts (--skew), CASA's bank trace stand-in; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and "
-        "PGDATABASE pointing at the cluster.",
+        description=paragraph("""
+            Start a throwaway PostgreSQL cluster on a free loopback port, attach bpftrace to the probe
+            buffer__read__done (one R per page request) and to MarkBufferDirty (one W when a page is modified),
+            run a workload, and write 'page,op' with page id (relfilenode << 34) | (fork << 32) | block. Needs
+            root, bpftrace and Debian's postgresql package (built with dtrace probes). --workload tpcb (the
+            default) initialises pgbench (not traced) and traces a timed pgbench run; --workload tatp loads
+            TATP's four tables with --subscribers subscribers (not traced) and traces pgbench running TATP's
+            seven transactions in TATP's mix; --workload tpcc loads TPC-C's nine tables with --warehouses
+            warehouses (not traced) and traces pgbench running TPC-C's five transactions (PL/pgSQL functions) in
+            TPC-C's mix; --workload tpch generates TPC-H's tables at --scale-factor with tpchgen-cli and loads
+            them (not traced) and traces psql running TPC-H's 22 queries once, in order; --workload bank loads
+            pgbench's tables at --scale and traces TPC-B's transaction on skewed accounts (--skew), CASA's bank
+            trace stand-in; '-- COMMAND ...' traces any command instead, run with PGHOST, PGPORT, PGUSER and
+            PGDATABASE pointing at the cluster."""),
     )
     d = capture.CaptureOptions
     pg.add_argument("--workload", choices=capture.WORKLOADS, default=d.workload,
@@ -385,11 +392,12 @@ def _add_capture(tsub: Any) -> None:
     sx = csub.add_parser(
         "strace",
         help="trace the file page references of any command with strace",
-        description="Run COMMAND under strace -f and turn every read and write system call on a regular file into "
-        "page requests: one R (read) or W (write) per page of the bytes it moved, page id (file number << 32) | "
-        "(offset / page size), files numbered in order of first use. Pages a process maps with mmap are not "
-        "seen. HyPro's MLK trace (a Linux kernel build) was recorded this way; scripts/capture-mlk records "
-        "flashlayer's stand-in, a Linux 6.1 tinyconfig build.",
+        description=paragraph("""
+            Run COMMAND under strace -f and turn every read and write system call on a regular file into page
+            requests: one R (read) or W (write) per page of the bytes it moved, page id (file number << 32) |
+            (offset / page size), files numbered in order of first use. Pages a process maps with mmap are not
+            seen. HyPro's MLK trace (a Linux kernel build) was recorded this way; scripts/capture-mlk records
+            flashlayer's stand-in, a Linux 6.1 tinyconfig build."""),
     )
     sx.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     add_force(sx)

@@ -442,13 +442,7 @@ impl Scheme for Hypro {
             }
         }
         if self.ssd.is_full() {
-            let (v, slot, stale) = self.ssd.evict();
-            if v.dirty {
-                if let Err(e) = io.ssd_to_hdd(v.page, slot) {
-                    self.ssd.reinstate(v, stale);
-                    return Err(e);
-                }
-            }
+            let v = self.ssd.evict_to_disk(io)?;
             if drew {
                 let now = self.now;
                 Self::mark(&mut self.left, v.page, LEFT_SSD, now);
@@ -457,14 +451,8 @@ impl Scheme for Hypro {
                     self.residency = self.passage(now, self.passed);
                 }
             }
-            debug_assert!(stale.is_none(), "HyPro never relocates");
         }
-        let slot = self.ssd.admit(page, dirty);
-        if let Err(e) = io.ssd_write(page, slot, dirty, false) {
-            // The slot does not hold the page: it leaves the level again.
-            self.ssd.remove(page);
-            return Err(e);
-        }
+        self.ssd.admit_written(page, dirty, io)?;
         self.tally.passed += 1;
         self.passed += 1;
         Ok(true)

@@ -143,30 +143,9 @@ impl Lc {
             return Ok(true);
         }
         if self.ssd.is_full() {
-            let (v, slot, stale) = self.ssd.evict();
-            if v.dirty {
-                if let Err(e) = io.ssd_to_hdd(v.page, slot) {
-                    self.ssd.reinstate(v, stale);
-                    return Err(e);
-                }
-            }
-            if let Some(spare) = stale {
-                if let Err(e) = io.ssd_invalidate(spare) {
-                    // The victim is on the disk now: it stays, clean.
-                    self.ssd.reinstate(v, stale);
-                    if v.dirty {
-                        self.ssd.mark_clean(v.page);
-                    }
-                    return Err(e);
-                }
-            }
+            self.ssd.evict_to_disk(io)?;
         }
-        let slot = self.ssd.admit(page, dirty);
-        if let Err(e) = io.ssd_write(page, slot, dirty, false) {
-            // The slot does not hold the page: it leaves the level again.
-            self.ssd.remove(page);
-            return Err(e);
-        }
+        self.ssd.admit_written(page, dirty, io)?;
         if dirty {
             self.dirtied(page);
         }

@@ -17,7 +17,7 @@
 //! taken off again, so the level never lists a page its slot does not
 //! hold.
 
-use super::{Slots, NIL};
+use super::{Io, Slots, NIL};
 use crate::error::Result;
 use crate::policy::{boxed_online_policy, BoxedPolicy, Policy, PolicySpec, Victim};
 use crate::types::{DenseId, Op, PageCost};
@@ -126,6 +126,41 @@ impl PolicyLevel {
             self.spare
         });
         (v, self.slots.release(v.page), stale)
+    }
+
+    /// Makes room on a full level: the victim leaves, a dirty one copied
+    /// to the disk first and the spare's old version of it invalidated; a
+    /// failed step puts the victim back (clean once it reached the disk).
+    pub fn evict_to_disk(&mut self, io: &mut impl Io) -> Result<Victim> {
+        let (v, slot, stale) = self.evict();
+        if v.dirty {
+            if let Err(e) = io.ssd_to_hdd(v.page, slot) {
+                self.reinstate(v, stale);
+                return Err(e);
+            }
+        }
+        if let Some(spare) = stale {
+            if let Err(e) = io.ssd_invalidate(spare) {
+                self.reinstate(v, stale);
+                if v.dirty {
+                    self.mark_clean(v.page);
+                }
+                return Err(e);
+            }
+        }
+        Ok(v)
+    }
+
+    /// Puts `page` on the level (it must have room) and writes it to its
+    /// slot; a failed write takes it off again, so the level never lists a
+    /// page its slot does not hold.
+    pub fn admit_written(&mut self, page: DenseId, dirty: bool, io: &mut impl Io) -> Result<()> {
+        let slot = self.admit(page, dirty);
+        if let Err(e) = io.ssd_write(page, slot, dirty, false) {
+            self.remove(page);
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Undoes the [`PolicyLevel::evict`] just made, whose I/O failed: the

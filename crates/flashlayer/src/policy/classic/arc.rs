@@ -14,6 +14,7 @@
 //! list `REPLACE` chooses has no evictable page the other one is used.
 
 use crate::policy::list::{Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -228,9 +229,4 @@ impl Policy for Arc {
     }
 }
 
-named!(
-    Arc,
-    "arc",
-    "ARC, Megiddo & Modha 2003",
-    crate::policy::Serves::POOL
-);
+named!(Arc, "arc", "ARC, Megiddo & Modha 2003", Serves::POOL);

@@ -9,6 +9,7 @@
 //! miss ratio of 0.1634 here against its 0.1603 on its Twitter trace).
 
 use crate::policy::list::NIL;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -226,5 +227,5 @@ impl Policy for Clock {
 named!(
     Clock,
     "clock",
-    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)", crate::policy::Serves::POOL
+    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)", Serves::POOL
 );

@@ -14,6 +14,7 @@
 //! the same frequency and then of higher ones taken instead.
 
 use crate::policy::list::NIL;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -276,7 +277,7 @@ named!(
     Lfu,
     "lfu",
     "least frequently used since admission, ties to the least recently promoted",
-    crate::policy::Serves::POOL
+    Serves::POOL
 );
 
 #[cfg(test)]

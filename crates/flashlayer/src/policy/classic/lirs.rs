@@ -29,6 +29,7 @@
 //! evictable page in Q, the oldest evictable LIR page leaves instead.
 
 use crate::policy::list::{Bits, Lists, Saved, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -462,7 +463,7 @@ named!(
     Lirs,
     "lirs",
     "LIRS, Jiang & Zhang 2002: pages of low inter-reference recency hold the buffer, the rest share hirs of it; \
-                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)", crate::policy::Serves::POOL,
+                          a hit on a resident HIR page outside S only moves it, as the paper says (libCacheSim's also demotes a LIR page)", Serves::POOL,
     [HIRS],
     f64,
     |g| Ok(g.fraction("hirs")),

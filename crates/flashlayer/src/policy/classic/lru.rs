@@ -5,6 +5,7 @@
 //! page to the head, so both are [`Queue`]; FIFO lives in `fifo.rs`.
 
 use crate::policy::list::Lists;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -126,9 +127,4 @@ impl<const PROMOTE: bool> Policy for Queue<PROMOTE> {
     }
 }
 
-named!(
-    Lru,
-    "lru",
-    "least recently used",
-    crate::policy::Serves::POOL_AND_ACE_BASE
-);
+named!(Lru, "lru", "least recently used", Serves::POOL_AND_ACE_BASE);

@@ -13,6 +13,7 @@
 
 use crate::policy::heap::KeyHeap;
 use crate::policy::list::{Lists, Saved};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -282,7 +283,7 @@ const K: crate::spec::Param = crate::spec::Param {
 named!(
     LruK,
     "lruk",
-    "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first", crate::policy::Serves::POOL,
+    "LRU-K, O'Neil et al. 1993: the oldest K-th most recent reference leaves; pages with fewer first", Serves::POOL,
     [K],
     usize,
     |g| Ok(g.int("k") as usize),

@@ -25,6 +25,7 @@
 //! changes nothing.
 
 use crate::policy::list::{Journal, Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -302,7 +303,7 @@ named!(
     S3Fifo,
     "s3fifo",
     "S3-FIFO, Yang et al. 2023: a small and a main FIFO with frequencies, and a ghost FIFO",
-    crate::policy::Serves::POOL,
+    Serves::POOL,
     [S3_SMALL, S3_GHOST, S3_THRESHOLD],
     (f64, f64, u8),
     |g| Ok((

@@ -13,6 +13,7 @@
 //! their bit; with none evictable the eviction changes nothing.
 
 use crate::policy::list::{Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -145,7 +146,7 @@ named!(
     Sieve,
     "sieve",
     "SIEVE, Zhang et al. 2024: a FIFO queue and a hand that spares visited pages once",
-    crate::policy::Serves::POOL
+    Serves::POOL
 );
 
 #[cfg(test)]

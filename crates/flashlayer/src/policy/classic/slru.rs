@@ -21,6 +21,7 @@
 //! is the chain's tail, and passing over pinned pages walks the chain.
 
 use crate::policy::list::{Lists, Saved, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -261,7 +262,7 @@ named!(
     Slru,
     "slru",
     "segmented LRU, Karedla et al. 1994: a hit moves a page one segment up, overflow moves down",
-    crate::policy::Serves::POOL,
+    Serves::POOL,
     [SEGMENTS],
     usize,
     |g| Ok(g.int("segments") as usize),

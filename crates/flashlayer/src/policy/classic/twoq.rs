@@ -14,6 +14,7 @@
 //! the paper bounds only `A1in` and `A1out`.
 
 use crate::policy::list::{Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -180,5 +181,5 @@ named!(
     TwoQ,
     "2q",
     "2Q, Johnson & Shasha 1994 (Kin 25%, Kout 50%)",
-    crate::policy::Serves::POOL
+    Serves::POOL
 );

@@ -33,6 +33,7 @@
 //! eviction, so a pinned page may move.
 
 use crate::policy::list::{Journal, Lists};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -371,7 +372,7 @@ named!(
     WTinyLfu,
     "wtinylfu",
     "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
-                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)", crate::policy::Serves::POOL,
+                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)", Serves::POOL,
     [WINDOW_SHARE],
     f64,
     |g| Ok(g.fraction("window")),

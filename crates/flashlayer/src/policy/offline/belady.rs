@@ -22,6 +22,7 @@
 //! and 8 bytes per page; no step is O(log capacity).
 
 use crate::policy::list::prefetch;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, MAX_DENSE};
 
@@ -521,7 +522,7 @@ impl Policy for Belady<'_> {
 // The policy's spec (`policy/table/named.rs`).
 
 impl crate::policy::Named for Belady<'static> {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::OFFLINE;
+    const SERVES: crate::policy::Serves = Serves::OFFLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "belady",
         description: "offline MIN, miss-optimal; clean pages first among never-reused",

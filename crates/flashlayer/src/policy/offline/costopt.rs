@@ -29,6 +29,7 @@
 
 use super::belady::{zeroed, Words};
 use crate::policy::heap::KeyHeap;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{unpack, DenseId, Op, PageCost};
 
@@ -410,7 +411,7 @@ const ITERATIONS: crate::spec::Param = crate::spec::Param {
 };
 
 impl crate::policy::Named for CostOpt<'static> {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::OFFLINE;
+    const SERVES: crate::policy::Serves = Serves::OFFLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "costopt-ub",
         description: "offline, writeback-aware: the cheapest schedule the cost-optimal bound's planner finds (never above Belady, except with a flush at the end priced in sequence)",

@@ -53,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::policy::build::WithPolicy;
 use crate::policy::named::{Named, Role};
 use crate::policy::spec::{allowed, boxed_at_defaults, serving_as};
+use crate::policy::Serves;
 use crate::policy::{BoxedPolicy, Neighbours, Policy, Victim};
 use crate::spec::{Given, Param, Ty};
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -251,7 +252,7 @@ const WINDOW: Param = Param::new(
 );
 
 impl Named for Ace {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
+    const SERVES: crate::policy::Serves = Serves::ONLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "ace",
         description: "ACE, Papon & Athanassoulis 2023: a dirty victim is written with the next nw-1 dirty pages its base policy would evict, in one concurrent batch; the victim and ne-1 of them leave",

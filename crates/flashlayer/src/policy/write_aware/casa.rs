@@ -39,6 +39,7 @@
 use crate::policy::costs::Costs;
 use crate::policy::list::{Lists, Saved};
 use crate::policy::spec::CostSource;
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -242,7 +243,7 @@ impl Policy for Casa {
 // The policy's spec (`policy/table/named.rs`).
 
 impl crate::policy::Named for Casa {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::ACE_BASE;
+    const SERVES: crate::policy::Serves = Serves::ACE_BASE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "casa",
         description: "cost-aware self-adaptive, Ou & Härder 2010: clean and dirty lists, target |C| = τ tuned by hits",

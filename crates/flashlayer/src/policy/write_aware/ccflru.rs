@@ -28,6 +28,7 @@
 //! O(1) amortised per request: every demotion follows a hit.
 
 use crate::policy::list::{Journal, Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -173,5 +174,5 @@ named!(
     CcfLru,
     "ccflru",
     "cold-clean-first LRU, Li et al. 2009: cold-clean, cold-dirty, hot-clean, hot-dirty",
-    crate::policy::Serves::ONLINE
+    Serves::ONLINE
 );

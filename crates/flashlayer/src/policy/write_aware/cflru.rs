@@ -20,6 +20,7 @@
 //!   recently used evictable page of the whole list.
 
 use crate::policy::list::{Lists, Saved, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -294,7 +295,7 @@ named!(
     Cflru,
     "cflru",
     "clean-first LRU, Park et al. 2006: the LRU clean page of the last w·B pages goes first",
-    crate::policy::Serves::ACE_BASE,
+    Serves::ACE_BASE,
     [W],
     f64,
     |g| Ok(g.fraction("w")),

@@ -42,6 +42,7 @@
 //! to `[0, 1]`: hill climbing on the paper's criterion.
 
 use crate::policy::list::{Lists, Saved, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -538,7 +539,7 @@ const LAMBDA_EPOCH: crate::spec::Param = crate::spec::Param {
 };
 
 impl crate::policy::Named for Koltsidas {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
+    const SERVES: crate::policy::Serves = Serves::ONLINE;
     const ENTRY: crate::spec::Entry = crate::spec::Entry {
         name: "koltsidas",
         description: "cost-segment buffer, Koltsidas & Viglas 2008 §5: a time segment in LRU order and a cost segment of the λB least recent pages, evicted cheapest class first",

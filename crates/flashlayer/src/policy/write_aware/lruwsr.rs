@@ -16,6 +16,7 @@
 //! reference.
 
 use crate::policy::list::{Journal, Lists, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -139,7 +140,7 @@ impl Policy for LruWsr {
 named!(
     LruWsr,
     "lruwsr",
-    "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance", crate::policy::Serves::ACE_BASE
+    "LRU with write sequence reordering, Jung et al. 2008: dirty pages get a cold mark and a second chance", Serves::ACE_BASE
 );
 
 #[cfg(test)]

@@ -39,6 +39,7 @@
 //! the hybrid store four). Only a change of credit without a reset
 //! (`mark_dirty`, `mark_clean`, `reprice`) inserts by a walk from the tail.
 
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -355,5 +356,5 @@ named!(
     WbLandlord,
     "wblandlord",
     "Writeback-Aware Landlord, Beckmann et al. 2020: credits of read cost plus pending write-back",
-    crate::policy::Serves::ONLINE
+    Serves::ONLINE
 );

@@ -40,6 +40,7 @@
 mod hands;
 
 use crate::policy::list::{Extra, Lists, Saved, NIL};
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
@@ -432,7 +433,7 @@ named!(
     ClockPro,
     "clockpro",
     "CLOCK-Pro, Jiang et al. 2005: LIRS's reuse-distance test on one clock with three hands; \
-                          hits set a bit, the resident cold target adapts (not compared with libCacheSim's, which stops evicting)", crate::policy::Serves::POOL,
+                          hits set a bit, the resident cold target adapts (not compared with libCacheSim's, which stops evicting)", Serves::POOL,
     [COLD_SHARE],
     f64,
     |g| Ok(g.fraction("cold")),

@@ -59,6 +59,7 @@ mod clusters;
 
 use crate::policy::list::{Align32, Bits, Extra, Lists, Saved, NIL};
 use crate::policy::queue::Queue;
+use crate::policy::Serves;
 use crate::policy::{Neighbours, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, PageId};
 
@@ -547,7 +548,7 @@ const CFDC_CLUSTER: crate::spec::Param = crate::spec::Param {
 named!(
     Cfdc,
     "cfdc",
-    "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch", crate::policy::Serves::ONLINE,
+    "clean-first dirty-clustered, Ou, Härder & Jin 2009: clean pages of the priority region first, then dirty clusters by priority, each written in one batch", Serves::ONLINE,
     [CFDC_W, CFDC_CLUSTER],
     (f64, usize),
     |g| Ok((g.fraction("w"), g.int("cluster") as usize)),

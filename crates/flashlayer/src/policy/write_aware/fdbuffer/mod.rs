@@ -93,6 +93,7 @@ use crate::policy::build::WithPolicy;
 use crate::policy::named::Named;
 use crate::policy::named::Role;
 use crate::policy::spec::{allowed, boxed_at_defaults, serving_as};
+use crate::policy::Serves;
 use crate::policy::{BoxedPolicy, Lru, Neighbours, Policy, Victim};
 use crate::spec::{Amount, Entry, Given, Param, Ty, NO_MAX};
 use crate::types::{DenseId, IoKind, Op, PageCost};
@@ -593,7 +594,7 @@ fn mc_of(g: &Given) -> Option<Mc> {
 }
 
 impl Named for FdBuffer {
-    const SERVES: crate::policy::Serves = crate::policy::Serves::ONLINE;
+    const SERVES: crate::policy::Serves = Serves::ONLINE;
     const ENTRY: Entry = Entry {
         name: "fdbuffer",
         description: "FD-Buffer, On et al. 2010: clean and dirty pools, each with its own policy, split at M_c",

@@ -42,6 +42,7 @@
 mod history;
 mod kept;
 
+use crate::policy::Serves;
 use crate::policy::{Policy, Victim};
 use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
@@ -766,7 +767,7 @@ const SEED: Param = Param::new(
 named!(
     Watt,
     "watt",
-    "WATT, Vöhringer & Leis 2023: least estimated access + write frequency from each page's last epochs, among a random sample", crate::policy::Serves::POOL_AND_ACE_BASE,
+    "WATT, Vöhringer & Leis 2023: least estimated access + write frequency from each page's last epochs, among a random sample", Serves::POOL_AND_ACE_BASE,
     [KR, KW, EPOCHS, SAMPLE, WRITE_COST, FIRST, Z, SEED],
     WattParams,
     |g| Ok(WattParams {
