@@ -25,8 +25,7 @@ Every long call releases the GIL, so threads run simulations in parallel.
 
 from __future__ import annotations
 
-# Before the submodules: they put it in their results.
-__version__ = "0.1.0"
+from flashlayer.version import __version__
 
 from flashlayer._native import (
     BufferPool,

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flashlayer import __version__
+from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 
 __all__ = ["MARKDOWN_MARK", "MARKER", "OWN_MARK", "atomic_output", "check_folder", "check_writable", "dir_mode",

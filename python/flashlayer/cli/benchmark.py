@@ -229,7 +229,7 @@ def _write_page(path: str, title: str, intro: str, command: str, heading: str, c
     import os
     import platform
 
-    from flashlayer import __version__
+    from flashlayer.version import __version__
 
     cpu = platform.processor() or platform.machine()
     try:

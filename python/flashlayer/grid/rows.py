@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from flashlayer import __version__, _native
+from flashlayer import _native
+from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.grid.spec import Cell, Grid
 

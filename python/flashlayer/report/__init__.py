@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from flashlayer import __version__, _native, plots, progress
+from flashlayer import _native, plots, progress
+from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.files import check_folder, write_folder
 from flashlayer.report.html import page

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flashlayer import __version__, _native, plots
+from flashlayer import _native, plots
+from flashlayer.version import __version__
 from flashlayer.files import write_folder
 from flashlayer.report.html import CSS, _e
 

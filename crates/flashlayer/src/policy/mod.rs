@@ -3,8 +3,9 @@
 //!
 //! The policies live by family, a file each: `classic/` (blind to what a
 //! write costs), `offline/` (they see the whole trace), `write_aware/`
-//! (the flash papers' and their successors'); `table/` names, declares and
-//! builds them, `parts/` holds what they are built from.
+//! (the flash papers' and their successors'). A policy declares itself by
+//! [`Named`] (`named.rs`) and is built by [`with_online_policy`] or behind a [`BoxedPolicy`];
+//! `table/` lists every policy, `parts/` holds what they are built from.
 //!
 //! One policy value serves every caller: the trace simulator
 //! ([`crate::sim::Simulator`]), the real [`crate::buffer::BufferPool`], and
@@ -54,23 +55,30 @@
 #[macro_use]
 mod parts;
 #[macro_use]
-mod table;
+mod named;
+mod boxed;
+mod build;
 mod classic;
+mod nested;
 mod offline;
+mod table;
 mod write_aware;
 
 // The parts every policy file reaches as `crate::policy::NAME`.
 use parts::{costs, heap, list, queue};
-use table::{build, named, registry, spec};
+use table::{registry, spec};
 
+pub use boxed::BoxedPolicy;
+pub use build::{boxed_online_policy, with_online_policy, WithPolicy};
 pub use classic::{
     Arc, Clock, ClockPro, Fifo, Lfu, Lirs, Lru, LruK, S3Fifo, Sieve, Slru, TwoQ, WTinyLfu,
 };
+pub use named::{Named, Role, Serves};
+pub use nested::{allowed, serving};
 pub use offline::{Belady, CostOpt, Future, Schedule, ScheduleCosts, DEFAULT_ITERATIONS};
 pub use table::{
-    allowed, boxed_online_policy, register, serving, with_online_policy, BoxedPolicy, CostSource,
-    FdParams, Named, PolicyKind, PolicySpec, Registered, Registration, Role, Serves, WithPolicy,
-    POLICIES, SERVING,
+    register, CostSource, FdParams, PolicyKind, PolicySpec, Registered, Registration, POLICIES,
+    SERVING,
 };
 pub use write_aware::{
     Ace, AceParams, Casa, CcfLru, Cfdc, Cflru, FdBuffer, Koltsidas, Lambda, LruWsr, Mc, Watt,

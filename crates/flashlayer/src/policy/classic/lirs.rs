@@ -450,7 +450,7 @@ impl Lirs {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const HIRS: crate::spec::Param = crate::spec::Param {
     key: "hirs",

@@ -271,7 +271,7 @@ impl Policy for LruK {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const K: crate::spec::Param = crate::spec::Param {
     key: "k",

@@ -278,7 +278,7 @@ impl Policy for S3Fifo {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const S3_SMALL: crate::spec::Param = crate::spec::Param {
     key: "small",

@@ -249,7 +249,7 @@ impl Policy for Slru {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const SEGMENTS: crate::spec::Param = crate::spec::Param {
     key: "segments",

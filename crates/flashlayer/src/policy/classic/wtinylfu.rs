@@ -359,7 +359,7 @@ impl Policy for WTinyLfu {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const WINDOW_SHARE: crate::spec::Param = crate::spec::Param {
     key: "window",

@@ -519,7 +519,7 @@ impl Policy for Belady<'_> {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 impl crate::policy::Named for Belady<'static> {
     const SERVES: crate::policy::Serves = Serves::OFFLINE;

@@ -401,7 +401,7 @@ impl Policy for CostOpt<'_> {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const ITERATIONS: crate::spec::Param = crate::spec::Param {
     key: "iterations",

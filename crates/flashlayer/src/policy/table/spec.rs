@@ -11,7 +11,7 @@
 use crate::error::Result;
 use crate::policy::build::WithPolicy;
 pub use crate::policy::costs::CostSource;
-use crate::policy::named::{Named, Role, Serves};
+use crate::policy::named::{Named, Serves};
 use crate::policy::registry::{self, Registration};
 use crate::policy::BoxedPolicy;
 use crate::spec::{self, Given, Table};
@@ -130,55 +130,6 @@ policies! {
 }
 
 pub use crate::policy::write_aware::FdParams;
-
-/// The names of the policies that serve as `role`: the built-in ones in
-/// the table's order, then the registered ones.
-pub fn serving(role: Role) -> Vec<&'static str> {
-    let registered = registry::all()
-        .into_iter()
-        .map(|r| (r.entry.name, r.serves));
-    SERVING
-        .iter()
-        .copied()
-        .chain(registered)
-        .filter(|(_, s)| s.can(role))
-        .map(|(name, _)| name)
-        .collect()
-}
-
-/// What a `role` key may name, in words: the built-in policies serving as
-/// it (registered ones are only added at run time, so they are named
-/// generally).
-pub fn allowed(role: Role) -> String {
-    let builtin: Vec<&str> = SERVING
-        .iter()
-        .filter(|(_, s)| s.can(role))
-        .map(|(name, _)| *name)
-        .collect();
-    format!(
-        "an online policy at its defaults: {}, or one registered at run time",
-        builtin.join(", ")
-    )
-}
-
-/// The name of the policy that `g`'s `key` names, to be built at its
-/// defaults; refused unless it serves as `role` (its declaration,
-/// [`Serves`]).
-pub(crate) fn serving_as(g: &Given, key: &str, role: Role) -> Result<&'static str> {
-    let v = g.value(key);
-    let name = v.trim();
-    let kind = (!name.contains([':', '=']))
-        .then(|| PolicySpec::parse(name).ok())
-        .flatten()
-        .map(|spec| spec.kind)
-        .filter(|kind| kind.serves().can(role));
-    kind.map(|k| k.name()).ok_or_else(|| g.bad(key, name))
-}
-
-/// The policy named `name`, at its defaults, behind one pointer.
-pub(crate) fn boxed_at_defaults(name: &str, capacity: usize, pages: usize) -> Result<BoxedPolicy> {
-    PolicySpec::parse(name)?.kind.boxed(capacity, pages)
-}
 
 /// A registered policy ([`crate::policy::register`]) with its canonical spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -52,7 +52,7 @@
 use crate::error::{Error, Result};
 use crate::policy::build::WithPolicy;
 use crate::policy::named::{Named, Role};
-use crate::policy::spec::{allowed, boxed_at_defaults, serving_as};
+use crate::policy::nested::{allowed, boxed_at_defaults, serving_as};
 use crate::policy::Serves;
 use crate::policy::{BoxedPolicy, Neighbours, Policy, Victim};
 use crate::spec::{Given, Param, Ty};

@@ -240,7 +240,7 @@ impl Policy for Casa {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 impl crate::policy::Named for Casa {
     const SERVES: crate::policy::Serves = Serves::ACE_BASE;

@@ -282,7 +282,7 @@ impl Policy for Cflru {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const W: crate::spec::Param = crate::spec::Param {
     key: "w",

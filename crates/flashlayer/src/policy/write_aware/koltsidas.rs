@@ -523,7 +523,7 @@ impl Policy for Koltsidas {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const LAMBDA: crate::spec::Param = crate::spec::Param {
     key: "lambda",

@@ -419,7 +419,7 @@ impl Policy for ClockPro {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const COLD_SHARE: crate::spec::Param = crate::spec::Param {
     key: "cold",

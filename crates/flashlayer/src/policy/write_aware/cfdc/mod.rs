@@ -530,7 +530,7 @@ impl Policy for Cfdc {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const CFDC_W: crate::spec::Param = crate::spec::Param {
     key: "w",

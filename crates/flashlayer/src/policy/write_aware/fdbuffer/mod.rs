@@ -92,7 +92,7 @@ use crate::error::Result;
 use crate::policy::build::WithPolicy;
 use crate::policy::named::Named;
 use crate::policy::named::Role;
-use crate::policy::spec::{allowed, boxed_at_defaults, serving_as};
+use crate::policy::nested::{allowed, boxed_at_defaults, serving_as};
 use crate::policy::Serves;
 use crate::policy::{BoxedPolicy, Lru, Neighbours, Policy, Victim};
 use crate::spec::{Amount, Entry, Given, Param, Ty, NO_MAX};
@@ -525,7 +525,7 @@ impl<B: Policy> Policy for FdBuffer<B> {
     }
 }
 
-// The policy's spec (`policy/table/named.rs`).
+// The policy's spec (`policy/named.rs`).
 
 const MC: Param = Param {
     key: "mc",
