@@ -46,7 +46,8 @@ def _commands() -> list[str]:
     return out
 
 
-COMMANDS = _commands()
+#: Each command once: the README shows some that a page shows again.
+COMMANDS = list(dict.fromkeys(_commands()))
 
 
 def test_the_readme_opens_with_the_two_commands() -> None:
