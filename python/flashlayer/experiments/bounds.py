@@ -26,7 +26,7 @@ from flashlayer.curves import lru_curve
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Claim, Figure, Inputs, Section, Table
+    from flashlayer.experiments import Claim, Figure, Inputs, Section
 
 TRACES = {
     "tpcc": "pg15-tpcc-sysbench-w2.csv.gz",
@@ -150,10 +150,6 @@ class _Bounds:
 
     traces_dir: Path
     parts: Parts
-    figures: dict[str, Figure]
-    tables: dict[str, Table]
-    claims: list[Claim]
-    notes: list[str]
     rows: list[list[Any]]
     below: list[str]
     gaps: list[float]
@@ -230,15 +226,16 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
                     best = min(pol, key=lambda n: pol[n])
                     landlord_best.append((f"{short} 1:{ratio}", b, ratio, best == "WB-Landlord"))
     r = _Bounds(
-        traces_dir=traces_dir, parts=parts, figures=figures, tables=tables, claims=claims, notes=notes, rows=rows,
-        below=below, gaps=gaps, belady_beaten=belady_beaten, landlord_best=landlord_best)
+        traces_dir=traces_dir, parts=parts, rows=rows, below=below, gaps=gaps, belady_beaten=belady_beaten,
+        landlord_best=landlord_best)
     return _claims(r)
 
 
 def _claims(r: _Bounds) -> Section:
     """The table of costs above the bound, and the claims on it: the bound is sound, Belady is not cost-optimal, Writeback-Aware Landlord is the cheapest policy at 1:64."""
-    traces_dir, parts, figures, tables, claims, notes, rows, below, gaps, belady_beaten, landlord_best = (
-        r.traces_dir, r.parts, r.figures, r.tables, r.claims, r.notes, r.rows, r.below, r.gaps, r.belady_beaten, r.landlord_best)
+    traces_dir, parts, rows, below, gaps, belady_beaten, landlord_best = (
+        r.traces_dir, r.parts, r.rows, r.below, r.gaps, r.belady_beaten, r.landlord_best)
+    figures, tables, claims, _, notes, _ = parts.unpack()
     tables["bounds/table"] = {
         "title": "Cost above the lower bound (costopt-lb) at 1%, 3% and 10% of each trace's distinct pages; "
         "upper = costopt-ub (a replayed schedule), gap = upper above lower",

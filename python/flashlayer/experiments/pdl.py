@@ -24,7 +24,6 @@ and OPU with the relation taking from a quarter to half of the chip,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,11 +152,15 @@ class _Pdl:
     points: dict[str, list[float]]
     chip_pages: int
     results: dict[Key, dict[str, Any]]
-    get: Callable[..., dict[str, Any]]
     figures: dict[str, Figure]
     claims: list[Claim]
     notes: list[str]
     where: str
+
+    def get(self, method: str, n: float = 1, changed: float = 2, update_ops: float = 100,
+            share: float = DB_SHARE, variant: str = "") -> dict[str, Any]:
+        """The run of one point."""
+        return self.results[(method, n, changed, update_ops, share, variant)]
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
@@ -201,16 +204,12 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             results[key] = fut.result()
             bar.advance()
 
-    def get(method: str, n: float = 1, changed: float = 2, update_ops: float = 100,
-            share: float = DB_SHARE, variant: str = "") -> dict[str, Any]:
-        return results[(method, n, changed, update_ops, share, variant)]
-
     figures: dict[str, Figure] = {}
     claims: list[Claim] = []
     notes: list[str] = []
     g = scale["blocks"]
     where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {DB_SHARE * g * 64:,.0f} pages"
-    r = _Pdl(mode=mode, quiet=quiet, scale=scale, points=points, chip_pages=chip_pages, results=results, get=get,
+    r = _Pdl(mode=mode, quiet=quiet, scale=scale, points=points, chip_pages=chip_pages, results=results,
              figures=figures, claims=claims, notes=notes, where=where)
     _fig8(r)
     _fig9_13(r)

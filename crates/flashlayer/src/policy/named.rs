@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::policy::build::WithPolicy;
 use crate::policy::{BoxedPolicy, Policy};
-use crate::spec::{Entry, Given, Ty};
+use crate::spec::{Entry, Given};
 use std::fmt::Debug;
 
 /// What a policy can serve as, beside a buffer of its own: the one place
@@ -115,28 +115,12 @@ pub trait Named: Policy + Clone + Send + Sized + 'static {
     }
 }
 
-/// `given`'s name and `keys` with their values, numbers written as parsed
-/// (`0.50` as `0.5`).
+/// `given`'s name and `keys` with their values, by the grammar's one
+/// printer ([`Given::canonical_of`]; a policy nests no spec).
 pub(crate) fn canonical<'k>(given: &Given, keys: impl Iterator<Item = &'k str>) -> String {
-    let pairs: Vec<String> = keys
-        .map(|key| {
-            let v = given.value(key);
-            let ty = given.entry.param(key).map(|p| p.ty);
-            let v = match ty {
-                Some(Ty::Int(..)) => given.int(key).to_string(),
-                Some(Ty::Fraction | Ty::FractionTo(_)) => given.fraction(key).to_string(),
-                Some(Ty::FractionOrAuto) => given
-                    .fraction_or_auto(key)
-                    .map_or_else(|| "auto".to_owned(), |x| x.to_string()),
-                _ => v,
-            };
-            format!("{key}={v}")
-        })
-        .collect();
-    match pairs.is_empty() {
-        true => given.name().to_owned(),
-        false => format!("{}:{}", given.name(), pairs.join(",")),
-    }
+    given
+        .canonical_of(keys, &|_, v| Ok(v.to_owned()))
+        .expect("a policy's keys nest no spec")
 }
 
 /// Declares a policy: `named!(Type, "name", "description", SERVES)` for

@@ -467,24 +467,36 @@ impl Given {
         &self,
         nested: &dyn Fn(&'static Table, &str) -> Result<String>,
     ) -> Result<String> {
+        let keys = self.entry.params.iter();
+        let written = keys.filter(|p| !p.default.is_empty() || self.has(p.key));
+        self.canonical_of(written.map(|p| p.key), nested)
+    }
+
+    /// The name and `keys` with their values, each written one way as
+    /// [`Given::canonical`] writes it: for a kind that chooses which keys
+    /// its canonical form holds (a policy's keys that apply only with
+    /// another's value).
+    pub fn canonical_of<'k>(
+        &self,
+        keys: impl Iterator<Item = &'k str>,
+        nested: &dyn Fn(&'static Table, &str) -> Result<String>,
+    ) -> Result<String> {
         let mut pairs = Vec::new();
-        for p in self.entry.params {
-            if p.default.is_empty() && !self.has(p.key) {
-                continue;
-            }
-            let v = match p.ty {
-                Ty::Int(..) => self.int(p.key).to_string(),
-                Ty::Fraction | Ty::FractionTo(_) => self.fraction(p.key).to_string(),
-                Ty::FractionOrAuto => self
-                    .fraction_or_auto(p.key)
+        for key in keys {
+            let ty = self.entry.param(key).map(|p| p.ty);
+            let v = match ty {
+                Some(Ty::Int(..)) => self.int(key).to_string(),
+                Some(Ty::Fraction | Ty::FractionTo(_)) => self.fraction(key).to_string(),
+                Some(Ty::FractionOrAuto) => self
+                    .fraction_or_auto(key)
                     .map_or_else(|| "auto".to_owned(), |x| x.to_string()),
-                Ty::Switch => (if self.switch(p.key) { "on" } else { "off" }).to_owned(),
-                Ty::Positive(_) => self.number(p.key).to_string(),
-                Ty::Pages => self.size(p.key).to_string(),
-                Ty::Spec(table) => nested(table, &self.value(p.key))?,
-                _ => self.value(p.key),
+                Some(Ty::Switch) => (if self.switch(key) { "on" } else { "off" }).to_owned(),
+                Some(Ty::Positive(_)) => self.number(key).to_string(),
+                Some(Ty::Pages) => self.size(key).to_string(),
+                Some(Ty::Spec(table)) => nested(table, &self.value(key))?,
+                _ => self.value(key),
             };
-            pairs.push(format!("{}={v}", p.key));
+            pairs.push(format!("{key}={v}"));
         }
         Ok(match pairs.is_empty() {
             true => self.name().to_owned(),
