@@ -18,12 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::collections::{BTreeMap, HashMap};
 
-const K: Costs = Costs {
-    r_f: 1.0,
-    w_f: 118.0,
-    r_m: 23.0,
-    w_m: 12.0,
-};
+const K: Costs = Costs::TABLE_1;
 
 fn flash() -> DeviceModel {
     DeviceModel::preset("koltsidas08-flash").unwrap()

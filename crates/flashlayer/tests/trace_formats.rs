@@ -5,7 +5,7 @@ use flashlayer::trace::{self, Flt, Format, ReadOptions};
 use flashlayer::types::{Op, PageId};
 use flashlayer::Error;
 use proptest::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn read_all(path: &Path, opts: ReadOptions) -> flashlayer::Result<Vec<(PageId, Op)>> {
     let mut v = Vec::new();
@@ -24,6 +24,26 @@ fn fmt(f: Format) -> ReadOptions {
     }
 }
 
+/// Writes `reqs` to `stem.flt`, `stem.csv` and `stem.csv.gz` under `dir`,
+/// with the byte section when `bytes`; returns the three paths.
+fn write_every_format(dir: &Path, stem: &str, bytes: bool, reqs: &WithBytes) -> Vec<PathBuf> {
+    ["flt", "csv", "csv.gz"]
+        .map(|ext| {
+            let path = dir.join(format!("{stem}.{ext}"));
+            let to = trace::output_format(&path, None).unwrap();
+            let n = trace::write_all(&path, to, bytes, |emit| {
+                for (p, op, r) in reqs {
+                    emit(*p, *op, r)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(n, reqs.len() as u64);
+            path
+        })
+        .to_vec()
+}
+
 fn requests_strategy() -> impl Strategy<Value = Vec<(PageId, Op)>> {
     prop::collection::vec(
         (prop_oneof![0u64..50, any::<u64>()], any::<bool>())
@@ -38,16 +58,8 @@ proptest! {
     #[test]
     fn every_writer_round_trips(reqs in requests_strategy()) {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["t.flt", "t.csv", "t.csv.gz"] {
-            let path = dir.path().join(name);
-            let to = trace::output_format(&path, None).unwrap();
-            let n = trace::write_all(&path, to, false, |emit| {
-                for &(p, op) in &reqs {
-                    emit(p, op, &[])?;
-                }
-                Ok(())
-            }).unwrap();
-            prop_assert_eq!(n, reqs.len() as u64);
+        let plain: WithBytes = reqs.iter().map(|&(p, op)| (p, op, Vec::new())).collect();
+        for path in write_every_format(dir.path(), "t", false, &plain) {
             prop_assert_eq!(&read_all(&path, ReadOptions::default()).unwrap(), &reqs);
         }
         // Converting flt -> csv -> flt keeps the requests.
@@ -442,15 +454,7 @@ proptest! {
     #[test]
     fn byte_ranges_round_trip_through_every_writer_and_convert(reqs in with_bytes_strategy()) {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["b.flt", "b.csv", "b.csv.gz"] {
-            let path = dir.path().join(name);
-            let to = trace::output_format(&path, None).unwrap();
-            trace::write_all(&path, to, true, |emit| {
-                for (p, op, r) in &reqs {
-                    emit(*p, *op, r)?;
-                }
-                Ok(())
-            }).unwrap();
+        for path in write_every_format(dir.path(), "b", true, &reqs) {
             prop_assert!(trace::has_bytes(&path, ReadOptions::default()).unwrap());
             prop_assert_eq!(&read_bytes(&path), &reqs);
         }

@@ -10,6 +10,29 @@ use crate::types::{diff_ranges, DenseId, PageId};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
+/// Where a fix left its page, which its guard hands back at unfix.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fixed {
+    pub(super) frame: u32,
+    pub(super) page: PageId,
+    pub(super) dense: DenseId,
+    /// For a miss, the frame's modification count when it was installed.
+    pub(super) installed: Option<u64>,
+}
+
+impl Fixed {
+    /// A page found resident.
+    #[inline]
+    pub(super) fn hit(frame: u32, page: PageId, dense: DenseId) -> Self {
+        Fixed {
+            frame,
+            page,
+            dense,
+            installed: None,
+        }
+    }
+}
+
 /// A page pinned for reading; unpinned on drop. It stays on the thread
 /// that fixed it:
 ///
@@ -23,11 +46,7 @@ use std::ops::{Deref, DerefMut};
 #[derive(Debug)]
 pub struct PageRef<'a, P: Policy, S: PageStore> {
     pub(super) pool: &'a BufferPool<P, S>,
-    pub(super) frame: u32,
-    pub(super) page: PageId,
-    pub(super) dense: DenseId,
-    /// For a miss, the frame's modification count when it was installed.
-    pub(super) installed: Option<u64>,
+    pub(super) at: Fixed,
     /// The frame's latch, held shared until drop; `None` for a hit
     /// counted in [`Readers`], whose count holds the latch.
     pub(super) guard: Option<ReadLatch<'a>>,
@@ -42,7 +61,7 @@ impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
         // SAFETY: this guard holds the frame's latch shared (its lock, or
         // its count as a reader), and the slice's borrow of the guard ends
         // before the latch is released.
-        unsafe { self.pool.slab.page(self.frame) }
+        unsafe { self.pool.slab.page(self.at.frame) }
     }
 }
 
@@ -50,16 +69,7 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     #[inline]
     fn drop(&mut self) {
         let counted = self.guard.take().is_none();
-        self.pool.unfix(
-            self.frame,
-            self.page,
-            self.dense,
-            self.installed,
-            counted,
-            false,
-            false,
-            &[],
-        );
+        self.pool.unfix(self.at, counted, false, false, &[]);
     }
 }
 
@@ -68,11 +78,7 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
 #[derive(Debug)]
 pub struct PageMut<'a, P: Policy, S: PageStore> {
     pub(super) pool: &'a BufferPool<P, S>,
-    pub(super) frame: u32,
-    pub(super) page: PageId,
-    pub(super) dense: DenseId,
-    /// For a miss, the frame's modification count when it was installed.
-    pub(super) installed: Option<u64>,
+    pub(super) at: Fixed,
     pub(super) modified: bool,
     /// Copy of the page at fix time, when byte ranges are recorded.
     pub(super) before: Option<Vec<u8>>,
@@ -86,7 +92,7 @@ impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
         debug_assert!(self.guard.is_some(), "the latch is held until drop");
         // SAFETY: this guard holds the frame's latch exclusively; a shared
         // borrow of the guard excludes its mutable slices meanwhile.
-        unsafe { self.pool.slab.page(self.frame) }
+        unsafe { self.pool.slab.page(self.at.frame) }
     }
 }
 
@@ -96,7 +102,7 @@ impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
         self.modified = true;
         // SAFETY: this guard holds the frame's latch exclusively, and the
         // mutable borrow of the guard makes this the frame's only slice.
-        unsafe { self.pool.slab.page_mut(self.frame) }
+        unsafe { self.pool.slab.page_mut(self.at.frame) }
     }
 }
 
@@ -108,17 +114,9 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
         }
         // The shadow goes while this writer still holds the frame, so it
         // never outlives its own writer.
-        self.pool.shadow(self.frame).live = false;
+        self.pool.shadow(self.at.frame).live = false;
         drop(self.guard.take());
-        self.pool.unfix(
-            self.frame,
-            self.page,
-            self.dense,
-            self.installed,
-            false,
-            true,
-            self.modified,
-            &changed,
-        );
+        self.pool
+            .unfix(self.at, false, true, self.modified, &changed);
     }
 }

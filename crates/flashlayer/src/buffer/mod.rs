@@ -128,6 +128,7 @@ mod slab;
 mod wait;
 
 pub use close::CloseError;
+use guard::Fixed;
 pub use guard::{PageMut, PageRef};
 pub use hooks::{Recorder, WriteAhead};
 
@@ -564,21 +565,20 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.table.insert(number, f);
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one unfix carries everything its guard knew"
-    )]
     fn unfix(
         &self,
-        frame: u32,
-        page: PageId,
-        dense: DenseId,
-        installed: Option<u64>,
+        at: Fixed,
         counted: bool,
         write_fix: bool,
         modified: bool,
         changed: &[ByteRange],
     ) {
+        let Fixed {
+            frame,
+            dense,
+            installed,
+            ..
+        } = at;
         if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
@@ -607,30 +607,27 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             return;
         }
-        self.unfix_locked(
-            frame, page, dense, installed, counted, write_fix, modified, changed,
-        );
+        self.unfix_locked(at, counted, write_fix, modified, changed);
     }
 
     /// [`BufferPool::unfix`] under the pool lock: an unfix that modified,
     /// missed or is recorded. Out of line, so that the read hit's unfix
     /// stays small enough to inline into the guard's drop.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one unfix carries everything its guard knew"
-    )]
     #[inline(never)]
     fn unfix_locked(
         &self,
-        frame: u32,
-        page: PageId,
-        dense: DenseId,
-        installed: Option<u64>,
+        at: Fixed,
         counted: bool,
         write_fix: bool,
         modified: bool,
         changed: &[ByteRange],
     ) {
+        let Fixed {
+            frame,
+            page,
+            dense,
+            installed,
+        } = at;
         // The guard's pin or count goes whatever happens below: a recorder
         // or policy that panics must not leave the frame held.
         let release = Undo(Some(|| self.release(frame, counted)));

@@ -308,67 +308,47 @@ pub const PRESETS: &[Preset] = &[
     // them: a base (read) latency, an asymmetry α (write = α × read) and a
     // concurrency k each. They give no sequential cost, so sequential =
     // random.
-    ace_preset(
-        "ace-pcie-ssd",
-        12.4,
-        3.0,
-        6,
-        "Papon & Athanassoulis's PCIe SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
-         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 1 (PCI)'): read \
-         12.4 us, asymmetry 3.0 (write 37.2 us), concurrency 6; sequential = random",
-    ),
-    ace_preset(
-        "ace-sata-ssd",
-        100.0,
-        1.5,
-        9,
-        "Papon & Athanassoulis's SATA SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
-         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 2 (SATA)'): read \
-         100 us, asymmetry 1.5 (write 150 us), concurrency 9; sequential = random",
-    ),
-    ace_preset(
-        "ace-optane-ssd",
-        6.8,
-        1.1,
-        5,
-        "Papon & Athanassoulis's Optane SSD, as their ACE demo carries it (BU-DiSC/disc-projects.bu.edu \
-         commit be3a9d8, ACE/js/workloadGenerator.js and ACE/research.html, 'Device 3 (Optane)'): read \
-         6.8 us, asymmetry 1.1 (write 7.48 us), concurrency 5; sequential = random",
-    ),
-    ace_preset(
-        "ace-virtual-ssd",
-        180.0,
-        2.0,
-        19,
-        "Papon & Athanassoulis's virtual (cloud) SSD, as their ACE demo carries it \
-         (BU-DiSC/disc-projects.bu.edu commit be3a9d8, ACE/js/workloadGenerator.js and \
-         ACE/research.html, 'Device 4 (Virtual)'): read 180 us, asymmetry 2.0 (write 360 us), \
-         concurrency 19; sequential = random",
-    ),
+    ace_preset!("ace-pcie-ssd", 12.4, 3.0, 6, "PCIe SSD", "Device 1 (PCI)", 37.2),
+    ace_preset!("ace-sata-ssd", 100, 1.5, 9, "SATA SSD", "Device 2 (SATA)", 150),
+    ace_preset!("ace-optane-ssd", 6.8, 1.1, 5, "Optane SSD", "Device 3 (Optane)", 7.48),
+    ace_preset!("ace-virtual-ssd", 180, 2.0, 19, "virtual (cloud) SSD", "Device 4 (Virtual)", 360),
 ];
 
 /// A device of ACE's authors: `read` µs, writes `asymmetry` times a read,
-/// `k` I/Os at once, sequential costs equal to random ones.
-const fn ace_preset(
-    name: &'static str,
-    read: f64,
-    asymmetry: f64,
-    k: u32,
-    source: &'static str,
-) -> Preset {
-    let write = read * asymmetry;
-    Preset {
-        name,
-        read,
-        write,
-        seq_read: read,
-        seq_write: write,
-        erase: None,
-        unit: CostUnit::Micros,
-        concurrency: k,
-        source,
-    }
+/// `k` I/Os at once, sequential costs equal to random ones. `write` is
+/// `read × asymmetry` as the source states it.
+macro_rules! ace_preset {
+    ($name:literal, $read:literal, $asymmetry:literal, $k:literal, $what:literal, $device:literal, $write:literal) => {
+        Preset {
+            name: $name,
+            read: $read as f64,
+            write: $read as f64 * $asymmetry,
+            seq_read: $read as f64,
+            seq_write: $read as f64 * $asymmetry,
+            erase: None,
+            unit: CostUnit::Micros,
+            concurrency: $k,
+            source: concat!(
+                "Papon & Athanassoulis's ",
+                $what,
+                ", as their ACE demo carries it ",
+                "(BU-DiSC/disc-projects.bu.edu commit be3a9d8, ACE/js/workloadGenerator.js and ",
+                "ACE/research.html, '",
+                $device,
+                "'): read ",
+                stringify!($read),
+                " us, asymmetry ",
+                stringify!($asymmetry),
+                " (write ",
+                stringify!($write),
+                " us), concurrency ",
+                stringify!($k),
+                "; sequential = random"
+            ),
+        }
+    };
 }
+use ace_preset;
 
 impl DeviceModel {
     /// Refuses two devices of one store that price in different units

@@ -18,6 +18,15 @@ pub struct Costs {
 }
 
 impl Costs {
+    /// Koltsidas & Viglas 2008, Table 1, normalised to a flash read: the
+    /// costs of the paper's worked examples.
+    pub const TABLE_1: Costs = Costs {
+        r_f: 1.0,
+        w_f: 118.0,
+        r_m: 23.0,
+        w_m: 12.0,
+    };
+
     /// `(read, write)` on `device`.
     pub fn of(&self, device: DeviceId) -> (f64, f64) {
         if device == DeviceId::FLASH {

@@ -167,12 +167,7 @@ mod tests {
     use super::*;
     use Event::*;
 
-    const K: Costs = Costs {
-        r_f: 1.0,
-        w_f: 118.0,
-        r_m: 23.0,
-        w_m: 12.0,
-    };
+    const K: Costs = Costs::TABLE_1;
 
     /// Every schedule of moves at evictions, tried exhaustively.
     fn brute(events: &[Event]) -> f64 {

@@ -213,12 +213,7 @@ impl Counters {
 mod tests {
     use super::*;
 
-    const K: Costs = Costs {
-        r_f: 1.0,
-        w_f: 118.0,
-        r_m: 23.0,
-        w_m: 12.0,
-    };
+    const K: Costs = Costs::TABLE_1;
 
     #[test]
     fn conservative_moves_a_read_page_to_flash_after_two_migrations_worth() {

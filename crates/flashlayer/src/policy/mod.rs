@@ -82,7 +82,7 @@ pub use table::{
 };
 pub use write_aware::{
     Ace, AceParams, Casa, CcfLru, Cfdc, Cflru, FdBuffer, Koltsidas, Lambda, LruWsr, Mc, Watt,
-    WattParams, WbLandlord, DEFAULT_EPOCH, DEFAULT_LAMBDA_EPOCH,
+    WattParams, WbLandlord, DEFAULT_EPOCH, DEFAULT_LAMBDA_EPOCH, TABLE_1_FLASH, TABLE_1_MAGNETIC,
 };
 
 use crate::types::{DenseId, IoKind, Op, PageCost};

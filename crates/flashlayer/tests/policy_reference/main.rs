@@ -11,7 +11,7 @@ use flashlayer::policy::{
     FdBuffer, Fifo, Koltsidas, Lambda, Lru, LruWsr, Mc, Policy, PolicySpec, TwoQ, Victim,
     WbLandlord,
 };
-use flashlayer::types::{pack, DeviceId, Op, PageCost};
+use flashlayer::types::{pack, Op, PageCost};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 

@@ -178,6 +178,37 @@ impl CcfLruModel {
     }
 }
 
+/// A hit in a clean pool C and a dirty pool D, index 0 the LRU end: a
+/// write moves a clean page to D's MRU end, any other hit moves the page to
+/// its own pool's MRU end. Returns whether the page was in C, or `None` on
+/// a miss.
+fn hit_two_pools(c: &mut Vec<Entry>, d: &mut Vec<Entry>, page: u32, op: Op) -> Option<bool> {
+    if let Some(i) = find(c, page) {
+        let mut e = c.remove(i);
+        if op.is_write() {
+            e.dirty = true;
+            d.push(e);
+        } else {
+            c.push(e);
+        }
+        return Some(true);
+    }
+    let i = find(d, page)?;
+    let e = d.remove(i);
+    d.push(e);
+    Some(false)
+}
+
+/// A missed page enters D's MRU end if written, else C's.
+fn admit_two_pools(c: &mut Vec<Entry>, d: &mut Vec<Entry>, page: u32, op: Op) {
+    let e = entry(page, op);
+    if op.is_write() {
+        d.push(e);
+    } else {
+        c.push(e);
+    }
+}
+
 /// CASA, Algorithm 1 line by line: C and D, index 0 the LRU end.
 pub(crate) struct CasaModel {
     pub(crate) b: usize,
@@ -190,23 +221,12 @@ pub(crate) struct CasaModel {
 impl Model for CasaModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
         let (nc, nd) = (self.c.len() as f64, self.d.len() as f64);
-        if let Some(i) = find(&self.c, page) {
-            let mut e = self.c.remove(i);
-            if op.is_write() {
-                e.dirty = true;
-                self.d.push(e);
-            } else {
-                self.tau = (self.tau + self.c_r * nd / nc).min(self.b as f64);
-                self.c.push(e);
+        if let Some(clean) = hit_two_pools(&mut self.c, &mut self.d, page, op) {
+            match (clean, op.is_write()) {
+                (true, false) => self.tau = (self.tau + self.c_r * nd / nc).min(self.b as f64),
+                (false, true) => self.tau = (self.tau - self.c_w * nc / nd).max(0.0),
+                _ => {}
             }
-            return Event::Hit;
-        }
-        if let Some(i) = find(&self.d, page) {
-            let e = self.d.remove(i);
-            if op.is_write() {
-                self.tau = (self.tau - self.c_w * nc / nd).max(0.0);
-            }
-            self.d.push(e);
             return Event::Hit;
         }
         let mut out = Event::Miss(None);
@@ -219,12 +239,7 @@ impl Model for CasaModel {
                 _ => return Event::Miss(None),
             };
         }
-        let e = entry(page, op);
-        if op.is_write() {
-            self.d.push(e);
-        } else {
-            self.c.push(e);
-        }
+        admit_two_pools(&mut self.c, &mut self.d, page, op);
         out
     }
 }
@@ -239,19 +254,7 @@ pub(crate) struct FdBufferModel {
 }
 impl Model for FdBufferModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        if let Some(i) = find(&self.c, page) {
-            let mut e = self.c.remove(i);
-            if op.is_write() {
-                e.dirty = true;
-                self.d.push(e);
-            } else {
-                self.c.push(e);
-            }
-            return Event::Hit;
-        }
-        if let Some(i) = find(&self.d, page) {
-            let e = self.d.remove(i);
-            self.d.push(e);
+        if hit_two_pools(&mut self.c, &mut self.d, page, op).is_some() {
             return Event::Hit;
         }
         let mut out = Event::Miss(None);
@@ -273,12 +276,7 @@ impl Model for FdBufferModel {
                 _ => return Event::Miss(None),
             };
         }
-        let e = entry(page, op);
-        if op.is_write() {
-            self.d.push(e);
-        } else {
-            self.c.push(e);
-        }
+        admit_two_pools(&mut self.c, &mut self.d, page, op);
         out
     }
 }
@@ -296,19 +294,9 @@ pub(crate) struct KoltsidasModel {
 pub(crate) fn koltsidas_cost(page: u32) -> PageCost {
     // Even pages on flash, odd on the magnetic disk: Table 1.
     if page.is_multiple_of(2) {
-        PageCost {
-            read: 1.0,
-            write: 118.0,
-            seq_write: 118.0,
-            device: DeviceId::FLASH,
-        }
+        flashlayer::policy::TABLE_1_FLASH
     } else {
-        PageCost {
-            read: 23.0,
-            write: 12.0,
-            seq_write: 12.0,
-            device: DeviceId::MAGNETIC,
-        }
+        flashlayer::policy::TABLE_1_MAGNETIC
     }
 }
 impl Model for KoltsidasModel {

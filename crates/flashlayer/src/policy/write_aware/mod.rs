@@ -19,7 +19,7 @@ pub use ccflru::CcfLru;
 pub use cfdc::Cfdc;
 pub use cflru::Cflru;
 pub use fdbuffer::{FdBuffer, FdParams, Mc, DEFAULT_EPOCH};
-pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH};
+pub use koltsidas::{Koltsidas, Lambda, DEFAULT_LAMBDA_EPOCH, TABLE_1_FLASH, TABLE_1_MAGNETIC};
 pub use lruwsr::LruWsr;
 pub use watt::{Watt, WattParams};
 pub use wblandlord::WbLandlord;
