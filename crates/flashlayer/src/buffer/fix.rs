@@ -175,7 +175,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// `ConditionalLockBuffer` on a page in the pool). The policy hears of
     /// the fix as a hit at unfix, as of any.
     pub fn try_fix_read(&self, page: PageId) -> Option<PageRef<'_, P, S>> {
-        let guard = |frame, dense, guard| self.page_ref(Fixed::hit(frame, page, dense), guard);
+        let guard =
+            |frame, dense, guard| self.page_ref(Fixed::hit(frame, page, dense, Op::Read), guard);
         if !self.slow.load(Ordering::Relaxed) {
             if let Some(f) = self.table.get(page) {
                 if let Some(d) = self.count_reader(f, page) {
@@ -218,7 +219,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // Pinned under the pool lock, where frames are claimed.
         self.pin(f);
         drop(st);
-        Some(self.page_mut(Fixed::hit(f, page, d), bytes, latch))
+        Some(self.page_mut(Fixed::hit(f, page, d, Op::Write), bytes, latch))
     }
 
     /// Pins the page, loading it on a miss, which is announced with `op`.
@@ -239,11 +240,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             if let Some(f) = self.table.get(page) {
                 if !op.is_write() {
                     if let Some(d) = self.count_reader(f, page) {
-                        return Ok((Fixed::hit(f, page, d), true));
+                        return Ok((Fixed::hit(f, page, d, op), true));
                     }
                 } else if let Some(d) = self.frames[f as usize].pin_if_holding(page, &self.parking)
                 {
-                    return Ok((Fixed::hit(f, page, d), self.track));
+                    return Ok((Fixed::hit(f, page, d, op), self.track));
                 }
             }
         }
@@ -268,7 +269,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 }
                 f => {
                     self.pin(f);
-                    return Ok((Fixed::hit(f, page, d), bytes && op.is_write()));
+                    return Ok((Fixed::hit(f, page, d, op), bytes && op.is_write()));
                 }
             }
         };
@@ -284,6 +285,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             page,
             dense: d,
             installed: Some(installed),
+            write: op.is_write(),
         };
         Ok((at, bytes && op.is_write()))
     }

@@ -6,7 +6,7 @@ use super::latch::{ReadLatch, WriteLatch};
 use super::BufferPool;
 use crate::policy::Policy;
 use crate::store::PageStore;
-use crate::types::{diff_ranges, DenseId, PageId};
+use crate::types::{diff_ranges, DenseId, Op, PageId};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
@@ -18,17 +18,20 @@ pub(super) struct Fixed {
     pub(super) dense: DenseId,
     /// For a miss, the frame's modification count when it was installed.
     pub(super) installed: Option<u64>,
+    /// Fixed for writing.
+    pub(super) write: bool,
 }
 
 impl Fixed {
     /// A page found resident.
     #[inline]
-    pub(super) fn hit(frame: u32, page: PageId, dense: DenseId) -> Self {
+    pub(super) fn hit(frame: u32, page: PageId, dense: DenseId, op: Op) -> Self {
         Fixed {
             frame,
             page,
             dense,
             installed: None,
+            write: op.is_write(),
         }
     }
 }
@@ -69,7 +72,7 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     #[inline]
     fn drop(&mut self) {
         let counted = self.guard.take().is_none();
-        self.pool.unfix(self.at, counted, false, false, &[]);
+        self.pool.unfix(self.at, counted, false, &[]);
     }
 }
 
@@ -116,7 +119,6 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
         // never outlives its own writer.
         self.pool.shadow(self.at.frame).live = false;
         drop(self.guard.take());
-        self.pool
-            .unfix(self.at, false, true, self.modified, &changed);
+        self.pool.unfix(self.at, false, self.modified, &changed);
     }
 }

@@ -565,21 +565,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.table.insert(number, f);
     }
 
-    fn unfix(
-        &self,
-        at: Fixed,
-        counted: bool,
-        write_fix: bool,
-        modified: bool,
-        changed: &[ByteRange],
-    ) {
-        let Fixed {
-            frame,
-            dense,
-            installed,
-            ..
-        } = at;
-        if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
+    fn unfix(&self, at: Fixed, counted: bool, modified: bool, changed: &[ByteRange]) {
+        let (frame, dense) = (at.frame, at.dense);
+        if at.installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
             let gathered = loop {
@@ -607,27 +595,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             return;
         }
-        self.unfix_locked(at, counted, write_fix, modified, changed);
+        self.unfix_locked(at, counted, modified, changed);
     }
 
     /// [`BufferPool::unfix`] under the pool lock: an unfix that modified,
     /// missed or is recorded. Out of line, so that the read hit's unfix
     /// stays small enough to inline into the guard's drop.
     #[inline(never)]
-    fn unfix_locked(
-        &self,
-        at: Fixed,
-        counted: bool,
-        write_fix: bool,
-        modified: bool,
-        changed: &[ByteRange],
-    ) {
-        let Fixed {
-            frame,
-            page,
-            dense,
-            installed,
-        } = at;
+    fn unfix_locked(&self, at: Fixed, counted: bool, modified: bool, changed: &[ByteRange]) {
+        let (frame, page, dense) = (at.frame, at.page, at.dense);
         // The guard's pin or count goes whatever happens below: a recorder
         // or policy that panics must not leave the frame held.
         let release = Undo(Some(|| self.release(frame, counted)));
@@ -651,7 +627,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
         }
         let op = if modified { Op::Write } else { Op::Read };
-        let how = match installed {
+        let how = match at.installed {
             None => Unfix::Hit,
             // Admitted dirty when fixed for writing, but a flush while the
             // writer held it may have written the page as it was then.
@@ -659,7 +635,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // Admitted dirty, and clean after all unless another guard
             // modified the page since it was installed (that guard's unfix
             // may have come first).
-            Some(v) if write_fix && st.versions[frame as usize] == v => Unfix::Unmodified,
+            Some(v) if at.write && st.versions[frame as usize] == v => Unfix::Unmodified,
             Some(_) => Unfix::Admitted,
         };
         // The gathered hits first, as before any call into the policy; a
