@@ -22,7 +22,9 @@
 //! call that ran it ([`take_failure`]).
 
 use crate::err;
-use flashlayer::policy::{register, BoxedPolicy, Neighbours, Policy, Registration, Serves, Victim};
+use flashlayer::policy::{
+    register, Ahead, BoxedPolicy, Neighbours, Policy, Registration, Serves, Victim,
+};
 use flashlayer::spec::{Entry, Given};
 use flashlayer::types::{DenseId, Op, PageCost};
 use pyo3::prelude::*;
@@ -278,23 +280,17 @@ impl Policy for PyPolicy {
     /// The object's `order(k)`, if it has one: its next `k` victims in
     /// order, of which the dirty ones the caller may write are taken (ACE's
     /// base). Without it the order is unknown.
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
         Python::attach(|py| {
             let obj = self.obj.bind(py);
             if self.broken || !obj.hasattr("order").unwrap_or(false) {
                 return false;
             }
-            if n == 0 {
+            if want.n == 0 {
                 return true;
             }
             let ahead = match obj
-                .call_method1("order", (window.min(self.len),))
+                .call_method1("order", (want.window.min(self.len),))
                 .and_then(|v| v.extract::<Vec<u64>>())
             {
                 Ok(v) => v,
@@ -307,7 +303,7 @@ impl Policy for PyPolicy {
                 let Ok(p) = DenseId::try_from(p) else {
                     continue;
                 };
-                if out.len() >= n {
+                if out.len() >= want.n {
                     break;
                 }
                 if self.at(p) == DIRTY && pages.evictable(p) {

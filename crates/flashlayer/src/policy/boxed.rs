@@ -5,7 +5,7 @@
 //! the closure of `evict` as a `&mut dyn FnMut`. Hot loops keep using the
 //! monomorphised [`crate::policy::with_online_policy`].
 
-use crate::policy::{Neighbours, Policy, Victim};
+use crate::policy::{Ahead, Neighbours, Policy, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost, PageId};
 
 /// The object-safe face of a [`Policy`]: `Policy` itself has a generic
@@ -29,13 +29,7 @@ trait Erased: Send {
     fn reprice(&mut self, page: DenseId, cost: PageCost);
     fn remove(&mut self, page: DenseId) -> Option<bool>;
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>);
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool;
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool;
     fn leaving(&self) -> usize;
     fn read_ahead(&self) -> usize;
     fn has_cold_end(&self) -> bool;
@@ -110,14 +104,8 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         Policy::cluster(self, victim, pages, out)
     }
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
-        Policy::dirty_ahead(self, n, window, pages, out)
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        Policy::dirty_ahead(self, want, pages, out)
     }
     fn leaving(&self) -> usize {
         Policy::leaving(self)

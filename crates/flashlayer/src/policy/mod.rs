@@ -87,6 +87,17 @@ pub use write_aware::{
 
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
+/// What [`Policy::dirty_ahead`] is asked for: up to `n` dirty pages among
+/// the next `window` resident pages the policy's evictions would reach
+/// (`usize::MAX`: as far as it takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead {
+    /// Dirty pages wanted at most.
+    pub n: usize,
+    /// Resident pages, clean or dirty, the search may pass.
+    pub window: usize,
+}
+
 /// What a clustering policy may ask the caller about pages
 /// ([`Policy::cluster`]).
 pub trait Neighbours {
@@ -206,22 +217,16 @@ pub trait Policy {
         let _ = (victim, pages, out);
     }
 
-    /// Appends to `out` up to `n` resident dirty pages that `pages` lets be
-    /// written now, in the order the policy's evictions would reach them
-    /// (for a wrapper that writes them with a dirty victim, ACE), among the
-    /// next `window` resident pages, clean or dirty, in that order
-    /// (`usize::MAX`: as far as it takes); returns `false`, appending
-    /// nothing, if the policy does not know that order without evicting
-    /// (or, for a bounded window, where its clean pages fall in it).
-    /// Default: `false`.
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
-        let _ = (n, window, pages, out);
+    /// Appends to `out` up to `want.n` resident dirty pages that `pages`
+    /// lets be written now, in the order the policy's evictions would
+    /// reach them (for a wrapper that writes them with a dirty victim,
+    /// ACE), among the next `want.window` resident pages, clean or dirty,
+    /// in that order (`usize::MAX`: as far as it takes); returns `false`,
+    /// appending nothing, if the policy does not know that order without
+    /// evicting (or, for a bounded window, where its clean pages fall in
+    /// it). Default: `false`.
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        let _ = (want, pages, out);
         false
     }
 

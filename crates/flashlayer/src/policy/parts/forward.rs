@@ -116,14 +116,8 @@ macro_rules! forward_policy {
             fn insert_cold(&mut self, page: DenseId, cost: PageCost) {
                 $with!(self, p => p.insert_cold(page, cost))
             }
-            fn dirty_ahead(
-                &self,
-                n: usize,
-                window: usize,
-                pages: &mut dyn $crate::policy::Neighbours,
-                out: &mut Vec<DenseId>,
-            ) -> bool {
-                $with!(self, p => p.dirty_ahead(n, window, pages, out))
+            fn dirty_ahead(&self, want: $crate::policy::Ahead, pages: &mut dyn $crate::policy::Neighbours, out: &mut Vec<DenseId>) -> bool {
+                $with!(self, p => p.dirty_ahead(want, pages, out))
             }
             #[inline]
             fn prefetch(&self, page: DenseId) {

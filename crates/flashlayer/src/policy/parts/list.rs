@@ -414,19 +414,19 @@ impl<const K: usize, X: Extra> Lists<K, X> {
     }
 
     /// [`crate::policy::Policy::dirty_ahead`] for a policy that evicts
-    /// from the tails of `lists`, in this order: up to `n` dirty pages that
-    /// `leaves` says an eviction takes when it reaches them and `pages`
-    /// lets be written, each list walked from its tail, among the first
-    /// `window` pages walked.
+    /// from the tails of `lists`, in this order: up to `want.n` dirty pages
+    /// that `leaves` says an eviction takes when it reaches them and
+    /// `pages` lets be written, each list walked from its tail, among the
+    /// first `want.window` pages walked.
     pub(crate) fn dirty_from_tails(
         &self,
         lists: &[u8],
-        n: usize,
-        window: usize,
+        want: crate::policy::Ahead,
         leaves: impl Fn(DenseId) -> bool,
         pages: &mut dyn crate::policy::Neighbours,
         out: &mut Vec<DenseId>,
     ) -> bool {
+        let (n, window) = (want.n, want.window);
         let (start, mut passed) = (out.len(), 0);
         for &list in lists {
             let mut p = self.tail(list);
@@ -688,14 +688,8 @@ pub(crate) use counted_capacity;
 /// tails of the given lists, in that order ([`Lists::dirty_from_tails`]).
 macro_rules! dirty_ahead_from_tails {
     ($($list:expr),+) => {
-        fn dirty_ahead(
-            &self,
-            n: usize,
-            window: usize,
-            pages: &mut dyn $crate::policy::Neighbours,
-            out: &mut Vec<DenseId>,
-        ) -> bool {
-            self.l.dirty_from_tails(&[$($list),+], n, window, |_| true, pages, out)
+        fn dirty_ahead(&self, want: $crate::policy::Ahead, pages: &mut dyn $crate::policy::Neighbours, out: &mut Vec<DenseId>) -> bool {
+            self.l.dirty_from_tails(&[$($list),+], want, |_| true, pages, out)
         }
     };
 }

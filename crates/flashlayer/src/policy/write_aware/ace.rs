@@ -54,7 +54,7 @@ use crate::policy::build::WithPolicy;
 use crate::policy::named::{Named, Role};
 use crate::policy::nested::{allowed, boxed_at_defaults, serving_as};
 use crate::policy::Serves;
-use crate::policy::{BoxedPolicy, Neighbours, Policy, Victim};
+use crate::policy::{Ahead, BoxedPolicy, Neighbours, Policy, Victim};
 use crate::spec::{Given, Param, Ty};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -72,10 +72,13 @@ pub struct Ace<P = BoxedPolicy> {
     pf: bool,
 }
 
-/// The pages after the victim that the walk for dirty pages may pass, for
-/// a `window` (0: no window, no bound).
-fn after_victim(window: usize) -> usize {
-    window.checked_sub(1).unwrap_or(usize::MAX)
+/// `n` dirty pages among those after the victim that the walk may pass,
+/// for a `window` (0: no window, no bound).
+fn after_victim(n: usize, window: usize) -> Ahead {
+    Ahead {
+        n,
+        window: window.checked_sub(1).unwrap_or(usize::MAX),
+    }
 }
 
 /// ACE's parameters.
@@ -126,7 +129,7 @@ impl<P: Policy> Ace<P> {
                 "policy 'ace': pf=on reads ne-1 pages ahead, so it needs ne of 2 or more",
             ));
         }
-        if !base.dirty_ahead(0, after_victim(window), &mut NoPages, &mut Vec::new()) {
+        if !base.dirty_ahead(after_victim(0, window), &mut NoPages, &mut Vec::new()) {
             let what = match window {
                 0 => String::new(),
                 w => format!(" among the next {w} pages"),
@@ -175,7 +178,7 @@ impl<P: Policy> Ace<P> {
     /// the window (ACE's bases write no clusters of their own).
     fn gather(&mut self, _victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         self.base
-            .dirty_ahead(self.nw - 1, after_victim(self.window), pages, out);
+            .dirty_ahead(after_victim(self.nw - 1, self.window), pages, out);
     }
 
     fn ace_name(&self) -> String {

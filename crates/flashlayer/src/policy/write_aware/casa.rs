@@ -39,7 +39,7 @@
 use crate::policy::costs::Costs;
 use crate::policy::list::{Lists, Saved};
 use crate::policy::spec::CostSource;
-use crate::policy::Serves;
+use crate::policy::{Ahead, Neighbours, Serves};
 use crate::policy::{Policy, Victim};
 use crate::types::{DenseId, IoKind, Op, PageCost};
 
@@ -105,17 +105,8 @@ impl Policy for Casa {
     /// The dirty list D from its least recently used end. Which clean
     /// pages its evictions pass between those depends on τ as they
     /// happen, so it knows no bounded window.
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn crate::policy::Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
-        window == usize::MAX
-            && self
-                .l
-                .dirty_from_tails(&[D], n, window, |_| true, pages, out)
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        want.window == usize::MAX && self.l.dirty_from_tails(&[D], want, |_| true, pages, out)
     }
 
     crate::policy::list::list_policy_basics!("CASA", lists);

@@ -17,7 +17,7 @@
 
 use crate::policy::list::{Journal, Lists, NIL};
 use crate::policy::Serves;
-use crate::policy::{Policy, Victim};
+use crate::policy::{Ahead, Neighbours, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
 
 const L: u8 = 1;
@@ -57,15 +57,9 @@ impl Policy for LruWsr {
     /// would take when it reaches them (a dirty page not marked cold gets
     /// its second chance instead; ACE's own simulator moves it to the MRU
     /// end as it walks, which this query does not).
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn crate::policy::Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
         self.l
-            .dirty_from_tails(&[L], n, window, |p| self.l.marked(p), pages, out)
+            .dirty_from_tails(&[L], want, |p| self.l.marked(p), pages, out)
     }
 
     crate::policy::list::list_policy_basics!("LRU-WSR", one list L);

@@ -43,7 +43,7 @@ mod history;
 mod kept;
 
 use crate::policy::Serves;
-use crate::policy::{Policy, Victim};
+use crate::policy::{Ahead, Neighbours, Policy, Victim};
 use crate::spec::{Param, Ty};
 use crate::types::{DenseId, Op, PageCost};
 use history::{most, push, rates, value_short, Counts, Layout, Line, DIRTY, LANES, SHORT};
@@ -662,14 +662,8 @@ impl Policy for Watt {
     /// least value first: those its coming evictions weigh, in the order
     /// they would choose them. Its evictions pass no fixed sequence of
     /// clean pages, so it knows no bounded window.
-    fn dirty_ahead(
-        &self,
-        n: usize,
-        window: usize,
-        pages: &mut dyn crate::policy::Neighbours,
-        out: &mut Vec<DenseId>,
-    ) -> bool {
-        if window != usize::MAX {
+    fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
+        if want.window != usize::MAX {
             return false;
         }
         let len = self.len;
@@ -695,7 +689,7 @@ impl Policy for Watt {
         }
         // `n` passes, each taking the least key above the last taken.
         let mut last = None;
-        for _ in 0..n {
+        for _ in 0..want.n {
             let above = |k: &u64| last.is_none_or(|l| *k > l);
             let next = if sampled {
                 keys[..drawn].iter().copied().filter(above).min()

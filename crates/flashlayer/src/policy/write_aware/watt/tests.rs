@@ -161,7 +161,14 @@ fn evicts_as_the_definition(z: usize) {
                     // The dirty pages ACE would write ahead are those of
                     // least value, in order.
                     let mut ahead = Vec::new();
-                    assert!(w.dirty_ahead(3, usize::MAX, &mut AllWritable, &mut ahead));
+                    assert!(w.dirty_ahead(
+                        Ahead {
+                            n: 3,
+                            window: usize::MAX
+                        },
+                        &mut AllWritable,
+                        &mut ahead
+                    ));
                     let value_of =
                         |p: DenseId| values[model.iter().position(|e| e.0 == p).unwrap()];
                     let mut least: Vec<f32> = model
@@ -294,7 +301,14 @@ fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
         if w.len() == cap {
             w.evict(|_| true).unwrap();
             let mut ahead = Vec::new();
-            assert!(w.dirty_ahead(100, usize::MAX, &mut AllWritable, &mut ahead));
+            assert!(w.dirty_ahead(
+                Ahead {
+                    n: 100,
+                    window: usize::MAX
+                },
+                &mut AllWritable,
+                &mut ahead
+            ));
             let drawn: Vec<u32> = (0..AHEAD)
                 .flat_map(|k| {
                     let s = &w.samples[(w.head + k) % RING];
@@ -319,7 +333,7 @@ fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
         w.insert(page, op, c);
     }
     assert!(checked > 100, "{checked}");
-    assert!(!w.dirty_ahead(3, 8, &mut AllWritable, &mut Vec::new()));
+    assert!(!w.dirty_ahead(Ahead { n: 3, window: 8 }, &mut AllWritable, &mut Vec::new()));
     let e = crate::policy::Ace::new(Watt::new(8), 4, 1, 4).unwrap_err();
     assert!(e.to_string().contains("among the next 4 pages"), "{e}");
     assert!(crate::policy::Ace::new(Watt::new(8), 4, 1, 0).is_ok());
