@@ -235,7 +235,7 @@ proptest::proptest! {
             let number = |p: u32| u64::from(p) * 3 / 2;
             for p in 0..20u32 {
                 let find = |n: u64| (0..20u32).find(|&q| number(q) == n);
-                c.learn_number(p, number(p), number(p).checked_sub(1).and_then(find), find(number(p) + 1));
+                c.learn_number(p, flashlayer::policy::Numbered { number: number(p), below: number(p).checked_sub(1).and_then(find), above: find(number(p) + 1) });
             }
             c
         };

@@ -24,7 +24,7 @@
 //! sequentially; policies see dense ids.
 
 use crate::error::{Error, Result};
-use crate::policy::{Policy, Victim};
+use crate::policy::{Numbered, Policy, Victim};
 use crate::store::{Loaded, Naming, PageStore};
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 use std::panic::{self, AssertUnwindSafe};
@@ -558,9 +558,12 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     #[inline]
     fn teach<F: Frames>(&mut self, frames: &F, page: DenseId) {
         if self.policy.wants_number(page) {
-            let (below, above) = (frames.neighbour(page, -1), frames.neighbour(page, 1));
-            self.policy
-                .learn_number(page, frames.number(page), below, above);
+            let number = Numbered {
+                number: frames.number(page),
+                below: frames.neighbour(page, -1),
+                above: frames.neighbour(page, 1),
+            };
+            self.policy.learn_number(page, number);
         }
     }
 

@@ -5,8 +5,8 @@
 //! the closure of `evict` as a `&mut dyn FnMut`. Hot loops keep using the
 //! monomorphised [`crate::policy::with_online_policy`].
 
-use crate::policy::{Ahead, Neighbours, Policy, Victim};
-use crate::types::{DenseId, IoKind, Op, PageCost, PageId};
+use crate::policy::{Ahead, Neighbours, Numbered, Policy, Victim};
+use crate::types::{DenseId, IoKind, Op, PageCost};
 
 /// The object-safe face of a [`Policy`]: `Policy` itself has a generic
 /// `evict`, so it cannot be a trait object.
@@ -39,13 +39,7 @@ trait Erased: Send {
     fn observe_io(&mut self, kind: IoKind, cost: f64);
     fn needs_measured_io(&self) -> bool;
     fn wants_number(&self, page: DenseId) -> bool;
-    fn learn_number(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        below: Option<DenseId>,
-        above: Option<DenseId>,
-    );
+    fn learn_number(&mut self, page: DenseId, number: Numbered);
     fn state(&self, out: &mut Vec<(&'static str, f64)>);
 }
 
@@ -134,14 +128,8 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     fn wants_number(&self, page: DenseId) -> bool {
         Policy::wants_number(self, page)
     }
-    fn learn_number(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        below: Option<DenseId>,
-        above: Option<DenseId>,
-    ) {
-        Policy::learn_number(self, page, number, below, above)
+    fn learn_number(&mut self, page: DenseId, number: Numbered) {
+        Policy::learn_number(self, page, number)
     }
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         Policy::state(self, out)

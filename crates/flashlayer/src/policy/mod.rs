@@ -98,6 +98,18 @@ pub struct Ahead {
     pub window: usize,
 }
 
+/// A page's number, with the dense ids of the pages numbered one below and
+/// one above it if the caller knows them ([`Policy::learn_number`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Numbered {
+    /// The page's number.
+    pub number: crate::types::PageId,
+    /// The page numbered one below, if known.
+    pub below: Option<DenseId>,
+    /// The page numbered one above, if known.
+    pub above: Option<DenseId>,
+}
+
 /// What a clustering policy may ask the caller about pages
 /// ([`Policy::cluster`]).
 pub trait Neighbours {
@@ -311,18 +323,12 @@ pub trait Policy {
         false
     }
 
-    /// The page number of `page`, told right before it is admitted when
-    /// [`Policy::wants_number`], with the dense ids of the pages numbered
-    /// one below and one above it if the caller knows them, so the policy
-    /// finds numeric neighbours without a table of its own. Default: ignored.
-    fn learn_number(
-        &mut self,
-        page: DenseId,
-        number: crate::types::PageId,
-        below: Option<DenseId>,
-        above: Option<DenseId>,
-    ) {
-        let _ = (page, number, below, above);
+    /// The page number of `page` and its known neighbours by number, told
+    /// right before it is admitted when [`Policy::wants_number`], so the
+    /// policy finds numeric neighbours without a table of its own.
+    /// Default: ignored.
+    fn learn_number(&mut self, page: DenseId, number: Numbered) {
+        let _ = (page, number);
     }
 
     /// Appends the policy's state variables worth plotting over time

@@ -340,7 +340,7 @@ proptest! {
                     continue;
                 }
             }
-            c.learn_number(page, u64::from(page), page.checked_sub(1), Some(page + 1));
+            c.learn_number(page, flashlayer::policy::Numbered { number: u64::from(page), below: page.checked_sub(1), above: Some(page + 1) });
             c.insert(page, op, COST);
             got.push(Event::Miss(victim));
         }

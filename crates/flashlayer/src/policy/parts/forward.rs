@@ -137,14 +137,8 @@ macro_rules! forward_policy {
             fn wants_number(&self, page: DenseId) -> bool {
                 $with!(self, p => p.wants_number(page))
             }
-            fn learn_number(
-                &mut self,
-                page: DenseId,
-                number: $crate::types::PageId,
-                below: Option<DenseId>,
-                above: Option<DenseId>,
-            ) {
-                $with!(self, p => p.learn_number(page, number, below, above))
+            fn learn_number(&mut self, page: DenseId, number: $crate::policy::Numbered) {
+                $with!(self, p => p.learn_number(page, number))
             }
             fn state(&self, out: &mut Vec<(&'static str, f64)>) {
                 $with!(self, p => p.state(out))

@@ -60,7 +60,7 @@ mod clusters;
 use crate::policy::list::{Align32, Bits, Extra, Lists, Saved, NIL};
 use crate::policy::queue::Queue;
 use crate::policy::Serves;
-use crate::policy::{Neighbours, Policy, Victim};
+use crate::policy::{Neighbours, Numbered, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost, PageId};
 
 const WORKING: u8 = 1;
@@ -335,13 +335,12 @@ impl Policy for Cfdc {
     fn wants_number(&self, page: DenseId) -> bool {
         self.max_size > 1 && !self.known.get(page)
     }
-    fn learn_number(
-        &mut self,
-        page: DenseId,
-        number: PageId,
-        below: Option<DenseId>,
-        above: Option<DenseId>,
-    ) {
+    fn learn_number(&mut self, page: DenseId, number: Numbered) {
+        let Numbered {
+            number,
+            below,
+            above,
+        } = number;
         self.slot_mut(page).set_number(number);
         self.known.set(page, true);
         // Links are about numbers, not residency: they stay, and a page
@@ -566,7 +565,14 @@ mod tests {
         // The test's pages: dense id i has the number the test gives it.
         let known = |n: Option<PageId>| (0..page).find(|&q| Some(c.slot(q).number()) == n);
         let (below, above) = (known(number.checked_sub(1)), known(number.checked_add(1)));
-        c.learn_number(page, number, below, above);
+        c.learn_number(
+            page,
+            Numbered {
+                number,
+                below,
+                above,
+            },
+        );
         c.insert(page, op, COST);
     }
 
