@@ -226,8 +226,7 @@ impl WTinyLfu {
     /// then of protected.
     fn main_victim(&self, evictable: &mut impl FnMut(DenseId) -> bool) -> Option<DenseId> {
         self.l
-            .find_from_back(PROBATION, &mut *evictable)
-            .or_else(|| self.l.find_from_back(PROTECTED, &mut *evictable))
+            .find_from_backs(&[PROBATION, PROTECTED], &mut *evictable)
     }
 
     fn count(&mut self, page: DenseId) {

@@ -510,6 +510,38 @@ impl<const K: usize, X: Extra> Lists<K, X> {
         None
     }
 
+    /// [`Lists::find_from_back`] over `lists` in this order: the first page
+    /// `ok` accepts.
+    #[inline]
+    pub(crate) fn find_from_backs(
+        &self,
+        lists: &[u8],
+        mut ok: impl FnMut(DenseId) -> bool,
+    ) -> Option<DenseId> {
+        lists.iter().find_map(|&l| self.find_from_back(l, &mut ok))
+    }
+
+    /// Takes `page` out as an eviction's victim, keeping in `undo` where
+    /// it was, for [`Lists::restore_saved`].
+    #[inline]
+    pub(crate) fn remove_saving(
+        &mut self,
+        page: DenseId,
+        undo: &mut Option<Saved>,
+    ) -> crate::policy::Victim {
+        *undo = Some(self.save(page));
+        let dirty = self.remove(page);
+        crate::policy::Victim { page, dirty }
+    }
+
+    /// Puts back the victim `undo` kept, if any ([`Lists::remove_saving`]),
+    /// and returns where it was.
+    pub(crate) fn restore_saved(&mut self, undo: &mut Option<Saved>) -> Option<Saved> {
+        let s = undo.take()?;
+        self.restore(s);
+        Some(s)
+    }
+
     /// Iterates `list` from head (MRU) to tail (LRU); for tests and snapshots.
     pub(crate) fn iter(&self, list: u8) -> impl Iterator<Item = DenseId> + '_ {
         let mut cur = self.head[usize::from(list) - 1];

@@ -155,25 +155,18 @@ impl Policy for Casa {
     }
 
     #[inline]
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
         let (first, second) = if self.l.len(C) as f64 > self.tau {
             (C, D)
         } else {
             (D, C)
         };
-        let page = self
-            .l
-            .find_from_back(first, &mut evictable)
-            .or_else(|| self.l.find_from_back(second, &mut evictable))?;
-        self.undo = Some(self.l.save(page));
-        let dirty = self.l.remove(page);
-        Some(Victim { page, dirty })
+        let page = self.l.find_from_backs(&[first, second], evictable)?;
+        Some(self.l.remove_saving(page, &mut self.undo))
     }
 
     fn reinstate(&mut self, _victim: Victim) {
-        if let Some(s) = self.undo.take() {
-            self.l.restore(s);
-        }
+        self.l.restore_saved(&mut self.undo);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

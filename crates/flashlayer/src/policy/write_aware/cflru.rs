@@ -200,23 +200,17 @@ impl Policy for Cflru {
     }
 
     #[inline]
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
+    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
         let page = self
             .l
-            .find_from_back(CLEAN, &mut evictable)
-            .or_else(|| self.l.find_from_back(DIRTY, &mut evictable))
-            .or_else(|| self.l.find_from_back(WORKING, &mut evictable))?;
+            .find_from_backs(&[CLEAN, DIRTY, WORKING], evictable)?;
         // The region is refilled by the next insert, so that undoing this
         // eviction only has to put the victim back.
-        self.undo = Some(self.l.save(page));
-        let dirty = self.l.remove(page);
-        Some(Victim { page, dirty })
+        Some(self.l.remove_saving(page, &mut self.undo))
     }
 
     fn reinstate(&mut self, _victim: Victim) {
-        if let Some(s) = self.undo.take() {
-            self.l.restore(s);
-        }
+        self.l.restore_saved(&mut self.undo);
     }
 
     fn mark_dirty(&mut self, page: DenseId) {

@@ -472,20 +472,18 @@ impl Policy for Koltsidas {
         };
         // The segment is refilled by the next insert, so undoing this
         // eviction only has to put the victim back.
-        self.undo = Some(self.l.save(page));
         self.seg_len -= usize::from(self.l.list_of(page) > TIME);
-        let dirty = self.l.remove(page);
+        let victim = self.l.remove_saving(page, &mut self.undo);
         // Only `lambda=auto` reads it, and only for sampled pages: the
         // victim's record is not in cache.
         if self.tuner.is_some() && sampled(page, self.cap) {
-            self.meta[page as usize].evicted_dirty = dirty;
+            self.meta[page as usize].evicted_dirty = victim.dirty;
         }
-        Some(Victim { page, dirty })
+        Some(victim)
     }
 
     fn reinstate(&mut self, _victim: Victim) {
-        if let Some(s) = self.undo.take() {
-            self.l.restore(s);
+        if let Some(s) = self.l.restore_saved(&mut self.undo) {
             self.seg_len += usize::from(self.l.list_of(s.page()) > TIME);
         }
     }
