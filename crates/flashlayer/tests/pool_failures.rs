@@ -106,10 +106,9 @@ impl PageStore for Faulty {
         self.inner.write(page, &held)
     }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        for &(page, buf) in batch {
-            self.write(page, buf)?;
-        }
-        Ok(())
+        batch
+            .iter()
+            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
     fn flush(&mut self) -> Result<()> {
         Ok(())

@@ -480,10 +480,9 @@ impl PageStore for Hooks {
         self.inner.write(page, &held)
     }
     fn write_batch(&mut self, batch: &[(u64, &[u8])]) -> flashlayer::Result<()> {
-        for &(page, buf) in batch {
-            self.write(page, buf)?;
-        }
-        Ok(())
+        batch
+            .iter()
+            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
     fn flush(&mut self) -> flashlayer::Result<()> {
         Ok(())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -184,12 +185,20 @@ def cmd_capture_postgres(a: argparse.Namespace) -> None:
         summary.update(capture.capture(opts, quiet=a.json))
         return int(summary["requests"])
 
+    _captured(a, write, summary, "")
+
+
+def _captured(a: argparse.Namespace, write: Callable[[Path], int], summary: dict[str, Any], over: str) -> None:
+    """Writes a capture's trace to ``a.out`` through `write` (which fills
+    `summary`), then reports it: JSON, or one line naming the `over` count
+    (``files``) when given."""
     atomic_output(Path(a.out), write, a.force)
     summary["output"] = a.out
     if a.json:
         emit_json(summary)
-    else:
-        print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) to {a.out}", file=sys.stderr)
+        return
+    spread = f" over {summary[over]:,} {over}" if over else ""
+    print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes){spread} to {a.out}", file=sys.stderr)
 
 
 def cmd_capture_strace(a: argparse.Namespace) -> None:
@@ -209,13 +218,7 @@ def cmd_capture_strace(a: argparse.Namespace) -> None:
         summary.update(capture_strace.capture(opts, quiet=a.json))
         return int(summary["requests"])
 
-    atomic_output(Path(a.out), write, a.force)
-    summary["output"] = a.out
-    if a.json:
-        emit_json(summary)
-    else:
-        print(f"wrote {summary['requests']:,} requests ({summary['writes']:,} writes) over {summary['files']:,} "
-              f"files to {a.out}", file=sys.stderr)
+    _captured(a, write, summary, "files")
 
 
 def add(sub: Any) -> None:

@@ -133,7 +133,8 @@ impl Ipl {
             sector: g.page_size / 16,
             unit_block: vec![NIL; units as usize],
             generation: vec![0; units as usize],
-            free: Vec::new(),
+            // Every block, until a recovery finds which hold data.
+            free: (0..g.blocks).rev().collect(),
             stale: Vec::new(),
             clock: 0,
             page: vec![0; g.page_size],
@@ -148,8 +149,6 @@ impl Ipl {
         };
         if recover {
             e.recover(chip)?;
-        } else {
-            e.free = (0..g.blocks).rev().collect();
         }
         Ok(e)
     }
@@ -157,6 +156,7 @@ impl Ipl {
     fn recover(&mut self, chip: &mut Chip) -> Result<()> {
         let g = self.geo;
         let dp = self.data_pages;
+        self.free.clear();
         let units = self.unit_block.len() as u32;
         // Per unit: the best complete block and its generation.
         let mut best: Vec<Option<(u32, u32)>> = vec![None; units as usize];

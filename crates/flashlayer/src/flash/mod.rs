@@ -482,10 +482,9 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
         matches!(self.method, Method::Ipl { .. })
     }
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        for (page, buf) in batch {
-            self.write(*page, buf)?;
-        }
-        Ok(())
+        batch
+            .iter()
+            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
     fn flush(&mut self) -> Result<()> {
         self.guarded(|e, c| e.flush(c))

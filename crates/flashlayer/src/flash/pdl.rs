@@ -174,7 +174,8 @@ impl Pdl {
             live: vec![false; pages],
             valid: vec![0; g.blocks as usize],
             erased: vec![true; g.blocks as usize],
-            free: Vec::new(),
+            // Every block, until a recovery finds which hold data.
+            free: (0..g.blocks).rev().collect(),
             open: [NIL; STREAMS],
             clock: 0,
             dwb: DiffBuf::new(g.page_size),
@@ -189,8 +190,6 @@ impl Pdl {
         };
         if recover {
             e.recover(chip)?;
-        } else {
-            e.free = (0..g.blocks).rev().collect();
         }
         Ok(e)
     }

@@ -100,10 +100,9 @@ impl PageStore for FtlStore {
     /// Page-mapped: a batch is its pages' writes, none cheaper for
     /// following another (the layer places every write at its frontier).
     fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        for &(page, buf) in batch {
-            self.write(page, buf)?;
-        }
-        Ok(())
+        batch
+            .iter()
+            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
 
     fn flush(&mut self) -> Result<()> {

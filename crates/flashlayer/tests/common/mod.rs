@@ -1,8 +1,12 @@
 //! A store for concurrency tests: any store with shared I/O, with injected
 //! failures and latency.
 
-use flashlayer::store::{IoStats, PageStore, SharedIo};
-use flashlayer::types::{PageCost, PageId};
+#[macro_use]
+#[path = "../wrapped/mod.rs"]
+mod wrapped;
+
+use flashlayer::store::{PageStore, SharedIo};
+use flashlayer::types::PageId;
 use flashlayer::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -117,15 +121,7 @@ impl<S: PageStore> PageStore for Faulty<S> {
         }
         self.inner.write_batch(batch)
     }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: PageId) -> PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> IoStats {
-        self.inner.stats()
-    }
+    pass_through!();
     fn shared_io(&self) -> Option<Arc<dyn SharedIo>> {
         let inner = self.inner.shared_io()?;
         Some(Arc::new(FaultyIo {

@@ -1,8 +1,12 @@
 //! A store for tests that watch or break a buffer pool's I/O: any store
 //! with a hook called before each read and write.
 
-use flashlayer::store::{IoStats, PageStore};
-use flashlayer::types::{PageCost, PageId};
+#[macro_use]
+#[path = "../wrapped/mod.rs"]
+mod wrapped;
+
+use flashlayer::store::PageStore;
+use flashlayer::types::PageId;
 use flashlayer::Result;
 
 /// What a [`Hooked`] store calls: the page, and for a write its bytes.
@@ -43,13 +47,5 @@ impl<S: PageStore> PageStore for Hooked<S> {
         }
         self.inner.write_batch(batch)
     }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn cost_of(&self, page: PageId) -> PageCost {
-        self.inner.cost_of(page)
-    }
-    fn stats(&self) -> IoStats {
-        self.inner.stats()
-    }
+    pass_through!();
 }

@@ -95,15 +95,15 @@ impl Cfdc {
         }
     }
 
+    /// Cluster `c`'s bucket and its neighbours in the bucket's list.
+    fn blinks(&self, c: u32) -> (usize, u32, u32) {
+        let k = &self.clusters[c as usize];
+        (usize::from(k.bucket), k.bprev, k.bnext)
+    }
+
     /// Takes cluster `c` out of its list.
     pub(super) fn bunlink(&mut self, c: u32) {
-        let Cluster {
-            bucket,
-            bprev,
-            bnext,
-            ..
-        } = self.clusters[c as usize];
-        let b = usize::from(bucket);
+        let (b, bprev, bnext) = self.blinks(c);
         self.bridge(b, bprev, bnext, bnext, bprev);
         if self.bhead[b] == NIL {
             self.mask &= !(1 << b);
@@ -114,13 +114,7 @@ impl Cfdc {
 
     /// Puts cluster `c` back where [`Cfdc::bunlink`] took it from.
     pub(super) fn brelink(&mut self, c: u32) {
-        let Cluster {
-            bucket,
-            bprev,
-            bnext,
-            ..
-        } = self.clusters[c as usize];
-        let b = usize::from(bucket);
+        let (b, bprev, bnext) = self.blinks(c);
         self.bridge(b, bprev, bnext, c, c);
         self.mask |= 1 << b;
         self.refresh(b);
