@@ -246,20 +246,15 @@ mod tests {
     fn pool_load_does_every_fix_and_hits_only_when_asked() {
         let hits = run(&load(3), &PoolWorkload::Hits).unwrap();
         assert_eq!((hits.fixes, hits.misses), (2_000, 0));
-        let slow = PoolWorkload::Latency {
-            read: Duration::from_micros(1),
-            write: Duration::from_micros(1),
-        };
-        let r = run(&load(4), &slow).unwrap();
-        assert_eq!(r.fixes, 2_000);
-        assert!(r.misses > 50, "{r:?}");
-        let hybrid = PoolWorkload::Hybrid {
-            read: Duration::from_micros(1),
-            write: Duration::from_micros(1),
-        };
-        let r = run(&load(4), &hybrid).unwrap();
-        assert_eq!(r.fixes, 2_000);
-        assert!(r.misses > 50, "{r:?}");
+        let (read, write) = (Duration::from_micros(1), Duration::from_micros(1));
+        for slow in [
+            PoolWorkload::Latency { read, write },
+            PoolWorkload::Hybrid { read, write },
+        ] {
+            let r = run(&load(4), &slow).unwrap();
+            assert_eq!(r.fixes, 2_000);
+            assert!(r.misses > 50, "{r:?}");
+        }
     }
 
     #[test]

@@ -395,27 +395,23 @@ impl Meter {
     /// Counts one read; returns its cost.
     #[inline]
     pub fn read(&mut self, sequential: bool) -> f64 {
-        let c = if sequential {
-            self.device.seq_read
-        } else {
-            self.device.read
-        };
         self.stats.reads += 1;
         self.stats.seq_reads += u64::from(sequential);
-        self.stats.virtual_time += c;
-        c
+        self.charge(sequential, self.device.seq_read, self.device.read)
     }
 
     /// Counts one write; returns its cost.
     #[inline]
     pub fn write(&mut self, sequential: bool) -> f64 {
-        let c = if sequential {
-            self.device.seq_write
-        } else {
-            self.device.write
-        };
         self.stats.writes += 1;
         self.stats.seq_writes += u64::from(sequential);
+        self.charge(sequential, self.device.seq_write, self.device.write)
+    }
+
+    /// Adds an I/O's cost, `seq` or `random`, to the virtual time; returns it.
+    #[inline]
+    fn charge(&mut self, sequential: bool, seq: f64, random: f64) -> f64 {
+        let c = if sequential { seq } else { random };
         self.stats.virtual_time += c;
         c
     }
