@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,13 +113,19 @@ def _ops_by_relation(out: Path, tmp_path: Path) -> dict[int, set[str]]:
     return ops
 
 
-def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
+def _capture(tmp_path: Path, workload: str, *args: str) -> tuple[dict[str, Any], Path]:
+    """Captures `workload` with `args` into a trace under `tmp_path`:
+    its JSON summary, checked to name the workload, and the trace."""
     needs_capture()
-    out = tmp_path / "tatp.flt"
-    p = run_cli("trace", "capture", "postgres", "--workload", "tatp", "--subscribers", "3000", "--out", str(out),
-                "--seconds", "2", "--clients", "2", "--json", check=True)
-    summary = json.loads(p.stdout)
-    assert summary["workload_name"] == "tatp"
+    out = tmp_path / f"{workload}.flt"
+    p = run_cli("trace", "capture", "postgres", "--workload", workload, *args, "--out", str(out), "--json", check=True)
+    summary: dict[str, Any] = json.loads(p.stdout)
+    assert summary["workload_name"] == workload
+    return summary, out
+
+
+def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
+    summary, out = _capture(tmp_path, "tatp", "--subscribers", "3000", "--seconds", "2", "--clients", "2")
     assert any("get_subscriber_data.sql@35" in part for part in summary["workload"])
     tables = {"subscriber", "access_info", "special_facility", "call_forwarding"}
     assert tables <= summary["relations"].keys()
@@ -131,12 +138,7 @@ def test_capture_records_tatp_as_pgbench_scripts(tmp_path: Path) -> None:
 
 
 def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: Path) -> None:
-    needs_capture()
-    out = tmp_path / "tpcc.flt"
-    p = run_cli("trace", "capture", "postgres", "--workload", "tpcc", "--warehouses", "1", "--out", str(out),
-                "--seconds", "3", "--clients", "2", "--json", check=True)
-    summary = json.loads(p.stdout)
-    assert summary["workload_name"] == "tpcc"
+    summary, out = _capture(tmp_path, "tpcc", "--warehouses", "1", "--seconds", "3", "--clients", "2")
     assert any("new_order.sql@45" in part for part in summary["workload"])
     assert "warehouses=1" in summary["workload"]
     ops = _ops_by_relation(out, tmp_path)
@@ -152,12 +154,7 @@ def test_capture_records_tpcc_transactions_on_every_table_they_touch(tmp_path: P
 def test_capture_records_a_bank_run_of_a_fixed_number_of_transactions(tmp_path: Path) -> None:
     """CASA's bank stand-in: TPC-B's transaction on skewed accounts, run
     for the transactions asked, split over the clients."""
-    needs_capture()
-    out = tmp_path / "bank.flt"
-    p = run_cli("trace", "capture", "postgres", "--workload", "bank", "--scale", "1", "--skew", "20",
-                "--transactions", "400", "--clients", "2", "--out", str(out), "--json", check=True)
-    summary = json.loads(p.stdout)
-    assert summary["workload_name"] == "bank"
+    summary, out = _capture(tmp_path, "bank", "--scale", "1", "--skew", "20", "--transactions", "400", "--clients", "2")
     run = summary["workload"]
     assert run[run.index("-t") + 1] == "200" and "-T" not in run
     assert "skew=20.0" in run and run[-1].endswith("bank/transfer.sql")
@@ -173,12 +170,7 @@ def test_capture_refuses_a_skew_of_zero() -> None:
 
 
 def test_capture_records_tpch_queries_reading_every_table(tmp_path: Path) -> None:
-    needs_capture()
-    out = tmp_path / "tpch.flt"
-    p = run_cli("trace", "capture", "postgres", "--workload", "tpch", "--scale-factor", "0.01", "--out", str(out),
-                "--json", check=True)
-    summary = json.loads(p.stdout)
-    assert summary["workload_name"] == "tpch"
+    summary, out = _capture(tmp_path, "tpch", "--scale-factor", "0.01")
     assert summary["workload"][-1].endswith("tpch/queries.sql")
     ops = _ops_by_relation(out, tmp_path)
     for t in ("region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"):

@@ -1,15 +1,14 @@
 //! The buffer pool's failure paths lose nothing: a write-back that fails or
 //! panics keeps what it was to write (its byte ranges included), a failure
 //! after a victim is claimed leaves the victim in the policy and its frame
-//! its own, a recorder that panics loses no modification, a panic inside a
-//! timed fix leaves no sleeper counted, timed fixes bound every wait, try
+//! its own, a panic inside a timed fix leaves no sleeper counted, timed fixes bound every wait, try
 //! fixes wait for nothing, and a close that fails gives the pool back.
 
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Lru, Policy, Victim};
 use flashlayer::store::{IoStats, Listens, MemStore, PageStore};
-use flashlayer::types::{ByteRange, DenseId, Op, PageCost, PageId};
+use flashlayer::types::{DenseId, Op, PageCost, PageId};
 use flashlayer::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -339,34 +338,7 @@ fn a_write_ahead_hook_that_panics_in_a_listening_stores_miss_keeps_the_victim() 
     goes_on(pool, 1, 14);
 }
 
-// 3. A recorder that panics loses no modification.
-
-#[test]
-fn a_recorder_that_panics_on_a_modifying_unfix_keeps_the_page_dirty() {
-    let (store, _) = Faulty::new(false, false);
-    let pool = BufferPool::new(Lru::new(1), store).unwrap();
-    let calls = Arc::new(AtomicU32::new(0));
-    let c = Arc::clone(&calls);
-    pool.set_recorder(
-        Box::new(move |_: PageId, _: Op, _: &[ByteRange]| {
-            if c.fetch_add(1, Ordering::SeqCst) == 0 {
-                panic!("the recorder fails");
-            }
-        }),
-        false,
-    )
-    .unwrap();
-    assert!(quietly(|| write(&pool, 1, 0, &[15])).is_err());
-    assert!(
-        pool.is_dirty(1),
-        "the modification is dirty though the recorder panicked"
-    );
-    drop(pool.fix_read(2).unwrap());
-    let mut store = pool.close().unwrap();
-    assert_eq!(stored(&mut store, 1)[0], 15, "evicted, it was written");
-}
-
-// 5. A panic inside a waiting fix leaves no sleeper counted.
+// 3. A panic inside a waiting fix leaves no sleeper counted.
 
 #[test]
 fn a_panic_inside_a_timed_fix_leaves_no_sleeper_counted() {
@@ -384,7 +356,7 @@ fn a_panic_inside_a_timed_fix_leaves_no_sleeper_counted() {
     assert_eq!(pool.sleepers(), 0);
 }
 
-// 6. Timed fixes bound every wait; try fixes wait for nothing; a failed
+// 4. Timed fixes bound every wait; try fixes wait for nothing; a failed
 // close gives the pool back.
 
 #[test]

@@ -136,27 +136,47 @@ fn a_panic_while_a_caller_holds_a_page_unlatches_and_keeps_its_change() {
     assert_eq!(pool.fix_read(3).unwrap()[0], 5);
 }
 
-#[test]
-fn a_recorder_that_panics_leaves_no_page_pinned() {
-    let (pool, _, _) = pool(2);
+/// Records every unfix of `pool` with a recorder that panics at its first
+/// call only.
+fn panic_at_first_record(pool: &Pool) {
     let calls = AtomicU32::new(0);
-    let calls = Arc::new(calls);
-    let c = Arc::clone(&calls);
     pool.set_recorder(
         Box::new(move |_: PageId, _: Op, _: &[ByteRange]| {
-            if c.fetch_add(1, Ordering::SeqCst) == 0 {
+            if calls.fetch_add(1, Ordering::SeqCst) == 0 {
                 panic!("the recorder fails");
             }
         }),
         false,
     )
     .unwrap();
+}
+
+#[test]
+fn a_recorder_that_panics_leaves_no_page_pinned() {
+    let (pool, _, _) = pool(2);
+    panic_at_first_record(&pool);
     assert!(quietly(|| drop(pool.fix_read(1).unwrap())).is_err());
     assert!(quietly(|| set(&pool, 2, 1)).is_ok());
     // No pin outlived the panic: the pool empties, and page 1 is writable.
     pool.empty().unwrap();
     set(&pool, 1, 3);
     assert_eq!(pool.fix_read(1).unwrap()[0], 3);
+}
+
+#[test]
+fn a_recorder_that_panics_on_a_modifying_unfix_keeps_the_page_dirty() {
+    let (pool, _, _) = pool(1);
+    panic_at_first_record(&pool);
+    assert!(quietly(|| set(&pool, 1, 15)).is_err());
+    assert!(
+        pool.is_dirty(1),
+        "the modification is dirty though the recorder panicked"
+    );
+    drop(pool.fix_read(2).unwrap());
+    let mut store = pool.close().unwrap();
+    let mut buf = [0u8; PS];
+    store.read(1, &mut buf).unwrap();
+    assert_eq!(buf[0], 15, "evicted, it was written");
 }
 
 /// ACE reading ahead (nw = ne = 3) over 4 frames: a miss whose victim is

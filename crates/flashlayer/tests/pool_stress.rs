@@ -31,6 +31,12 @@ fn slot(page: &[u8], t: usize) -> u64 {
     u64::from_le_bytes(page[8 * t..8 * t + 8].try_into().unwrap())
 }
 
+/// Asserts that thread `t`'s counter on page `p` (`page`'s bytes) holds
+/// `want`, every modification the thread had acknowledged.
+fn assert_slot(page: &[u8], t: usize, want: u64, name: &str, p: u64) {
+    assert_eq!(slot(page, t), want, "{name}: thread {t} page {p}");
+}
+
 /// What one stress run did.
 #[derive(Debug, Default)]
 struct Tally {
@@ -82,11 +88,7 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                         let roll = rng.random_range(0..100);
                         let outcome = if roll < 50 {
                             pool.fix_write(p).map(|mut g| {
-                                assert_eq!(
-                                    slot(&g, t),
-                                    counts[p as usize],
-                                    "{name}: thread {t} page {p}"
-                                );
+                                assert_slot(&g, t, counts[p as usize], name, p);
                                 let v = counts[p as usize] + 1;
                                 g[8 * t..8 * t + 8].copy_from_slice(&v.to_le_bytes());
                                 drop(g);
@@ -96,19 +98,11 @@ fn hammer<P: Policy + Send, S: PageStore + Send>(
                             // Fixed for writing, left unmodified: marked
                             // clean unless another thread changed it.
                             pool.fix_write(p).map(|g| {
-                                assert_eq!(
-                                    slot(&g, t),
-                                    counts[p as usize],
-                                    "{name}: thread {t} page {p}"
-                                );
+                                assert_slot(&g, t, counts[p as usize], name, p);
                             })
                         } else if roll < 85 {
                             pool.fix_read(p).map(|g| {
-                                assert_eq!(
-                                    slot(&g, t),
-                                    counts[p as usize],
-                                    "{name}: thread {t} page {p}"
-                                );
+                                assert_slot(&g, t, counts[p as usize], name, p);
                             })
                         } else if roll < 95 {
                             // Coupled: a page held while a higher one is
