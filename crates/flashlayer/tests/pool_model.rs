@@ -630,30 +630,26 @@ fn hooked(listening: bool, ranged: bool, every: u64, recorder_every: u64, how: [
     }
 }
 
-#[test]
-fn timed_and_try_fixes_lose_nothing_and_leave_no_sleeper() {
-    explore("timed and try fixes", || {
-        hooked(false, false, 0, 0, [Fix::Timed, Fix::Try, Fix::Timed])
-    });
+/// One test per case of [`hooked`]: its name, what the model check says
+/// it explores, and `hooked`'s arguments.
+macro_rules! hooked_cases {
+    ($($test:ident: $what:literal, $args:tt;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                explore($what, || hooked $args);
+            }
+        )*
+    };
 }
 
-#[test]
-fn a_listening_store_whose_writes_and_admissions_fail_or_panic_loses_nothing() {
-    explore("listening store, injected failures and panics", || {
-        hooked(true, false, 3, 0, [Fix::Plain, Fix::Timed, Fix::Try])
-    });
-}
-
-#[test]
-fn a_ranged_store_whose_write_backs_fail_or_panic_loses_no_range() {
-    explore("ranged store, injected failures and panics", || {
-        hooked(false, true, 3, 0, [Fix::Plain, Fix::Timed, Fix::Plain])
-    });
-}
-
-#[test]
-fn a_recorder_that_panics_loses_no_modification() {
-    explore("recorder panics", || {
-        hooked(false, false, 0, 4, [Fix::Plain, Fix::Try, Fix::Timed])
-    });
+hooked_cases! {
+    timed_and_try_fixes_lose_nothing_and_leave_no_sleeper:
+        "timed and try fixes", (false, false, 0, 0, [Fix::Timed, Fix::Try, Fix::Timed]);
+    a_listening_store_whose_writes_and_admissions_fail_or_panic_loses_nothing:
+        "listening store, injected failures and panics", (true, false, 3, 0, [Fix::Plain, Fix::Timed, Fix::Try]);
+    a_ranged_store_whose_write_backs_fail_or_panic_loses_no_range:
+        "ranged store, injected failures and panics", (false, true, 3, 0, [Fix::Plain, Fix::Timed, Fix::Plain]);
+    a_recorder_that_panics_loses_no_modification:
+        "recorder panics", (false, false, 0, 4, [Fix::Plain, Fix::Try, Fix::Timed]);
 }

@@ -34,15 +34,15 @@ fn drive<P: Policy>(
     trace: &[(u32, Op)],
     pinned: &dyn Fn(usize, u32) -> bool,
 ) -> Vec<Event> {
-    drive_priced(p, trace, pinned, COST)
+    drive_priced(p, trace, pinned, |_| COST)
 }
 
-/// [`drive`] with every page priced at `cost`.
+/// [`drive`] with each page priced at `cost(page)`.
 fn drive_priced<P: Policy>(
     p: &mut P,
     trace: &[(u32, Op)],
     pinned: &dyn Fn(usize, u32) -> bool,
-    cost: PageCost,
+    cost: impl Fn(u32) -> PageCost,
 ) -> Vec<Event> {
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
@@ -58,7 +58,7 @@ fn drive_priced<P: Policy>(
                 continue;
             }
         }
-        p.insert(page, op, cost);
+        p.insert(page, op, cost(page));
         out.push(Event::Miss(victim));
     }
     out
@@ -155,7 +155,7 @@ proptest! {
     fn wblandlord_matches_landlord_with_writeback_costs(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40, write in 1u8..8) {
         let pin = pins(seed, share);
         let cost = PageCost::new(1.0, f64::from(write));
-        let got = drive_priced(&mut WbLandlord::new(cap), &t, &pin, cost);
+        let got = drive_priced(&mut WbLandlord::new(cap), &t, &pin, |_| cost);
         let want = run_model(&mut WbLandlordModel { cap, cost, resident: Vec::new(), clock: 0 }, &t, &pin);
         prop_assert_eq!(got, want);
     }
@@ -163,24 +163,7 @@ proptest! {
     #[test]
     fn koltsidas_matches_section_5(cap in 1usize..12, lambda in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
-        let mut k = Koltsidas::new(cap, Lambda::Fixed(lambda));
-        let mut got = Vec::new();
-        for (i, &(page, op)) in t.iter().enumerate() {
-            if k.access(page, op) {
-                got.push(Event::Hit);
-                continue;
-            }
-            let mut victim = None;
-            if k.len() >= k.capacity() {
-                victim = k.evict(|q| !pin(i, q));
-                if victim.is_none() {
-                    got.push(Event::Miss(None));
-                    continue;
-                }
-            }
-            k.insert(page, op, koltsidas_cost(page));
-            got.push(Event::Miss(victim));
-        }
+        let got = drive_priced(&mut Koltsidas::new(cap, Lambda::Fixed(lambda)), &t, &pin, koltsidas_cost);
         let want = run_model(&mut KoltsidasModel { cap, lambda, list: Vec::new() }, &t, &pin);
         prop_assert_eq!(got, want);
     }
@@ -206,7 +189,7 @@ proptest! {
         let pin = pins(seed, share);
         let cost = PageCost::new(1.0, f64::from(ratio));
         let mut casa = Casa::new(cap, CostSource::Model);
-        let got = drive_priced(&mut casa, &t, &pin, cost);
+        let got = drive_priced(&mut casa, &t, &pin, |_| cost);
         let total = 1.0 + f64::from(ratio);
         let mut m = CasaModel { b: cap, tau: 0.0, c_r: 1.0 / total, c_w: f64::from(ratio) / total, c: Vec::new(), d: Vec::new() };
         let want = run_model(&mut m, &t, &pin);

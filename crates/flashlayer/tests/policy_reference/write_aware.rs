@@ -199,14 +199,41 @@ fn hit_two_pools(c: &mut Vec<Entry>, d: &mut Vec<Entry>, page: u32, op: Op) -> O
     Some(false)
 }
 
-/// A missed page enters D's MRU end if written, else C's.
-fn admit_two_pools(c: &mut Vec<Entry>, d: &mut Vec<Entry>, page: u32, op: Op) {
+/// A miss in two pools of `cap` pages in all: when they are full, the
+/// least recent evictable page of C (`from_c`) or else D goes, or of the
+/// other pool if that one has none (none in either: the miss is refused,
+/// nothing admitted); the missed page then enters D's MRU end if written,
+/// else C's.
+fn miss_two_pools(
+    c: &mut Vec<Entry>,
+    d: &mut Vec<Entry>,
+    cap: usize,
+    from_c: bool,
+    page: u32,
+    op: Op,
+    ev: &dyn Fn(u32) -> bool,
+) -> Event {
+    let mut out = Event::Miss(None);
+    if c.len() + d.len() == cap {
+        let (first, second) = if from_c {
+            (&mut *c, &mut *d)
+        } else {
+            (&mut *d, &mut *c)
+        };
+        let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
+        out = match (pick(first), pick(second)) {
+            (Some(i), _) => take(first, i),
+            (None, Some(i)) => take(second, i),
+            _ => return Event::Miss(None),
+        };
+    }
     let e = entry(page, op);
     if op.is_write() {
         d.push(e);
     } else {
         c.push(e);
     }
+    out
 }
 
 /// CASA, Algorithm 1 line by line: C and D, index 0 the LRU end.
@@ -229,18 +256,8 @@ impl Model for CasaModel {
             }
             return Event::Hit;
         }
-        let mut out = Event::Miss(None);
-        if self.c.len() + self.d.len() == self.b {
-            let from_c = nc > self.tau;
-            let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
-            out = match (from_c, pick(&self.c), pick(&self.d)) {
-                (true, Some(i), _) | (false, Some(i), None) => take(&mut self.c, i),
-                (false, _, Some(i)) | (true, None, Some(i)) => take(&mut self.d, i),
-                _ => return Event::Miss(None),
-            };
-        }
-        admit_two_pools(&mut self.c, &mut self.d, page, op);
-        out
+        let from_c = nc > self.tau;
+        miss_two_pools(&mut self.c, &mut self.d, self.b, from_c, page, op, ev)
     }
 }
 
@@ -257,27 +274,12 @@ impl Model for FdBufferModel {
         if hit_two_pools(&mut self.c, &mut self.d, page, op).is_some() {
             return Event::Hit;
         }
-        let mut out = Event::Miss(None);
-        if self.c.len() + self.d.len() == self.m {
-            let from_d = if op.is_write() {
-                self.c.len() <= self.mc
-            } else {
-                self.d.len() > self.m - self.mc
-            };
-            let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
-            let (first, second) = if from_d {
-                (&mut self.d, &mut self.c)
-            } else {
-                (&mut self.c, &mut self.d)
-            };
-            out = match (pick(first), pick(second)) {
-                (Some(i), _) => take(first, i),
-                (None, Some(i)) => take(second, i),
-                _ => return Event::Miss(None),
-            };
-        }
-        admit_two_pools(&mut self.c, &mut self.d, page, op);
-        out
+        let from_d = if op.is_write() {
+            self.c.len() <= self.mc
+        } else {
+            self.d.len() > self.m - self.mc
+        };
+        miss_two_pools(&mut self.c, &mut self.d, self.m, !from_d, page, op, ev)
     }
 }
 
