@@ -4,7 +4,7 @@
 //! protocol is stated in the module docs of [`super`].
 
 use super::latch::{ReadLatch, WriteLatch};
-use super::{BufferPool, Fixed, PageMut, PageRef, Undo, LOADING, NIL};
+use super::{BufferPool, PageMut, PageRef, Undo, LOADING, NIL};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
@@ -20,49 +20,53 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     // their rate (13–15M/s against 24M/s).
     #[inline]
     pub fn fix_read(&self, page: PageId) -> Result<PageRef<'_, P, S>> {
-        let (at, counted) = self.fix(page, Op::Read, None)?;
+        let (frame, dense, installed, counted) = self.fix(page, Op::Read, None)?;
         // A hit counted as a reader holds the latch already.
         let guard = if counted {
             None
         } else {
             Some(
-                self.read_latch(at.frame, None)
+                self.read_latch(frame, None)
                     .expect("a wait without a deadline ends with the latch"),
             )
         };
-        Ok(self.page_ref(at, guard))
+        Ok(PageRef {
+            pool: self,
+            frame,
+            page,
+            dense,
+            installed,
+            guard,
+            _thread: PhantomData,
+        })
     }
 
     /// [`BufferPool::fix_read`] with every wait bounded by `deadline`: past
     /// it, [`Error::TimedOut`], holding nothing. (`fix_read` is written out
     /// apart: through this function, one thread's all-hit fixes lose 5%.)
     fn fix_read_by(&self, page: PageId, deadline: Option<Instant>) -> Result<PageRef<'_, P, S>> {
-        let (at, counted) = self.fix(page, Op::Read, deadline)?;
+        let (frame, dense, installed, counted) = self.fix(page, Op::Read, deadline)?;
         // A hit counted as a reader holds the latch already.
         let guard = if counted {
             None
         } else {
-            match self.read_latch(at.frame, deadline) {
+            match self.read_latch(frame, deadline) {
                 Some(latch) => Some(latch),
                 None => {
-                    self.unpin(at.frame);
+                    self.unpin(frame);
                     return Err(Error::TimedOut);
                 }
             }
         };
-        Ok(self.page_ref(at, guard))
-    }
-
-    /// The guard of a frame pinned for reading: `guard` its latch, or
-    /// `None` for a hit counted as a reader.
-    #[inline]
-    fn page_ref<'a>(&'a self, at: Fixed, guard: Option<ReadLatch<'a>>) -> PageRef<'a, P, S> {
-        PageRef {
+        Ok(PageRef {
             pool: self,
-            at,
+            frame,
+            page,
+            dense,
+            installed,
             guard,
             _thread: PhantomData,
-        }
+        })
     }
 
     /// Frame `f`'s latch, shared through its word, once no writer holds it,
@@ -91,11 +95,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// [`BufferPool::fix_write`] with every wait bounded by `deadline`, as
     /// [`BufferPool::fix_read_by`] does.
     fn fix_write_by(&self, page: PageId, deadline: Option<Instant>) -> Result<PageMut<'_, P, S>> {
-        let (at, bytes) = self.fix(page, Op::Write, deadline)?;
-        match self.write_latch_by(at.frame, true, deadline) {
-            Some(guard) => Ok(self.page_mut(at, bytes, guard)),
+        let (frame, dense, installed, bytes) = self.fix(page, Op::Write, deadline)?;
+        match self.write_latch_by(frame, true, deadline) {
+            Some(guard) => Ok(self.page_mut(frame, page, dense, installed, bytes, guard)),
             None => {
-                self.unpin(at.frame);
+                self.unpin(frame);
                 Err(Error::TimedOut)
             }
         }
@@ -104,17 +108,23 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// The guard of a frame latched for writing.
     pub(super) fn page_mut<'a>(
         &'a self,
-        at: Fixed,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        installed: Option<u64>,
         bytes: bool,
         guard: WriteLatch<'a>,
     ) -> PageMut<'a, P, S> {
         // SAFETY: the frame's latch is held exclusively (`guard`) while
         // the bytes are read here.
-        let page_bytes = unsafe { self.slab.page(at.frame) };
+        let page_bytes = unsafe { self.slab.page(frame) };
         let before = bytes.then(|| page_bytes.to_vec());
         PageMut {
             pool: self,
-            at,
+            frame,
+            page,
+            dense,
+            installed,
             modified: false,
             before,
             guard: Some(guard),
@@ -175,8 +185,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// `ConditionalLockBuffer` on a page in the pool). The policy hears of
     /// the fix as a hit at unfix, as of any.
     pub fn try_fix_read(&self, page: PageId) -> Option<PageRef<'_, P, S>> {
-        let guard =
-            |frame, dense, guard| self.page_ref(Fixed::hit(frame, page, dense, Op::Read), guard);
+        let guard = |frame, dense, guard| PageRef {
+            pool: self,
+            frame,
+            page,
+            dense,
+            installed: None,
+            guard,
+            _thread: PhantomData,
+        };
         if !self.slow.load(Ordering::Relaxed) {
             if let Some(f) = self.table.get(page) {
                 if let Some(d) = self.count_reader(f, page) {
@@ -219,12 +236,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         // Pinned under the pool lock, where frames are claimed.
         self.pin(f);
         drop(st);
-        Some(self.page_mut(Fixed::hit(f, page, d, Op::Write), bytes, latch))
+        Some(self.page_mut(f, page, d, None, bytes, latch))
     }
 
     /// Pins the page, loading it on a miss, which is announced with `op`.
-    /// Returns where it is and, for a write, whether byte ranges are being
-    /// recorded, for a read whether it is a hit counted in [`Readers`].
+    /// Returns (frame, dense id, for a miss the frame's modification count
+    /// when the page was installed, and for a write whether byte ranges
+    /// are being recorded, for a read whether it is a hit counted in
+    /// [`Readers`]).
     /// `deadline` bounds every wait of the fix but the latch's
     /// ([`Error::TimedOut`]); none: no limit.
     pub(super) fn fix(
@@ -232,7 +251,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         page: PageId,
         op: Op,
         deadline: Option<Instant>,
-    ) -> Result<(Fixed, bool)> {
+    ) -> Result<(u32, DenseId, Option<u64>, bool)> {
         // A hit: found and pinned without a lock. The read hit is taken
         // here rather than in `fix_read`: there, with its own guard built
         // apart, it halves one thread's all-hit rate.
@@ -240,11 +259,11 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             if let Some(f) = self.table.get(page) {
                 if !op.is_write() {
                     if let Some(d) = self.count_reader(f, page) {
-                        return Ok((Fixed::hit(f, page, d, op), true));
+                        return Ok((f, d, None, true));
                     }
                 } else if let Some(d) = self.frames[f as usize].pin_if_holding(page, &self.parking)
                 {
-                    return Ok((Fixed::hit(f, page, d, op), self.track));
+                    return Ok((f, d, None, self.track));
                 }
             }
         }
@@ -253,7 +272,12 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
 
     /// [`BufferPool::fix`] under the pool lock: a page that no hit found.
     #[inline(never)]
-    fn fix_locked(&self, page: PageId, op: Op, deadline: Option<Instant>) -> Result<(Fixed, bool)> {
+    fn fix_locked(
+        &self,
+        page: PageId,
+        op: Op,
+        deadline: Option<Instant>,
+    ) -> Result<(u32, DenseId, Option<u64>, bool)> {
         let mut st = self.lock_by(deadline)?;
         let bytes = self.track || st.recording.as_ref().is_some_and(|r| r.bytes);
         let d = loop {
@@ -269,7 +293,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 }
                 f => {
                     self.pin(f);
-                    return Ok((Fixed::hit(f, page, d, op), bytes && op.is_write()));
+                    return Ok((f, d, None, bytes && op.is_write()));
                 }
             }
         };
@@ -280,14 +304,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         } else {
             self.miss(st, page, d, op, deadline)?
         };
-        let at = Fixed {
-            frame: f,
-            page,
-            dense: d,
-            installed: Some(installed),
-            write: op.is_write(),
-        };
-        Ok((at, bytes && op.is_write()))
+        Ok((f, d, Some(installed), bytes && op.is_write()))
     }
 
     /// A read hit on `page` in frame `f`: counts a reader of the frame in

@@ -6,35 +6,9 @@ use super::latch::{ReadLatch, WriteLatch};
 use super::BufferPool;
 use crate::policy::Policy;
 use crate::store::PageStore;
-use crate::types::{diff_ranges, DenseId, Op, PageId};
+use crate::types::{diff_ranges, DenseId, PageId};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-
-/// Where a fix left its page, which its guard hands back at unfix.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Fixed {
-    pub(super) frame: u32,
-    pub(super) page: PageId,
-    pub(super) dense: DenseId,
-    /// For a miss, the frame's modification count when it was installed.
-    pub(super) installed: Option<u64>,
-    /// Fixed for writing.
-    pub(super) write: bool,
-}
-
-impl Fixed {
-    /// A page found resident.
-    #[inline]
-    pub(super) fn hit(frame: u32, page: PageId, dense: DenseId, op: Op) -> Self {
-        Fixed {
-            frame,
-            page,
-            dense,
-            installed: None,
-            write: op.is_write(),
-        }
-    }
-}
 
 /// A page pinned for reading; unpinned on drop. It stays on the thread
 /// that fixed it:
@@ -49,7 +23,11 @@ impl Fixed {
 #[derive(Debug)]
 pub struct PageRef<'a, P: Policy, S: PageStore> {
     pub(super) pool: &'a BufferPool<P, S>,
-    pub(super) at: Fixed,
+    pub(super) frame: u32,
+    pub(super) page: PageId,
+    pub(super) dense: DenseId,
+    /// For a miss, the frame's modification count when it was installed.
+    pub(super) installed: Option<u64>,
     /// The frame's latch, held shared until drop; `None` for a hit
     /// counted in [`Readers`], whose count holds the latch.
     pub(super) guard: Option<ReadLatch<'a>>,
@@ -64,7 +42,7 @@ impl<P: Policy, S: PageStore> Deref for PageRef<'_, P, S> {
         // SAFETY: this guard holds the frame's latch shared (its lock, or
         // its count as a reader), and the slice's borrow of the guard ends
         // before the latch is released.
-        unsafe { self.pool.slab.page(self.at.frame) }
+        unsafe { self.pool.slab.page(self.frame) }
     }
 }
 
@@ -72,7 +50,16 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
     #[inline]
     fn drop(&mut self) {
         let counted = self.guard.take().is_none();
-        self.pool.unfix(self.at, counted, false, &[]);
+        self.pool.unfix(
+            self.frame,
+            self.page,
+            self.dense,
+            self.installed,
+            counted,
+            false,
+            false,
+            &[],
+        );
     }
 }
 
@@ -81,7 +68,11 @@ impl<P: Policy, S: PageStore> Drop for PageRef<'_, P, S> {
 #[derive(Debug)]
 pub struct PageMut<'a, P: Policy, S: PageStore> {
     pub(super) pool: &'a BufferPool<P, S>,
-    pub(super) at: Fixed,
+    pub(super) frame: u32,
+    pub(super) page: PageId,
+    pub(super) dense: DenseId,
+    /// For a miss, the frame's modification count when it was installed.
+    pub(super) installed: Option<u64>,
     pub(super) modified: bool,
     /// Copy of the page at fix time, when byte ranges are recorded.
     pub(super) before: Option<Vec<u8>>,
@@ -95,7 +86,7 @@ impl<P: Policy, S: PageStore> Deref for PageMut<'_, P, S> {
         debug_assert!(self.guard.is_some(), "the latch is held until drop");
         // SAFETY: this guard holds the frame's latch exclusively; a shared
         // borrow of the guard excludes its mutable slices meanwhile.
-        unsafe { self.pool.slab.page(self.at.frame) }
+        unsafe { self.pool.slab.page(self.frame) }
     }
 }
 
@@ -105,7 +96,7 @@ impl<P: Policy, S: PageStore> DerefMut for PageMut<'_, P, S> {
         self.modified = true;
         // SAFETY: this guard holds the frame's latch exclusively, and the
         // mutable borrow of the guard makes this the frame's only slice.
-        unsafe { self.pool.slab.page_mut(self.at.frame) }
+        unsafe { self.pool.slab.page_mut(self.frame) }
     }
 }
 
@@ -117,8 +108,17 @@ impl<P: Policy, S: PageStore> Drop for PageMut<'_, P, S> {
         }
         // The shadow goes while this writer still holds the frame, so it
         // never outlives its own writer.
-        self.pool.shadow(self.at.frame).live = false;
+        self.pool.shadow(self.frame).live = false;
         drop(self.guard.take());
-        self.pool.unfix(self.at, false, self.modified, &changed);
+        self.pool.unfix(
+            self.frame,
+            self.page,
+            self.dense,
+            self.installed,
+            false,
+            true,
+            self.modified,
+            &changed,
+        );
     }
 }

@@ -128,7 +128,6 @@ mod slab;
 mod wait;
 
 pub use close::CloseError;
-use guard::Fixed;
 pub use guard::{PageMut, PageRef};
 pub use hooks::{Recorder, WriteAhead};
 
@@ -565,9 +564,22 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         self.table.insert(number, f);
     }
 
-    fn unfix(&self, at: Fixed, counted: bool, modified: bool, changed: &[ByteRange]) {
-        let (frame, dense) = (at.frame, at.dense);
-        if at.installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one unfix carries everything its guard knew"
+    )]
+    fn unfix(
+        &self,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        installed: Option<u64>,
+        counted: bool,
+        write_fix: bool,
+        modified: bool,
+        changed: &[ByteRange],
+    ) {
+        if installed.is_none() && !modified && !self.slow.load(Ordering::Relaxed) {
             // A read hit: gathered, told to the policy in a batch. The pin
             // goes after, so the hit is gathered while its page is here.
             let gathered = loop {
@@ -595,15 +607,30 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             return;
         }
-        self.unfix_locked(at, counted, modified, changed);
+        self.unfix_locked(
+            frame, page, dense, installed, counted, write_fix, modified, changed,
+        );
     }
 
     /// [`BufferPool::unfix`] under the pool lock: an unfix that modified,
     /// missed or is recorded. Out of line, so that the read hit's unfix
     /// stays small enough to inline into the guard's drop.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one unfix carries everything its guard knew"
+    )]
     #[inline(never)]
-    fn unfix_locked(&self, at: Fixed, counted: bool, modified: bool, changed: &[ByteRange]) {
-        let (frame, page, dense) = (at.frame, at.page, at.dense);
+    fn unfix_locked(
+        &self,
+        frame: u32,
+        page: PageId,
+        dense: DenseId,
+        installed: Option<u64>,
+        counted: bool,
+        write_fix: bool,
+        modified: bool,
+        changed: &[ByteRange],
+    ) {
         // The guard's pin or count goes whatever happens below: a recorder
         // or policy that panics must not leave the frame held.
         let release = Undo(Some(|| self.release(frame, counted)));
@@ -627,7 +654,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
         }
         let op = if modified { Op::Write } else { Op::Read };
-        let how = match at.installed {
+        let how = match installed {
             None => Unfix::Hit,
             // Admitted dirty when fixed for writing, but a flush while the
             // writer held it may have written the page as it was then.
@@ -635,7 +662,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             // Admitted dirty, and clean after all unless another guard
             // modified the page since it was installed (that guard's unfix
             // may have come first).
-            Some(v) if at.write && st.versions[frame as usize] == v => Unfix::Unmodified,
+            Some(v) if write_fix && st.versions[frame as usize] == v => Unfix::Unmodified,
             Some(_) => Unfix::Admitted,
         };
         // The gathered hits first, as before any call into the policy; a
