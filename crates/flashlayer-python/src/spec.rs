@@ -111,8 +111,9 @@ fn policy_roles() -> Vec<(&'static str, Vec<&'static str>)> {
         .into_iter()
         .map(|e| {
             let s = flashlayer::policy::PolicySpec::parse(e.name)
-                .map(|p| p.kind.serves())
-                .unwrap_or(flashlayer::policy::Serves::ONLINE);
+                .expect("a listed policy's name parses")
+                .kind
+                .serves();
             let roles = [
                 (s.offline, "offline"),
                 (s.pool, "pool"),

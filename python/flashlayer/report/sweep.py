@@ -54,9 +54,7 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
         plots.render_all({**reduced, **figures}, tmp / "figures")
         if reduced:
             parts.append(f"</div><h2>Reduction against {_e(baseline)}, over traces</h2><div class='figs'>")
-            for fid, fig in reduced.items():
-                parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
-                             f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
+            parts.extend(_figure(fid, fig) for fid, fig in reduced.items())
             parts.append("</div><table><tr><th>store</th><th>buffer</th><th>metric</th><th>policy</th>"
                          "<th>traces</th><th>median</th><th>mean</th><th>min</th><th>max</th></tr>")
             for t in table:
@@ -64,9 +62,7 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
                                                                                  "traces"))
                              + "".join(f"<td>{t[k]:+.1%}</td>" for k in ("median", "mean", "min", "max")) + "</tr>")
             parts.append("</table><h2>Each trace</h2><div class='figs'>")
-        for fid, fig in figures.items():
-            parts.append(f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
-                         f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")
+        parts.extend(_figure(fid, fig) for fid, fig in figures.items())
         parts.append("</div>")
         if failed:
             parts.append("<h2>Failed cells</h2><table><tr><th>cell</th><th>error</th></tr>")
@@ -79,3 +75,9 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
 
     write_folder(out, fill, force)
     return {**reduced, **figures}
+
+
+def _figure(fid: str, fig: dict[str, Any]) -> str:
+    """A figure of the report, its title as caption."""
+    return (f"<figure><img src='figures/{_e(fid)}.png' alt='{_e(fig['title'])}'>"
+            f"<figcaption class='meta'>{_e(fig['title'])}</figcaption></figure>")

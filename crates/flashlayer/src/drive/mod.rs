@@ -325,10 +325,10 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// A failed read changes nothing; a failed write-back reinstates the
     /// victim ([`Policy::reinstate`]), so a retry decides as if the failure
     /// never happened, and a page the store gave up to the buffer (it
-    /// entered dirty) is written back to it. Pages written with the victim that leave with it
-    /// ([`Policy::leaving`]) are in [`Driver::left`] until the next miss;
-    /// a caller with frames frees theirs, as they do those of the pages
-    /// evicted to make room for reading ahead.
+    /// entered dirty) is written back to it. Pages written with the victim
+    /// that leave with it ([`Policy::leaving`]) are in [`Driver::left`]
+    /// until the next miss; a caller with frames frees theirs, as they do
+    /// those of the pages evicted to make room for reading ahead.
     ///
     /// A dirty victim's miss reads pages ahead ([`Policy::read_ahead`]).
     /// If that read fails, nothing read ahead is admitted and the miss
@@ -387,9 +387,10 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         // a dirty page up from its SSD): not admitted, it goes back down
         // as a flush writes a page, or the write's own failure is the one
         // returned.
-        let handed_back = match dirty {
-            true => self.store.write(number, frames.incoming()),
-            false => Ok(()),
+        let handed_back = if dirty {
+            self.store.write(number, frames.incoming())
+        } else {
+            Ok(())
         };
         match (failed, handed_back) {
             (Err(p), _) => panic::resume_unwind(p),

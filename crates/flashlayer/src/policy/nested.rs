@@ -8,30 +8,29 @@ use super::{registry, BoxedPolicy};
 use crate::error::Result;
 use crate::spec::Given;
 
+/// The built-in policies that serve as `role`, in the table's order.
+fn builtin(role: Role) -> impl Iterator<Item = &'static str> {
+    SERVING
+        .iter()
+        .filter(move |(_, s)| s.can(role))
+        .map(|(name, _)| *name)
+}
+
 /// The names of the policies that serve as `role`: the built-in ones in
 /// the table's order, then the registered ones.
 pub fn serving(role: Role) -> Vec<&'static str> {
     let registered = registry::all()
         .into_iter()
-        .map(|r| (r.entry.name, r.serves));
-    SERVING
-        .iter()
-        .copied()
-        .chain(registered)
-        .filter(|(_, s)| s.can(role))
-        .map(|(name, _)| name)
-        .collect()
+        .filter(|r| r.serves.can(role))
+        .map(|r| r.entry.name);
+    builtin(role).chain(registered).collect()
 }
 
 /// What a `role` key may name, in words: the built-in policies serving as
 /// it (registered ones are only added at run time, so they are named
 /// generally).
 pub fn allowed(role: Role) -> String {
-    let builtin: Vec<&str> = SERVING
-        .iter()
-        .filter(|(_, s)| s.can(role))
-        .map(|(name, _)| *name)
-        .collect();
+    let builtin: Vec<&str> = builtin(role).collect();
     format!(
         "an online policy at its defaults: {}, or one registered at run time",
         builtin.join(", ")

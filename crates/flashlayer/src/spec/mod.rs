@@ -498,9 +498,10 @@ impl Given {
             };
             pairs.push(format!("{key}={v}"));
         }
-        Ok(match pairs.is_empty() {
-            true => self.name().to_owned(),
-            false => format!("{}:{}", self.name(), pairs.join(",")),
+        Ok(if pairs.is_empty() {
+            self.name().to_owned()
+        } else {
+            format!("{}:{}", self.name(), pairs.join(","))
         })
     }
 

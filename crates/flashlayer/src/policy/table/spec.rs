@@ -81,7 +81,6 @@ macro_rules! policies {
         pub static SERVING: &[(&str, Serves)] = &[$((<$ty as Named>::ENTRY.name, <$ty as Named>::SERVES)),*];
 
         impl PolicyKind {
-
             /// Builds the policy and hands it to `w`, monomorphised.
             pub(crate) fn visit<W: WithPolicy>(self, capacity: usize, pages: usize, w: W) -> Result<W::Out> {
                 match self {

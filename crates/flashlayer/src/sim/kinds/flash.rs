@@ -214,28 +214,21 @@ impl Kind for FlashKind {
     /// are its chip's, collection included.)
     fn report(&self, _: &Run<'_>, store: &mut FlashStore, _: &mut Metrics) -> Result<Fields> {
         let blocks = store.chip().geometry().blocks;
-        let c = store.chip().stats();
-        let f = store.flash_stats();
-        Ok(vec![
+        let own: Fields = vec![
             ("flash_method", self.method.to_string().into()),
             ("flash_blocks", u64::from(blocks).into()),
             // Absent: each write changed the bytes of the trace's ranges.
             ("flash_changed", self.changed.into()),
-            ("chip_reads", c.reads.into()),
-            ("chip_spare_reads", c.spare_reads.into()),
-            ("chip_programs", c.programs.into()),
-            ("chip_spare_programs", c.spare_programs.into()),
-            ("chip_erases", c.erases.into()),
-            ("chip_time_us", c.time_us.into()),
-            ("chip_max_erase_count", c.max_erase_count.into()),
-            ("flash_page_reads", f.page_reads.into()),
-            ("flash_page_writes", f.page_writes.into()),
-            ("flash_flushes", f.flushes.into()),
-            ("flash_gc_runs", f.gc_runs.into()),
-            ("flash_gc_time_us", f.gc_time_us.into()),
-            ("flash_differentials", f.differentials.into()),
-            ("flash_new_base_pages", f.new_base_pages.into()),
-            ("flash_folds", f.folds.into()),
-        ])
+        ];
+        // The chip's and the method's counters as their stats list them,
+        // named as declared: `chip_` or `flash_` before the stat's name.
+        let chip = store.chip().stats().fields();
+        let counters = chip.into_iter().chain(store.flash_stats().fields());
+        let declared = &Self::FIELDS[own.len()..];
+        let named = declared.iter().zip(counters).map(|(f, (stat, v))| {
+            assert!(f.name.ends_with(stat), "{} declared for {stat}", f.name);
+            (f.name, v)
+        });
+        Ok(own.into_iter().chain(named).collect())
     }
 }
