@@ -3,6 +3,10 @@
 //! capacity limit, deferred migrations, and one protocol for the simulator
 //! and the buffer pool.
 
+#[macro_use]
+#[path = "wrapped/policy.rs"]
+mod wrapped_policy;
+
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{
@@ -510,48 +514,13 @@ impl Policy for Logging {
     fn name(&self) -> String {
         self.inner.name()
     }
-    fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-    fn set_capacity(&mut self, c: usize) {
-        self.inner.set_capacity(c);
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-    fn contains(&self, p: u32) -> bool {
-        self.inner.contains(p)
-    }
-    fn is_dirty(&self, p: u32) -> bool {
-        self.inner.is_dirty(p)
-    }
-    fn dirty_count(&self) -> usize {
-        self.inner.dirty_count()
-    }
-    fn access(&mut self, p: u32, op: Op) -> bool {
-        self.inner.access(p, op)
-    }
     fn insert(&mut self, p: u32, op: Op, cost: flashlayer::types::PageCost) {
         self.inner.insert(p, op, cost);
-    }
-    fn evict<F: FnMut(u32) -> bool>(&mut self, f: F) -> Option<flashlayer::policy::Victim> {
-        self.inner.evict(f)
-    }
-    fn reinstate(&mut self, v: flashlayer::policy::Victim) {
-        self.inner.reinstate(v);
-    }
-    fn mark_dirty(&mut self, p: u32) {
-        self.inner.mark_dirty(p);
-    }
-    fn mark_clean(&mut self, p: u32, cost: flashlayer::types::PageCost) {
-        self.inner.mark_clean(p, cost);
     }
     fn reprice(&mut self, p: u32, cost: flashlayer::types::PageCost) {
         self.repriced.push((p, cost.device));
     }
-    fn remove(&mut self, p: u32) -> Option<bool> {
-        self.inner.remove(p)
-    }
+    pass_policy_through!();
 }
 
 #[test]

@@ -4,9 +4,13 @@
 //! its own, a panic inside a timed fix leaves no sleeper counted, timed fixes bound every wait, try
 //! fixes wait for nothing, and a close that fails gives the pool back.
 
+#[macro_use]
+#[path = "wrapped/policy.rs"]
+mod wrapped_policy;
+
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
-use flashlayer::policy::{Lru, Policy, Victim};
+use flashlayer::policy::{Lru, Policy};
 use flashlayer::store::{IoStats, Listens, MemStore, PageStore};
 use flashlayer::types::{DenseId, Op, PageCost, PageId};
 use flashlayer::{Error, Result};
@@ -103,11 +107,6 @@ impl PageStore for Faulty {
             held[a..b].copy_from_slice(&buf[a..b]);
         }
         self.inner.write(page, &held)
-    }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        batch
-            .iter()
-            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
     fn flush(&mut self) -> Result<()> {
         Ok(())
@@ -206,48 +205,13 @@ impl Policy for Brittle {
     fn name(&self) -> String {
         "brittle-lru".into()
     }
-    fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-    fn set_capacity(&mut self, capacity: usize) {
-        self.inner.set_capacity(capacity)
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-    fn contains(&self, page: DenseId) -> bool {
-        self.inner.contains(page)
-    }
-    fn is_dirty(&self, page: DenseId) -> bool {
-        self.inner.is_dirty(page)
-    }
-    fn dirty_count(&self) -> usize {
-        self.inner.dirty_count()
-    }
-    fn access(&mut self, page: DenseId, op: Op) -> bool {
-        self.inner.access(page, op)
-    }
     fn insert(&mut self, page: DenseId, op: Op, cost: PageCost) {
         if self.panic_next_insert.swap(false, Ordering::SeqCst) {
             panic!("injected panic in the policy's insert of page {page}");
         }
         self.inner.insert(page, op, cost)
     }
-    fn evict<F: FnMut(DenseId) -> bool>(&mut self, evictable: F) -> Option<Victim> {
-        self.inner.evict(evictable)
-    }
-    fn reinstate(&mut self, v: Victim) {
-        self.inner.reinstate(v)
-    }
-    fn mark_dirty(&mut self, page: DenseId) {
-        self.inner.mark_dirty(page)
-    }
-    fn mark_clean(&mut self, page: DenseId, cost: PageCost) {
-        self.inner.mark_clean(page, cost)
-    }
-    fn remove(&mut self, page: DenseId) -> Option<bool> {
-        self.inner.remove(page)
-    }
+    pass_policy_through!();
 }
 
 /// After a failure, the pool goes on: every page can be fixed, the dirty

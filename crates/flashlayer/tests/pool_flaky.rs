@@ -48,12 +48,6 @@ impl PageStore for Flaky {
         }
         self.inner.write(page, buf)
     }
-    fn write_batch(&mut self, batch: &[(u64, &[u8])]) -> flashlayer::Result<()> {
-        for (p, b) in batch {
-            self.write(*p, b)?;
-        }
-        Ok(())
-    }
     pass_through!();
 }
 

@@ -481,11 +481,6 @@ impl<C: ChipAccess> PageStore for FlashStore<C> {
     fn wants_changes(&self) -> bool {
         matches!(self.method, Method::Ipl { .. })
     }
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        batch
-            .iter()
-            .try_for_each(|&(page, buf)| self.write(page, buf))
-    }
     fn flush(&mut self) -> Result<()> {
         self.guarded(|e, c| e.flush(c))
     }

@@ -81,7 +81,9 @@ impl PageStore for FtlStore {
     }
 
     /// One program, and the relocations and erases it triggers, each at
-    /// the device's price.
+    /// the device's price. Page-mapped: a batch is its pages' writes, none
+    /// cheaper for following another (the layer places every write at its
+    /// frontier), so the default `write_batch` serves.
     fn write(&mut self, page: PageId, _buf: &[u8]) -> Result<()> {
         let before = self.ftl.stats();
         self.ftl.write(Self::logical(page)?)?;
@@ -95,14 +97,6 @@ impl PageStore for FtlStore {
             self.meter.erase();
         }
         Ok(())
-    }
-
-    /// Page-mapped: a batch is its pages' writes, none cheaper for
-    /// following another (the layer places every write at its frontier).
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
-        batch
-            .iter()
-            .try_for_each(|&(page, buf)| self.write(page, buf))
     }
 
     fn flush(&mut self) -> Result<()> {

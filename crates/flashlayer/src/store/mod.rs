@@ -171,8 +171,15 @@ pub trait PageStore {
     }
 
     /// Writes a batch together (write clustering). A page whose id follows
-    /// the previous page of the batch is priced as a sequential write.
-    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()>;
+    /// the previous page of the batch is priced as a sequential write by a
+    /// store that prices I/O. Default: [`PageStore::write`] of each, in
+    /// order, stopping at the first error (for a store whose every write
+    /// costs the same, or that passes each page to a device of its own).
+    fn write_batch(&mut self, batch: &[(PageId, &[u8])]) -> Result<()> {
+        batch
+            .iter()
+            .try_for_each(|&(page, buf)| self.write(page, buf))
+    }
 
     /// Reads `pages`, issued together right after a read of `after`, for a
     /// caller that reads pages ahead of requests

@@ -32,6 +32,35 @@ pub(crate) fn take(list: &mut Vec<Entry>, i: usize) -> Event {
     }))
 }
 
+/// One list, index 0 the LRU end: a hit moves the page to the MRU end,
+/// dirtied by a write and no longer marked; a miss on a full list takes
+/// the victim `pick` names (none: the miss is refused, nothing admitted),
+/// then admits the page at the MRU end.
+fn one_list_step(
+    list: &mut Vec<Entry>,
+    cap: usize,
+    page: u32,
+    op: Op,
+    pick: impl FnOnce(&mut Vec<Entry>) -> Option<usize>,
+) -> Event {
+    if let Some(i) = find(list, page) {
+        let mut e = list.remove(i);
+        e.dirty |= op.is_write();
+        e.mark = false;
+        list.push(e);
+        return Event::Hit;
+    }
+    let mut out = Event::Miss(None);
+    if list.len() == cap {
+        match pick(list) {
+            Some(i) => out = take(list, i),
+            None => return Event::Miss(None),
+        }
+    }
+    list.push(entry(page, op));
+    out
+}
+
 /// CFLRU: one list, index 0 the LRU end; the window is its first
 /// round(w·cap) entries.
 pub(crate) struct CflruModel {
@@ -41,25 +70,11 @@ pub(crate) struct CflruModel {
 }
 impl Model for CflruModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        if let Some(i) = find(&self.list, page) {
-            let mut e = self.list.remove(i);
-            e.dirty |= op.is_write();
-            self.list.push(e);
-            return Event::Hit;
-        }
-        let mut out = Event::Miss(None);
-        if self.list.len() == self.cap {
-            let window = (self.w * self.cap as f64).round() as usize;
-            let clean = self.list[..window]
-                .iter()
-                .position(|e| !e.dirty && ev(e.page));
-            match clean.or_else(|| self.list.iter().position(|e| ev(e.page))) {
-                Some(i) => out = take(&mut self.list, i),
-                None => return Event::Miss(None),
-            }
-        }
-        self.list.push(entry(page, op));
-        out
+        let window = (self.w * self.cap as f64).round() as usize;
+        one_list_step(&mut self.list, self.cap, page, op, |list| {
+            let clean = list[..window].iter().position(|e| !e.dirty && ev(e.page));
+            clean.or_else(|| list.iter().position(|e| ev(e.page)))
+        })
     }
 }
 
@@ -70,39 +85,24 @@ pub(crate) struct LruWsrModel {
 }
 impl Model for LruWsrModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        if let Some(i) = find(&self.list, page) {
-            let mut e = self.list.remove(i);
-            e.dirty |= op.is_write();
-            e.mark = false;
-            self.list.push(e);
-            return Event::Hit;
-        }
-        let mut out = Event::Miss(None);
-        if self.list.len() == self.cap {
+        one_list_step(&mut self.list, self.cap, page, op, |list| {
             let mut i = 0;
-            let mut victim = None;
-            while i < self.list.len() {
-                let e = self.list[i];
+            while i < list.len() {
+                let e = list[i];
                 if !ev(e.page) {
                     i += 1;
                 } else if !e.dirty || e.mark {
-                    victim = Some(i);
-                    break;
+                    return Some(i);
                 } else {
                     // Second chance: cold, to the MRU end; the next page
                     // slides into position i.
-                    let mut e = self.list.remove(i);
+                    let mut e = list.remove(i);
                     e.mark = true;
-                    self.list.push(e);
+                    list.push(e);
                 }
             }
-            match victim {
-                Some(i) => out = take(&mut self.list, i),
-                None => return Event::Miss(None),
-            }
-        }
-        self.list.push(entry(page, op));
-        out
+            None
+        })
     }
 }
 
@@ -303,39 +303,25 @@ pub(crate) fn koltsidas_cost(page: u32) -> PageCost {
 }
 impl Model for KoltsidasModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        if let Some(i) = find(&self.list, page) {
-            let mut e = self.list.remove(i);
-            e.dirty |= op.is_write();
-            self.list.push(e);
-            return Event::Hit;
-        }
-        let mut out = Event::Miss(None);
-        if self.list.len() == self.cap {
-            let seg = (self.lambda * self.cap as f64).round() as usize;
-            let key = |e: &Entry| {
-                let c = koltsidas_cost(e.page);
-                (
-                    c.read + if e.dirty { c.write } else { 0.0 },
-                    e.dirty,
-                    c.device,
-                )
-            };
-            let best = (0..seg)
-                .filter(|&i| ev(self.list[i].page))
-                .min_by(|&a, &b| {
-                    let (x, y) = (key(&self.list[a]), key(&self.list[b]));
-                    x.0.total_cmp(&y.0)
-                        .then(x.1.cmp(&y.1))
-                        .then(x.2.cmp(&y.2))
-                        .then(a.cmp(&b))
-                });
-            match best.or_else(|| self.list.iter().position(|e| ev(e.page))) {
-                Some(i) => out = take(&mut self.list, i),
-                None => return Event::Miss(None),
-            }
-        }
-        self.list.push(entry(page, op));
-        out
+        let seg = (self.lambda * self.cap as f64).round() as usize;
+        let key = |e: &Entry| {
+            let c = koltsidas_cost(e.page);
+            (
+                c.read + if e.dirty { c.write } else { 0.0 },
+                e.dirty,
+                c.device,
+            )
+        };
+        one_list_step(&mut self.list, self.cap, page, op, |list| {
+            let best = (0..seg).filter(|&i| ev(list[i].page)).min_by(|&a, &b| {
+                let (x, y) = (key(&list[a]), key(&list[b]));
+                x.0.total_cmp(&y.0)
+                    .then(x.1.cmp(&y.1))
+                    .then(x.2.cmp(&y.2))
+                    .then(a.cmp(&b))
+            });
+            best.or_else(|| list.iter().position(|e| ev(e.page)))
+        })
     }
 }
 
