@@ -7,7 +7,7 @@
 //! a row may shrink or grow while its page has room.
 
 use super::page::{self, KIND_HEAP, NONE};
-use super::space::{ObjKind, Object, Space};
+use super::space::{ObjKind, Space};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
@@ -64,17 +64,8 @@ pub struct HeapFile {
 impl HeapFile {
     /// Creates an empty heap file named `name`.
     pub fn create<P: Policy, S: PageStore>(sp: &Space<P, S>, name: &str) -> Result<Self> {
-        let first = sp.alloc()?;
-        {
-            let mut g = sp.pool().fix_write(PageId::from(first))?;
-            page::init(&mut g, KIND_HEAP, 0);
-        }
-        let id = sp.register(Object {
-            name: name.to_string(),
-            kind: ObjKind::Heap,
-            a: first,
-            b: first,
-        })?;
+        // A heap's last page is its first, for now.
+        let id = sp.create_object(name, ObjKind::Heap, KIND_HEAP, |first| first)?;
         Ok(Self::handle(sp, id))
     }
 

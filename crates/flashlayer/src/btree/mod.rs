@@ -13,6 +13,7 @@ mod tree;
 pub use check::TreeShape;
 pub use heap::{HeapFile, Rid};
 pub(crate) use page::check_page_size;
+pub(crate) use page::{put_u32, u32_at};
 pub use page::{MAX_PAGE, MIN_PAGE};
 pub use space::{Checked, Space};
 pub use tree::BTree;

@@ -43,11 +43,13 @@ fn put_u16(b: &mut [u8], o: usize, v: usize) {
     b[o..o + 2].copy_from_slice(&(v as u16).to_le_bytes());
 }
 
+/// Reads the little-endian u32 at `o`.
 #[inline]
 pub(crate) fn u32_at(b: &[u8], o: usize) -> u32 {
     u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"))
 }
 
+/// Writes a little-endian u32 at `o`.
 #[inline]
 pub(crate) fn put_u32(b: &mut [u8], o: usize, v: u32) {
     b[o..o + 4].copy_from_slice(&v.to_le_bytes());

@@ -12,6 +12,7 @@ use crate::buffer::BufferPool;
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::PageStore;
+use crate::types::PageId;
 use std::sync::{Mutex, MutexGuard};
 
 const MAGIC: &[u8; 8] = b"FLSPACE1";
@@ -167,7 +168,7 @@ impl<P: Policy, S: PageStore> Space<P, S> {
         }
     }
 
-    pub(crate) fn register(&self, obj: Object) -> Result<usize> {
+    fn register(&self, obj: Object) -> Result<usize> {
         let mut c = self.cat();
         if obj.name.len() > NAME || obj.name.is_empty() {
             return Err(Error::invalid(format!(
@@ -186,6 +187,29 @@ impl<P: Policy, S: PageStore> Space<P, S> {
         }
         c.objects.push(obj);
         Ok(c.objects.len() - 1)
+    }
+
+    /// Creates an object named `name`: its first page, formatted as a page
+    /// of `page_kind`, is `a`; `b` is what `b_of` makes of that page's
+    /// number. Returns the object's index in the catalog.
+    pub(crate) fn create_object(
+        &self,
+        name: &str,
+        kind: ObjKind,
+        page_kind: u8,
+        b_of: impl FnOnce(u32) -> u32,
+    ) -> Result<usize> {
+        let first = self.alloc()?;
+        {
+            let mut g = self.pool().fix_write(PageId::from(first))?;
+            super::page::init(&mut g, page_kind, 0);
+        }
+        self.register(Object {
+            name: name.to_string(),
+            kind,
+            a: first,
+            b: b_of(first),
+        })
     }
 
     pub(crate) fn find(&self, name: &str, kind: ObjKind) -> Result<usize> {

@@ -36,7 +36,7 @@
 //! tree's height in frames at once.
 
 use super::page::{self, KIND_INTERNAL, KIND_LEAF, NONE};
-use super::space::{ObjKind, Object, Space};
+use super::space::{ObjKind, Space};
 use crate::buffer::{PageMut, PageRef};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
@@ -310,17 +310,8 @@ pub struct BTree {
 impl BTree {
     /// Creates an empty tree named `name`.
     pub fn create<P: Policy, S: PageStore>(sp: &Space<P, S>, name: &str) -> Result<Self> {
-        let root = sp.alloc()?;
-        {
-            let mut g = sp.pool().fix_write(PageId::from(root))?;
-            page::init(&mut g, KIND_LEAF, 0);
-        }
-        let id = sp.register(Object {
-            name: name.to_string(),
-            kind: ObjKind::BTree,
-            a: root,
-            b: 1,
-        })?;
+        // The root is a leaf: height 1.
+        let id = sp.create_object(name, ObjKind::BTree, KIND_LEAF, |_| 1)?;
         Ok(Self::handle(sp, id))
     }
 

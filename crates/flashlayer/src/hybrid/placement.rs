@@ -243,31 +243,20 @@ mod tests {
         c.logical(Op::Read);
         assert!(!c.decide(&Placement::Optimistic, DeviceId::FLASH, &K, 1.0));
         // Hybrid: 7 logical reads at q = 0.5 and 3 physical reads weigh
-        // 6.5 reads, 6.5 × 22 = 143 > 130.
-        let mut c = Counters::default();
-        for _ in 0..7 {
-            c.logical(Op::Read);
-        }
-        for _ in 0..3 {
-            c.physical_read(DeviceId::MAGNETIC, &K);
-        }
-        assert!(c.decide(&Placement::Hybrid, DeviceId::MAGNETIC, &K, 0.5));
-        let mut c = Counters::default();
-        for _ in 0..6 {
-            c.logical(Op::Read);
-        }
-        for _ in 0..3 {
-            c.physical_read(DeviceId::MAGNETIC, &K);
-        }
-        // 6 × 0.5 + 3 = 6 reads, 132 > 130 as well; one read fewer is not.
-        assert!(c.decide(&Placement::Hybrid, DeviceId::MAGNETIC, &K, 0.5));
-        let mut c = Counters::default();
-        for _ in 0..4 {
-            c.logical(Op::Read);
-        }
-        for _ in 0..3 {
-            c.physical_read(DeviceId::MAGNETIC, &K);
-        }
-        assert!(!c.decide(&Placement::Hybrid, DeviceId::MAGNETIC, &K, 0.5));
+        // 6.5 reads, 6.5 × 22 = 143 > 130; 6 × 0.5 + 3 = 6 reads, 132 > 130
+        // as well; one read fewer is not.
+        let hybrid_moves = |logical: usize| {
+            let mut c = Counters::default();
+            for _ in 0..logical {
+                c.logical(Op::Read);
+            }
+            for _ in 0..3 {
+                c.physical_read(DeviceId::MAGNETIC, &K);
+            }
+            c.decide(&Placement::Hybrid, DeviceId::MAGNETIC, &K, 0.5)
+        };
+        assert!(hybrid_moves(7));
+        assert!(hybrid_moves(6));
+        assert!(!hybrid_moves(4));
     }
 }

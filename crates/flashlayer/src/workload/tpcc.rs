@@ -33,7 +33,7 @@
 
 use super::db::{Db, Workload};
 use super::util::{
-    check_min, fill_text, get_i64, get_u32, key, key_part, nurand, pick, put_i64, put_u32, uniform,
+    check_min, fill_text, get_i64, key, key_part, nurand, pick, put_i64, put_u32, u32_at, uniform,
     Counts, WRng,
 };
 use crate::btree::{BTree, HeapFile};
@@ -227,12 +227,12 @@ impl TpcC {
             items.push((i, supply, uniform(rng, 1, 10) as u32));
         }
         let t = self.t.as_ref().expect("loaded");
-        t.warehouse.get_with(sp, &key(&[w]), |r| get_u32(r, 8))?;
+        t.warehouse.get_with(sp, &key(&[w]), |r| u32_at(r, 8))?;
         t.customer
-            .get_with(sp, &key(&[w, d, c]), |r| get_u32(r, 58))?;
+            .get_with(sp, &key(&[w, d, c]), |r| u32_at(r, 58))?;
         if rollback {
             // Read what the transaction reads up to the unused item, write nothing.
-            t.district.get_with(sp, &key(&[w, d]), |r| get_u32(r, 0))?;
+            t.district.get_with(sp, &key(&[w, d]), |r| u32_at(r, 0))?;
             for &(i, _, _) in &items {
                 if t.item
                     .get_with(sp, &key(&[i]), |r| get_i64(r, 4))?
@@ -246,7 +246,7 @@ impl TpcC {
         }
         let mut o = 0;
         t.district.update_in_place(sp, &key(&[w, d]), |r| {
-            o = get_u32(r, 0);
+            o = u32_at(r, 0);
             put_u32(r, 0, o + 1);
         })?;
         let now = self.tick();
@@ -266,12 +266,12 @@ impl TpcC {
                 .unwrap_or(0);
             let mut dist = [0u8; 24];
             t.stock.update_in_place(sp, &key(&[supply, i]), |r| {
-                let q = get_u32(r, 0);
+                let q = u32_at(r, 0);
                 put_u32(r, 0, if q >= qty + 10 { q - qty } else { q + 91 - qty });
-                put_u32(r, 4, get_u32(r, 4) + qty);
-                put_u32(r, 8, get_u32(r, 8) + 1);
+                put_u32(r, 4, u32_at(r, 4) + qty);
+                put_u32(r, 8, u32_at(r, 8) + 1);
                 if supply != w {
-                    put_u32(r, 12, get_u32(r, 12) + 1);
+                    put_u32(r, 12, u32_at(r, 12) + 1);
                 }
                 let o = 16 + 24 * (d as usize - 1);
                 dist.copy_from_slice(&r[o..o + 24]);
@@ -316,7 +316,7 @@ impl TpcC {
         t.customer.update_in_place(sp, &key(&[cw, cd, c]), |r| {
             put_i64(r, 0, get_i64(r, 0) - amount);
             put_i64(r, 8, get_i64(r, 8) + amount);
-            put_u32(r, 16, get_u32(r, 16) + 1);
+            put_u32(r, 16, u32_at(r, 16) + 1);
             if &r[56..58] == b"BC" {
                 // Bad credit: prepend the payment to c_data (§2.5.2.2).
                 r.copy_within(155..655 - 24, 155 + 24);
@@ -355,8 +355,7 @@ impl TpcC {
                 true
             })?;
         if let Some(o) = last {
-            t.orders
-                .get_with(sp, &key(&[w, d, o]), |r| get_u32(r, 12))?;
+            t.orders.get_with(sp, &key(&[w, d, o]), |r| u32_at(r, 12))?;
             let lo = key(&[w, d, o]);
             let hi = key(&[w, d, o + 1]);
             t.order_line
@@ -389,7 +388,7 @@ impl TpcC {
             }
             let mut c = 0;
             t.orders.update_in_place(sp, &key(&[w, d, o]), |r| {
-                c = get_u32(r, 0);
+                c = u32_at(r, 0);
                 put_u32(r, 12, carrier);
             })?;
             let lo = key(&[w, d, o]);
@@ -408,7 +407,7 @@ impl TpcC {
             }
             t.customer.update_in_place(sp, &key(&[w, d, c]), |r| {
                 put_i64(r, 0, get_i64(r, 0) + total);
-                put_u32(r, 20, get_u32(r, 20) + 1);
+                put_u32(r, 20, u32_at(r, 20) + 1);
             })?;
         }
         Ok(())
@@ -422,14 +421,14 @@ impl TpcC {
         let t = self.tables();
         let next = t
             .district
-            .get_with(sp, &key(&[w, d]), |r| get_u32(r, 0))?
+            .get_with(sp, &key(&[w, d]), |r| u32_at(r, 0))?
             .unwrap_or(1);
         let lo = key(&[w, d, next.saturating_sub(20)]);
         let hi = key(&[w, d, next]);
         let mut items = Vec::new();
         t.order_line
             .scan(sp, Bound::Included(&lo), Bound::Excluded(&hi), |_, v| {
-                items.push(get_u32(v, 0));
+                items.push(u32_at(v, 0));
                 true
             })?;
         items.sort_unstable();
@@ -437,7 +436,7 @@ impl TpcC {
         // Count the items below the threshold: one stock read each.
         for i in items {
             t.stock
-                .get_with(sp, &key(&[w, i]), |r| get_u32(r, 0) < threshold)?;
+                .get_with(sp, &key(&[w, i]), |r| u32_at(r, 0) < threshold)?;
         }
         Ok(())
     }
@@ -492,14 +491,14 @@ impl TpcC {
         let mut ds: std::collections::BTreeMap<(u32, u32), District> = Default::default();
         t.district.scan(sp, all.0, all.1, |k, v| {
             let d = ds.entry((key_part(k, 0), key_part(k, 1))).or_default();
-            (d.next, d.ytd) = (get_u32(v, 0), get_i64(v, 4));
+            (d.next, d.ytd) = (u32_at(v, 0), get_i64(v, 4));
             true
         })?;
         let mut stray = None;
         t.orders.scan(sp, all.0, all.1, |k, v| {
             if let Some(d) = district(&mut ds, &mut stray, k) {
                 d.max_o = d.max_o.max(key_part(k, 2));
-                d.ol_cnt += u64::from(get_u32(v, 16));
+                d.ol_cnt += u64::from(u32_at(v, 16));
             }
             true
         })?;

@@ -55,17 +55,8 @@ pub(crate) fn key_part(k: &[u8], i: usize) -> u32 {
     u32::from_be_bytes(k[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
 
-/// Reads the little-endian u32 at `o`.
-#[inline]
-pub(crate) fn get_u32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"))
-}
-
-/// Writes a little-endian u32 at `o`.
-#[inline]
-pub(crate) fn put_u32(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-}
+/// Rows store their u32 fields as the B+-tree's pages do.
+pub(crate) use crate::btree::{put_u32, u32_at};
 
 /// Reads the little-endian i64 at `o`.
 #[inline]
