@@ -150,6 +150,19 @@ fn write(pool: &BufferPool<impl Policy, Faulty>, page: PageId, at: usize, bytes:
     pool.fix_write(page).unwrap()[at..at + bytes.len()].copy_from_slice(bytes);
 }
 
+/// A one-frame LRU pool over a [`Faulty`] store (`listening`, `ranged`)
+/// whose page 1 is dirty, `bytes` written at its start.
+fn one_dirty_page(
+    listening: bool,
+    ranged: bool,
+    bytes: &[u8],
+) -> (BufferPool<Lru, Faulty>, Arc<Faults>) {
+    let (store, faults) = Faulty::new(listening, ranged);
+    let pool = BufferPool::new(Lru::new(1), store).unwrap();
+    write(&pool, 1, 0, bytes);
+    (pool, faults)
+}
+
 // 1. A failed ranged write-back forgets no range.
 
 #[test]
@@ -179,9 +192,7 @@ fn a_failed_ranged_flush_keeps_its_ranges_for_the_next_write() {
 
 #[test]
 fn a_failed_ranged_victim_write_keeps_its_ranges_for_the_next_write() {
-    let (store, faults) = Faulty::new(false, true);
-    let pool = BufferPool::new(Lru::new(1), store).unwrap();
-    write(&pool, 1, 0, &[1, 1, 1, 1]);
+    let (pool, faults) = one_dirty_page(false, true, &[1, 1, 1, 1]);
     faults.write_err.store(1, Ordering::SeqCst);
     assert!(pool.fix_read(2).is_err(), "the victim's write failed");
     write(&pool, 1, 8, &[2, 2, 2, 2]);
@@ -232,9 +243,7 @@ fn goes_on<P: Policy>(pool: BufferPool<P, Faulty>, victim: PageId, byte: u8) {
 
 #[test]
 fn a_store_write_that_panics_in_a_listening_stores_miss_keeps_the_victim() {
-    let (store, faults) = Faulty::new(true, false);
-    let pool = BufferPool::new(Lru::new(1), store).unwrap();
-    write(&pool, 1, 0, &[11]);
+    let (pool, faults) = one_dirty_page(true, false, &[11]);
     faults.write_panic.store(1, Ordering::SeqCst);
     assert!(
         quietly(|| drop(pool.fix_read(2))).is_err(),
@@ -245,9 +254,7 @@ fn a_store_write_that_panics_in_a_listening_stores_miss_keeps_the_victim() {
 
 #[test]
 fn a_placing_stores_failed_admission_keeps_the_victim() {
-    let (store, faults) = Faulty::new(true, false);
-    let pool = BufferPool::new(Lru::new(1), store).unwrap();
-    write(&pool, 1, 0, &[12]);
+    let (pool, faults) = one_dirty_page(true, false, &[12]);
     faults.admitted_err.store(1, Ordering::SeqCst);
     assert!(pool.fix_read(2).is_err(), "the admission failed");
     assert!(!pool.is_resident(2));
@@ -306,9 +313,7 @@ fn a_write_ahead_hook_that_panics_in_a_listening_stores_miss_keeps_the_victim() 
 
 #[test]
 fn a_panic_inside_a_timed_fix_leaves_no_sleeper_counted() {
-    let (store, faults) = Faulty::new(false, false);
-    let pool = BufferPool::new(Lru::new(1), store).unwrap();
-    write(&pool, 1, 0, &[1]);
+    let (pool, faults) = one_dirty_page(false, false, &[1]);
     faults.write_panic.store(1, Ordering::SeqCst);
     assert!(quietly(|| drop(pool.fix_read_timeout(2, Duration::from_secs(5)))).is_err());
     assert_eq!(

@@ -164,6 +164,16 @@ fn sim_hits(t: &Flt, policy: &str, frames: u64) -> u64 {
     .hits
 }
 
+/// A buffer pool of 40 frames of 512 bytes whose policy is `spec`.
+fn pool_of(spec: &str) -> BufferPool<BoxedPolicy, MemStore> {
+    let spec = PolicySpec::parse(spec).unwrap();
+    BufferPool::new(
+        boxed_online_policy(&spec, 40, 0).unwrap(),
+        MemStore::new(512, DeviceModel::unit()),
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_registered_policy_parses_by_the_one_grammar() {
     registered();
@@ -230,12 +240,7 @@ fn a_registered_policy_replays_in_the_simulator_as_its_model_says() {
 #[test]
 fn a_registered_policy_manages_the_buffer_pool() {
     registered();
-    let spec = PolicySpec::parse("mru").unwrap();
-    let pool = BufferPool::new(
-        boxed_online_policy(&spec, 40, 0).unwrap(),
-        MemStore::new(512, DeviceModel::unit()),
-    )
-    .unwrap();
+    let pool = pool_of("mru");
     for p in 0..50u64 {
         pool.fix_write(p).unwrap()[0] = p as u8 + 1;
     }
@@ -261,12 +266,7 @@ fn a_registered_policy_runs_as_a_pool_of_fdbuffer() {
     assert_eq!(fd("mru"), mru_hits(40, 50, 20));
     assert_eq!(fd("lru"), 0);
     // And in the pool.
-    let spec = PolicySpec::parse("fdbuffer:mc=40,clean=mru,dirty=mru").unwrap();
-    let pool = BufferPool::new(
-        boxed_online_policy(&spec, 40, 0).unwrap(),
-        MemStore::new(512, DeviceModel::unit()),
-    )
-    .unwrap();
+    let pool = pool_of("fdbuffer:mc=40,clean=mru,dirty=mru");
     for i in 0..1_000u64 {
         drop(pool.fix_read(i % 50).unwrap());
     }

@@ -34,15 +34,17 @@ fn drive<P: Policy>(
     trace: &[(u32, Op)],
     pinned: &dyn Fn(usize, u32) -> bool,
 ) -> Vec<Event> {
-    drive_priced(p, trace, pinned, |_| COST)
+    drive_admitting(p, trace, pinned, |_, _| COST)
 }
 
-/// [`drive`] with each page priced at `cost(page)`.
-fn drive_priced<P: Policy>(
+/// [`drive`] with `admit(p, page)` called as each page is admitted, just
+/// before its insert: it tells the policy what else it learns of the page
+/// and gives the page's cost.
+fn drive_admitting<P: Policy>(
     p: &mut P,
     trace: &[(u32, Op)],
     pinned: &dyn Fn(usize, u32) -> bool,
-    cost: impl Fn(u32) -> PageCost,
+    mut admit: impl FnMut(&mut P, u32) -> PageCost,
 ) -> Vec<Event> {
     let mut out = Vec::new();
     for (i, &(page, op)) in trace.iter().enumerate() {
@@ -58,7 +60,8 @@ fn drive_priced<P: Policy>(
                 continue;
             }
         }
-        p.insert(page, op, cost(page));
+        let cost = admit(p, page);
+        p.insert(page, op, cost);
         out.push(Event::Miss(victim));
     }
     out
@@ -155,7 +158,7 @@ proptest! {
     fn wblandlord_matches_landlord_with_writeback_costs(cap in 1usize..12, t in trace_strategy(30, 400), seed: u64, share in 0u8..40, write in 1u8..8) {
         let pin = pins(seed, share);
         let cost = PageCost::new(1.0, f64::from(write));
-        let got = drive_priced(&mut WbLandlord::new(cap), &t, &pin, |_| cost);
+        let got = drive_admitting(&mut WbLandlord::new(cap), &t, &pin, |_, _| cost);
         let want = run_model(&mut WbLandlordModel { cap, cost, resident: Vec::new(), clock: 0 }, &t, &pin);
         prop_assert_eq!(got, want);
     }
@@ -163,7 +166,7 @@ proptest! {
     #[test]
     fn koltsidas_matches_section_5(cap in 1usize..12, lambda in 0.0f64..=1.0, t in trace_strategy(30, 400), seed: u64, share in 0u8..40) {
         let pin = pins(seed, share);
-        let got = drive_priced(&mut Koltsidas::new(cap, Lambda::Fixed(lambda)), &t, &pin, koltsidas_cost);
+        let got = drive_admitting(&mut Koltsidas::new(cap, Lambda::Fixed(lambda)), &t, &pin, |_, page| koltsidas_cost(page));
         let want = run_model(&mut KoltsidasModel { cap, lambda, list: Vec::new() }, &t, &pin);
         prop_assert_eq!(got, want);
     }
@@ -189,7 +192,7 @@ proptest! {
         let pin = pins(seed, share);
         let cost = PageCost::new(1.0, f64::from(ratio));
         let mut casa = Casa::new(cap, CostSource::Model);
-        let got = drive_priced(&mut casa, &t, &pin, |_| cost);
+        let got = drive_admitting(&mut casa, &t, &pin, |_, _| cost);
         let total = 1.0 + f64::from(ratio);
         let mut m = CasaModel { b: cap, tau: 0.0, c_r: 1.0 / total, c_w: f64::from(ratio) / total, c: Vec::new(), d: Vec::new() };
         let want = run_model(&mut m, &t, &pin);
@@ -307,26 +310,11 @@ proptest! {
     #[test]
     fn cfdc_matches_its_slow_restatement(cap in 1usize..12, w in 0.0f64..=1.0, max in 0usize..6, t in trace_strategy(24, 400), seed: u64, share in 0u8..30) {
         let pin = pins(seed, share);
-        let mut c = Cfdc::new(cap, w, max);
         // Page numbers are the dense ids; each admission learns its neighbours.
-        let mut got = Vec::new();
-        for (i, &(page, op)) in t.iter().enumerate() {
-            if c.access(page, op) {
-                got.push(Event::Hit);
-                continue;
-            }
-            let mut victim = None;
-            if c.len() >= c.capacity() {
-                victim = c.evict(|q| !pin(i, q));
-                if victim.is_none() {
-                    got.push(Event::Miss(None));
-                    continue;
-                }
-            }
+        let got = drive_admitting(&mut Cfdc::new(cap, w, max), &t, &pin, |c, page| {
             c.learn_number(page, flashlayer::policy::Numbered { number: u64::from(page), below: page.checked_sub(1), above: Some(page + 1) });
-            c.insert(page, op, COST);
-            got.push(Event::Miss(victim));
-        }
+            COST
+        });
         let mut m = CfdcModel {
             cap,
             window: (w * cap as f64).round() as usize,
