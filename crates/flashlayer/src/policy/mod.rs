@@ -358,6 +358,61 @@ pub(crate) mod testing {
         }
     }
 
+    /// Xorshift64 (Marsaglia 2003): the unit tests' seeded stream of
+    /// requests. The state must not be 0.
+    pub(crate) struct Xorshift(pub(crate) u64);
+
+    impl Xorshift {
+        /// The next state.
+        pub(crate) fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+
+        /// A request to one of pages `0..pages`, a write one time in
+        /// `writes` (when the next state is a multiple of it).
+        pub(crate) fn request(&mut self, pages: u64, writes: u64) -> (DenseId, Op) {
+            let x = self.next();
+            let op = if x.is_multiple_of(writes) {
+                Op::Write
+            } else {
+                Op::Read
+            };
+            ((x % pages) as DenseId, op)
+        }
+    }
+
+    /// The buffer sizes, and the pages the requests range over at each,
+    /// at which [`agrees_at_sizes`] holds a policy to its model: from one
+    /// page to hundreds, the pages a few times the buffer.
+    pub(crate) const MODEL_SIZES: [(usize, u64); 7] = [
+        (1, 4),
+        (2, 6),
+        (3, 10),
+        (5, 12),
+        (10, 40),
+        (150, 400),
+        (300, 900),
+    ];
+
+    /// [`agrees_with_model`] for 20,000 requests at each of `sizes` (of
+    /// [`MODEL_SIZES`]), on the policy and model `new(capacity)` makes, the
+    /// requests drawn from `seed` and the capacity.
+    pub(crate) fn agrees_at_sizes<P: Policy, M: FnMut(DenseId) -> (bool, Option<DenseId>)>(
+        sizes: &[(usize, u64)],
+        seed: u64,
+        new: impl Fn(usize) -> (P, M),
+    ) {
+        for &(cap, pages) in sizes {
+            let (mut policy, model) = new(cap);
+            agrees_with_model(&mut policy, model, pages, 20_000, seed ^ cap as u64);
+        }
+    }
+
     /// Replays `steps` requests over pages `0..pages` (skewed towards low
     /// ids, so that frequencies spread), drawn from `seed`, through `policy`
     /// and `model` (which returns whether the request hits and, on a miss
@@ -370,12 +425,10 @@ pub(crate) mod testing {
         steps: usize,
         seed: u64,
     ) {
-        let mut rng = seed | 1;
+        let mut rng = Xorshift(seed | 1);
         for step in 0..steps {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let page = ((rng % pages) * (rng % pages) / pages) as DenseId;
+            let x = rng.next();
+            let page = ((x % pages) * (x % pages) / pages) as DenseId;
             let (hit, victim) = model(page);
             assert_eq!(
                 policy.access(page, Op::Read),

@@ -381,7 +381,7 @@ named!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testing::agrees_with_model;
+    use crate::policy::testing::{agrees_at_sizes, MODEL_SIZES};
 
     const C: PageCost = PageCost::new(1.0, 1.0);
 
@@ -488,16 +488,10 @@ mod tests {
 
     #[test]
     fn wtinylfu_admits_by_frequency_as_libcachesim_steps_victim_by_victim() {
-        for (cap, pages) in [(2usize, 6u64), (5, 12), (10, 40), (150, 400), (400, 1_500)] {
+        agrees_at_sizes(&MODEL_SIZES, 0x5851_f42d_4c95_7f2d, |cap| {
             let mut m = Model::new(cap);
-            agrees_with_model(
-                &mut WTinyLfu::new(cap),
-                |p| m.request(p),
-                pages,
-                20_000,
-                0x5851_f42d_4c95_7f2d ^ cap as u64,
-            );
-        }
+            (WTinyLfu::new(cap), move |p| m.request(p))
+        });
     }
 
     #[test]

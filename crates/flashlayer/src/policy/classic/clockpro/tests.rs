@@ -1,7 +1,7 @@
 //! CLOCK-Pro's decisions, worked by hand.
 
 use super::*;
-use crate::policy::testing::agrees_with_model;
+use crate::policy::testing::{agrees_at_sizes, Xorshift, MODEL_SIZES};
 
 const C: PageCost = PageCost::new(1.0, 1.0);
 
@@ -234,24 +234,10 @@ impl Model {
 
 #[test]
 fn clockpro_runs_its_three_hands_as_the_paper_says_victim_by_victim() {
-    for (cap, pages) in [
-        (1usize, 4u64),
-        (2, 6),
-        (3, 10),
-        (5, 12),
-        (10, 40),
-        (100, 300),
-        (300, 900),
-    ] {
+    agrees_at_sizes(&MODEL_SIZES, 0x9e3779b97f4a7c15, |cap| {
         let mut m = Model::new(cap);
-        agrees_with_model(
-            &mut ClockPro::new(cap),
-            |p| m.request(p),
-            pages,
-            20_000,
-            0x9e3779b97f4a7c15 ^ cap as u64,
-        );
-    }
+        (ClockPro::new(cap), move |p| m.request(p))
+    });
 }
 
 /// A buffer of `cap` pages after misses on pages `0..cap`.
@@ -320,23 +306,15 @@ fn clockpro_passes_pinned_pages_and_reinstate_undoes_everything() {
         )
     };
     let mut c = ClockPro::new(10);
-    let mut rng = 7u64;
+    let mut rng = Xorshift(7);
     for _ in 0..5_000 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let p = (rng % 40) as DenseId;
-        let op = if rng.is_multiple_of(3) {
-            Op::Write
-        } else {
-            Op::Read
-        };
+        let (p, op) = rng.request(40, 3);
         if c.access(p, op) {
             continue;
         }
         if c.len() == c.capacity() {
             let before = snapshot(&c);
-            let pinned = rng >> 32 & 7;
+            let pinned = rng.0 >> 32 & 7;
             let v = c.evict(|q| u64::from(q) % 8 != pinned).unwrap();
             assert_ne!(u64::from(v.page) % 8, pinned);
             c.reinstate(v);

@@ -2,7 +2,7 @@
 //! undone evictions.
 
 use super::*;
-use crate::policy::testing::AllWritable;
+use crate::policy::testing::{AllWritable, Xorshift};
 
 fn params() -> WattParams {
     WattParams {
@@ -90,17 +90,9 @@ fn an_undone_eviction_restores_the_kept_histories() {
         },
     );
     let c = PageCost::new(1.0, 1.0);
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
     for step in 0..5_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let page = (x % 13) as DenseId;
-        let op = if x.is_multiple_of(5) {
-            Op::Write
-        } else {
-            Op::Read
-        };
+        let (page, op) = rng.request(13, 5);
         if w.access(page, op) {
             continue;
         }
@@ -141,13 +133,11 @@ fn evicts_as_the_definition(z: usize) {
         })
     };
     let mut dirty = std::collections::HashSet::new();
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
     for step in 0..20_000 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let page = ((rng % 40) * (rng % 40) / 40) as DenseId;
-        let op = if rng % 7 < 2 { Op::Write } else { Op::Read };
+        let x = rng.next();
+        let page = ((x % 40) * (x % 40) / 40) as DenseId;
+        let op = if x % 7 < 2 { Op::Write } else { Op::Read };
         let hit = model.iter().position(|e| e.0 == page);
         assert_eq!(w.access(page, op), hit.is_some(), "step {step}");
         let at = match hit {
@@ -283,18 +273,10 @@ fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
     let cap = 64;
     let mut w = Watt::with_params(cap, p);
     let c = PageCost::new(1.0, 1.0);
-    let mut rng = 7u64;
+    let mut rng = Xorshift(7);
     let mut checked = 0;
     for step in 0..5_000 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let page = (rng % 200) as DenseId;
-        let op = if rng.is_multiple_of(3) {
-            Op::Write
-        } else {
-            Op::Read
-        };
+        let (page, op) = rng.request(200, 3);
         if w.access(page, op) {
             continue;
         }
