@@ -74,6 +74,57 @@ fn bump<P: Policy, S: PageStore>(pool: &BufferPool<P, S>, page: u64, t: usize) -
     }
 }
 
+/// The pages each of [`writers`]' and [`hooked`]'s three threads adds to,
+/// in order: overlapping, so that each fix of a two-frame pool evicts.
+const PLANS: [&[u64]; 3] = [&[1, 2, 1, 3], &[2, 1, 3], &[3, 3, 1, 2]];
+
+/// Runs [`PLANS`]' three threads over `pool`: thread `t` adds 1 to its
+/// byte of each page of its plan through `add(pool, page, t)`, which
+/// returns the byte as it was, and checks that it sees its own earlier
+/// additions; thread 0 calls `flush(pool)` after its second page.
+fn run_plans<P, S>(
+    pool: &Arc<BufferPool<P, S>>,
+    add: impl Fn(&BufferPool<P, S>, u64, usize) -> u8 + Send + Sync + 'static,
+    flush: impl Fn(&BufferPool<P, S>) + Send + Sync + 'static,
+) where
+    P: Policy + Send + 'static,
+    S: PageStore + Send + 'static,
+{
+    let (add, flush) = (Arc::new(add), Arc::new(flush));
+    let handles: Vec<_> = PLANS
+        .iter()
+        .enumerate()
+        .map(|(t, plan)| {
+            let (pool, add, flush) = (Arc::clone(pool), Arc::clone(&add), Arc::clone(&flush));
+            thread::spawn(move || {
+                let mut mine = [0u8; 4];
+                for (i, &p) in plan.iter().enumerate() {
+                    assert_eq!(add(&pool, p, t), mine[p as usize], "thread {t} page {p}");
+                    mine[p as usize] += 1;
+                    if t == 0 && i == 1 {
+                        flush(&pool);
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+/// Checks that `store` holds every addition of [`PLANS`]' threads.
+fn holds_every_addition(store: &mut impl PageStore) {
+    let mut buf = [0u8; PS];
+    for p in 1..=3u64 {
+        store.read(p, &mut buf).unwrap();
+        for (t, plan) in PLANS.iter().enumerate() {
+            let want = plan.iter().filter(|&&q| q == p).count() as u8;
+            assert_eq!(buf[t], want, "page {p} thread {t}");
+        }
+    }
+}
+
 /// Pages read ahead by [`writers`], over every schedule run so far.
 static READ_AHEAD: AtomicU64 = AtomicU64::new(0);
 
@@ -88,43 +139,16 @@ fn writers<P: Policy + Send + std::fmt::Debug + 'static>(policy: impl Fn() -> P,
         faults: faults.clone(),
     };
     let pool = Arc::new(BufferPool::new(policy(), store).unwrap());
-    let plans: [&[u64]; 3] = [&[1, 2, 1, 3], &[2, 1, 3], &[3, 3, 1, 2]];
-    let handles: Vec<_> = plans
-        .iter()
-        .enumerate()
-        .map(|(t, plan)| {
-            let pool = Arc::clone(&pool);
-            let plan = plan.to_vec();
-            thread::spawn(move || {
-                let mut mine = [0u8; 4];
-                for (i, &p) in plan.iter().enumerate() {
-                    assert_eq!(bump(&pool, p, t), mine[p as usize], "thread {t} page {p}");
-                    mine[p as usize] += 1;
-                    if t == 0 && i == 1 {
-                        while let Err(e) = pool.flush() {
-                            assert!(matches!(e, Error::Store(_)), "{e}");
-                            thread::yield_now();
-                        }
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    run_plans(&pool, bump, |pool| {
+        while let Err(e) = pool.flush() {
+            assert!(matches!(e, Error::Store(_)), "{e}");
+            thread::yield_now();
+        }
+    });
     faults.on.store(false, Ordering::Relaxed);
     READ_AHEAD.fetch_add(pool.metrics().read_ahead, Ordering::Relaxed);
     let pool = Arc::try_unwrap(pool).expect("threads are done");
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    for p in 1..=3u64 {
-        store.read(p, &mut buf).unwrap();
-        for (t, plan) in plans.iter().enumerate() {
-            let want = plan.iter().filter(|&&q| q == p).count() as u8;
-            assert_eq!(buf[t], want, "page {p} thread {t}");
-        }
-    }
+    holds_every_addition(&mut pool.close().unwrap());
 }
 
 /// Two threads fix the same missing page at once while a third evicts
@@ -580,54 +604,24 @@ fn hooked(listening: bool, ranged: bool, every: u64, recorder_every: u64, how: [
         )
         .unwrap();
     }
-    let plans: [&[u64]; 3] = [&[1, 2, 1, 3], &[2, 1, 3], &[3, 3, 1, 2]];
-    let handles: Vec<_> = plans
-        .iter()
-        .enumerate()
-        .map(|(t, plan)| {
-            let pool = Arc::clone(&pool);
-            let plan = plan.to_vec();
-            let how = how[t];
-            thread::spawn(move || {
-                let mut mine = [0u8; 4];
-                for (i, &p) in plan.iter().enumerate() {
-                    assert_eq!(
-                        add(&pool, p, t, how),
-                        mine[p as usize],
-                        "thread {t} page {p}"
-                    );
-                    mine[p as usize] += 1;
-                    if t == 0 && i == 1 {
-                        loop {
-                            let flushed =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    pool.flush()
-                                }));
-                            match flushed {
-                                Ok(Ok(())) => break,
-                                Ok(Err(e)) => assert!(matches!(e, Error::Store(_)), "{e}"),
-                                Err(_) => {}
-                            }
-                            thread::yield_now();
-                        }
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    run_plans(
+        &pool,
+        move |pool, p, t| add(pool, p, t, how[t]),
+        |pool| loop {
+            let flushed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.flush()));
+            match flushed {
+                Ok(Ok(())) => break,
+                Ok(Err(e)) => assert!(matches!(e, Error::Store(_)), "{e}"),
+                Err(_) => {}
+            }
+            thread::yield_now();
+        },
+    );
     assert_eq!(pool.sleepers(), 0, "no sleeper outlived its fix");
     let pool = Arc::try_unwrap(pool).expect("threads are done");
     // Failures stop: the store takes every write from here on.
     pool.with_store(|s| s.every = 0);
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    for (p, want) in [(1u64, [2u8, 1, 1]), (2, [1, 1, 1]), (3, [1, 1, 2])] {
-        store.read(p, &mut buf).unwrap();
-        assert_eq!(&buf[..3], &want, "page {p}");
-    }
+    holds_every_addition(&mut pool.close().unwrap());
 }
 
 /// One test per case of [`hooked`]: its name, what the model check says
