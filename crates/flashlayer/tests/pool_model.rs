@@ -57,6 +57,33 @@ fn explore(name: &str, f: impl Fn() + Send + Sync + 'static) {
     eprintln!("{name}: {random} random and {pct} PCT schedules explored");
 }
 
+/// An LRU pool of `frames` frames over a memory store, for threads to share.
+fn shared_pool(frames: usize) -> Arc<BufferPool<Lru, MemStore>> {
+    Arc::new(BufferPool::new(Lru::new(frames), MemStore::new(PS, DeviceModel::unit())).unwrap())
+}
+
+/// Spawns a thread that runs `f` on its own handle to `pool`.
+fn spawn_on<P, S, T>(
+    pool: &Arc<BufferPool<P, S>>,
+    f: impl FnOnce(&BufferPool<P, S>) -> T + Send + 'static,
+) -> thread::JoinHandle<T>
+where
+    P: Policy + Send + 'static,
+    S: PageStore + Send + 'static,
+    T: Send + 'static,
+{
+    let pool = Arc::clone(pool);
+    thread::spawn(move || f(&pool))
+}
+
+/// Page 1 as the store holds it once `pool`, its threads done, is closed.
+fn page_one_after_close(pool: Arc<BufferPool<Lru, MemStore>>) -> [u8; PS] {
+    let pool = Arc::try_unwrap(pool).expect("threads are done");
+    let mut buf = [0u8; PS];
+    pool.close().unwrap().read(1, &mut buf).unwrap();
+    buf
+}
+
 /// Fixes `page` for writing and adds 1 to byte `t`, retrying failures the
 /// test injected and waits for a frame; returns the byte it found.
 fn bump<P: Policy, S: PageStore>(pool: &BufferPool<P, S>, page: u64, t: usize) -> u8 {
@@ -95,14 +122,14 @@ fn run_plans<P, S>(
         .iter()
         .enumerate()
         .map(|(t, plan)| {
-            let (pool, add, flush) = (Arc::clone(pool), Arc::clone(&add), Arc::clone(&flush));
-            thread::spawn(move || {
+            let (add, flush) = (Arc::clone(&add), Arc::clone(&flush));
+            spawn_on(pool, move |pool| {
                 let mut mine = [0u8; 4];
                 for (i, &p) in plan.iter().enumerate() {
-                    assert_eq!(add(&pool, p, t), mine[p as usize], "thread {t} page {p}");
+                    assert_eq!(add(pool, p, t), mine[p as usize], "thread {t} page {p}");
                     mine[p as usize] += 1;
                     if t == 0 && i == 1 {
-                        flush(&pool);
+                        flush(pool);
                     }
                 }
             })
@@ -155,24 +182,19 @@ fn writers<P: Policy + Send + std::fmt::Debug + 'static>(policy: impl Fn() -> P,
 /// around them: one loads it, the other waits for that load alone, and
 /// both see the one copy (the second sees the first's addition).
 fn loaders() {
-    let pool =
-        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let pool = shared_pool(2);
     let same: Vec<_> = (0..2)
         .map(|t| {
-            let pool = Arc::clone(&pool);
-            thread::spawn(move || {
-                bump(&pool, 7, 0);
+            spawn_on(&pool, move |pool| {
+                bump(pool, 7, 0);
                 t
             })
         })
         .collect();
-    let other = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || {
-            bump(&pool, 8, 1);
-            bump(&pool, 9, 1);
-        })
-    };
+    let other = spawn_on(&pool, move |pool| {
+        bump(pool, 8, 1);
+        bump(pool, 9, 1);
+    });
     for h in same {
         h.join().unwrap();
     }
@@ -187,15 +209,13 @@ fn loaders() {
 /// clean the other thread's addition, whichever unfix comes first. The
 /// store ends with the addition.
 fn idle_writers() {
-    let pool =
-        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let pool = shared_pool(2);
     let handles: Vec<_> = (0..3)
         .map(|t| {
-            let pool = Arc::clone(&pool);
-            thread::spawn(move || match t {
+            spawn_on(&pool, move |pool| match t {
                 0 => drop(pool.fix_write(1).unwrap()),
                 1 => {
-                    bump(&pool, 1, 0);
+                    bump(pool, 1, 0);
                 }
                 _ => {
                     drop(pool.fix_read(2).unwrap());
@@ -209,10 +229,7 @@ fn idle_writers() {
     }
     drop(pool.fix_read(4).unwrap());
     drop(pool.fix_read(5).unwrap());
-    let pool = Arc::try_unwrap(pool).expect("threads are done");
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
+    let buf = page_one_after_close(pool);
     assert_eq!(buf[0], 1, "the addition to page 1 is in the store");
 }
 
@@ -222,54 +239,44 @@ fn idle_writers() {
 /// the policy in batches. The reader never sees a count go back or a wrong
 /// page, and the store ends with every addition.
 fn readers() {
-    let pool =
-        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
-    let writer = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || {
-            for _ in 0..3 {
-                bump(&pool, 1, 0);
-                bump(&pool, 2, 0);
-            }
-        })
-    };
-    let reader = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || {
-            let mut last = 0;
-            for _ in 0..3 {
-                for p in [1u64, 1, 3] {
-                    let page = loop {
-                        match pool.fix_read(p) {
-                            Ok(g) => break g,
-                            Err(Error::AllPinned(_)) => thread::yield_now(),
-                            Err(e) => panic!("{e}"),
-                        }
-                    };
-                    if p == 1 {
-                        assert!(
-                            page[0] >= last,
-                            "page 1 went back from {last} to {}",
-                            page[0]
-                        );
-                        last = page[0];
-                        // A read guard, counted without the pool lock or
-                        // not, keeps every writer out while it is held.
-                        thread::yield_now();
-                        assert_eq!(page[0], last, "page 1 changed under a read guard");
-                    } else {
-                        assert_eq!(page[0], 0, "page {p} holds another page's bytes");
+    let pool = shared_pool(2);
+    let writer = spawn_on(&pool, move |pool| {
+        for _ in 0..3 {
+            bump(pool, 1, 0);
+            bump(pool, 2, 0);
+        }
+    });
+    let reader = spawn_on(&pool, move |pool| {
+        let mut last = 0;
+        for _ in 0..3 {
+            for p in [1u64, 1, 3] {
+                let page = loop {
+                    match pool.fix_read(p) {
+                        Ok(g) => break g,
+                        Err(Error::AllPinned(_)) => thread::yield_now(),
+                        Err(e) => panic!("{e}"),
                     }
+                };
+                if p == 1 {
+                    assert!(
+                        page[0] >= last,
+                        "page 1 went back from {last} to {}",
+                        page[0]
+                    );
+                    last = page[0];
+                    // A read guard, counted without the pool lock or
+                    // not, keeps every writer out while it is held.
+                    thread::yield_now();
+                    assert_eq!(page[0], last, "page 1 changed under a read guard");
+                } else {
+                    assert_eq!(page[0], 0, "page {p} holds another page's bytes");
                 }
             }
-        })
-    };
+        }
+    });
     writer.join().unwrap();
     reader.join().unwrap();
-    let pool = Arc::try_unwrap(pool).expect("threads are done");
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
+    let buf = page_one_after_close(pool);
     assert_eq!(buf[0], 3);
 }
 
@@ -281,43 +288,30 @@ fn readers() {
 /// the reader waits for: every thread finishes, and the store ends with the
 /// writer's addition.
 fn coupled_flush() {
-    let pool =
-        Arc::new(BufferPool::new(Lru::new(2), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let pool = shared_pool(2);
     bump(&pool, 1, 0);
     bump(&pool, 2, 0);
-    let reader = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || {
-            let parent = pool.fix_read(1).unwrap();
-            let child = match pool.fix_read(3) {
-                Ok(g) => Some(g),
-                // Both frames pinned (page 1 by this thread, page 2 by the
-                // writer's miss): the descent gives up, as an engine
-                // restarts it.
-                Err(Error::AllPinned(_)) => None,
-                Err(e) => panic!("{e}"),
-            };
-            assert_eq!(parent[0], 1, "page 1 changed under a read guard");
-            drop(child);
-        })
-    };
-    let writer = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || {
-            bump(&pool, 1, 1);
-        })
-    };
-    let flusher = {
-        let pool = Arc::clone(&pool);
-        thread::spawn(move || pool.flush().unwrap())
-    };
+    let reader = spawn_on(&pool, move |pool| {
+        let parent = pool.fix_read(1).unwrap();
+        let child = match pool.fix_read(3) {
+            Ok(g) => Some(g),
+            // Both frames pinned (page 1 by this thread, page 2 by the
+            // writer's miss): the descent gives up, as an engine
+            // restarts it.
+            Err(Error::AllPinned(_)) => None,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(parent[0], 1, "page 1 changed under a read guard");
+        drop(child);
+    });
+    let writer = spawn_on(&pool, move |pool| {
+        bump(pool, 1, 1);
+    });
+    let flusher = spawn_on(&pool, move |pool| pool.flush().unwrap());
     reader.join().unwrap();
     writer.join().unwrap();
     flusher.join().unwrap();
-    let pool = Arc::try_unwrap(pool).expect("threads are done");
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
+    let buf = page_one_after_close(pool);
     assert_eq!(buf[..2], [1, 1], "page 1 holds both additions");
 }
 
@@ -333,14 +327,12 @@ fn a_flush_beside_latch_coupling_never_deadlocks() {
 /// drain is dropped, as the pool's protocol says), and the rings' counts
 /// never go wrong.
 fn shared_stripes() {
-    let pool =
-        Arc::new(BufferPool::new(Lru::new(3), MemStore::new(PS, DeviceModel::unit())).unwrap());
+    let pool = shared_pool(3);
     drop(pool.fix_read(1).unwrap());
     drop(pool.fix_read(2).unwrap());
     let handles: Vec<_> = (0..3u64)
         .map(|t| {
-            let pool = Arc::clone(&pool);
-            thread::spawn(move || {
+            spawn_on(&pool, move |pool| {
                 for i in 0..6u64 {
                     let page = if t == 2 && i % 2 == 1 {
                         3 + i
