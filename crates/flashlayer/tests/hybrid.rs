@@ -32,12 +32,15 @@ fn magnetic() -> DeviceModel {
     DeviceModel::preset("koltsidas08-magnetic").unwrap()
 }
 
-fn sim_store(p: Placement) -> HybridStore<CostStore, CostStore> {
+/// Table 1's disks as cost stores, every page preloaded, under `p`.
+fn cost_stores(p: Placement) -> HybridStoreBuilder<CostStore, CostStore> {
     HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
         .placement(p)
         .preloaded(true)
-        .open()
-        .unwrap()
+}
+
+fn sim_store(p: Placement) -> HybridStore<CostStore, CostStore> {
+    cost_stores(p).open().unwrap()
 }
 
 /// Conservative (Figure 3) on one page's events, with the Appendix's
@@ -193,12 +196,7 @@ fn the_optimal_replay_costs_what_the_dynamic_program_says() {
         })
         .collect();
     let run = |p: Placement, record: bool| {
-        let store = HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
-            .placement(p)
-            .preloaded(true)
-            .record(record)
-            .open()
-            .unwrap();
+        let store = cost_stores(p).record(record).open().unwrap();
         let mut sim = Simulator::new(Lru::new(10), store).unwrap();
         for &(p, op) in &trace {
             sim.request(p, op).unwrap();
@@ -236,9 +234,7 @@ fn the_optimal_replay_costs_what_the_dynamic_program_says() {
 
 #[test]
 fn a_full_flash_disk_keeps_the_pages_with_the_highest_saving() {
-    let store = HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
-        .placement(Placement::Conservative)
-        .preloaded(true)
+    let store = cost_stores(Placement::Conservative)
         .flash_capacity(2)
         .open()
         .unwrap();
@@ -265,12 +261,7 @@ fn a_full_flash_disk_keeps_the_pages_with_the_highest_saving() {
 
 #[test]
 fn deferred_migrations_go_in_one_sequential_batch() {
-    let store = HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
-        .placement(Placement::Optimistic)
-        .preloaded(true)
-        .defer(8)
-        .open()
-        .unwrap();
+    let store = cost_stores(Placement::Optimistic).defer(8).open().unwrap();
     let mut sim = Simulator::new(Lru::new(1), store).unwrap();
     // Eight read-only pages, each evicted once: optimistic marks each.
     for p in 0..9 {
@@ -525,12 +516,7 @@ impl Policy for Logging {
 
 #[test]
 fn a_resident_page_moved_by_a_deferred_batch_is_repriced_in_its_policy() {
-    let store = HybridStore::builder(CostStore::new(flash()), CostStore::new(magnetic()))
-        .placement(Placement::Optimistic)
-        .preloaded(true)
-        .defer(2)
-        .open()
-        .unwrap();
+    let store = cost_stores(Placement::Optimistic).defer(2).open().unwrap();
     let policy = Logging {
         inner: Lru::new(2),
         repriced: Vec::new(),
