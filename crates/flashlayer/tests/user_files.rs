@@ -7,7 +7,7 @@ use flashlayer::sim::{self, is_database_file, ReplayOptions, Replayed, StoreSpec
 use flashlayer::spec::Size;
 use flashlayer::trace::{Flt, FltWriter};
 use flashlayer::types::Op;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn trace(path: &Path) -> Flt {
     let mut w = FltWriter::create(path).unwrap();
@@ -18,11 +18,26 @@ fn trace(path: &Path) -> Flt {
     Flt::open(path).unwrap()
 }
 
+/// A fresh folder, holding [`trace`] and nothing else, and the path of a
+/// database file `name` in it.
+fn beside_trace(name: &str) -> (tempfile::TempDir, Flt, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(&dir.path().join("t.flt"));
+    let db = dir.path().join(name);
+    (dir, t, db)
+}
+
+/// `t` through LRU with two frames over `store`.
 fn run(t: &Flt, store: &str) -> flashlayer::Result<Replayed> {
+    run_with(t, 2, store)
+}
+
+/// `t` through LRU with `frames` frames over `store`.
+fn run_with(t: &Flt, frames: u64, store: &str) -> flashlayer::Result<Replayed> {
     sim::replay(
         t,
         &PolicySpec::parse("lru").unwrap(),
-        Size::Pages(2),
+        Size::Pages(frames),
         &StoreSpec::parse(store)?,
         &ReplayOptions::default(),
         &mut |_| Ok(()),
@@ -50,9 +65,7 @@ fn a_file_store_never_writes_over_the_trace_it_reads() {
 
 #[test]
 fn a_file_store_refuses_a_file_flashlayer_did_not_write_unless_told_to_replace_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = trace(&dir.path().join("t.flt"));
-    let db = dir.path().join("precious.db");
+    let (_dir, t, db) = beside_trace("precious.db");
     std::fs::write(&db, b"the user's bytes").unwrap();
     let e = run(&t, &format!("file:path={}", db.display()))
         .unwrap_err()
@@ -75,9 +88,7 @@ fn a_file_store_refuses_a_file_flashlayer_did_not_write_unless_told_to_replace_i
 
 #[test]
 fn a_database_an_earlier_run_wrote_is_reused_until_someone_changes_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = trace(&dir.path().join("t.flt"));
-    let db = dir.path().join("new.db");
+    let (_dir, t, db) = beside_trace("new.db");
     let spec = format!("file:path={}", db.display());
     let first = run(&t, &spec).unwrap();
     assert!(is_database_file(&db));
@@ -100,9 +111,7 @@ fn a_database_an_earlier_run_wrote_is_reused_until_someone_changes_it() {
 
 #[test]
 fn a_run_that_fails_removes_only_the_file_it_created() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = trace(&dir.path().join("t.flt"));
-    let db = dir.path().join("fresh.db");
+    let (_dir, t, db) = beside_trace("fresh.db");
     // O_DIRECT needs a page size that is a multiple of 4096: the store
     // refuses to open, after the claim created the file.
     let spec = format!("file:path={},direct=on,page_size=1024", db.display());
@@ -120,9 +129,7 @@ fn a_run_that_fails_removes_only_the_file_it_created() {
 
 #[test]
 fn runs_on_one_database_file_take_turns() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = trace(&dir.path().join("t.flt"));
-    let db = dir.path().join("shared.db");
+    let (_dir, t, db) = beside_trace("shared.db");
     let spec = format!("file:path={}", db.display());
     let rows: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4).map(|_| s.spawn(|| run(&t, &spec))).collect();
@@ -148,15 +155,7 @@ fn read_only_trace(path: &Path, pages: u64, n: u64) -> Flt {
 fn a_flash_store_starts_from_a_written_database_so_every_miss_reads_the_chip() {
     let dir = tempfile::tempdir().unwrap();
     let t = read_only_trace(&dir.path().join("ro.flt"), 1000, 20_000);
-    let r = sim::replay(
-        &t,
-        &PolicySpec::parse("lru").unwrap(),
-        Size::Pages(100),
-        &StoreSpec::parse("flash:changed=64").unwrap(),
-        &ReplayOptions::default(),
-        &mut |_| Ok(()),
-    )
-    .unwrap();
+    let r = run_with(&t, 100, "flash:changed=64").unwrap();
     let reads = r.field("chip_reads").and_then(|v| v.int()).unwrap();
     let programs = r.field("chip_programs").and_then(|v| v.int()).unwrap();
     // Each miss reads its page from the chip (a base page: one read);
