@@ -229,10 +229,17 @@ fn latched_tree_stays_consistent_under_eight_threads_with_casa() {
     threads_share_a_tree("casa");
 }
 
-/// A tree of a few hundred keys, its space, and the page numbers of two
-/// neighbouring leaves.
-fn planted(dir: &Path) -> (Sp, BTree, u32, u32) {
-    let sp = open(&dir.join("t.db"), "lru", 32, true, &sound());
+/// One of two neighbouring leaves of a planted tree.
+enum Leaf {
+    First,
+    Next,
+}
+
+/// What the checker says of a tree of a few hundred keys once `damage`
+/// changed the bytes of one of its leaves.
+fn checker_error(leaf: Leaf, damage: impl FnOnce(&mut [u8])) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let sp = open(&dir.path().join("t.db"), "lru", 32, true, &sound());
     let tree = BTree::create(&sp, "t").unwrap();
     for i in 0..300u32 {
         tree.insert(&sp, &i.to_be_bytes(), &[1; 20]).unwrap();
@@ -240,69 +247,56 @@ fn planted(dir: &Path) -> (Sp, BTree, u32, u32) {
     assert_eq!(tree.check(&sp).unwrap().entries, 300);
     // Page 1 is the first leaf (the root before the first split); its link
     // names the next leaf.
-    let next = {
-        let g = sp.pool().fix_read(1).unwrap();
-        u32::from_le_bytes(g[8..12].try_into().unwrap())
+    let page = match leaf {
+        Leaf::First => 1,
+        Leaf::Next => {
+            let g = sp.pool().fix_read(1).unwrap();
+            u32::from_le_bytes(g[8..12].try_into().unwrap())
+        }
     };
-    (sp, tree, 1, next)
-}
-
-fn check_error(sp: &Sp, tree: &BTree) -> String {
-    tree.check(sp).unwrap_err().to_string()
+    damage(&mut sp.pool().fix_write(u64::from(page)).unwrap());
+    tree.check(&sp).unwrap_err().to_string()
 }
 
 #[test]
 fn checker_finds_keys_out_of_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let (sp, tree, leaf, _) = planted(dir.path());
-    {
-        // Swap the first two slots of the leaf.
-        let mut g = sp.pool().fix_write(u64::from(leaf)).unwrap();
+    // Swap the first two slots of the leaf.
+    let e = checker_error(Leaf::First, |g| {
         let (a, b) = ([g[16], g[17]], [g[18], g[19]]);
         g[16..18].copy_from_slice(&b);
         g[18..20].copy_from_slice(&a);
-    }
-    let e = check_error(&sp, &tree);
+    });
     assert!(e.contains("out of order") && e.contains("page 1"), "{e}");
 }
 
 #[test]
 fn checker_finds_a_broken_leaf_chain() {
-    let dir = tempfile::tempdir().unwrap();
-    let (sp, tree, leaf, _) = planted(dir.path());
-    sp.pool().fix_write(u64::from(leaf)).unwrap()[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
-    let e = check_error(&sp, &tree);
+    let e = checker_error(Leaf::First, |g| {
+        g[8..12].copy_from_slice(&u32::MAX.to_le_bytes())
+    });
     assert!(e.contains("where the next leaf is"), "{e}");
 }
 
 #[test]
 fn checker_finds_a_key_outside_its_parents_range() {
-    let dir = tempfile::tempdir().unwrap();
-    let (sp, tree, _, next) = planted(dir.path());
-    {
-        // The second leaf's first key becomes 0, which belongs to the first.
-        let mut g = sp.pool().fix_write(u64::from(next)).unwrap();
+    // The second leaf's first key becomes 0, which belongs to the first.
+    let e = checker_error(Leaf::Next, |g| {
         let off = usize::from(u16::from_le_bytes([g[16], g[17]]));
         g[off + 4..off + 8].copy_from_slice(&0u32.to_be_bytes());
-    }
-    let e = check_error(&sp, &tree);
+    });
     assert!(e.contains("outside the range"), "{e}");
 }
 
 #[test]
 fn checker_finds_a_cell_outside_its_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let (sp, tree, leaf, _) = planted(dir.path());
-    sp.pool().fix_write(u64::from(leaf)).unwrap()[16..18].copy_from_slice(&600u16.to_le_bytes());
-    let e = check_error(&sp, &tree);
+    let e = checker_error(Leaf::First, |g| {
+        g[16..18].copy_from_slice(&600u16.to_le_bytes())
+    });
     assert!(e.contains("outside the page"), "{e}");
 }
 
 #[test]
 fn checker_finds_a_node_at_the_wrong_level() {
-    let dir = tempfile::tempdir().unwrap();
-    let (sp, tree, _, next) = planted(dir.path());
-    sp.pool().fix_write(u64::from(next)).unwrap()[1] = 3;
-    let e = check_error(&sp, &tree);
+    let e = checker_error(Leaf::Next, |g| g[1] = 3);
     assert!(e.contains("at level 3"), "{e}");
 }
