@@ -28,9 +28,16 @@ fn strike(left: &AtomicU32, what: &str, page: PageId) {
     }
 }
 
-/// A memory store whose next `reads` reads and `writes` writes panic.
 type Pool = BufferPool<Lru, Hooked<MemStore>>;
 
+/// The first byte of page 1 in the store, once `pool` is closed.
+fn first_byte_of_one(pool: Pool) -> u8 {
+    let mut buf = [0u8; PS];
+    pool.close().unwrap().read(1, &mut buf).unwrap();
+    buf[0]
+}
+
+/// A memory store whose next `reads` reads and `writes` writes panic.
 fn pool(frames: usize) -> (Pool, Arc<AtomicU32>, Arc<AtomicU32>) {
     let (reads, writes) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
     let (r, w) = (Arc::clone(&reads), Arc::clone(&writes));
@@ -93,10 +100,7 @@ fn a_write_back_that_panics_leaves_the_page_dirty_and_the_next_flush_writes_it()
     assert!(pool.is_dirty(1), "a page whose write panicked stays dirty");
     pool.flush().unwrap();
     assert!(!pool.is_dirty(1));
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
-    assert_eq!(buf[0], 7);
+    assert_eq!(first_byte_of_one(pool), 7);
 }
 
 #[test]
@@ -111,10 +115,11 @@ fn a_victim_write_that_panics_leaves_the_victim_dirty_and_resident() {
     assert!(pool.is_dirty(1), "the victim stays, dirty");
     drop(pool.fix_read(2).unwrap());
     assert!(!pool.is_resident(1));
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
-    assert_eq!(buf[0], 7, "the victim reached the store on the retry");
+    assert_eq!(
+        first_byte_of_one(pool),
+        7,
+        "the victim reached the store on the retry"
+    );
 }
 
 #[test]
@@ -173,10 +178,7 @@ fn a_recorder_that_panics_on_a_modifying_unfix_keeps_the_page_dirty() {
         "the modification is dirty though the recorder panicked"
     );
     drop(pool.fix_read(2).unwrap());
-    let mut store = pool.close().unwrap();
-    let mut buf = [0u8; PS];
-    store.read(1, &mut buf).unwrap();
-    assert_eq!(buf[0], 15, "evicted, it was written");
+    assert_eq!(first_byte_of_one(pool), 15, "evicted, it was written");
 }
 
 /// ACE reading ahead (nw = ne = 3) over 4 frames: a miss whose victim is
