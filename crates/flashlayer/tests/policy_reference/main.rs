@@ -194,11 +194,11 @@ proptest! {
         let mut casa = Casa::new(cap, CostSource::Model);
         let got = drive_admitting(&mut casa, &t, &pin, |_, _| cost);
         let total = 1.0 + f64::from(ratio);
-        let mut m = CasaModel { b: cap, tau: 0.0, c_r: 1.0 / total, c_w: f64::from(ratio) / total, c: Vec::new(), d: Vec::new() };
+        let mut m = CasaModel { b: cap, tau: 0.0, c_r: 1.0 / total, c_w: f64::from(ratio) / total, pools: Pools::default() };
         let want = run_model(&mut m, &t, &pin);
         prop_assert_eq!(got, want);
         prop_assert!((casa.tau() - m.tau).abs() < 1e-9, "tau {} vs {}", casa.tau(), m.tau);
-        prop_assert_eq!(casa.clean_len(), m.c.len());
+        prop_assert_eq!(casa.clean_len(), m.pools.c.len());
     }
 
     #[test]
@@ -207,7 +207,7 @@ proptest! {
         let mc = (mc_share * m as f64).round() as usize;
         let mut fd = FdBuffer::new(m, mc, BoxedPolicy::new(Lru::new(m)), BoxedPolicy::new(Lru::new(m)));
         let got = drive(&mut fd, &t, &pin);
-        let want = run_model(&mut FdBufferModel { m, mc, c: Vec::new(), d: Vec::new() }, &t, &pin);
+        let want = run_model(&mut FdBufferModel { m, mc, pools: Pools::default() }, &t, &pin);
         prop_assert_eq!(&got, &want);
         // Pools named as LRU itself (the builder's default) decide alike.
         let mut direct = FdBuffer::new(m, mc, Lru::new(m), Lru::new(m));

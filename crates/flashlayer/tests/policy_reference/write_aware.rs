@@ -178,77 +178,83 @@ impl CcfLruModel {
     }
 }
 
-/// A hit in a clean pool C and a dirty pool D, index 0 the LRU end: a
-/// write moves a clean page to D's MRU end, any other hit moves the page to
-/// its own pool's MRU end. Returns whether the page was in C, or `None` on
-/// a miss.
-fn hit_two_pools(c: &mut Vec<Entry>, d: &mut Vec<Entry>, page: u32, op: Op) -> Option<bool> {
-    if let Some(i) = find(c, page) {
-        let mut e = c.remove(i);
-        if op.is_write() {
-            e.dirty = true;
-            d.push(e);
-        } else {
-            c.push(e);
+/// A clean pool C and a dirty pool D, index 0 the LRU end of each.
+#[derive(Default)]
+pub(crate) struct Pools {
+    pub(crate) c: Vec<Entry>,
+    pub(crate) d: Vec<Entry>,
+}
+
+impl Pools {
+    /// A hit: a write moves a clean page to D's MRU end, any other hit
+    /// moves the page to its own pool's MRU end. Returns whether the page
+    /// was in C, or `None` on a miss.
+    fn hit(&mut self, page: u32, op: Op) -> Option<bool> {
+        if let Some(i) = find(&self.c, page) {
+            let mut e = self.c.remove(i);
+            if op.is_write() {
+                e.dirty = true;
+                self.d.push(e);
+            } else {
+                self.c.push(e);
+            }
+            return Some(true);
         }
-        return Some(true);
+        let i = find(&self.d, page)?;
+        let e = self.d.remove(i);
+        self.d.push(e);
+        Some(false)
     }
-    let i = find(d, page)?;
-    let e = d.remove(i);
-    d.push(e);
-    Some(false)
-}
 
-/// A miss in two pools of `cap` pages in all: when they are full, the
-/// least recent evictable page of C (`from_c`) or else D goes, or of the
-/// other pool if that one has none (none in either: the miss is refused,
-/// nothing admitted); the missed page then enters D's MRU end if written,
-/// else C's.
-fn miss_two_pools(
-    c: &mut Vec<Entry>,
-    d: &mut Vec<Entry>,
-    cap: usize,
-    from_c: bool,
-    page: u32,
-    op: Op,
-    ev: &dyn Fn(u32) -> bool,
-) -> Event {
-    let mut out = Event::Miss(None);
-    if c.len() + d.len() == cap {
-        let (first, second) = if from_c {
-            (&mut *c, &mut *d)
+    /// A miss in pools of `cap` pages in all: when they are full, the
+    /// least recent evictable page of C (`from_c`) or else D goes, or of
+    /// the other pool if that one has none (none in either: the miss is
+    /// refused, nothing admitted); the missed page then enters D's MRU end
+    /// if written, else C's.
+    fn miss(
+        &mut self,
+        cap: usize,
+        from_c: bool,
+        page: u32,
+        op: Op,
+        ev: &dyn Fn(u32) -> bool,
+    ) -> Event {
+        let mut out = Event::Miss(None);
+        if self.c.len() + self.d.len() == cap {
+            let (first, second) = if from_c {
+                (&mut self.c, &mut self.d)
+            } else {
+                (&mut self.d, &mut self.c)
+            };
+            let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
+            out = match (pick(first), pick(second)) {
+                (Some(i), _) => take(first, i),
+                (None, Some(i)) => take(second, i),
+                _ => return Event::Miss(None),
+            };
+        }
+        let e = entry(page, op);
+        if op.is_write() {
+            self.d.push(e);
         } else {
-            (&mut *d, &mut *c)
-        };
-        let pick = |l: &Vec<Entry>| l.iter().position(|e| ev(e.page));
-        out = match (pick(first), pick(second)) {
-            (Some(i), _) => take(first, i),
-            (None, Some(i)) => take(second, i),
-            _ => return Event::Miss(None),
-        };
+            self.c.push(e);
+        }
+        out
     }
-    let e = entry(page, op);
-    if op.is_write() {
-        d.push(e);
-    } else {
-        c.push(e);
-    }
-    out
 }
 
-/// CASA, Algorithm 1 line by line: C and D, index 0 the LRU end.
+/// CASA, Algorithm 1 line by line.
 pub(crate) struct CasaModel {
     pub(crate) b: usize,
     pub(crate) tau: f64,
     pub(crate) c_r: f64,
     pub(crate) c_w: f64,
-    pub(crate) c: Vec<Entry>,
-    pub(crate) d: Vec<Entry>,
+    pub(crate) pools: Pools,
 }
 impl Model for CasaModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        let (nc, nd) = (self.c.len() as f64, self.d.len() as f64);
-        if let Some(clean) = hit_two_pools(&mut self.c, &mut self.d, page, op) {
+        let (nc, nd) = (self.pools.c.len() as f64, self.pools.d.len() as f64);
+        if let Some(clean) = self.pools.hit(page, op) {
             match (clean, op.is_write()) {
                 (true, false) => self.tau = (self.tau + self.c_r * nd / nc).min(self.b as f64),
                 (false, true) => self.tau = (self.tau - self.c_w * nc / nd).max(0.0),
@@ -257,29 +263,27 @@ impl Model for CasaModel {
             return Event::Hit;
         }
         let from_c = nc > self.tau;
-        miss_two_pools(&mut self.c, &mut self.d, self.b, from_c, page, op, ev)
+        self.pools.miss(self.b, from_c, page, op, ev)
     }
 }
 
-/// FD-Buffer with LRU pools, Algorithms 1 and 2 line by line: C and D,
-/// index 0 the LRU end.
+/// FD-Buffer with LRU pools, Algorithms 1 and 2 line by line.
 pub(crate) struct FdBufferModel {
     pub(crate) m: usize,
     pub(crate) mc: usize,
-    pub(crate) c: Vec<Entry>,
-    pub(crate) d: Vec<Entry>,
+    pub(crate) pools: Pools,
 }
 impl Model for FdBufferModel {
     fn step(&mut self, page: u32, op: Op, ev: &dyn Fn(u32) -> bool) -> Event {
-        if hit_two_pools(&mut self.c, &mut self.d, page, op).is_some() {
+        if self.pools.hit(page, op).is_some() {
             return Event::Hit;
         }
         let from_d = if op.is_write() {
-            self.c.len() <= self.mc
+            self.pools.c.len() <= self.mc
         } else {
-            self.d.len() > self.m - self.mc
+            self.pools.d.len() > self.m - self.mc
         };
-        miss_two_pools(&mut self.c, &mut self.d, self.m, !from_d, page, op, ev)
+        self.pools.miss(self.m, !from_d, page, op, ev)
     }
 }
 
