@@ -4,6 +4,18 @@
 use super::*;
 use crate::policy::testing::{AllWritable, Xorshift};
 
+/// The `n` dirty pages WATT writes back beside its victim, from anywhere
+/// in the buffer.
+fn dirty_ahead(w: &Watt, n: usize) -> Vec<DenseId> {
+    let mut ahead = Vec::new();
+    let want = Ahead {
+        n,
+        window: usize::MAX,
+    };
+    assert!(w.dirty_ahead(want, &mut AllWritable, &mut ahead));
+    ahead
+}
+
 fn params() -> WattParams {
     WattParams {
         sample: 0,
@@ -150,15 +162,7 @@ fn evicts_as_the_definition(z: usize) {
                         .collect();
                     // The dirty pages ACE would write ahead are those of
                     // least value, in order.
-                    let mut ahead = Vec::new();
-                    assert!(w.dirty_ahead(
-                        Ahead {
-                            n: 3,
-                            window: usize::MAX
-                        },
-                        &mut AllWritable,
-                        &mut ahead
-                    ));
+                    let ahead = dirty_ahead(&w, 3);
                     let value_of =
                         |p: DenseId| values[model.iter().position(|e| e.0 == p).unwrap()];
                     let mut least: Vec<f32> = model
@@ -282,15 +286,7 @@ fn the_dirty_pages_ahead_are_the_next_samples_dirty_candidates() {
         }
         if w.len() == cap {
             w.evict(|_| true).unwrap();
-            let mut ahead = Vec::new();
-            assert!(w.dirty_ahead(
-                Ahead {
-                    n: 100,
-                    window: usize::MAX
-                },
-                &mut AllWritable,
-                &mut ahead
-            ));
+            let ahead = dirty_ahead(&w, 100);
             let drawn: Vec<u32> = (0..AHEAD)
                 .flat_map(|k| {
                     let s = &w.samples[(w.head + k) % RING];
