@@ -96,19 +96,24 @@ impl Lfu {
         } else {
             self.nodes[next as usize].prev
         };
-        let n = &mut self.nodes[page as usize];
-        n.prev = prev;
-        n.next = next;
-        n.freq = freq;
-        if prev == NIL {
-            self.ends[f][FIRST] = page;
+        self.nodes[page as usize].freq = freq;
+        self.join(f, prev, page);
+        self.join(f, page, next);
+    }
+
+    /// Makes `b` follow `a` in the list of frequency `f` (`a` = `NIL`: `b`
+    /// is first; `b` = `NIL`: `a` is last).
+    #[inline(always)]
+    fn join(&mut self, f: usize, a: u32, b: u32) {
+        if a == NIL {
+            self.ends[f][FIRST] = b;
         } else {
-            self.nodes[prev as usize].next = page;
+            self.nodes[a as usize].next = b;
         }
-        if next == NIL {
-            self.ends[f][LAST] = page;
+        if b == NIL {
+            self.ends[f][LAST] = a;
         } else {
-            self.nodes[next as usize].prev = page;
+            self.nodes[b as usize].prev = a;
         }
     }
 
@@ -117,17 +122,7 @@ impl Lfu {
         let Node {
             prev, next, freq, ..
         } = self.nodes[page as usize];
-        let f = freq as usize;
-        if prev == NIL {
-            self.ends[f][FIRST] = next;
-        } else {
-            self.nodes[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.ends[f][LAST] = prev;
-        } else {
-            self.nodes[next as usize].prev = prev;
-        }
+        self.join(freq as usize, prev, next);
     }
 
     fn set_dirty(&mut self, page: DenseId, dirty: bool) {

@@ -136,18 +136,23 @@ impl WbLandlord {
         let Page {
             prev, next, class, ..
         } = self.pages[page as usize];
-        let c = &mut self.classes[class as usize];
-        if prev == NIL {
-            c.head = next;
-        } else {
-            self.pages[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.classes[class as usize].tail = prev;
-        } else {
-            self.pages[next as usize].prev = prev;
-        }
+        self.join(class, prev, next);
         self.pages[page as usize].class = NO_CLASS;
+    }
+
+    /// Makes `b` follow `a` in class `class` (`a` = `NIL`: `b` is its
+    /// head; `b` = `NIL`: `a` is its tail).
+    fn join(&mut self, class: u16, a: u32, b: u32) {
+        if a == NIL {
+            self.classes[class as usize].head = b;
+        } else {
+            self.pages[a as usize].next = b;
+        }
+        if b == NIL {
+            self.classes[class as usize].tail = a;
+        } else {
+            self.pages[b as usize].prev = a;
+        }
     }
 
     /// Links `page` into class `class` before `before` (`NIL`: at the tail).
@@ -157,20 +162,9 @@ impl WbLandlord {
         } else {
             self.pages[before as usize].prev
         };
-        let p = &mut self.pages[page as usize];
-        p.class = class;
-        p.prev = prev;
-        p.next = before;
-        if prev == NIL {
-            self.classes[class as usize].head = page;
-        } else {
-            self.pages[prev as usize].next = page;
-        }
-        if before == NIL {
-            self.classes[class as usize].tail = page;
-        } else {
-            self.pages[before as usize].prev = page;
-        }
+        self.pages[page as usize].class = class;
+        self.join(class, prev, page);
+        self.join(class, page, before);
     }
 
     /// Files `page` in the class of its full cost at its priority: from the
