@@ -592,15 +592,32 @@ mod tests {
 
     /// Figure 8's order for Table 1's costs comes out of the costs:
     /// FRQ (1), MRQ (23), MWQ (35), FWQ (119).
+    /// A full buffer whose cost segment is all of it, holding pages 1, 2,
+    /// … admitted in that order as `pages` says.
+    fn whole_segment(pages: &[(Op, PageCost)]) -> Koltsidas {
+        let mut k = Koltsidas::new(pages.len(), Lambda::Fixed(1.0));
+        for (p, &(op, cost)) in (1..).zip(pages) {
+            k.insert(p, op, cost);
+        }
+        k
+    }
+
+    /// Every page of `k`, in the order it evicts them.
+    fn victims(k: &mut Koltsidas) -> Vec<DenseId> {
+        (0..k.len())
+            .map(|_| k.evict(|_| true).unwrap().page)
+            .collect()
+    }
+
     #[test]
     fn eviction_order_follows_eviction_cost_as_figure_8() {
-        let mut k = Koltsidas::new(4, Lambda::Fixed(1.0));
-        k.insert(1, Op::Write, FLASH);
-        k.insert(2, Op::Write, MAGNETIC);
-        k.insert(3, Op::Read, MAGNETIC);
-        k.insert(4, Op::Read, FLASH);
-        let victims: Vec<u32> = (0..4).map(|_| k.evict(|_| true).unwrap().page).collect();
-        assert_eq!(victims, vec![4, 3, 2, 1]);
+        let mut k = whole_segment(&[
+            (Op::Write, FLASH),
+            (Op::Write, MAGNETIC),
+            (Op::Read, MAGNETIC),
+            (Op::Read, FLASH),
+        ]);
+        assert_eq!(victims(&mut k), vec![4, 3, 2, 1]);
     }
 
     #[test]
@@ -634,14 +651,14 @@ mod tests {
 
     #[test]
     fn a_page_that_moves_to_flash_is_refiled_in_recency_order() {
-        let mut k = Koltsidas::new(3, Lambda::Fixed(1.0));
-        k.insert(1, Op::Read, MAGNETIC);
-        k.insert(2, Op::Read, MAGNETIC);
-        k.insert(3, Op::Read, FLASH);
+        let mut k = whole_segment(&[
+            (Op::Read, MAGNETIC),
+            (Op::Read, MAGNETIC),
+            (Op::Read, FLASH),
+        ]);
         k.reprice(1, FLASH);
         // Both flash pages go before the magnetic one, least recent first.
-        let victims: Vec<u32> = (0..3).map(|_| k.evict(|_| true).unwrap().page).collect();
-        assert_eq!(victims, vec![1, 3, 2]);
+        assert_eq!(victims(&mut k), vec![1, 3, 2]);
     }
 }
 
