@@ -64,7 +64,7 @@ pub struct HeapFile {
 impl HeapFile {
     /// Creates an empty heap file named `name`.
     pub fn create<P: Policy, S: PageStore>(sp: &Space<P, S>, name: &str) -> Result<Self> {
-        // A heap's last page is its first, for now.
+        // A new heap's last page is its first.
         let id = sp.create_object(name, ObjKind::Heap, KIND_HEAP, |first| first)?;
         Ok(Self::handle(sp, id))
     }
