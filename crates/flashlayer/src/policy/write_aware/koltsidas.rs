@@ -590,8 +590,6 @@ mod tests {
     const FLASH: PageCost = TABLE_1_FLASH;
     const MAGNETIC: PageCost = TABLE_1_MAGNETIC;
 
-    /// Figure 8's order for Table 1's costs comes out of the costs:
-    /// FRQ (1), MRQ (23), MWQ (35), FWQ (119).
     /// A full buffer whose cost segment is all of it, holding pages 1, 2,
     /// … admitted in that order as `pages` says.
     fn whole_segment(pages: &[(Op, PageCost)]) -> Koltsidas {
@@ -609,6 +607,8 @@ mod tests {
             .collect()
     }
 
+    /// Figure 8's order for Table 1's costs comes out of the costs:
+    /// FRQ (1), MRQ (23), MWQ (35), FWQ (119).
     #[test]
     fn eviction_order_follows_eviction_cost_as_figure_8() {
         let mut k = whole_segment(&[
