@@ -45,7 +45,6 @@ PAPERS = {
 }
 
 
-
 def _load() -> dict[str, list[Stated]]:
     """The inventory from ``inventory.toml`` beside this module, each entry
     checked: its keys, their types, and a reason where it names no claim."""
@@ -58,7 +57,8 @@ def _load() -> dict[str, list[Stated]]:
         for row in rows:
             keys = set(row)
             ok = {"where", "result", "claims"} <= keys <= {"where", "result", "claims", "reason"}
-            if not ok or not all(isinstance(c, str) for c in row["claims"]):
+            ok = ok and all(isinstance(row[k], str) for k in keys - {"claims"})
+            if not ok or not isinstance(row["claims"], list) or not all(isinstance(c, str) for c in row["claims"]):
                 raise ValueError(f"inventory.toml: [[{paper}]] {row!r}: expected where, result, claims (strings)"
                                  " and, with no claims, a reason")
             if not row["claims"] and "reason" not in row:
