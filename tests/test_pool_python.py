@@ -4,6 +4,8 @@ refused instead of hanging."""
 
 from __future__ import annotations
 
+import gc
+import threading
 from pathlib import Path
 
 import pytest
@@ -40,9 +42,61 @@ def test_flush_cleans_every_page_and_a_file_pool_keeps_them(tmp_path: Path) -> N
     del pool
     with pytest.raises(FlashlayerError, match="exists: a pool writes only a file it creates"):
         flashlayer.BufferPool("lru", 4, db)
+    assert db.read_bytes()[2 * 4096 : 2 * 4096 + 8] == b"\x03" * 8
     again = flashlayer.BufferPool("lru", 4, db, replace=True)
     with again.read(2) as p:
-        assert p.data[:8] == b"\x03" * 8
+        assert p.data[:8] == bytes(8), "replace=True starts from an empty file"
+
+
+def test_close_and_with_write_every_dirty_page_and_a_dropped_pool_warns(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    with flashlayer.BufferPool("lru", 4, db, page_size=512) as pool:
+        with pool.write(1) as p:
+            p.write_at(b"kept")
+    assert db.read_bytes()[512:516] == b"kept"
+    with pytest.raises(FlashlayerError, match="the pool is closed"):
+        pool.read(1)
+    pool.close()  # a second close does nothing
+    held = flashlayer.BufferPool("lru", 4)
+    f = held.write(2)
+    with pytest.raises(FlashlayerError, match="1 pages are fixed: unfix them before closing"):
+        held.close()
+    f.unfix()
+    dropped = flashlayer.BufferPool("lru", 4)
+    with dropped.write(3) as p:
+        p.write_at(b"lost")
+    with pytest.warns(ResourceWarning, match="dropped with 1 dirty pages unwritten"):
+        del dropped
+        gc.collect()
+
+
+def test_threads_share_a_pool_and_a_page_unfixed_on_another_thread_is_released() -> None:
+    pool = flashlayer.BufferPool("lru", 8)
+    errors: list[BaseException] = []
+
+    def writer(t: int) -> None:
+        try:
+            for i in range(200):
+                with pool.write(t) as p:
+                    p.write_at(i.to_bytes(4, "little"))
+        except BaseException as e:  # noqa: BLE001 - the thread's failure is the test's
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for t in range(4):
+        with pool.read(t) as p:
+            assert p.data[:4] == (199).to_bytes(4, "little")
+    f = pool.write(5)
+    other = threading.Thread(target=f.unfix)
+    other.start()
+    other.join()
+    with pool.write(5):
+        pass  # the fix was released by the other thread
 
 
 def test_fixes_that_would_wait_on_the_callers_own_are_refused() -> None:

@@ -121,6 +121,30 @@ class Raises(Wrong):
         raise KeyError(f"no page {page}")
 
 
+def test_a_policy_missing_a_method_or_not_callable_is_refused_at_registration() -> None:
+    class NoEvict:
+        def __init__(self, capacity: int) -> None:
+            pass
+
+        def admit(self, page: int, write: bool) -> None:
+            pass
+
+        def hit(self, page: int, write: bool) -> None:
+            pass
+
+        def remove(self, page: int) -> None:
+            pass
+
+    with pytest.raises(FlashlayerError, match="class NoEvict has no evict"):
+        flashlayer.register_policy("py-no-evict", NoEvict)
+    with pytest.raises(FlashlayerError, match="the factory must be a class or a function"):
+        flashlayer.register_policy("nc", 5)
+    flashlayer.register_policy("py-by-function", lambda capacity: object())
+    with pytest.raises(FlashlayerError, match="the object its factory returned has no admit, hit, evict, remove"):
+        flashlayer.simulate([(1, "R")], "py-by-function", 1)
+    assert "nc" not in [n for n, _, _ in flashlayer.table("policy")]
+
+
 def test_a_python_policys_mistakes_are_named_not_panics() -> None:
     flashlayer.register_policy("py-wrong", Wrong)
     flashlayer.register_policy("py-raises", Raises)
@@ -133,9 +157,11 @@ def test_a_python_policys_mistakes_are_named_not_panics() -> None:
     assert flashlayer.simulate(pairs, "lru", 2)["hits"] == 1
 
 
-def test_registering_again_replaces_the_factory_and_builtins_are_refused() -> None:
+def test_a_taken_name_needs_replace_and_builtins_are_refused() -> None:
     flashlayer.register_policy("py-again", PyLru)
-    flashlayer.register_policy("py-again", PyClock)
+    with pytest.raises(FlashlayerError, match="'py-again' is registered already \\(replace=True"):
+        flashlayer.register_policy("py-again", PyClock)
+    flashlayer.register_policy("py-again", PyClock, replace=True)
     assert flashlayer.simulate([(1, "R")], "py-again", 1)["misses"] == 1
     with pytest.raises(FlashlayerError, match="lru"):
         flashlayer.register_policy("lru", PyLru)

@@ -209,6 +209,10 @@ class PythonLru:
     def evict(self) -> int:
         return self.pages.popitem(last=False)[0]
 
+    def reinstate(self, page: int, dirty: bool) -> None:
+        self.pages[page] = None
+        self.pages.move_to_end(page, last=False)
+
     def remove(self, page: int) -> None:
         del self.pages[page]
 
@@ -216,5 +220,7 @@ class PythonLru:
 def register_python_lru() -> str:
     """Registers :class:`PythonLru` as ``python-lru`` (the benchmark's
     Python policy); returns the name."""
-    _native.register_policy("python-lru", PythonLru, "LRU written in Python (flashlayer.requests.PythonLru)")
+    _native.register_policy(
+        "python-lru", PythonLru, "LRU written in Python (flashlayer.requests.PythonLru)", replace=True
+    )
     return "python-lru"

@@ -1,25 +1,35 @@
 //! `Cache`: a policy over a store, fed one request at a time
 //! (`flashlayer::sim::Live`), its row the same as `replay`'s.
 
-use crate::err;
+use crate::pypolicy::guarded;
+use crate::{err, thread_tag};
 use flashlayer::policy::PolicySpec;
 use flashlayer::sim::{Live, StoreSpec};
 use flashlayer::types::Op;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A buffer of `capacity` pages (or `"P%"` of `pages`) managed by
 /// `policy` over `store` (default `cost`), served one request at a time.
+/// Threads may share it: each call holds the cache whole, waiting for it
+/// with the GIL released, so calls are served one after another.
 #[pyclass(module = "flashlayer._native")]
 pub(crate) struct Cache {
-    /// Behind a lock only because a Python object must be shareable
-    /// between threads; `&mut self` already makes each call exclusive.
-    live: Mutex<Live>,
+    served: Mutex<Served>,
+    /// The thread inside a call ([`thread_tag`]), 0 for none: a policy's
+    /// callback that calls its own cache is refused instead of waiting
+    /// for itself.
+    inside: AtomicUsize,
     policy: PolicySpec,
     store: StoreSpec,
-    /// Time spent serving requests, for the row's `seconds`.
+}
+
+/// The run, and the time spent serving it (the row's `seconds`).
+struct Served {
+    live: Live,
     busy: Duration,
 }
 
@@ -31,11 +41,38 @@ fn op(write: bool) -> Op {
     }
 }
 
+/// Clears [`Cache::inside`] when a call ends, however it ends.
+struct Leave<'a>(&'a AtomicUsize);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::SeqCst);
+    }
+}
+
 impl Cache {
-    fn live(&mut self) -> &mut Live {
-        self.live
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Runs `work` on the run with the GIL released, once no other call is
+    /// inside; a Python policy's exception is raised.
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        work: impl Send + FnOnce(&mut Served) -> flashlayer::Result<T>,
+    ) -> PyResult<T> {
+        let me = thread_tag();
+        if self.inside.load(Ordering::SeqCst) == me {
+            return Err(crate::FlashlayerError::new_err(
+                "a policy's callback called the cache it serves; a cache serves one call at a time",
+            ));
+        }
+        guarded(|| {
+            py.detach(|| {
+                let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+                self.inside.store(me, Ordering::SeqCst);
+                let _leave = Leave(&self.inside);
+                work(&mut served)
+            })
+            .map_err(err)
+        })
     }
 }
 
@@ -52,56 +89,55 @@ impl Cache {
         let spec = PolicySpec::parse(policy).map_err(err)?;
         let buffer = crate::replay::size(capacity)?;
         let store = StoreSpec::parse(store.unwrap_or("cost")).map_err(err)?;
-        let live = Live::new(&spec, buffer, &store, pages).map_err(err)?;
+        let live = guarded(|| Live::new(&spec, buffer, &store, pages).map_err(err))?;
         Ok(Cache {
-            live: Mutex::new(live),
+            served: Mutex::new(Served {
+                live,
+                busy: Duration::ZERO,
+            }),
+            inside: AtomicUsize::new(0),
             policy: spec,
             store,
-            busy: Duration::ZERO,
         })
     }
 
     /// Serves a request for `page`; returns whether it hit.
     #[pyo3(signature = (page, write=false))]
-    fn request(&mut self, page: u64, write: bool) -> PyResult<bool> {
-        let start = Instant::now();
-        let hit = self.live().request(page, op(write)).map_err(err);
-        self.busy += start.elapsed();
-        crate::pypolicy::checked(hit)
+    fn request(&self, py: Python<'_>, page: u64, write: bool) -> PyResult<bool> {
+        self.with(py, |s| {
+            let start = Instant::now();
+            let hit = s.live.request(page, op(write));
+            s.busy += start.elapsed();
+            hit
+        })
     }
 
     /// Serves the requests of `pages` (little-endian `u64`s) and `writes`
-    /// (one byte each, 0 or 1) with the GIL released; returns one byte per
-    /// request, 1 for a hit. Stops at the first error, which it raises.
+    /// (one byte each, 0 or 1); returns one byte per request, 1 for a hit.
+    /// Stops at the first request that fails, whose error it raises: the
+    /// requests before it are served, it and those after are not.
     fn serve<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         pages: &[u8],
         writes: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
         let requests = crate::packed_requests(pages, writes)?;
-        let live = self
-            .live
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let start = Instant::now();
-        let hits = py.detach(|| {
-            requests
-                .map(|(page, op)| live.request(page, op).map(u8::from))
-                .collect::<flashlayer::Result<Vec<u8>>>()
-        });
-        self.busy += start.elapsed();
-        let hits = crate::pypolicy::checked(hits.map_err(err))?;
+        let hits = self.with(py, |s| {
+            let start = Instant::now();
+            let hits = requests
+                .map(|(page, op)| s.live.request(page, op).map(u8::from))
+                .collect::<flashlayer::Result<Vec<u8>>>();
+            s.busy += start.elapsed();
+            hits
+        })?;
         Ok(PyBytes::new(py, &hits))
     }
 
     /// Distinct pages: declared, or met so far.
     #[getter]
-    fn pages(&self) -> usize {
-        self.live
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pages()
+    fn pages(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |s| Ok(s.live.pages()))
     }
 
     /// The row `simulate` gives for the requests served so far.
@@ -109,33 +145,35 @@ impl Cache {
     /// clean); default off.
     #[pyo3(signature = (flush_at_end=None))]
     fn result<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         flush_at_end: Option<bool>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let r = self.live().result(flush_at_end).map_err(err)?;
+        let (r, busy) = self.with(py, |s| Ok((s.live.result(flush_at_end)?, s.busy)))?;
         crate::replay::row(
             py,
             "<requests>",
             &self.policy,
             &self.store,
             r,
-            self.busy.as_secs_f64(),
+            busy.as_secs_f64(),
         )
     }
 
-    fn __repr__(&self) -> String {
-        let live = self
-            .live
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        format!(
-            "Cache({:?}, {}, store={:?}, pages={})",
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let (buffer, pages, declared) = self.with(py, |s| {
+            Ok((s.live.buffer_pages(), s.live.pages(), s.live.declared()))
+        })?;
+        let pages = if declared {
+            format!(", pages={pages}")
+        } else {
+            String::new()
+        };
+        Ok(format!(
+            "Cache({:?}, {buffer}, store={:?}{pages})",
             self.policy.to_string(),
-            live.buffer_pages(),
             self.store.short(),
-            live.pages()
-        )
+        ))
     }
 }
 

@@ -48,9 +48,14 @@ create_exception!(
     "A user-facing error from the engine: bad trace, unknown name, impossible size."
 );
 
+/// A tag of the calling thread, unique among live threads (never 0).
+pub(crate) fn thread_tag() -> usize {
+    thread_local!(static TAG: u8 = const { 0 });
+    TAG.with(|t| std::ptr::from_ref(t) as usize)
+}
+
 pub(crate) fn err(e: flashlayer::Error) -> PyErr {
-    // A Python policy's exception is the cause of the engine's error.
-    pypolicy::take_failure().unwrap_or_else(|| FlashlayerError::new_err(e.to_string()))
+    FlashlayerError::new_err(e.to_string())
 }
 
 /// The requests of `pages` (little-endian `u64`s) and `writes` (one byte
@@ -190,7 +195,7 @@ pub(crate) fn call_back(
 pub(crate) fn finish<T>(r: flashlayer::Result<T>, failure: Option<PyErr>) -> PyResult<T> {
     match (r, failure) {
         (Err(_), Some(e)) => Err(e),
-        (r, _) => pypolicy::checked(r.map_err(err)),
+        (r, _) => r.map_err(err),
     }
 }
 
@@ -205,15 +210,17 @@ pub(crate) fn timed<T: Send>(
     let progress = progress.map(Bound::unbind);
     let start = Instant::now();
     let mut failure = None;
-    let result = py.detach(|| {
-        let mut cb = |n: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(p) => p.call1(py, (n,)).map(drop),
-                None => Ok(()),
-            })
-        };
-        replay(&mut cb)
-    });
+    let result = pypolicy::guarded(|| {
+        Ok(py.detach(|| {
+            let mut cb = |n: u64| {
+                call_back(&mut failure, |py| match &progress {
+                    Some(p) => p.call1(py, (n,)).map(drop),
+                    None => Ok(()),
+                })
+            };
+            replay(&mut cb)
+        }))
+    })?;
     let seconds = start.elapsed().as_secs_f64();
     Ok((finish(result, failure)?, seconds))
 }
@@ -229,15 +236,17 @@ pub(crate) fn with_progress<T: Send>(
 ) -> PyResult<T> {
     let progress = progress.map(Bound::unbind);
     let mut failure = None;
-    let r = py.detach(|| {
-        let mut cb = |done: u64, total: u64| {
-            call_back(&mut failure, |py| match &progress {
-                Some(f) => f.call1(py, (done, total)).map(drop),
-                None => Ok(()),
-            })
-        };
-        work(&mut cb)
-    });
+    let r = pypolicy::guarded(|| {
+        Ok(py.detach(|| {
+            let mut cb = |done: u64, total: u64| {
+                call_back(&mut failure, |py| match &progress {
+                    Some(f) => f.call1(py, (done, total)).map(drop),
+                    None => Ok(()),
+                })
+            };
+            work(&mut cb)
+        }))
+    })?;
     finish(r, failure)
 }
 

@@ -11,6 +11,9 @@
 //! - `hit(page, write)`: a resident page is requested;
 //! - `evict() -> page`: chooses a resident page and forgets it;
 //! - `remove(page)`: a resident page leaves without eviction;
+//! - optional `reinstate(page, dirty)`: the page `evict()` just returned
+//!   goes back where it was (the caller could not let it go, or its
+//!   request failed); without it the page is admitted again as new;
 //! - optional `dirty(page)`, `clean(page)`: a resident page was changed
 //!   without a request, or written back and stays;
 //! - optional `resize(capacity)`: the buffer's size changed;
@@ -18,8 +21,16 @@
 //!   it can be ACE's base (`ace:base=NAME`).
 //!
 //! Pages are the run's dense ids, numbered from 0 in order of first
-//! appearance. A callback's exception stops the run and is raised by the
-//! call that ran it ([`take_failure`]).
+//! appearance.
+//!
+//! A callback that raises fails the request that called it
+//! ([`Policy::may_fail`]): the engine's side here is left as it was before
+//! the call, and the exception unwinds, carried as [`Raised`], to the
+//! binding that ran the engine ([`guarded`]), which raises it. The engine
+//! puts back what the request had done (a victim reinstated, the counters
+//! as they were), so the next request works as if the failed one never
+//! came. The object itself is the user's: a callback that raises should
+//! leave it as it was, as `PythonLru`'s do.
 
 use crate::err;
 use flashlayer::policy::{
@@ -28,40 +39,31 @@ use flashlayer::policy::{
 use flashlayer::spec::{Entry, Given};
 use flashlayer::types::{DenseId, Op, PageCost};
 use pyo3::prelude::*;
-use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// Each Python policy's name and factory, for the registration's build.
 static FACTORIES: Mutex<Vec<(&'static str, Py<PyAny>)>> = Mutex::new(Vec::new());
 
-thread_local! {
-    /// The first exception a Python policy raised on this thread since the
-    /// last [`take_failure`].
-    static FAILURE: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+/// The exception a Python policy raised, carried by the unwind that fails
+/// its request up to [`guarded`].
+pub(crate) struct Raised(pub(crate) PyErr);
+
+/// Fails the request under way with `e`.
+fn raise(e: PyErr) -> ! {
+    panic::resume_unwind(Box::new(Raised(e)))
 }
 
-/// The exception a Python policy raised in the run that just failed on
-/// this thread, if one did: the error to raise in place of the engine's.
-pub(crate) fn take_failure() -> Option<PyErr> {
-    FAILURE.with(|f| f.borrow_mut().take())
-}
-
-/// `r`, unless a Python policy failed while it was computed (its
-/// exception then, though the run went on without the policy's word).
-pub(crate) fn checked<T>(r: PyResult<T>) -> PyResult<T> {
-    match take_failure() {
-        Some(e) => Err(e),
-        None => r,
+/// Runs `work`, turning a Python policy's failure ([`Raised`]) into its
+/// exception; any other panic goes on unwinding.
+pub(crate) fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match panic::catch_unwind(AssertUnwindSafe(work)) {
+        Ok(r) => r,
+        Err(p) => match p.downcast::<Raised>() {
+            Ok(raised) => Err(raised.0),
+            Err(p) => panic::resume_unwind(p),
+        },
     }
-}
-
-fn fail(e: PyErr) {
-    FAILURE.with(|f| {
-        let mut f = f.borrow_mut();
-        if f.is_none() {
-            *f = Some(e);
-        }
-    });
 }
 
 const ABSENT: u8 = 0;
@@ -77,47 +79,35 @@ pub(crate) struct PyPolicy {
     state: Vec<u8>,
     len: usize,
     dirty: usize,
-    /// Set once a callback failed: the policy then only empties.
-    broken: bool,
 }
 
 impl PyPolicy {
-    /// Calls `method` with `args`, if the object has it or `required`;
-    /// remembers a failure and returns `None`.
+    /// Calls `method` with `args`, if the object has it or `required`.
     fn call<'py, A>(
-        &mut self,
+        &self,
         py: Python<'py>,
         method: &str,
         args: A,
         required: bool,
-    ) -> Option<Bound<'py, PyAny>>
+    ) -> PyResult<Option<Bound<'py, PyAny>>>
     where
         A: pyo3::call::PyCallArgs<'py>,
     {
-        if self.broken {
-            return None;
-        }
         let obj = self.obj.bind(py);
-        if !required && !obj.hasattr(method).unwrap_or(false) {
-            return None;
+        if !required && !obj.hasattr(method)? {
+            return Ok(None);
         }
-        match obj.call_method1(method, args) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.broken = true;
-                fail(e);
-                None
-            }
-        }
+        obj.call_method1(method, args).map(Some)
     }
 
-    fn notify<A>(&mut self, method: &str, args: A, required: bool)
+    /// Calls `method`, failing the request if it raises.
+    fn notify<A>(&self, method: &str, args: A, required: bool)
     where
         A: for<'py> pyo3::call::PyCallArgs<'py>,
     {
-        Python::attach(|py| {
-            self.call(py, method, args, required);
-        });
+        if let Err(e) = Python::attach(|py| self.call(py, method, args, required).map(drop)) {
+            raise(e)
+        }
     }
 
     fn at(&self, page: DenseId) -> u8 {
@@ -134,25 +124,67 @@ impl PyPolicy {
         self.dirty = self.dirty + usize::from(s == DIRTY) - usize::from(old == DIRTY);
     }
 
-    /// The object's victim, checked: a resident page, or a failure.
-    fn victim(&mut self, py: Python<'_>) -> Option<DenseId> {
-        let v = self.call(py, "evict", (), true)?;
-        let page = match v.extract::<u64>() {
+    /// The object's victim, checked: a resident page.
+    fn victim(&self, py: Python<'_>) -> PyResult<DenseId> {
+        let v = self
+            .call(py, "evict", (), true)?
+            .expect("a required method is called");
+        match v.extract::<u64>() {
             Ok(p) if p <= u64::from(DenseId::MAX) && self.at(p as DenseId) != ABSENT => {
-                p as DenseId
+                Ok(p as DenseId)
             }
-            _ => {
-                let shown = v.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
-                fail(crate::FlashlayerError::new_err(format!(
-                    "policy '{}': evict() returned {shown}, which is not a resident page",
-                    self.name
-                )));
-                self.broken = true;
-                return None;
-            }
-        };
-        Some(page)
+            _ => Err(crate::FlashlayerError::new_err(format!(
+                "policy '{}': evict() returned {}, which is not a resident page",
+                self.name,
+                shown(&v)
+            ))),
+        }
     }
+
+    /// Puts `page`, which `evict()` just returned, back into the object:
+    /// its `reinstate` if it has one, else admitted as new.
+    fn put_back(&self, py: Python<'_>, page: DenseId, dirty: bool) -> PyResult<()> {
+        if self.call(py, "reinstate", (page, dirty), false)?.is_none() {
+            self.call(py, "admit", (page, dirty), true)?;
+        }
+        Ok(())
+    }
+
+    /// The object's next `k` victims, checked: distinct resident pages, at
+    /// most `k`.
+    fn order(&self, py: Python<'_>, k: usize) -> PyResult<Vec<DenseId>> {
+        let v = self
+            .call(py, "order", (k,), true)?
+            .expect("a required method is called");
+        let bad = |why: String| {
+            crate::FlashlayerError::new_err(format!(
+                "policy '{}': order({k}) returned {}: {why}",
+                self.name,
+                shown(&v)
+            ))
+        };
+        let pages: Vec<u64> = v
+            .extract()
+            .map_err(|_| bad("expected a list of page ids".into()))?;
+        if pages.len() > k {
+            return Err(bad(format!("{} pages, more than {k}", pages.len())));
+        }
+        let mut seen = std::collections::HashSet::with_capacity(pages.len());
+        pages
+            .into_iter()
+            .map(|p| match DenseId::try_from(p) {
+                Ok(d) if self.at(d) == ABSENT => Err(bad(format!("page {p} is not resident"))),
+                Ok(d) if !seen.insert(d) => Err(bad(format!("page {p} appears twice"))),
+                Ok(d) => Ok(d),
+                Err(_) => Err(bad(format!("page {p} is not resident"))),
+            })
+            .collect()
+    }
+}
+
+/// `v`'s repr, for a message.
+fn shown(v: &Bound<'_, PyAny>) -> String {
+    v.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string())
 }
 
 impl Clone for PyPolicy {
@@ -162,10 +194,7 @@ impl Clone for PyPolicy {
             py.import("copy")
                 .and_then(|c| c.call_method1("deepcopy", (self.obj.bind(py),)))
                 .map(Bound::unbind)
-                .unwrap_or_else(|e| {
-                    fail(e);
-                    self.obj.clone_ref(py)
-                })
+                .unwrap_or_else(|e| raise(e))
         });
         PyPolicy {
             name: self.name,
@@ -174,11 +203,13 @@ impl Clone for PyPolicy {
             state: self.state.clone(),
             len: self.len,
             dirty: self.dirty,
-            broken: self.broken,
         }
     }
 }
 
+/// Each method is the object's call first, the engine's state after: a call
+/// that raises leaves both as they were. A page's dirty state is a fact, not
+/// a decision, so `mark_dirty` keeps it even if `dirty(page)` raises.
 impl Policy for PyPolicy {
     fn name(&self) -> String {
         self.name.to_owned()
@@ -189,8 +220,8 @@ impl Policy for PyPolicy {
     }
 
     fn set_capacity(&mut self, capacity: usize) {
-        self.capacity = capacity;
         self.notify("resize", (capacity,), false);
+        self.capacity = capacity;
     }
 
     fn len(&self) -> usize {
@@ -209,58 +240,82 @@ impl Policy for PyPolicy {
         self.dirty
     }
 
+    fn may_fail(&self) -> bool {
+        true
+    }
+
     fn access(&mut self, page: DenseId, op: Op) -> bool {
-        let s = self.at(page);
-        if s == ABSENT {
+        if self.at(page) == ABSENT {
             return false;
         }
+        self.notify("hit", (page, op.is_write()), true);
         if op.is_write() {
             self.set(page, DIRTY);
         }
-        self.notify("hit", (page, op.is_write()), true);
         true
     }
 
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
-        self.set(page, if op.is_write() { DIRTY } else { CLEAN });
         self.notify("admit", (page, op.is_write()), true);
+        self.set(page, if op.is_write() { DIRTY } else { CLEAN });
     }
 
     fn adopt(&mut self, page: DenseId, dirty: bool, _cost: PageCost) {
-        self.set(page, if dirty { DIRTY } else { CLEAN });
         self.notify("admit", (page, dirty), true);
+        self.set(page, if dirty { DIRTY } else { CLEAN });
     }
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
-        Python::attach(|py| {
-            // A victim the caller cannot let go (a pinned frame) is given
-            // back as newly admitted once another is found.
+        let found = Python::attach(|py| {
+            // A victim the caller cannot let go (a pinned frame) goes back
+            // once another is found, the last refused first, so that each
+            // returns to where it was.
             let mut refused = Vec::new();
-            let mut found = None;
+            let mut chosen = Ok(None);
             for _ in 0..self.len {
-                let Some(p) = self.victim(py) else { break };
-                if evictable(p) {
-                    found = Some(p);
-                    break;
+                match self.victim(py) {
+                    Ok(p) if evictable(p) => {
+                        chosen = Ok(Some(p));
+                        break;
+                    }
+                    Ok(p) => refused.push(p),
+                    Err(e) => {
+                        chosen = Err(e);
+                        break;
+                    }
                 }
-                refused.push(p);
             }
-            for &p in &refused {
-                let dirty = self.at(p) == DIRTY;
-                self.call(py, "admit", (p, dirty), true);
+            let mut back = Ok(());
+            for &p in refused.iter().rev() {
+                let r = self.put_back(py, p, self.at(p) == DIRTY);
+                back = back.and(r);
             }
-            let page = found?;
-            let dirty = self.at(page) == DIRTY;
-            self.set(page, ABSENT);
-            Some(Victim { page, dirty })
+            match (chosen, back) {
+                (Ok(found), Ok(())) => Ok(found),
+                (Err(e), _) => Err(e),
+                (Ok(found), Err(e)) => {
+                    // The eviction fails whole: the victim goes back too.
+                    if let Some(p) = found {
+                        let _ = self.put_back(py, p, self.at(p) == DIRTY);
+                    }
+                    Err(e)
+                }
+            }
         })
+        .unwrap_or_else(|e| raise(e));
+        let page = found?;
+        let dirty = self.at(page) == DIRTY;
+        self.set(page, ABSENT);
+        Some(Victim { page, dirty })
     }
 
-    /// The object re-admits the page (it has no way to put it back where it
-    /// was).
+    /// The object's `reinstate(page, dirty)`, or `admit` without one.
     fn reinstate(&mut self, victim: Victim) {
+        let back = Python::attach(|py| self.put_back(py, victim.page, victim.dirty));
         self.set(victim.page, if victim.dirty { DIRTY } else { CLEAN });
-        self.notify("admit", (victim.page, victim.dirty), true);
+        if let Err(e) = back {
+            raise(e)
+        }
     }
 
     fn mark_dirty(&mut self, page: DenseId) {
@@ -272,46 +327,36 @@ impl Policy for PyPolicy {
 
     fn mark_clean(&mut self, page: DenseId, _cost: PageCost) {
         if self.at(page) == DIRTY {
-            self.set(page, CLEAN);
             self.notify("clean", (page,), false);
+            self.set(page, CLEAN);
         }
     }
 
     /// The object's `order(k)`, if it has one: its next `k` victims in
-    /// order, of which the dirty ones the caller may write are taken (ACE's
-    /// base). Without it the order is unknown.
+    /// order (checked as `evict()`'s are), of which the dirty ones the
+    /// caller may write are taken (ACE's base). Without it the order is
+    /// unknown.
     fn dirty_ahead(&self, want: Ahead, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) -> bool {
-        Python::attach(|py| {
-            let obj = self.obj.bind(py);
-            if self.broken || !obj.hasattr("order").unwrap_or(false) {
-                return false;
+        let ahead = Python::attach(|py| {
+            if !self.obj.bind(py).hasattr("order")? {
+                return Ok(None);
             }
             if want.n == 0 {
-                return true;
+                return Ok(Some(Vec::new()));
             }
-            let ahead = match obj
-                .call_method1("order", (want.window.min(self.len),))
-                .and_then(|v| v.extract::<Vec<u64>>())
-            {
-                Ok(v) => v,
-                Err(e) => {
-                    fail(e);
-                    return true;
-                }
-            };
-            for p in ahead {
-                let Ok(p) = DenseId::try_from(p) else {
-                    continue;
-                };
-                if out.len() >= want.n {
-                    break;
-                }
-                if self.at(p) == DIRTY && pages.evictable(p) {
-                    out.push(p);
-                }
-            }
-            true
+            self.order(py, want.window.min(self.len)).map(Some)
         })
+        .unwrap_or_else(|e| raise(e));
+        let Some(ahead) = ahead else { return false };
+        for p in ahead {
+            if out.len() >= want.n {
+                break;
+            }
+            if self.at(p) == DIRTY && pages.evictable(p) {
+                out.push(p);
+            }
+        }
+        true
     }
 
     fn remove(&mut self, page: DenseId) -> Option<bool> {
@@ -319,32 +364,55 @@ impl Policy for PyPolicy {
         if s == ABSENT {
             return None;
         }
-        self.set(page, ABSENT);
         self.notify("remove", (page,), true);
+        self.set(page, ABSENT);
         Some(s == DIRTY)
     }
 }
 
+/// The methods every Python policy has; the others are optional.
+const REQUIRED: [&str; 4] = ["admit", "hit", "evict", "remove"];
+
+/// The required methods `obj` lacks.
+fn lacking(obj: &Bound<'_, PyAny>) -> PyResult<Vec<&'static str>> {
+    let mut missing = Vec::new();
+    for m in REQUIRED {
+        if !obj.hasattr(m)? {
+            missing.push(m);
+        }
+    }
+    Ok(missing)
+}
+
 /// Builds the registered Python policy `given` names with `capacity`
-/// pages: its factory called with the capacity.
+/// pages: its factory called with the capacity, and the object checked.
 fn build(given: &Given, capacity: usize, pages: usize) -> flashlayer::Result<BoxedPolicy> {
-    let (name, obj) = Python::attach(|py| {
+    let built = Python::attach(|py| {
         // The registration's own name: `given`'s lives only as long as it.
-        let (name, factory) = FACTORIES
+        let found = FACTORIES
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
             .find(|(n, _)| *n == given.name())
-            .map(|(n, f)| (*n, f.clone_ref(py)))
-            .ok_or_else(|| {
-                flashlayer::Error::invalid(format!("policy '{}' has no factory", given.name()))
-            })?;
-        let obj = factory.call1(py, (capacity,)).map_err(|e| {
-            fail(e);
-            flashlayer::Error::Cancelled
-        })?;
-        Ok::<_, flashlayer::Error>((name, obj))
-    })?;
+            .map(|(n, f)| (*n, f.clone_ref(py)));
+        let Some((name, factory)) = found else {
+            return Ok(Err(flashlayer::Error::invalid(format!(
+                "policy '{}' has no factory",
+                given.name()
+            ))));
+        };
+        let obj = factory.call1(py, (capacity,))?;
+        let missing = lacking(obj.bind(py))?;
+        if !missing.is_empty() {
+            return Err(crate::FlashlayerError::new_err(format!(
+                "policy '{name}': the object its factory returned has no {}",
+                missing.join(", ")
+            )));
+        }
+        Ok(Ok((name, obj)))
+    })
+    .unwrap_or_else(|e: PyErr| raise(e));
+    let (name, obj) = built?;
     Ok(BoxedPolicy::new(PyPolicy {
         name,
         obj,
@@ -352,22 +420,51 @@ fn build(given: &Given, capacity: usize, pages: usize) -> flashlayer::Result<Box
         state: vec![ABSENT; pages],
         len: 0,
         dirty: 0,
-        broken: false,
     }))
 }
 
 /// Registers `factory` (called with the buffer's capacity in pages, it
 /// returns an object with `admit`, `hit`, `evict` and `remove`) as the
-/// policy `name`, described by `description`. Registering a name again
-/// replaces its factory.
+/// policy `name`, described by `description`. A class lacking a required
+/// method is refused here, as is a name already registered unless
+/// `replace`.
 #[pyfunction]
-#[pyo3(signature = (name, factory, description=None))]
-fn register_policy(name: &str, factory: Py<PyAny>, description: Option<&str>) -> PyResult<()> {
+#[pyo3(signature = (name, factory, description=None, *, replace=false))]
+fn register_policy(
+    name: &str,
+    factory: Bound<'_, PyAny>,
+    description: Option<&str>,
+    replace: bool,
+) -> PyResult<()> {
+    if !factory.is_callable() {
+        return Err(crate::FlashlayerError::new_err(format!(
+            "policy '{name}': the factory must be a class or a function taking the capacity, got {}",
+            shown(&factory)
+        )));
+    }
+    if factory.is_instance_of::<pyo3::types::PyType>() {
+        let missing = lacking(&factory)?;
+        if !missing.is_empty() {
+            return Err(crate::FlashlayerError::new_err(format!(
+                "policy '{name}': class {} has no {} (a policy needs {})",
+                factory
+                    .getattr("__name__")
+                    .map_or_else(|_| "?".to_owned(), |n| n.to_string()),
+                missing.join(", "),
+                REQUIRED.join(", ")
+            )));
+        }
+    }
     let mut all = FACTORIES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(slot) = all.iter_mut().find(|(n, _)| *n == name) {
-        slot.1 = factory;
+        if !replace {
+            return Err(crate::FlashlayerError::new_err(format!(
+                "policy '{name}' is registered already (replace=True registers the new factory in its place)"
+            )));
+        }
+        slot.1 = factory.unbind();
         return Ok(());
     }
     let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
@@ -389,7 +486,7 @@ fn register_policy(name: &str, factory: Py<PyAny>, description: Option<&str>) ->
         build,
     }));
     register(reg).map_err(err)?;
-    all.push((name, factory));
+    all.push((name, factory.unbind()));
     Ok(())
 }
 

@@ -89,8 +89,10 @@ pub fn check(
         flush_at_end,
         ..ReplayOptions::default()
     };
-    py.detach(|| sim::check(&trace.flt, &spec, buffer, &store, &opts))
-        .map_err(err)
+    crate::pypolicy::guarded(|| {
+        py.detach(|| sim::check(&trace.flt, &spec, buffer, &store, &opts))
+            .map_err(err)
+    })
 }
 
 /// The row of a run: the metrics of every store, the kind's fields, and

@@ -248,7 +248,8 @@ fn run_terminals<'py>(
     let spec = workload_spec(kind, params.as_ref())?;
     let mut drv = spec.build().map_err(err)?;
     let policy_spec = PolicySpec::parse(policy).map_err(err)?;
-    let boxed = boxed_online_policy(&policy_spec, frames, 0).map_err(err)?;
+    let boxed =
+        crate::pypolicy::guarded(|| boxed_online_policy(&policy_spec, frames, 0).map_err(err))?;
     let (store, direct) = flashlayer::store::FileStore::builder(&path)
         .page_size(drv.page_size())
         .open_preferring_direct()

@@ -66,7 +66,8 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// Stops recording and returns the sink.
     pub fn take_recorder(&self) -> Option<Box<dyn Recorder>> {
         let mut st = self.lock();
-        self.slow.store(st.series_every != 0, Ordering::Relaxed);
-        st.recording.take().map(|r| r.sink)
+        let sink = st.recording.take().map(|r| r.sink);
+        self.slow.store(Self::is_slow(&st), Ordering::Relaxed);
+        sink
     }
 }

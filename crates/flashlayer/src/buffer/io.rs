@@ -181,6 +181,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     ) -> (Guard<'a, P, S>, Result<u32>) {
         // The policy hears the hits gathered before this miss first.
         self.drain(&mut st);
+        // A miss that fails moves no counter (its read included): what it
+        // moved in each of its critical sections is summed in `mine`, as
+        // other requests move the counters while the lock is released.
+        let before = st.driver.tally();
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
@@ -188,6 +192,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             let (driver, frames, _) = self.split(&mut st);
             driver.loaded(&frames, d);
         }
+        let mut mine = st.driver.tally().since(before);
         // The policy's calls when it last heard of this miss.
         let mut heard = st.turns;
         // The victim written last, its cluster, the write (sorted as the
@@ -212,6 +217,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             }
             st.turns += 1;
             heard = st.turns;
+            let before = st.driver.tally();
             let placed = panic::catch_unwind(AssertUnwindSafe(|| {
                 let (driver, mut frames, gate) = self.split(&mut st);
                 let done = written.map(|victim| Written {
@@ -229,12 +235,14 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     &mut next,
                 )
             }));
+            mine = mine.plus(st.driver.tally().since(before));
             // The driver put a claimed victim back; pages it evicted to
             // make room for reading ahead are gone, and their frames free.
             let placed = match placed {
                 Ok(placed) => placed,
                 Err(p) => {
                     Self::free_left(&mut st);
+                    st.driver.take_back(mine);
                     panic::resume_unwind(p)
                 }
             };
@@ -244,11 +252,15 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     let in_time;
                     (st, in_time) = self.wait_by(st, deadline);
                     if !in_time {
+                        st.driver.take_back(mine);
                         return (st, Err(Error::TimedOut));
                     }
                 }
                 // Refused before any claim: nothing left with a victim.
-                Err(e) => return (st, Err(e)),
+                Err(e) => {
+                    st.driver.take_back(mine);
+                    return (st, Err(e));
+                }
                 Ok(Placed::Admitted(victim)) => {
                     let f = self.take_frame(&mut st, victim);
                     // A free frame or a claimed victim's (pin count 0): this
@@ -270,6 +282,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     let wrote;
                     (st, wrote, out) = self.write_outside(st, &batch);
                     if let Err(e) = wrote {
+                        st.driver.take_back(mine);
                         return (st, Err(e));
                     }
                     written = Some(v.page);

@@ -215,6 +215,8 @@ struct State<P: Policy, S: PageStore> {
     /// Time-series interval in unfixes (0: none).
     series_every: u64,
     recording: Option<Recording>,
+    /// Guards may be dropped on other threads ([`BufferPool::with_movable_guards`]).
+    movable: bool,
     /// Per frame, for a store that uses changed byte ranges
     /// ([`PageStore::wants_changes`]): the ranges writers changed since the
     /// page was read or last written back.
@@ -267,7 +269,7 @@ pub struct BufferPool<P: Policy, S: PageStore> {
     hits: Stripes,
     /// Whether the store uses changed byte ranges (fixed with the store).
     track: bool,
-    /// Every unfix takes the pool lock: recording or a time series is on.
+    /// Every unfix takes the pool lock ([`BufferPool::is_slow`]).
     slow: AtomicBool,
     /// Padded: every drain writes its lock, and every hit reads the fields
     /// beside it.
@@ -328,7 +330,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             parking: Parking::new(),
             hits: Stripes::new(),
             track,
-            slow: AtomicBool::new(false),
+            slow: AtomicBool::new(driver.policy().may_fail()),
             store,
             io,
             wal: None,
@@ -347,9 +349,38 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 free: (0..n as u32).rev().collect(),
                 series_every: 0,
                 recording: None,
+                movable: false,
                 changes: vec![Vec::new(); n],
             })),
         })
+    }
+
+    /// Whether every unfix takes the pool lock: recording or a time series
+    /// is on, or the policy may fail ([`Policy::may_fail`]: its failure on
+    /// a hit must reach the hit's own unfix).
+    fn is_slow(st: &State<P, S>) -> bool {
+        st.series_every != 0
+            || st.recording.is_some()
+            || st.movable
+            || st.driver.policy().may_fail()
+    }
+
+    /// Every fix and unfix takes the pool lock, so that no guard holds a
+    /// count in its thread's stripe: a guard may then be dropped on another
+    /// thread than the one that fixed it (a binding whose page objects a
+    /// garbage collector drops wherever it runs). Hits then run at the
+    /// locked rate. Off by default.
+    pub fn with_movable_guards(self) -> Self {
+        let mut st = self.drained();
+        st.movable = true;
+        self.slow.store(true, Ordering::Relaxed);
+        drop(st);
+        self
+    }
+
+    /// The number of dirty pages buffered now.
+    pub fn dirty_count(&self) -> usize {
+        self.drained().driver.policy().dirty_count()
     }
 
     /// Records a time-series point ([`crate::types::SeriesPoint`], with
@@ -357,8 +388,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     pub fn with_series(self, n: u64) -> Self {
         let mut st = self.drained();
         st.series_every = n;
-        self.slow
-            .store(n != 0 || st.recording.is_some(), Ordering::Relaxed);
+        self.slow.store(Self::is_slow(&st), Ordering::Relaxed);
         drop(st);
         self
     }

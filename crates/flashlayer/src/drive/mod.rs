@@ -76,6 +76,41 @@ impl Written<'_> {
     }
 }
 
+/// The counters of [`Metrics`] a request moves, in [`Tally`]'s order: read
+/// as an array, or assigned to from one.
+macro_rules! tallied {
+    ($m:expr) => {
+        [
+            $m.requests,
+            $m.writes,
+            $m.hits,
+            $m.misses,
+            $m.physical_reads,
+            $m.physical_writes,
+            $m.dirty_evictions,
+            $m.read_ahead,
+            $m.read_ahead_used,
+        ]
+    };
+}
+
+/// The counters a request moves ([`Driver::tally`]), kept to undo a
+/// request that failed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally([u64; 9]);
+
+impl Tally {
+    /// What the counters moved since `earlier`.
+    pub fn since(self, earlier: Tally) -> Tally {
+        Tally(std::array::from_fn(|i| self.0[i] - earlier.0[i]))
+    }
+
+    /// The moves of `self` and `other` together.
+    pub fn plus(self, other: Tally) -> Tally {
+        Tally(std::array::from_fn(|i| self.0[i] + other.0[i]))
+    }
+}
+
 /// How a buffer pool's fix ends ([`Driver::unfixed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unfix {
@@ -194,7 +229,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         frames: &mut F,
         series_every: u64,
     ) -> Result<bool> {
-        self.count(op);
+        // Counted once served: a request that fails, or whose policy
+        // unwinds, moves no counter.
         let hit = {
             let frames = &*frames;
             self.access(page, op, || frames.number(page))
@@ -202,6 +238,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if !hit {
             self.miss(page, op, frames, |_| true)?;
         }
+        self.count(op);
         self.sample_every(series_every);
         Ok(hit)
     }
@@ -227,15 +264,24 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         how: Unfix,
         series_every: u64,
     ) {
-        self.count(op);
-        match how {
+        let told = panic::catch_unwind(AssertUnwindSafe(|| match how {
             Unfix::Hit => {
                 self.access(page, op, || number);
             }
             Unfix::Modified => self.mark_dirty(page),
             Unfix::Unmodified => self.unmodified(page, number),
             Unfix::Admitted => {}
+        }));
+        if let Err(p) = told {
+            // A policy that unwound on a modifying hit forgot nothing but
+            // the hit: the page was modified, so it is dirty all the same
+            // (a second failure of the policy's changes nothing more).
+            if how == Unfix::Hit && op.is_write() {
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| self.mark_dirty(page)));
+            }
+            panic::resume_unwind(p);
         }
+        self.count(op);
         self.sample_every(series_every);
     }
 
@@ -335,8 +381,36 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// succeeds: no request asked for those pages, and a request for one
     /// reads it itself and gets the store's error, as with an operating
     /// system's read-ahead.
+    ///
+    /// A miss that fails or unwinds moves no counter.
     #[inline]
     pub fn miss<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        gate: impl Gate,
+    ) -> Result<Option<DenseId>> {
+        let before = self.tally();
+        let missed = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.miss_counted(page, op, frames, gate)
+        }));
+        match missed {
+            Ok(Ok(victim)) => Ok(victim),
+            Ok(Err(e)) => {
+                self.restore(before);
+                Err(e)
+            }
+            Err(p) => {
+                self.restore(before);
+                panic::resume_unwind(p)
+            }
+        }
+    }
+
+    /// [`Driver::miss`], counting as it goes.
+    #[inline]
+    fn miss_counted<F: Frames>(
         &mut self,
         page: DenseId,
         op: Op,
@@ -745,6 +819,25 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     #[inline]
     pub fn requests(&self) -> u64 {
         self.m.requests
+    }
+
+    /// The counters a request moves, as they are now: what
+    /// [`Driver::restore`] puts back when the request fails.
+    pub fn tally(&self) -> Tally {
+        Tally(tallied!(self.m))
+    }
+
+    /// Puts back the counters of [`Driver::tally`]: the request that
+    /// failed since moved none.
+    pub fn restore(&mut self, t: Tally) {
+        tallied!(self.m) = t.0;
+    }
+
+    /// Takes back the moves `t` of a request that failed, for a caller
+    /// that released its lock meanwhile (other requests counted since).
+    pub fn take_back(&mut self, t: Tally) {
+        let now = self.tally();
+        self.restore(now.since(t));
     }
 
     /// The metrics so far, with the derived and end-of-run fields filled in:

@@ -38,6 +38,7 @@ trait Erased: Send {
     fn victim_ahead(&self, k: usize) -> Option<DenseId>;
     fn observe_io(&mut self, kind: IoKind, cost: f64);
     fn needs_measured_io(&self) -> bool;
+    fn may_fail(&self) -> bool;
     fn wants_number(&self, page: DenseId) -> bool;
     fn learn_number(&mut self, page: DenseId, number: Numbered);
     fn state(&self, out: &mut Vec<(&'static str, f64)>);
@@ -124,6 +125,9 @@ impl<P: Policy + Send + Clone + 'static> Erased for P {
     }
     fn needs_measured_io(&self) -> bool {
         Policy::needs_measured_io(self)
+    }
+    fn may_fail(&self) -> bool {
+        Policy::may_fail(self)
     }
     fn wants_number(&self, page: DenseId) -> bool {
         Policy::wants_number(self, page)

@@ -312,6 +312,18 @@ pub trait Policy {
         false
     }
 
+    /// Whether a call may unwind with the failure of code the policy runs
+    /// (a policy written in Python raising an exception). Such a policy
+    /// leaves its own state as it was before the call that failed; the
+    /// caller fails the request as a store failure fails it (the failure
+    /// rule, `docs/design/pool.md`), moving no counter, and the buffer pool
+    /// tells it each hit at the hit's own unfix rather than gathered, so
+    /// that the failure reaches the caller whose request it was. Default:
+    /// `false`.
+    fn may_fail(&self) -> bool {
+        false
+    }
+
     /// Whether the policy groups pages by page number (CFDC's clusters) and
     /// does not know `page`'s yet, so that the caller must tell it
     /// ([`Policy::learn_number`]) before admitting it. A page's number never

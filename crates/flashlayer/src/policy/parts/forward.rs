@@ -133,6 +133,9 @@ macro_rules! forward_policy {
             fn needs_measured_io(&self) -> bool {
                 $with!(self, p => p.needs_measured_io())
             }
+            fn may_fail(&self) -> bool {
+                $with!(self, p => p.may_fail())
+            }
             #[inline]
             fn wants_number(&self, page: DenseId) -> bool {
                 $with!(self, p => p.wants_number(page))

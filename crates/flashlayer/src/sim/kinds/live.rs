@@ -15,13 +15,15 @@
 
 use super::{capacity, Kind, Run, StoreSpec};
 use crate::error::{Error, Result};
-use crate::policy::{boxed_online_policy, BoxedPolicy, PolicySpec};
+use crate::policy::{boxed_online_policy, BoxedPolicy, Policy, PolicySpec};
 use crate::sim::Simulator;
 use crate::spec::Size;
+use crate::store::PageStore;
 use crate::trace::{Flt, FltWriter};
-use crate::types::{DenseId, Fields, Metrics, Op, PageId};
+use crate::types::{DenseId, Fields, IoStats, Metrics, Op, PageId};
 use rustc_hash::FxHashMap;
 use std::io::Cursor;
+use std::panic::{self, AssertUnwindSafe};
 
 /// One kind's run under way, its policy boxed: what [`Live`] steps.
 pub trait Stepper: Send {
@@ -29,6 +31,9 @@ pub trait Stepper: Send {
     fn request(&mut self, page: DenseId, op: Op) -> Result<bool>;
     /// Names the next new page `number` (an undeclared universe).
     fn name_next(&mut self, number: PageId);
+    /// Takes back the name [`Stepper::name_next`] gave last (its request
+    /// failed).
+    fn unname_last(&mut self);
     /// The metrics, after writing the dirty pages if `run` says so (they
     /// stay buffered, clean), and the kind's fields.
     fn report(&mut self, run: &Run<'_>) -> Result<(Metrics, Fields)>;
@@ -37,15 +42,45 @@ pub trait Stepper: Send {
 struct Stepping<K: Kind> {
     sim: Simulator<BoxedPolicy, K::Store, Vec<PageId>>,
     kind: K,
+    /// The policy may fail ([`crate::policy::Policy::may_fail`]).
+    may_fail: bool,
+    /// The store's I/O for requests that failed, per device: theirs, not
+    /// the run's.
+    uncounted: Vec<IoStats>,
+}
+
+/// Each device's counts of `store`.
+fn device_io<S: PageStore>(store: &S) -> Vec<IoStats> {
+    let mut devices = Vec::new();
+    store.device_stats(&mut devices);
+    devices.into_iter().map(|d| d.io).collect()
 }
 
 impl<K: Kind> Stepper for Stepping<K> {
     fn request(&mut self, page: DenseId, op: Op) -> Result<bool> {
-        self.sim.request(page, op)
+        if !self.may_fail {
+            return self.sim.request(page, op);
+        }
+        // A failed request moves no counter of the run: the driver puts
+        // its own back, and the I/O the store did for it is set aside.
+        let before = device_io(self.sim.store());
+        let served = panic::catch_unwind(AssertUnwindSafe(|| self.sim.request(page, op)));
+        if !matches!(served, Ok(Ok(_))) {
+            let after = device_io(self.sim.store());
+            self.uncounted.resize(after.len(), IoStats::default());
+            for ((u, a), b) in self.uncounted.iter_mut().zip(after).zip(before) {
+                *u = u.plus(a.minus(b));
+            }
+        }
+        served.unwrap_or_else(|p| panic::resume_unwind(p))
     }
 
     fn name_next(&mut self, number: PageId) {
         self.sim.numbers_mut().push(number);
+    }
+
+    fn unname_last(&mut self) {
+        self.sim.numbers_mut().pop();
     }
 
     fn report(&mut self, run: &Run<'_>) -> Result<(Metrics, Fields)> {
@@ -55,6 +90,12 @@ impl<K: Kind> Stepper for Stepping<K> {
         } else {
             self.sim.metrics()
         };
+        for (d, u) in m.devices.iter_mut().zip(&self.uncounted) {
+            d.io = d.io.minus(*u);
+            m.virtual_time -= u.virtual_time;
+            m.erases -= u.erases;
+            m.migrations -= u.migrations;
+        }
         let fields = self.kind.report(run, self.sim.store_mut(), &mut m)?;
         Ok((m, fields))
     }
@@ -71,11 +112,14 @@ pub(super) fn stepping<K: Kind>(
     let pages = run.trace.pages();
     let policy = boxed_online_policy(run.policy, capacity, pages)?;
     let numbers: Vec<PageId> = (0..pages as PageId).collect();
+    let may_fail = policy.may_fail();
     let mut sim = Simulator::with_numbers(policy, store, numbers)?;
     sim.learn_numbers(pages);
     Ok(Box::new(Stepping {
         sim,
         kind: kind.clone(),
+        may_fail,
+        uncounted: Vec::new(),
     }))
 }
 
@@ -164,6 +208,7 @@ impl Live {
 
     /// Serves a request for `page`; returns whether it hit.
     pub fn request(&mut self, page: PageId, op: Op) -> Result<bool> {
+        let mut new = false;
         let dense = match &mut self.met {
             Some(met) => {
                 let next = met.len() as DenseId;
@@ -175,6 +220,7 @@ impl Live {
                         }
                         e.insert(next);
                         self.stepper.name_next(page);
+                        new = true;
                         next
                     }
                 }
@@ -189,12 +235,26 @@ impl Live {
                 page as DenseId
             }
         };
-        self.stepper.request(dense, op)
+        let served = panic::catch_unwind(AssertUnwindSafe(|| self.stepper.request(dense, op)));
+        if new && !matches!(served, Ok(Ok(_))) {
+            // A page first met by a request that failed is not met: the
+            // run is as if the request never came.
+            if let Some(met) = &mut self.met {
+                met.remove(&page);
+            }
+            self.stepper.unname_last();
+        }
+        served.unwrap_or_else(|p| panic::resume_unwind(p))
     }
 
     /// The buffer's size in pages, as asked.
     pub fn buffer_pages(&self) -> usize {
         self.buffer_pages
+    }
+
+    /// Whether the pages were declared (`pages = Some(n)`).
+    pub fn declared(&self) -> bool {
+        self.met.is_none()
     }
 
     /// Distinct pages: declared, or met so far.

@@ -487,6 +487,10 @@ impl<B: Policy> Policy for FdBuffer<B> {
         self.tuner.as_ref().is_some_and(|t| t.costs.is_measured())
     }
 
+    fn may_fail(&self) -> bool {
+        self.clean.may_fail() || self.dirty.may_fail()
+    }
+
     fn cluster(&mut self, victim: DenseId, pages: &mut dyn Neighbours, out: &mut Vec<DenseId>) {
         // Both first neighbours are looked up before either is tested, so
         // their loads overlap: most victims have no dirty neighbour, and
