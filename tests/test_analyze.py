@@ -56,6 +56,16 @@ def test_trace_analyze_cli_writes_its_figures_and_json(tmp_path: Path, capsys: p
     assert e.value.code == 2 and (mine / "reuse.png").read_text() == "mine"
 
 
+def test_a_trace_of_one_page_is_analyzed_without_a_zipf_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flashlayer.cli import main
+
+    trace = tmp_path / "one.csv"
+    trace.write_text("page,op\n7,R\n7,W\n7,R\n")
+    main(["trace", "analyze", str(trace), "--plot", str(tmp_path / "shape")])
+    assert "popularity: one page, no Zipf fit" in capsys.readouterr().out
+    assert "alpha" not in analyze(flashlayer.Trace.open(trace))["popularity"]
+
+
 def _row(trace: str, policy: str, vt: float, misses: int, writes: int) -> dict[str, object]:
     return {"trace": trace, "policy": policy, "grid_store": "cost:device=ratio:1:8", "buffer_spec": "5%",
             "buffer_pages": 10, "virtual_time": vt, "misses": misses, "physical_writes": writes, "error": None}

@@ -86,3 +86,12 @@ def test_curve_cli_with_a_policy_prints_json_and_draws(tmp_path: Path, capsys: p
     with pytest.raises(SystemExit) as e:
         main(["curve", str(BANK), "--store", "ftl"])
     assert e.value.code == 2 and "--store needs --policy" in capsys.readouterr().err
+
+
+def test_a_sampled_curve_refuses_sizes_below_its_resolution() -> None:
+    trace = ROOT / "data" / "traces" / "pg15-tpcb-s5.csv.gz"
+    with pytest.raises(FlashlayerError, match="a sampled buffer of 10 pages holds 1 sampled pages, below the 100 .* "
+                       "the smallest accurate size is 10203 pages"):
+        policy_curve(trace, "lru", sample=0.01, sizes=[10, 96])
+    exact = policy_curve(trace, "lru", sizes=[10, 96])
+    assert exact["miss_ratio"][0] > exact["miss_ratio"][1]

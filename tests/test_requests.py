@@ -148,3 +148,25 @@ def test_a_generated_workload_is_a_trace_in_memory() -> None:
     assert len(tpcb) > 200 and tpcb.stats()["writes"] > 0
     with pytest.raises(FlashlayerError, match="missing alpha, write_ratio"):
         flashlayer.generate("zipf", requests=10, pages=10)
+
+
+def test_python_refuses_what_the_cli_refuses_in_its_words() -> None:
+    with pytest.raises(flashlayer.FlashlayerError, match="no requests: an empty in-memory trace"):
+        flashlayer.simulate([], "lru", 2)
+    with pytest.raises(flashlayer.FlashlayerError, match="no requests: an empty in-memory trace"):
+        flashlayer.Trace.from_arrays([], [])
+    with pytest.raises(flashlayer.FlashlayerError, match="--requests must be at least 1"):
+        flashlayer.generate("zipf", requests=0, pages=10, alpha=0.9, write_ratio=0.1)
+
+
+def test_page_ids_up_to_2_to_the_64_are_taken_from_python_lists() -> None:
+    ids = [13053225291711363978, 61177148907475485, 13053225291711363978]
+    t = flashlayer.trace_of(ids)
+    assert [p for p, _ in t] == ids
+    assert flashlayer.trace_of([(i, "R") for i in ids]).stats()["distinct_pages"] == 2
+    c = flashlayer.Cache("lru", 2)
+    assert list(c.requests(ids)) == [False, False, True]
+    with pytest.raises(flashlayer.FlashlayerError, match="page numbers run from 0 to 2\\*\\*64 - 1"):
+        flashlayer.trace_of([2**64])
+    with pytest.raises(flashlayer.FlashlayerError, match="request 1 has page 1.5"):
+        flashlayer.trace_of([1, 1.5])

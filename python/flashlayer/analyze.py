@@ -65,6 +65,10 @@ def _log2_histogram(values: NDArray[np.int64]) -> dict[str, list[int]]:
 
 
 def _zipf(counts: NDArray[np.int64]) -> dict[str, float]:
+    """The Zipf fit of the popularity; none (an empty dict) for fewer than
+    two distinct pages, where a line has nothing to fit."""
+    if len(counts) < 2:
+        return {}
     ranked = np.sort(counts)[::-1].astype(float)
     cum = np.cumsum(ranked) / ranked.sum()
     n = max(2, int(np.searchsorted(cum, FIT_SHARE)) + 1)
@@ -145,8 +149,9 @@ def plot(a: dict[str, Any], folder: Path, force: bool = False) -> list[Path]:
         ranks = np.arange(1, len(top) + 1)
         ax.loglog(ranks, top, ".", markersize=3, label="requests per page")
         p = a["popularity"]
-        fit = top[0] * ranks ** -p["alpha"]
-        ax.loglog(ranks, fit, "-", label=f"Zipf alpha {p['alpha']:.2f} (R² {p['r2']:.2f})")
+        if "alpha" in p:
+            fit = top[0] * ranks ** -p["alpha"]
+            ax.loglog(ranks, fit, "-", label=f"Zipf alpha {p['alpha']:.2f} (R² {p['r2']:.2f})")
         ax.set(xlabel="rank", ylabel="requests", title=f"{name}: popularity (top {len(top):,} pages)")
         ax.legend()
         save(fig, path)

@@ -12,6 +12,7 @@ keeping at most S pages, bounded memory whatever the trace).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -123,6 +124,14 @@ def policy_curve(
     else:
         chosen = [resolve_buffer(s, pages) for s in items("sizes", sizes, (int, str))]
     scaled = {c: max(1, round(c * rate)) for c in chosen}
+    small = [c for c in chosen if rate < 1 and scaled[c] < SAMPLED_FLOOR and c < pages]
+    if small:
+        c = small[0]
+        raise FlashlayerError(
+            f"a sampled buffer of {c} pages holds {scaled[c]} sampled pages, below the {SAMPLED_FLOOR} a sample "
+            f"needs to be accurate: at this rate ({rate:.4g}) the smallest accurate size is "
+            f"{math.ceil(SAMPLED_FLOOR / rate)} pages; replay {c} pages exactly (no sample), or sample at a rate of "
+            f"at least {min(1.0, SAMPLED_FLOOR / c):.4g}")
     rows = sweep(run_on, [policy], sorted(set(scaled.values())), specs, workers=workers, on_done=on_done)
     by = {(r["store"], r["buffer_pages"]): r for r in rows}
     canonical = [_native.canonical("store", s) for s in specs]

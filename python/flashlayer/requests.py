@@ -35,6 +35,18 @@ WRITE_OPS = frozenset({"W", "w", "write", "WRITE", "Write", "set", "SET", "put",
 
 
 def _pages(pages: ArrayLike) -> NDArray[np.uint64]:
+    if isinstance(pages, (list, tuple)) and not all(type(p) is int for p in pages):
+        first = next(i for i, p in enumerate(pages) if type(p) is not int)
+        if not isinstance(pages[first], np.integer):
+            raise FlashlayerError(f"pages must be whole numbers: request {first} has page {pages[first]!r}")
+    elif isinstance(pages, (list, tuple)):
+        # Python ints: up to 2**64 - 1 (numpy would take ids past 2**63 as floats).
+        bad = next((i for i, p in enumerate(pages) if not 0 <= p < 2**64), None)
+        if bad is not None and pages[bad] < 0:
+            raise FlashlayerError(f"page numbers cannot be negative: request {bad} has page {pages[bad]}")
+        if bad is not None:
+            raise FlashlayerError(f"page numbers run from 0 to 2**64 - 1: request {bad} has page {pages[bad]}")
+        return np.array(pages, dtype="<u8")
     a = np.asarray(pages)
     if a.ndim != 1:
         raise FlashlayerError(f"pages must be one-dimensional, got shape {a.shape}")
@@ -52,6 +64,8 @@ def _writes(writes: ArrayLike | None, n: int) -> NDArray[np.uint8]:
     w = np.asarray(writes)
     if w.shape != (n,):
         raise FlashlayerError(f"{n} pages but write flags of shape {w.shape}")
+    if n == 0:
+        return np.zeros(0, dtype=np.uint8)
     if w.dtype.kind in "USO":
         return _ops(w)
     if w.dtype.kind not in "biu":

@@ -67,8 +67,13 @@ impl Trace {
             .detach(|| {
                 let mut w =
                     flashlayer::trace::FltWriter::new(std::io::Cursor::new(Vec::new()), &name)?;
+                let mut n = 0u64;
                 for (page, op) in requests {
                     w.push(page, op)?;
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err(flashlayer::trace::no_requests(&name, "in-memory"));
                 }
                 Flt::from_bytes(w.finish()?.into_inner(), &name)
             })

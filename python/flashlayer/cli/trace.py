@@ -59,8 +59,9 @@ def cmd_trace_analyze(a: argparse.Namespace) -> None:
     p = r["popularity"]
     print(f"{a.trace}: {r['requests']:,} requests ({r['write_share']:.1%} writes), {r['distinct_pages']:,} pages, "
           f"{r['first_references']:,} first references ({r['first_references'] / r['requests']:.1%})")
-    print(f"popularity: Zipf alpha {p['alpha']:.3f} (R² {p['r2']:.3f} over the {p['ranks_fitted']:,} hottest pages, "
-          f"{FIT:.0%} of the requests); hottest 20% of pages take {r['hot20_share']:.1%}")
+    fit = (f"Zipf alpha {p['alpha']:.3f} (R² {p['r2']:.3f} over the {p['ranks_fitted']:,} hottest pages, "
+           f"{FIT:.0%} of the requests)" if "alpha" in p else "one page, no Zipf fit")
+    print(f"popularity: {fit}; hottest 20% of pages take {r['hot20_share']:.1%}")
     for op, h in r["reuse_time"].items():
         total = sum(h["count"]) or 1
         cells = ", ".join(f"<{2 * lo:,}: {c / total:.0%}" for lo, c in zip(h["lower"], h["count"]) if c / total >= 0.05)

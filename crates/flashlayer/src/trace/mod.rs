@@ -259,9 +259,16 @@ pub fn for_each_with_bytes(
 
 /// A trace without requests is refused, never replayed as zero requests.
 fn empty(path: &Path, format: Format) -> Error {
+    no_requests(path, format.name())
+}
+
+/// The refusal of a trace named `path` of `kind` (a format's name, or
+/// `in-memory`) that has no requests: read from a file or built in memory,
+/// it is never replayed as zero requests.
+pub fn no_requests(path: &Path, kind: &str) -> Error {
     Error::Corrupt {
         path: path.to_path_buf(),
-        msg: format!("no requests: an empty {} trace", format.name()),
+        msg: format!("no requests: an empty {kind} trace"),
     }
 }
 

@@ -30,6 +30,10 @@ pub fn zipf(p: &ZipfParams) -> Result<impl Iterator<Item = (PageId, Op)>> {
     if p.pages == 0 {
         return Err(Error::invalid("zipf: --pages must be at least 1"));
     }
+    if p.requests == 0 {
+        // A trace without requests is refused wherever it is read.
+        return Err(Error::invalid("zipf: --requests must be at least 1"));
+    }
     if !(p.alpha.is_finite() && p.alpha > 0.0) {
         return Err(Error::invalid(format!(
             "zipf: --alpha must be > 0, got {}",
