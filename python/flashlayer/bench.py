@@ -14,6 +14,7 @@ sees how far the machine moved a ratio.
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ TIER_SSD_FACTOR = 5
 CURVE_POLICY = "arc"
 CURVE_SIZES = [10_000, 20_000, 100_000, 200_000, 500_000]
 POLICY_CURVE_ROWS = {f"{CURVE_POLICY} curve, a replay at each of 6 sizes": None,
-                     f"{CURVE_POLICY} curve, MINISIM 1% (a replay at each of 6 sizes)": 0.01}
+                     f"{CURVE_POLICY} curve, MINISIM 1% (a replay at each size the sample resolves)": 0.01}
 #: The row timing a policy written in Python: LRU from an ordered dict
 #: (``flashlayer.requests.PythonLru``, registered as ``python-lru``).
 PYTHON_ROW = "python-lru (a policy written in Python)"
@@ -167,9 +168,15 @@ def _rows(policies: list[str], buffer_pages: int) -> list[_Row]:
 
     def policy_curve_row(name: str, rate: float | None) -> _Row:
         def replay(t: Trace) -> float:
-            from flashlayer.curves import policy_curve
+            from flashlayer.curves import SAMPLED_FLOOR, policy_curve
 
-            c = policy_curve(t, CURVE_POLICY, sizes=[buffer_pages, *CURVE_SIZES], sample=rate, workers=1)
+            # A sampled curve answers from the size whose sampled buffer
+            # holds twice SAMPLED_FLOOR pages (a sample's share of the pages
+            # falls short of its rate by chance): the benchmark's buffer, or
+            # that, and the curve's sizes above it.
+            first = buffer_pages if rate is None else max(buffer_pages, math.ceil(2 * SAMPLED_FLOOR / rate))
+            sizes = [first, *(s for s in CURVE_SIZES if rate is None or s > first)]
+            c = policy_curve(t, CURVE_POLICY, sizes=sizes, sample=rate, workers=1)
             return float(c["miss_ratio"][0])
 
         return _Row(name, replay)
