@@ -355,14 +355,7 @@ impl Fixed {
     /// is raised, the page is unfixed all the same and the request is not
     /// counted (a page written stays dirty).
     fn unfix(&self, py: Python<'_>) -> PyResult<()> {
-        let Some(g) = self.guard().take() else {
-            return Ok(());
-        };
-        self.forget(&g.0);
-        guarded(|| {
-            py.detach(move || drop(g));
-            Ok(())
-        })
+        self.release(py)
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -386,19 +379,30 @@ impl Fixed {
         self.guard.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Takes this fix out of its thread's count.
-    fn forget(&self, g: &Guard) {
-        let mut held = held(&self.held);
-        let key = (self.thread, self.page);
-        let n = held.entry(key).or_insert(0);
-        *n = if matches!(g, Guard::Write(_)) {
-            0
-        } else {
-            *n - 1
+    /// Unfixes the page if it is fixed: out of its thread's count, then
+    /// the guard dropped with the GIL released (the policy hears of the
+    /// request there, and a Python policy's exception is returned).
+    fn release(&self, py: Python<'_>) -> PyResult<()> {
+        let Some(g) = self.guard().take() else {
+            return Ok(());
         };
-        if *n == 0 {
-            held.remove(&key);
+        {
+            let mut held = held(&self.held);
+            let key = (self.thread, self.page);
+            let n = held.entry(key).or_insert(0);
+            *n = if matches!(g.0, Guard::Write(_)) {
+                0
+            } else {
+                *n - 1
+            };
+            if *n == 0 {
+                held.remove(&key);
+            }
         }
+        guarded(|| {
+            py.detach(move || drop(g));
+            Ok(())
+        })
     }
 }
 
@@ -407,14 +411,11 @@ impl Drop for Fixed {
     /// exception there has no caller to reach, so it is reported as
     /// unraisable.
     fn drop(&mut self) {
-        let Some(g) = self.guard().take() else { return };
-        self.forget(&g.0);
-        if let Err(e) = guarded(|| {
-            drop(g);
-            Ok(())
-        }) {
-            Python::attach(|py| e.write_unraisable(py, None));
-        }
+        Python::attach(|py| {
+            if let Err(e) = self.release(py) {
+                e.write_unraisable(py, None);
+            }
+        });
     }
 }
 

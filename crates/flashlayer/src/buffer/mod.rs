@@ -355,42 +355,9 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
         })
     }
 
-    /// Whether every unfix takes the pool lock: recording or a time series
-    /// is on, or the policy may fail ([`Policy::may_fail`]: its failure on
-    /// a hit must reach the hit's own unfix).
-    fn is_slow(st: &State<P, S>) -> bool {
-        st.series_every != 0
-            || st.recording.is_some()
-            || st.movable
-            || st.driver.policy().may_fail()
-    }
-
-    /// Every fix and unfix takes the pool lock, so that no guard holds a
-    /// count in its thread's stripe: a guard may then be dropped on another
-    /// thread than the one that fixed it (a binding whose page objects a
-    /// garbage collector drops wherever it runs). Hits then run at the
-    /// locked rate. Off by default.
-    pub fn with_movable_guards(self) -> Self {
-        let mut st = self.drained();
-        st.movable = true;
-        self.slow.store(true, Ordering::Relaxed);
-        drop(st);
-        self
-    }
-
     /// The number of dirty pages buffered now.
     pub fn dirty_count(&self) -> usize {
         self.drained().driver.policy().dirty_count()
-    }
-
-    /// Records a time-series point ([`crate::types::SeriesPoint`], with
-    /// the policy's state) every `n` unfixes (0, the default: never).
-    pub fn with_series(self, n: u64) -> Self {
-        let mut st = self.drained();
-        st.series_every = n;
-        self.slow.store(Self::is_slow(&st), Ordering::Relaxed);
-        drop(st);
-        self
     }
 
     /// Calls `wal` before every write-back ([`WriteAhead`]; default: none).

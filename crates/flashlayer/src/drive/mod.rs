@@ -24,7 +24,7 @@
 //! sequentially; policies see dense ids.
 
 use crate::error::{Error, Result};
-use crate::policy::{Numbered, Policy, Victim};
+use crate::policy::{Policy, Victim};
 use crate::store::{Loaded, Naming, PageStore};
 use crate::types::{DenseId, IoKind, Metrics, Op, PageId, SeriesPoint};
 use std::panic::{self, AssertUnwindSafe};
@@ -34,12 +34,14 @@ mod ahead;
 mod checkpoint;
 mod frames;
 mod numbers;
+mod tally;
 
 use ahead::ReadAhead;
 
 use frames::Scope;
 pub use frames::{Frames, Gate, NoFrames};
 pub use numbers::{DenseNumbers, PageNumbers};
+pub use tally::Tally;
 
 /// The outcome of [`Driver::place`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,41 +75,6 @@ impl Written<'_> {
             .iter()
             .position(|&(_, p)| p == page)
             .is_some_and(|i| self.unchanged[i])
-    }
-}
-
-/// The counters of [`Metrics`] a request moves, in [`Tally`]'s order: read
-/// as an array, or assigned to from one.
-macro_rules! tallied {
-    ($m:expr) => {
-        [
-            $m.requests,
-            $m.writes,
-            $m.hits,
-            $m.misses,
-            $m.physical_reads,
-            $m.physical_writes,
-            $m.dirty_evictions,
-            $m.read_ahead,
-            $m.read_ahead_used,
-        ]
-    };
-}
-
-/// The counters a request moves ([`Driver::tally`]), kept to undo a
-/// request that failed.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Tally([u64; 9]);
-
-impl Tally {
-    /// What the counters moved since `earlier`.
-    pub fn since(self, earlier: Tally) -> Tally {
-        Tally(std::array::from_fn(|i| self.0[i] - earlier.0[i]))
-    }
-
-    /// The moves of `self` and `other` together.
-    pub fn plus(self, other: Tally) -> Tally {
-        Tally(std::array::from_fn(|i| self.0[i] + other.0[i]))
     }
 }
 
@@ -616,32 +583,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         }
     }
 
-    /// Tells a policy that groups pages by number ([`Policy::wants_number`])
-    /// the numbers of pages `0..pages` at once, for a caller that knows
-    /// every page before the run (a trace): one pass in dense order instead
-    /// of a neighbour lookup at each page's first miss. Decisions are the
-    /// same either way, since a page's number and neighbours never change.
-    pub fn learn_numbers<F: Frames>(&mut self, frames: &F, pages: usize) {
-        self.taught = self.taught.max(pages as DenseId);
-        for page in 0..pages as DenseId {
-            self.teach(frames, page);
-        }
-    }
-
-    /// Tells the policy `page`'s number and numeric neighbours if it wants
-    /// them ([`Policy::wants_number`]).
-    #[inline]
-    fn teach<F: Frames>(&mut self, frames: &F, page: DenseId) {
-        if self.policy.wants_number(page) {
-            let number = Numbered {
-                number: frames.number(page),
-                below: frames.neighbour(page, -1),
-                above: frames.neighbour(page, 1),
-            };
-            self.policy.learn_number(page, number);
-        }
-    }
-
     /// Tells the policy the new costs of resident pages the store moved to
     /// another device on its own.
     fn reprice_moved<F: Frames>(&mut self, frames: &F) {
@@ -819,25 +760,6 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     #[inline]
     pub fn requests(&self) -> u64 {
         self.m.requests
-    }
-
-    /// The counters a request moves, as they are now: what
-    /// [`Driver::restore`] puts back when the request fails.
-    pub fn tally(&self) -> Tally {
-        Tally(tallied!(self.m))
-    }
-
-    /// Puts back the counters of [`Driver::tally`]: the request that
-    /// failed since moved none.
-    pub fn restore(&mut self, t: Tally) {
-        tallied!(self.m) = t.0;
-    }
-
-    /// Takes back the moves `t` of a request that failed, for a caller
-    /// that released its lock meanwhile (other requests counted since).
-    pub fn take_back(&mut self, t: Tally) {
-        let now = self.tally();
-        self.restore(now.since(t));
     }
 
     /// The metrics so far, with the derived and end-of-run fields filled in:

@@ -1,5 +1,9 @@
-//! Page numbers: how dense ids map back to the numbers a store sees.
+//! Page numbers: how dense ids map back to the numbers a store sees, and
+//! how a policy that groups pages by number learns them.
 
+use super::{Driver, Frames};
+use crate::policy::{Numbered, Policy};
+use crate::store::PageStore;
 use crate::trace::Flt;
 use crate::types::{DenseId, PageId};
 
@@ -97,5 +101,33 @@ impl PageNumbers for Vec<PageId> {
     }
     fn dense_of(&self, number: PageId) -> Option<DenseId> {
         self.as_slice().dense_of(number)
+    }
+}
+
+impl<P: Policy, S: PageStore> Driver<P, S> {
+    /// Tells a policy that groups pages by number ([`Policy::wants_number`])
+    /// the numbers of pages `0..pages` at once, for a caller that knows
+    /// every page before the run (a trace): one pass in dense order instead
+    /// of a neighbour lookup at each page's first miss. Decisions are the
+    /// same either way, since a page's number and neighbours never change.
+    pub fn learn_numbers<F: Frames>(&mut self, frames: &F, pages: usize) {
+        self.taught = self.taught.max(pages as DenseId);
+        for page in 0..pages as DenseId {
+            self.teach(frames, page);
+        }
+    }
+
+    /// Tells the policy `page`'s number and numeric neighbours if it wants
+    /// them ([`Policy::wants_number`]).
+    #[inline]
+    pub(super) fn teach<F: Frames>(&mut self, frames: &F, page: DenseId) {
+        if self.policy.wants_number(page) {
+            let number = Numbered {
+                number: frames.number(page),
+                below: frames.neighbour(page, -1),
+                above: frames.neighbour(page, 1),
+            };
+            self.policy.learn_number(page, number);
+        }
     }
 }

@@ -235,8 +235,11 @@ impl Live {
                 page as DenseId
             }
         };
+        if !new {
+            return self.stepper.request(dense, op);
+        }
         let served = panic::catch_unwind(AssertUnwindSafe(|| self.stepper.request(dense, op)));
-        if new && !matches!(served, Ok(Ok(_))) {
+        if !matches!(served, Ok(Ok(_))) {
             // A page first met by a request that failed is not met: the
             // run is as if the request never came.
             if let Some(met) = &mut self.met {
