@@ -64,8 +64,9 @@ def test_sweep_runs_the_grid_in_order_and_in_parallel(small_csv: Path) -> None:
             seen.append(str(r["policy"]))
 
     rows = flashlayer.sweep(t, ["clock", "2q"], [1, 3], device="fdbuffer-intel", workers=2, on_done=done)
-    assert [(r["policy"], r["buffer_pages"]) for r in rows] == [("clock", 1), ("clock", 3), ("2q", 1), ("2q", 3)]
-    assert sorted(seen) == ["2q", "2q", "clock", "clock"]
+    clock = "clock:bit_on_admit=on"
+    assert [(r["policy"], r["buffer_pages"]) for r in rows] == [(clock, 1), (clock, 3), ("2q", 1), ("2q", 3)]
+    assert sorted(seen) == ["2q", "2q", clock, clock]
     assert all(r["device"] == "fdbuffer-intel" for r in rows)
 
 

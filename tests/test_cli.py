@@ -156,8 +156,9 @@ def test_bench_reports_every_policy_against_lru(tmp_path: Path) -> None:
                 "--json", check=True)
     r = json.loads(p.stdout)
     assert [x["policy"] for x in r["policies"]] == [
-        "lru", "fifo", "clock", "2q", "arc", "sieve", "s3fifo:small=0.1,ghost=0.9,threshold=2", "lfu",
-        "slru:segments=4", "lruk:k=2", "lirs:hirs=0.01", "wtinylfu:window=0.01", "clockpro:cold=0.01", "belady",
+        "lru", "fifo", "clock:bit_on_admit=on", "2q", "arc", "sieve", "s3fifo:small=0.1,ghost=0.9,threshold=2", "lfu",
+        "slru:segments=4", "lruk:k=2", "lirs:hirs=0.01", "wtinylfu:window=0.01,sketch=blocked", "clockpro:cold=0.01",
+        "belady",
         "wblandlord", "cflru:w=0.5", "lruwsr", "ccflru", "casa:cost=model", "cfdc:w=0.5,cluster=64",
         "koltsidas:lambda=auto,epoch=4", "fdbuffer:mc=auto,clean=lru,dirty=lru,cluster=0,epoch=100000,cost=model",
         "watt:kr=8,kw=4,epochs=4,sample=8,write_cost=1,first=0.1,z=0,seed=0", "ace:base=lru,nw=8,ne=1,window=0,pf=off",

@@ -65,3 +65,17 @@ def test_oracle_object_sizes_are_reported_and_said_to_be_unused(tmp_path: Path) 
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["object_bytes_max"] == 4000
     assert p.stderr.count("object sizes (100–4,000 bytes, mean 1,400) are not used") == 1
+
+
+def test_a_column_past_the_first_line_is_named_and_a_named_op_column_means_a_header() -> None:
+    p = _sim("id;kind\n1;R\n", "--format", "csv:page=9,op=kind,sep=semicolon")
+    assert p.returncode == 2 and "-:1: page=9: the first line has 2 fields" in p.stderr, p.stderr
+    # op named, page by position: the first line is the header.
+    assert _counts("id;kind\n1;R\n1;W\n", "--format", "csv:page=1,op=kind,sep=semicolon") == (2, 1, 1)
+
+
+def test_spaces_separate_as_a_run(tmp_path: Path) -> None:
+    f = tmp_path / "aligned.txt"
+    f.write_text("   7    R\n  12    W\n   7    R\n")
+    t = flashlayer.Trace.open(f, format="csv:page=1,op=2,sep=space,header=off")
+    assert list(t) == [(7, "R"), (12, "W"), (7, "R")]

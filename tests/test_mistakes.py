@@ -32,6 +32,7 @@ PG = str(TRACES / "pg15-tpcc-sysbench-w2.csv.gz")
     (["--store", "hybrid:placement=m-only,defer=8"], "m-only moves no page"),
     (["--store", "flash:method=ipu,obsolete=on,changed=8"], "obsolete marks kept in memory apply to OPU and PDL"),
     (["--series-every", "10"], "only --json prints"),
+    (["--series-every", "0"], "--series-every must be at least 1, found 0"),
     (["--series-every", "99999999999999999999"], "must be at most"),
 ])
 def test_sim_mistakes_are_one_line_with_the_real_range(args: list[str], needle: str) -> None:
@@ -43,6 +44,12 @@ def test_sim_mistakes_are_one_line_with_the_real_range(args: list[str], needle: 
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     assert needle in p.stderr, p.stderr
     assert "obsolete_in_memory" not in p.stderr
+
+
+def test_a_huge_virtual_time_prints_in_scientific_notation() -> None:
+    p = run_cli("sim", PG, "--policy", "lru", "--buffer", "50", "--device", "read=1e-300,write=1e300", check=True)
+    row = p.stdout.strip().splitlines()[-1]
+    assert "e+30" in row and max(len(cell) for cell in row.split()) < 20, row
 
 
 def test_trace_gen_names_no_flag_it_does_not_have(tmp_path: Path) -> None:

@@ -168,6 +168,14 @@ def test_a_taken_name_needs_replace_and_builtins_are_refused() -> None:
     assert "py-again" in [n for n, _, _ in flashlayer.table("policy")]
 
 
+def test_only_a_class_with_order_is_listed_as_aces_base() -> None:
+    bases = flashlayer.replay.policies("ace_base")
+    assert "py-lru-ordered" in bases and "py-lru" not in bases
+    assert "py-lru" in flashlayer.replay.policies("pool")
+    with pytest.raises(FlashlayerError, match="'py-lru' was registered without order\\(k\\)"):
+        flashlayer.register_policy("py-lru", PyLruInOrder, replace=True)
+
+
 def test_a_python_policy_that_tells_its_eviction_order_is_aces_base() -> None:
     t = flashlayer.Trace.open(ROOT / "data" / "traces" / TRACES[0])
     for spec in ("nw=8", "nw=4,ne=2", "nw=8,window=16"):

@@ -170,3 +170,14 @@ def test_page_ids_up_to_2_to_the_64_are_taken_from_python_lists() -> None:
         flashlayer.trace_of([2**64])
     with pytest.raises(flashlayer.FlashlayerError, match="request 1 has page 1.5"):
         flashlayer.trace_of([1, 1.5])
+
+
+def test_generate_takes_aces_workload_with_the_engines_defaults_and_names_every_kind() -> None:
+    small = flashlayer.generate("ace", operations=1000, pages=500)
+    assert len(small) == 1000 and small.stats()["distinct_pages"] <= 500
+    assert flashlayer._native.ace_defaults() == {"operations": 2_000_000, "pages": 344_066, "reads": 50.0,
+                                                  "skew": 90.0, "hot": 10.0}
+    with pytest.raises(flashlayer.FlashlayerError, match="generate takes zipf, ace, tpcc"):
+        flashlayer.generate("nope")
+    with pytest.raises(flashlayer.FlashlayerError, match="seed must be 0"):
+        flashlayer.generate("ace", seed=3, operations=10)

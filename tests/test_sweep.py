@@ -144,6 +144,9 @@ def test_the_example_grid_is_valid() -> None:
     example = run_cli("sweep", "--example", check=True).stdout
     g = parse_grid(example, "example", TRACES.parent.parent)
     assert len(g.cells()) == 2 * 7 * 4 * 5
+    # The shipped traces by absolute path: the grid runs saved anywhere.
+    elsewhere = parse_grid(example, "example", Path("/"))
+    assert len(elsewhere.cells()) == len(g.cells())
 
 
 def test_a_ray_worker_killed_mid_cell_loses_no_rows_and_json_stays_clean(tmp_path: Path) -> None:

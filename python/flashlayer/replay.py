@@ -37,11 +37,13 @@ BufferSpec = int | str
 J = TypeVar("J")
 
 
-def policies(serving: str | None = None) -> list[str]:
+def policies(serving: str | None = None, *, builtin: bool = False) -> list[str]:
     """The policies' names in the engine's table order, registered ones last;
     with ``serving`` (``"offline"``, ``"pool"`` or ``"ace_base"``) only those
-    that serve as it, as each declares."""
-    return [name for name, roles in _native.policy_roles() if serving is None or serving in roles]
+    that serve as it, as each declares; with `builtin` only the engine's
+    own (none registered at run time)."""
+    return [name for name, roles in _native.policy_roles()
+            if (serving is None or serving in roles) and not (builtin and "registered" in roles)]
 
 
 def open_trace(trace: TraceLike, format: str | None = None, page_size: int | None = None) -> Trace:

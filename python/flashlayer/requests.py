@@ -132,9 +132,12 @@ def generate(kind: str, seed: int = 0, **params: Any) -> Trace:
     """Generates workload `kind` into a trace in memory: ``"zipf"``
     (``requests``, ``pages``, ``alpha`` and ``write_ratio`` required, e.g.
     ``generate("zipf", requests=100_000, pages=10_000, alpha=0.99,
-    write_ratio=0.2)``) or a database workload of ``flashlayer list
-    workloads`` (``generate("tpcc", transactions=1000)``; parameters not
-    given take the engine's defaults)."""
+    write_ratio=0.2)``), ``"ace"`` (ACE's synthetic workload: ``operations``,
+    ``pages``, ``reads``, ``skew``, ``hot`` as ``flashlayer trace gen ace``
+    takes them; glibc's default seed, so `seed` must stay 0) or a database
+    workload of ``flashlayer list workloads`` (``generate("tpcc",
+    transactions=1000)``). Parameters not given take the engine's
+    defaults."""
     with tempfile.TemporaryDirectory(prefix="flashlayer-gen-") as tmp:
         out = Path(tmp) / "trace.flt"
         if kind == "zipf":
@@ -145,7 +148,18 @@ def generate(kind: str, seed: int = 0, **params: Any) -> Trace:
                                       + (f"; missing {', '.join(missing)}" if missing else "")
                                       + (f"; unknown {', '.join(extra)}" if extra else ""))
             _native.gen_zipf(out, params["requests"], params["pages"], params["alpha"], params["write_ratio"], seed)
+        elif kind == "ace":
+            extra = sorted(set(params) - set(_native.ace_defaults()))
+            if extra:
+                raise FlashlayerError(f"ace takes {', '.join(_native.ace_defaults())}; unknown {', '.join(extra)}")
+            if seed != 0:
+                raise FlashlayerError("ace draws from glibc's default seed, as its authors' generator does: "
+                                      "seed must be 0")
+            _native.gen_ace(out, **params)
         else:
+            known = ["zipf", "ace", *(name for name, _, _ in _native.table("workload"))]
+            if not any(kind == k or kind.startswith(f"{k}:") for k in known):
+                raise FlashlayerError(f"unknown workload '{kind}'; generate takes {', '.join(known)}")
             _native.gen_workload(kind, out, seed, params or None)
         return Trace.from_flt(out.read_bytes(), f"{kind}(seed={seed})")
 

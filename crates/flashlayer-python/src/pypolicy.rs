@@ -42,8 +42,9 @@ use pyo3::prelude::*;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
-/// Each Python policy's name and factory, for the registration's build.
-static FACTORIES: Mutex<Vec<(&'static str, Py<PyAny>)>> = Mutex::new(Vec::new());
+/// Each Python policy's name, factory and whether it serves as ACE's base,
+/// for the registration's build.
+static FACTORIES: Mutex<Vec<(&'static str, Py<PyAny>, bool)>> = Mutex::new(Vec::new());
 
 /// The exception a Python policy raised, carried by the unwind that fails
 /// its request up to [`guarded`].
@@ -393,8 +394,8 @@ fn build(given: &Given, capacity: usize, pages: usize) -> flashlayer::Result<Box
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
-            .find(|(n, _)| *n == given.name())
-            .map(|(n, f)| (*n, f.clone_ref(py)));
+            .find(|(n, _, _)| *n == given.name())
+            .map(|(n, f, _)| (*n, f.clone_ref(py)));
         let Some((name, factory)) = found else {
             return Ok(Err(flashlayer::Error::invalid(format!(
                 "policy '{}' has no factory",
@@ -442,7 +443,8 @@ fn register_policy(
             shown(&factory)
         )));
     }
-    if factory.is_instance_of::<pyo3::types::PyType>() {
+    let class = factory.is_instance_of::<pyo3::types::PyType>();
+    if class {
         let missing = lacking(&factory)?;
         if !missing.is_empty() {
             return Err(crate::FlashlayerError::new_err(format!(
@@ -455,13 +457,23 @@ fn register_policy(
             )));
         }
     }
+    // A class tells its order if it has `order`; what a function returns
+    // is known only when built, where ACE refuses it without `order`.
+    let ace_base = !class || factory.hasattr("order")?;
     let mut all = FACTORIES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(slot) = all.iter_mut().find(|(n, _)| *n == name) {
+    if let Some(slot) = all.iter_mut().find(|(n, _, _)| *n == name) {
         if !replace {
             return Err(crate::FlashlayerError::new_err(format!(
                 "policy '{name}' is registered already (replace=True registers the new factory in its place)"
+            )));
+        }
+        if slot.2 != ace_base {
+            return Err(crate::FlashlayerError::new_err(format!(
+                "policy '{name}' was registered {} order(k); its replacement must keep that (ACE's base \
+                 depends on it): register it under a new name",
+                if slot.2 { "with" } else { "without" }
             )));
         }
         slot.1 = factory.unbind();
@@ -481,12 +493,16 @@ fn register_policy(
             params: &[],
         },
         // The engine keeps its residency and dirty state, so it can manage
-        // a pool; ACE refuses it when built if it has no `order`.
-        serves: Serves::POOL_AND_ACE_BASE,
+        // a pool.
+        serves: if ace_base {
+            Serves::POOL_AND_ACE_BASE
+        } else {
+            Serves::POOL
+        },
         build,
     }));
     register(reg).map_err(err)?;
-    all.push((name, factory.unbind()));
+    all.push((name, factory.unbind(), ace_base));
     Ok(())
 }
 

@@ -110,14 +110,16 @@ fn policy_roles() -> Vec<(&'static str, Vec<&'static str>)> {
         .all()
         .into_iter()
         .map(|e| {
-            let s = flashlayer::policy::PolicySpec::parse(e.name)
+            let kind = flashlayer::policy::PolicySpec::parse(e.name)
                 .expect("a listed policy's name parses")
-                .kind
-                .serves();
+                .kind;
+            let s = kind.serves();
+            let registered = matches!(kind, flashlayer::policy::PolicyKind::Registered(_));
             let roles = [
                 (s.offline, "offline"),
                 (s.pool, "pool"),
                 (s.ace_base, "ace_base"),
+                (registered, "registered"),
             ];
             let named = roles.iter().filter(|(on, _)| *on).map(|(_, r)| *r);
             (e.name, named.collect())

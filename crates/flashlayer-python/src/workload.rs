@@ -48,26 +48,42 @@ fn write_requests(
 }
 
 /// Writes ACE's synthetic workload (`flashlayer::workload::ace`) to
-/// `output`; returns requests.
+/// `output`; returns requests. A parameter not given takes the engine's
+/// default ([`ace_defaults`]).
 #[pyfunction]
+#[pyo3(signature = (output, operations=None, pages=None, reads=None, skew=None, hot=None))]
 fn gen_ace(
     py: Python<'_>,
     output: PathBuf,
-    operations: u64,
-    pages: u32,
-    reads: f32,
-    skew: f32,
-    hot: f32,
+    operations: Option<u64>,
+    pages: Option<u32>,
+    reads: Option<f32>,
+    skew: Option<f32>,
+    hot: Option<f32>,
 ) -> PyResult<u64> {
+    let d = AceParams::default();
     let params = AceParams {
-        operations,
-        pages,
-        reads,
-        skew,
-        hot,
+        operations: operations.unwrap_or(d.operations),
+        pages: pages.unwrap_or(d.pages),
+        reads: reads.unwrap_or(d.reads),
+        skew: skew.unwrap_or(d.skew),
+        hot: hot.unwrap_or(d.hot),
     };
     py.detach(|| write_requests(&output, flashlayer::workload::ace(&params)?))
         .map_err(err)
+}
+
+/// ACE's generator's defaults (`AceParams::default`), by parameter.
+#[pyfunction]
+fn ace_defaults(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let d = AceParams::default();
+    let out = pyo3::types::PyDict::new(py);
+    out.set_item("operations", d.operations)?;
+    out.set_item("pages", d.pages)?;
+    out.set_item("reads", d.reads)?;
+    out.set_item("skew", d.skew)?;
+    out.set_item("hot", d.hot)?;
+    Ok(out)
 }
 
 /// The workload spec `kind` (a name, or a spec of the workloads' grammar,
@@ -289,7 +305,14 @@ fn run_terminals<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::add_functions!(
         m,
-        [pool_load, run_terminals, gen_zipf, gen_ace, gen_workload]
+        [
+            pool_load,
+            run_terminals,
+            gen_zipf,
+            gen_ace,
+            ace_defaults,
+            gen_workload
+        ]
     );
     Ok(())
 }

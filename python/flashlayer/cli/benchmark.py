@@ -34,7 +34,7 @@ from flashlayer import replay
 #: ``bench policies``: every policy of the engine's table at its defaults, but
 #: costopt-ub (its planner's iterations dwarf any per-request cost), and two
 #: variants: FD-Buffer writing clusters, Koltsidas with a fixed cost segment.
-DEFAULT_POLICIES = ",".join([*(p for p in replay.policies() if p != "costopt-ub"), "fdbuffer:cluster=64",
+DEFAULT_POLICIES = ",".join([*(p for p in replay.policies(builtin=True) if p != "costopt-ub"), "fdbuffer:cluster=64",
                              "koltsidas:lambda=0.5"])
 #: ``bench libcachesim``: the policies libCacheSim also has.
 COMPARED_POLICIES = "lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,belady"

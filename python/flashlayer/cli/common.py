@@ -168,11 +168,16 @@ def emit_json(obj: Any) -> None:
     out.write("\n")
 
 
+#: The magnitude from which a table shows a float in scientific notation.
+SCIENTIFIC_FROM = 1e15
+
+
 def fmt_cell(v: Any, decimals: int | None = None) -> str:
     """One value as a table shows it: whole numbers with thousands
     separators, a float with `decimals` places (its column's, so that a
-    column reads in one format; by default four significant digits), never
-    in scientific notation."""
+    column reads in one format; by default four significant digits), in
+    scientific notation only from 1e15 on, where a float's digits past the
+    sixteenth are noise."""
     if v is None:
         return "-"
     if isinstance(v, bool):
@@ -183,6 +188,8 @@ def fmt_cell(v: Any, decimals: int | None = None) -> str:
     if isinstance(v, float):
         if v != v or v in (math.inf, -math.inf):
             return str(v)
+        if abs(v) >= SCIENTIFIC_FROM:
+            return f"{v:.4g}"
         return f"{v:,.{_decimals([v]) if decimals is None else decimals}f}"
     if isinstance(v, int):
         return f"{v:,}"
@@ -230,7 +237,10 @@ def rate(v: float) -> str:
 
 def duration(v: float, unit: str) -> str:
     """Virtual time with its unit: microseconds as s, ms or us, whichever
-    reads best; abstract cost units as a plain number."""
+    reads best; abstract cost units as a plain number; from 1e15 on, in
+    scientific notation (:data:`SCIENTIFIC_FROM`)."""
+    if abs(v) >= SCIENTIFIC_FROM:
+        return f"{v:.4g}" + (" us" if unit == "us" else "")
     if unit != "us":
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.4g}"
     for div, suffix in ((1e6, "s"), (1e3, "ms")):

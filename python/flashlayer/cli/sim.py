@@ -150,7 +150,7 @@ def run(a: argparse.Namespace) -> None:
     from flashlayer.cli import sim_hybrid, sim_tier
     from flashlayer.replay import sweep
 
-    if a.series_every and not a.json:
+    if a.series_every is not None and not a.json:
         raise UsageError("--series-every records time series, which only --json prints; add --json")
     specs = stores(a)
     kinds = {s.split(":", 1)[0] for s in specs}
@@ -172,7 +172,7 @@ def run(a: argparse.Namespace) -> None:
             policies,
             buffers,
             specs,
-            series_every=a.series_every or None,
+            series_every=a.series_every,
             flush_at_end=True if a.flush_at_end else None,
             workers=a.jobs,
             on_progress=bar.advance,
@@ -245,9 +245,9 @@ def add(sub: Any) -> None:
                        --store cost:device=D"""))
     for flag, _ in NOT_FLAGS.values():
         s.add_argument(flag, help=argparse.SUPPRESS)
-    s.add_argument("--series-every", type=int_arg(0, "--series-every"), default=0, metavar="N",
-                   help="record a time series point every N requests, with the policy's and the store's state "
-                   "(needs --json, the one output that carries them; default: 0, off)")
+    s.add_argument("--series-every", type=int_arg(1, "--series-every"), default=None, metavar="N",
+                   help="record a time series point every N requests (N at least 1), with the policy's and the "
+                   "store's state (needs --json, the one output that carries them; default: off)")
     s.add_argument("--jobs", type=int_arg(1, "--jobs"), default=None, metavar="J",
                    help="parallel runs (default: number of CPUs)")
     s.add_argument("--plot", metavar="PNG",

@@ -14,9 +14,13 @@ from flashlayer.cli.common import UsageError, add_force, command, emit_json, int
 
 def run(a: argparse.Namespace) -> None:
     from flashlayer.grid import EXAMPLE, load_grid, sweep_grid
+    from flashlayer.report import find_traces
 
     if a.example:
-        sys.stdout.write(EXAMPLE)
+        # The shipped traces by absolute path: the grid runs wherever it is
+        # saved.
+        shipped = find_traces(None, ["pg15-tpcc-sysbench-w2.csv.gz"]).resolve()
+        sys.stdout.write(EXAMPLE.replace('"data/traces/', f'"{shipped.as_posix()}/'))
         return
     if a.grid is None or a.out is None:
         raise UsageError("give a grid file and --out FILE.parquet (or --example for a grid to start from)")

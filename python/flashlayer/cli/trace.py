@@ -296,15 +296,16 @@ def _add_gen(tsub: Any) -> None:
             workload over the 344,066 pages of their figure 7."""),
         epilog="Example:\n  flashlayer trace gen ace --reads 10 --out wis.flt   # their write-intensive skewed workload",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ace.add_argument("--operations", type=int_arg(1, "--operations"), default=2_000_000,
-                     help="operations, their -x (default: 2,000,000)")
-    ace.add_argument("--pages", type=int_arg(1, "--pages", 1 << 24), default=344_066,
-                     help="pages on the disk, their -n (default: 344,066)")
-    for flag, percent, what in (("--reads", 50, "operations that read, their -e"),
-                                ("--skew", 90, "operations on the hot region, their -s"),
-                                ("--hot", 10, "pages in the hot region, their -d")):
-        ace.add_argument(flag, type=float_arg(0.0, 100.0, flag), default=percent,
-                         help=f"percent of {what} (default: {percent})")
+    d = _native.ace_defaults()
+    ace.add_argument("--operations", type=int_arg(1, "--operations"), default=None,
+                     help=f"operations, their -x (default: {d['operations']:,})")
+    ace.add_argument("--pages", type=int_arg(1, "--pages", 1 << 24), default=None,
+                     help=f"pages on the disk, their -n (default: {d['pages']:,})")
+    for flag, what in (("--reads", "operations that read, their -e"),
+                       ("--skew", "operations on the hot region, their -s"),
+                       ("--hot", "pages in the hot region, their -d")):
+        ace.add_argument(flag, type=float_arg(0.0, 100.0, flag), default=None,
+                         help=f"percent of {what} (default: {d[flag[2:]]:g})")
     ace.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     add_force(ace)
     ace.add_argument("--json", action="store_true", help="print {output, requests} as JSON")

@@ -33,7 +33,8 @@ EXAMPLE = """\
 # one row of the result. Run it with
 #   flashlayer sweep grid.toml --out results.parquet [--engine ray]
 
-# Trace files: paths or globs, relative to this file. A table gives a format
+# Trace files: paths or globs, relative to this file (here the shipped
+# traces, by absolute path). A table gives a format
 # or page size for one trace: {path = "x.blk", format = "spc", page_size = 4096}
 traces = ["data/traces/pg15-tpcc-sysbench-w2.csv.gz", "data/traces/pg15-tpcb-*.csv.gz"]
 

@@ -55,17 +55,39 @@ pub(crate) fn read_mapped(
     let mut places: Option<(usize, Option<usize>)> = None;
     let mut names = Vec::new();
     while let Some((no, line)) = lines.next_line()? {
-        let fields: Vec<&str> = line.split(sep).map(str::trim).collect();
+        // Spaces separate as a run, as in whitespace-aligned columns.
+        let fields: Vec<&str> = if sep == ' ' {
+            line.split_whitespace().collect()
+        } else {
+            line.split(sep).map(str::trim).collect()
+        };
         let bad = |m: String| super::input::parse_error(path, no, m);
         let (page_at, op_at) = match places {
             Some(p) => p,
             None => {
+                for (key, c) in [("page", Some(&layout.page)), ("op", layout.op.as_ref())] {
+                    if let Some(&Column::At(i)) = c {
+                        if i >= fields.len() {
+                            return Err(bad(format!(
+                                "{key}={}: the first line has {} fields",
+                                i + 1,
+                                fields.len()
+                            )));
+                        }
+                    }
+                }
+                // A column named is a header's; else a page that is no
+                // number is one.
+                let named = matches!(layout.page, Column::Named(_))
+                    || matches!(layout.op, Some(Column::Named(_)));
                 let header = match (layout.header, &layout.page) {
-                    (Header::On, _) | (Header::Auto, Column::Named(_)) => true,
+                    (Header::On, _) => true,
                     (Header::Off, _) => false,
+                    (Header::Auto, _) if named => true,
                     (Header::Auto, Column::At(i)) => {
                         fields.get(*i).is_some_and(|v| v.parse::<u64>().is_err())
                     }
+                    (Header::Auto, Column::Named(_)) => true,
                 };
                 names = if header {
                     fields.iter().map(|n| n.to_ascii_lowercase()).collect()

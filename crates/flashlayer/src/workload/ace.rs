@@ -26,6 +26,21 @@ pub struct AceParams {
     pub hot: f32,
 }
 
+impl Default for AceParams {
+    /// The authors' mixed skewed workload over the 344,066 pages of their
+    /// figure 7: 2,000,000 operations, 50% reads, 90% of them on the first
+    /// 10% of the pages.
+    fn default() -> Self {
+        AceParams {
+            operations: 2_000_000,
+            pages: 344_066,
+            reads: 50.0,
+            skew: 90.0,
+            hot: 10.0,
+        }
+    }
+}
+
 /// glibc's `rand()` (its `TYPE_3` additive feedback generator), seeded as
 /// `srand(seed)` seeds it.
 #[derive(Clone, Debug)]

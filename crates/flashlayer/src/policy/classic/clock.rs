@@ -2,11 +2,14 @@
 //! hand clears set bits and evicts the first page whose bit is clear.
 //!
 //! Choices: a page's bit is set when it is admitted (its loading request is a
-//! reference) and on every hit; the new page takes the victim's frame, so the
-//! hand, already past that frame, reaches it last. Pages the caller cannot
-//! evict (pinned) are skipped without clearing their bit. libCacheSim 0.3.5
-//! (`Clock.c`) sets the bit only on hits, so the two differ slightly (a
-//! miss ratio of 0.1634 here against its 0.1603 on its Twitter trace).
+//! reference, as the hardware bit of the virtual-memory CLOCK is set by the
+//! access that faulted the page in) and on every hit; the new page takes the
+//! victim's frame, so the hand, already past that frame, reaches it last.
+//! Pages the caller cannot evict (pinned) are skipped without clearing their
+//! bit. libCacheSim 0.3.5 (`Clock.c`, `init-freq=0`) sets the bit only on
+//! hits: `bit_on_admit=off` does the same and then gives its miss ratios
+//! exactly (its FIFO queue, new objects at the head and referenced ones
+//! moved there as the hand passes, is this circle: `tests/test_libcachesim.py`).
 
 use crate::policy::list::NIL;
 use crate::policy::Serves;
@@ -32,6 +35,8 @@ pub struct Clock {
     /// cleared, for [`Policy::reinstate`].
     undo_hand: usize,
     undo_cleared: Vec<u32>,
+    /// The bit a page is admitted with (`bit_on_admit`).
+    admit_bit: bool,
 }
 
 impl Clock {
@@ -49,6 +54,16 @@ impl Clock {
             dirty_count: 0,
             undo_hand: 0,
             undo_cleared: Vec::new(),
+            admit_bit: true,
+        }
+    }
+
+    /// A CLOCK buffer of `capacity` pages whose pages enter with their bit
+    /// set if `admit_bit` (the default), else clear (libCacheSim's).
+    pub fn with_admit_bit(capacity: usize, admit_bit: bool) -> Self {
+        Clock {
+            admit_bit,
+            ..Clock::new(capacity)
         }
     }
 
@@ -162,7 +177,7 @@ impl Policy for Clock {
                 .resize((page as usize + 1).max(self.slot.len() * 2), NIL);
         }
         self.frames[f] = page;
-        self.referenced[f] = true;
+        self.referenced[f] = self.admit_bit;
         self.slot[page as usize] = f as u32;
         self.len += 1;
         self.set_dirty(f, op.is_write());
@@ -224,8 +239,20 @@ impl Policy for Clock {
     }
 }
 
+const BIT_ON_ADMIT: crate::spec::Param = crate::spec::Param::new(
+    "bit_on_admit",
+    crate::spec::Ty::Switch,
+    "on",
+    "a page enters with its reference bit set (off: only hits set it, as libCacheSim's Clock does)",
+);
+
 named!(
     Clock,
     "clock",
-    "second chance with a reference bit per frame, set on admission too (libCacheSim's only on hits)", Serves::POOL
+    "second chance with a reference bit per frame, set on admission too (bit_on_admit=off: only on hits, as libCacheSim's)",
+    Serves::POOL,
+    [BIT_ON_ADMIT],
+    bool,
+    |g| Ok(g.switch("bit_on_admit")),
+    |on, capacity| Clock::with_admit_bit(capacity, on)
 );

@@ -17,133 +17,36 @@
 //! window's oldest pages into the main cache while it has room, and only
 //! then compares.
 //!
-//! The sketch differs from libCacheSim's in how it lays its counters out,
-//! not in how many it has or how it counts: a page's 10 counters lie in one
-//! 4 KiB block of counters (double hashing inside the block, the block
-//! chosen by another hash), and the counters are 8-bit and saturate at 255
-//! (libCacheSim's are 32-bit). Counting a page then touches one page of
-//! memory, so one address translation instead of ten, in a sketch of one
-//! byte a counter (632 KiB for 45,000 pages, against 2.5 MiB); a page whose
-//! counters saturate is already far more frequent than any admission
-//! compares it with. Its collisions, and so some decisions, differ from
-//! libCacheSim's: `tests/test_libcachesim.py` states the bound.
+//! The sketch keeps libCacheSim's counts in a layout of its own by
+//! default, a page's counters in one 4 KiB block (`sketch=blocked`), so its
+//! collisions, and some decisions, differ from libCacheSim's;
+//! `sketch=libcachesim` lays them out as libCacheSim does, keyed by page
+//! number, and gives its decisions exactly wherever the main cache's
+//! ⌊4M/5⌋ + (M − ⌊4M/5⌋) split is libCacheSim's too, M a multiple of 5
+//! ([`sketch`]; `tests/test_libcachesim.py`). Elsewhere libCacheSim sizes
+//! probation ⌊M/5⌋, lets an insertion overfill it, and then evicts on a hit
+//! (`SLRU_cool` demotes protected's oldest page into a full probation and
+//! evicts from it), which no policy of this calling protocol does: a hit
+//! moves no page out.
 //!
 //! Pages the caller cannot evict (pinned) are passed over in both the
 //! window and the main cache; moving a page into the main cache is not an
 //! eviction, so a pinned page may move.
 
+mod sketch;
+
 use crate::policy::list::{Journal, Lists};
 use crate::policy::Serves;
-use crate::policy::{Policy, Victim};
+use crate::policy::{Numbered, Policy, Victim};
 use crate::types::{DenseId, Op, PageCost};
+use sketch::{Sketch, HASHES};
 
 const WINDOW: u8 = 1;
 const PROBATION: u8 = 2;
 const PROTECTED: u8 = 3;
 
-/// Counters a page, `-ln(0.001) / ln(2)²`, and hashes, `⌈ln 2 · that⌉`.
-const COUNTERS_PER_PAGE: f64 = 14.377_516_497_364_011;
-const HASHES: u32 = 10;
 /// Main-cache hits between two halvings, per page of the main cache.
 const SAMPLE: usize = 32;
-
-/// Counters of the sketch: they saturate, where libCacheSim's 32-bit ones
-/// do not (module docs).
-type Count = u8;
-/// Counters in a block: one 4 KiB page of memory.
-const BLOCK: usize = 4096;
-
-/// One page of counters: every counter of a page lies in one block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(align(4096))]
-struct Block([Count; BLOCK]);
-
-/// A counting Bloom filter whose counters for a page share one block of
-/// memory.
-#[derive(Clone, Debug)]
-struct Sketch {
-    blocks: Vec<Block>,
-}
-
-impl Sketch {
-    fn for_pages(pages: usize) -> Self {
-        let n = (COUNTERS_PER_PAGE * pages as f64).ceil() as usize;
-        Sketch {
-            blocks: vec![Block([0; BLOCK]); n.div_ceil(BLOCK).max(1)],
-        }
-    }
-
-    /// The block of `page`, and the first position and the stride of its
-    /// counters in it: double hashing inside the block, the stride odd so
-    /// that the counters are distinct.
-    #[inline]
-    fn place(&self, page: DenseId) -> (usize, u32, u32) {
-        let mut z = u64::from(page) ^ 0x9e37_79b9_7f4a_7c15;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        // Lemire's range reduction: a multiply where a modulo would divide.
-        let block = ((z & 0xffff_ffff) * self.blocks.len() as u64) >> 32;
-        (block as usize, (z >> 32) as u32, (z >> 48) as u32 | 1)
-    }
-
-    #[inline]
-    fn slot(first: u32, stride: u32, i: u32) -> usize {
-        first.wrapping_add(i.wrapping_mul(stride)) as usize % BLOCK
-    }
-
-    fn estimate(&self, page: DenseId) -> Count {
-        let (k, first, stride) = self.place(page);
-        let block = &self.blocks[k].0;
-        (0..HASHES)
-            .map(|i| block[Self::slot(first, stride, i)])
-            .min()
-            .unwrap_or(0)
-    }
-
-    /// Counts `page` once.
-    #[inline]
-    fn add(&mut self, page: DenseId) {
-        let (k, first, stride) = self.place(page);
-        let block = &mut self.blocks[k].0;
-        for i in 0..HASHES {
-            let x = Self::slot(first, stride, i);
-            block[x] = block[x].saturating_add(1);
-        }
-    }
-
-    /// Counts `page` once, first putting the counters it changes (as
-    /// indices over all blocks), with their old values, in `undo`.
-    fn add_undoable(&mut self, page: DenseId, undo: &mut Vec<(usize, Count)>) {
-        let (k, first, stride) = self.place(page);
-        let block = &self.blocks[k].0;
-        undo.extend((0..HASHES).map(|i| {
-            let x = Self::slot(first, stride, i);
-            (k * BLOCK + x, block[x])
-        }));
-        self.add(page);
-    }
-
-    /// Puts back a counter [`Sketch::add_undoable`] changed.
-    fn restore(&mut self, index: usize, value: Count) {
-        self.blocks[index / BLOCK].0[index % BLOCK] = value;
-    }
-
-    /// Starts loading `page`'s block: its first line, and with it the
-    /// block's address translation, which every counter then shares.
-    #[inline]
-    fn prefetch(&self, page: DenseId) {
-        crate::types::prefetch(&self.blocks[self.place(page).0]);
-    }
-
-    fn halve(&mut self) {
-        for block in &mut self.blocks {
-            for c in &mut block.0 {
-                *c >>= 1;
-            }
-        }
-    }
-}
 
 /// W-TinyLFU replacement.
 #[derive(Clone, Debug)]
@@ -160,7 +63,7 @@ pub struct WTinyLfu {
     /// The last eviction's moves and counter changes, for
     /// [`Policy::reinstate`].
     undo: Journal,
-    undo_counters: Vec<(usize, Count)>,
+    undo_counters: Vec<(usize, u32)>,
 }
 
 impl WTinyLfu {
@@ -171,6 +74,12 @@ impl WTinyLfu {
 
     /// W-TinyLFU whose window is ⌊`window`·`capacity`⌋ pages.
     pub fn with_window(capacity: usize, window: f64) -> Self {
+        Self::with_sketch(capacity, window, false)
+    }
+
+    /// W-TinyLFU whose window is ⌊`window`·`capacity`⌋ pages, its sketch
+    /// in libCacheSim's layout if `flat` (`sketch=libcachesim`, module docs).
+    pub fn with_sketch(capacity: usize, window: f64, flat: bool) -> Self {
         let mut w = WTinyLfu {
             cap: capacity,
             window,
@@ -178,13 +87,13 @@ impl WTinyLfu {
             max_probation: 0,
             max_protected: 0,
             l: Lists::new(),
-            sketch: Sketch::for_pages(0),
+            sketch: Sketch::for_pages(0, flat),
             hits: 0,
             undo: Journal::default(),
             undo_counters: Vec::new(),
         };
         w.size();
-        w.sketch = Sketch::for_pages(w.main_cap);
+        w.sketch = Sketch::for_pages(w.main_cap, flat);
         // The first eviction moves the whole main cache's worth of pages
         // out of the window, each counted undoably: reserved at once, the
         // journal is one large block (huge pages, where the allocator asks
@@ -230,7 +139,7 @@ impl WTinyLfu {
     }
 
     fn count(&mut self, page: DenseId) {
-        self.sketch.add(page);
+        self.sketch.add(page, None);
         self.hits += 1;
         if self.hits >= SAMPLE * self.main_cap {
             self.hits = 0;
@@ -304,7 +213,7 @@ impl Policy for WTinyLfu {
     fn insert(&mut self, page: DenseId, op: Op, _cost: PageCost) {
         debug_assert!(self.len() < self.cap);
         self.l.admit(WINDOW, page, op);
-        self.sketch.add(page);
+        self.sketch.add(page, None);
     }
 
     fn evict<F: FnMut(DenseId) -> bool>(&mut self, mut evictable: F) -> Option<Victim> {
@@ -320,7 +229,7 @@ impl Policy for WTinyLfu {
                 self.undo.save(&self.l, oldest);
                 self.l.unlink(oldest);
                 self.admit(oldest);
-                self.sketch.add_undoable(oldest, &mut self.undo_counters);
+                self.sketch.add(oldest, Some(&mut self.undo_counters));
                 continue;
             }
             let candidate = self.l.find_from_back(WINDOW, &mut evictable);
@@ -338,7 +247,7 @@ impl Policy for WTinyLfu {
                 (None, None) => None,
             };
             if let Some(c) = candidate {
-                self.sketch.add_undoable(c, &mut self.undo_counters);
+                self.sketch.add(c, Some(&mut self.undo_counters));
             }
             break v;
         };
@@ -356,6 +265,12 @@ impl Policy for WTinyLfu {
     fn remove(&mut self, page: DenseId) -> Option<bool> {
         self.contains(page).then(|| self.l.remove(page))
     }
+    fn wants_number(&self, page: DenseId) -> bool {
+        self.sketch.wants_number(page)
+    }
+    fn learn_number(&mut self, page: DenseId, number: Numbered) {
+        self.sketch.learn(page, number.number);
+    }
 }
 
 // The policy's spec (`policy/named.rs`).
@@ -366,16 +281,22 @@ const WINDOW_SHARE: crate::spec::Param = crate::spec::Param {
     default: "0.01",
     help: "share of the buffer for the LRU window new pages enter (libCacheSim's 1%)",
 };
+const SKETCH: crate::spec::Param = crate::spec::Param {
+    key: "sketch",
+    ty: crate::spec::Ty::Choice(&["blocked", "libcachesim"]),
+    default: "blocked",
+    help: "how the frequency sketch lays out its counters: a page's in one 4 KiB block (blocked), or as libCacheSim's, keyed by page number, for its decisions exactly (libcachesim)",
+};
 
 named!(
     WTinyLfu,
     "wtinylfu",
     "W-TinyLFU, Einziger et al. 2017: an LRU window, an SLRU main cache, and a frequency sketch \
-                          that admits the window's oldest page only if it beats main's victim (our sketch's layout: near libCacheSim's)", Serves::POOL,
-    [WINDOW_SHARE],
-    f64,
-    |g| Ok(g.fraction("window")),
-    |p, capacity| WTinyLfu::with_window(capacity, p)
+                          that admits the window's oldest page only if it beats main's victim (sketch=libcachesim: libCacheSim's decisions exactly)", Serves::POOL,
+    [WINDOW_SHARE, SKETCH],
+    (f64, bool),
+    |g| Ok((g.fraction("window"), g.value("sketch") == "libcachesim")),
+    |(window, flat), capacity| WTinyLfu::with_sketch(capacity, window, flat)
 );
 
 #[cfg(test)]
@@ -410,7 +331,7 @@ mod tests {
                 window: Vec::new(),
                 prob: Vec::new(),
                 prot: Vec::new(),
-                sketch: Sketch::for_pages(main_cap),
+                sketch: Sketch::for_pages(main_cap, false),
                 hits: 0,
             }
         }
@@ -442,7 +363,7 @@ mod tests {
                     let t = self.prot.pop().unwrap();
                     self.prob.insert(0, t);
                 }
-                self.sketch.add(p);
+                self.sketch.add(p, None);
                 self.hits += 1;
                 if self.hits >= SAMPLE * self.main_cap {
                     self.hits = 0;
@@ -463,7 +384,7 @@ mod tests {
                     if self.prob.len() + self.prot.len() < self.main_cap {
                         self.window.pop();
                         self.admit(c);
-                        self.sketch.add(c);
+                        self.sketch.add(c, None);
                         continue;
                     }
                     let m = self.main_victim().unwrap();
@@ -476,12 +397,12 @@ mod tests {
                         self.window.pop();
                         victim = Some(c);
                     }
-                    self.sketch.add(c);
+                    self.sketch.add(c, None);
                     break;
                 }
             }
             self.window.insert(0, p);
-            self.sketch.add(p);
+            self.sketch.add(p, None);
             (false, victim)
         }
     }
@@ -496,19 +417,60 @@ mod tests {
 
     #[test]
     fn wtinylfu_reinstate_restores_lists_and_counts() {
-        let mut w = WTinyLfu::new(4);
-        for p in 0..4 {
-            w.insert(p, if p == 1 { Op::Write } else { Op::Read }, C);
+        for flat in [false, true] {
+            let mut w = WTinyLfu::with_sketch(4, 0.01, flat);
+            for p in 0..4 {
+                let number = Numbered {
+                    number: 1_000 + u64::from(p),
+                    below: None,
+                    above: None,
+                };
+                w.learn_number(p, number);
+                w.insert(p, if p == 1 { Op::Write } else { Op::Read }, C);
+            }
+            let counters = w.sketch.clone();
+            let v = w.evict(|p| p != 0).unwrap();
+            assert_eq!(v.page, 1);
+            assert!(v.dirty);
+            w.reinstate(v);
+            assert_eq!(w.sketch, counters);
+            assert_eq!((w.len(), w.dirty_count()), (4, 1));
+            assert_eq!(w.l.iter(WINDOW).collect::<Vec<_>>(), vec![3, 2, 1, 0]);
+            assert_eq!(w.evict(|_| false), None);
+            assert_eq!(w.sketch, counters);
         }
-        let counters = w.sketch.blocks.clone();
-        let v = w.evict(|p| p != 0).unwrap();
-        assert_eq!(v.page, 1);
-        assert!(v.dirty);
-        w.reinstate(v);
-        assert_eq!(w.sketch.blocks, counters);
-        assert_eq!((w.len(), w.dirty_count()), (4, 1));
-        assert_eq!(w.l.iter(WINDOW).collect::<Vec<_>>(), vec![3, 2, 1, 0]);
-        assert_eq!(w.evict(|_| false), None);
-        assert_eq!(w.sketch.blocks, counters);
+    }
+
+    /// libCacheSim's layout: the counters of the page numbered 42 where its
+    /// `minimalIncrementCBF_add` puts them, `(a + i·b) mod n` from the low
+    /// 32 bits of XXH64 under its two seeds (the hash taken from the same
+    /// crate: this pins the formula; `tests/test_libcachesim.py` checks the
+    /// decisions against libCacheSim itself).
+    #[test]
+    fn the_libcachesim_sketch_indexes_counters_as_libcachesim_does() {
+        let mut s = Sketch::for_pages(1_000, true);
+        s.learn(0, 42);
+        let bytes = 42u64.to_le_bytes();
+        let a = xxhash_rust::xxh64::xxh64(&bytes, 0x1234_5678) as u32;
+        let b = xxhash_rust::xxh64::xxh64(&bytes, 0x1234_4321) as u32;
+        // ⌈14.3775…·1000⌉ counters.
+        let n = 14_378u32;
+        s.add(0, None);
+        s.add(0, None);
+        let Sketch::Flat(f) = &s else { unreachable!() };
+        assert_eq!(f.counters.len(), n as usize);
+        for i in 0..HASHES {
+            assert_eq!(
+                f.counters[(a.wrapping_add(i.wrapping_mul(b)) % n) as usize],
+                2
+            );
+        }
+        assert_eq!(
+            f.counters.iter().map(|&c| u64::from(c)).sum::<u64>(),
+            2 * u64::from(HASHES)
+        );
+        assert_eq!(s.estimate(0), 2);
+        s.halve();
+        assert_eq!(s.estimate(0), 1);
     }
 }
