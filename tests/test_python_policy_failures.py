@@ -259,3 +259,68 @@ def test_eight_threads_share_a_file_pool_and_a_cache_whose_policy_fails_at_rando
     assert r["requests"] == sum(d["hits"] + d["misses"] for d in done)
     assert (r["hits"], r["misses"]) == (sum(d["hits"] for d in done), sum(d["misses"] for d in done))
     assert r["physical_reads"] == r["misses"]
+
+
+class ReEnters(PythonLru):
+    """PythonLru whose hit calls the cache it serves."""
+
+    cache: Any = None
+
+    def hit(self, page: int, write: bool) -> None:
+        ReEnters.cache.request(page + 1)
+        super().hit(page, write)
+
+
+flashlayer.register_policy("py-re-enters", ReEnters, "LRU in Python calling its own cache (tests)")
+
+
+def test_a_callback_that_calls_its_own_cache_gets_an_error_not_a_hang() -> None:
+    c = flashlayer.Cache("py-re-enters", 3)
+    ReEnters.cache = c
+    c.request(1)
+    with pytest.raises(flashlayer.FlashlayerError, match="a policy's callback called the cache it serves"):
+        c.request(1)
+    assert c.result()["requests"] == 1, "the request whose callback failed is not counted"
+    assert c.request(2) is False
+
+
+class BadOrder(PythonLru):
+    """PythonLru whose order(k) is wrong in the way it is told to be."""
+
+    mistake = ""
+
+    def order(self, k: int) -> list[int]:
+        first = next(iter(self.pages))
+        return {"absent": [999], "twice": [first, first], "long": list(self.pages) * 2}[BadOrder.mistake]
+
+
+flashlayer.register_policy("py-bad-order", BadOrder, "LRU in Python with a wrong order (tests)")
+
+
+@pytest.mark.parametrize(("mistake", "why"), [
+    ("absent", "page 999 is not resident"),
+    ("twice", "page \\d+ appears twice"),
+    ("long", "\\d+ pages, more than"),
+])
+def test_an_order_that_is_not_the_policys_next_victims_is_refused(mistake: str, why: str) -> None:
+    BadOrder.mistake = mistake
+    requests = [(p, "W") for p in range(12)]
+    with pytest.raises(flashlayer.FlashlayerError, match=f"policy 'py-bad-order': order\\(\\d+\\) returned .*{why}"):
+        flashlayer.simulate(requests, "ace:base=py-bad-order,nw=4", 8)
+
+
+def test_a_pool_made_on_one_thread_is_used_and_dropped_on_another() -> None:
+    made: list[flashlayer.BufferPool] = []
+    t = threading.Thread(target=lambda: made.append(flashlayer.BufferPool("lru", 4)))
+    t.start()
+    t.join()
+    pool = made.pop()
+    with pool.write(1) as f:
+        f.write_at(b"x")
+    pool.close()
+    del pool  # dropped here, closed: no warning, no error
+
+
+def test_a_caches_repr_names_pages_only_when_declared() -> None:
+    assert repr(flashlayer.Cache("lru", 4)) == "Cache('lru', 4, store='cost')"
+    assert repr(flashlayer.Cache("lru", 4, pages=10)) == "Cache('lru', 4, store='cost', pages=10)"

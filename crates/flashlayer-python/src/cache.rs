@@ -170,8 +170,8 @@ impl Cache {
             String::new()
         };
         Ok(format!(
-            "Cache({:?}, {buffer}, store={:?}{pages})",
-            self.policy.to_string(),
+            "Cache('{}', {buffer}, store='{}'{pages})",
+            self.policy,
             self.store.short(),
         ))
     }

@@ -3,7 +3,7 @@
 //! protocol is stated in the module docs of [`super`].
 
 use super::{hold, BufferPool, State, Undo, LOADING, NIL};
-use crate::drive::{Placed, Written};
+use crate::drive::{Placed, Tally, Written};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
 use crate::store::{Loaded, PageStore};
@@ -181,9 +181,10 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     ) -> (Guard<'a, P, S>, Result<u32>) {
         // The policy hears the hits gathered before this miss first.
         self.drain(&mut st);
-        // A miss that fails moves no counter (its read included): what it
-        // moved in each of its critical sections is summed in `mine`, as
-        // other requests move the counters while the lock is released.
+        // A miss whose policy fails moves no counter (its read included):
+        // what it moved in each of its critical sections is summed in
+        // `mine`, as other requests move the counters while the lock is
+        // released.
         let before = st.driver.tally();
         st.turns += 1;
         let hit = st.driver.access(d, op, || page);
@@ -242,7 +243,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                 Ok(placed) => placed,
                 Err(p) => {
                     Self::free_left(&mut st);
-                    st.driver.take_back(mine);
+                    Self::undo_counts(&mut st, mine);
                     panic::resume_unwind(p)
                 }
             };
@@ -252,13 +253,13 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     let in_time;
                     (st, in_time) = self.wait_by(st, deadline);
                     if !in_time {
-                        st.driver.take_back(mine);
+                        Self::undo_counts(&mut st, mine);
                         return (st, Err(Error::TimedOut));
                     }
                 }
                 // Refused before any claim: nothing left with a victim.
                 Err(e) => {
-                    st.driver.take_back(mine);
+                    Self::undo_counts(&mut st, mine);
                     return (st, Err(e));
                 }
                 Ok(Placed::Admitted(victim)) => {
@@ -282,12 +283,21 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
                     let wrote;
                     (st, wrote, out) = self.write_outside(st, &batch);
                     if let Err(e) = wrote {
-                        st.driver.take_back(mine);
+                        Self::undo_counts(&mut st, mine);
                         return (st, Err(e));
                     }
                     written = Some(v.page);
                 }
             }
+        }
+    }
+
+    /// Takes back the counts `mine` of a miss that failed, if its policy
+    /// may fail ([`Driver::request`]'s rule; a store's failure keeps the
+    /// counts of the I/O it did).
+    fn undo_counts(st: &mut State<P, S>, mine: Tally) {
+        if st.driver.policy().may_fail() {
+            st.driver.take_back(mine);
         }
     }
 

@@ -485,12 +485,17 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
     /// frame, pinned.
     fn miss_whole(&self, st: &mut State<P, S>, page: PageId, d: DenseId, op: Op) -> Result<u32> {
         st.turns += 1;
+        let before = st.driver.tally();
         let hit = st.driver.access(d, op, || page);
         debug_assert!(!hit, "policy holds page {page} that has no frame");
         let missed = panic::catch_unwind(AssertUnwindSafe(|| {
             let (driver, mut frames, gate) = self.split(st);
             driver.miss(d, op, &mut frames, gate)
         }));
+        if !matches!(missed, Ok(Ok(_))) && st.driver.policy().may_fail() {
+            // Its policy failed it: the miss moved no counter.
+            st.driver.restore(before);
+        }
         let victim = match missed {
             Ok(Ok(victim)) => victim,
             // The driver put its victim back; pages it evicted to make

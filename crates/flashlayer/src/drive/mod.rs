@@ -188,6 +188,11 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// `series_every` requests (0: never). `true` on a hit. The buffer pool
     /// takes the same steps apart, since its hits reach the policy without
     /// its lock ([`crate::buffer`]).
+    ///
+    /// A request whose policy fails ([`Policy::may_fail`]: it unwinds, or
+    /// the store fails it) moves no counter; other policies' checks cost
+    /// nothing here, the test being a constant for a policy known at
+    /// compile time.
     #[inline]
     pub fn request<F: Frames>(
         &mut self,
@@ -196,8 +201,22 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         frames: &mut F,
         series_every: u64,
     ) -> Result<bool> {
-        // Counted once served: a request that fails, or whose policy
-        // unwinds, moves no counter.
+        if self.policy.may_fail() {
+            return self.request_undoable(page, op, frames, series_every);
+        }
+        self.serve(page, op, frames, series_every)
+    }
+
+    /// [`Driver::request`]'s steps.
+    #[inline]
+    fn serve<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        series_every: u64,
+    ) -> Result<bool> {
+        self.count(op);
         let hit = {
             let frames = &*frames;
             self.access(page, op, || frames.number(page))
@@ -205,9 +224,35 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         if !hit {
             self.miss(page, op, frames, |_| true)?;
         }
-        self.count(op);
         self.sample_every(series_every);
         Ok(hit)
+    }
+
+    /// [`Driver::request`] for a policy that may fail: its counters put
+    /// back if the request fails or unwinds.
+    #[inline(never)]
+    fn request_undoable<F: Frames>(
+        &mut self,
+        page: DenseId,
+        op: Op,
+        frames: &mut F,
+        series_every: u64,
+    ) -> Result<bool> {
+        let before = self.tally();
+        let served = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.serve(page, op, frames, series_every)
+        }));
+        match served {
+            Ok(Ok(hit)) => Ok(hit),
+            Ok(Err(e)) => {
+                self.restore(before);
+                Err(e)
+            }
+            Err(p) => {
+                self.restore(before);
+                panic::resume_unwind(p)
+            }
+        }
     }
 
     /// A hit the buffer pool served without its lock, told to the policy
@@ -348,36 +393,8 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
     /// succeeds: no request asked for those pages, and a request for one
     /// reads it itself and gets the store's error, as with an operating
     /// system's read-ahead.
-    ///
-    /// A miss that fails or unwinds moves no counter.
     #[inline]
     pub fn miss<F: Frames>(
-        &mut self,
-        page: DenseId,
-        op: Op,
-        frames: &mut F,
-        gate: impl Gate,
-    ) -> Result<Option<DenseId>> {
-        let before = self.tally();
-        let missed = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.miss_counted(page, op, frames, gate)
-        }));
-        match missed {
-            Ok(Ok(victim)) => Ok(victim),
-            Ok(Err(e)) => {
-                self.restore(before);
-                Err(e)
-            }
-            Err(p) => {
-                self.restore(before);
-                panic::resume_unwind(p)
-            }
-        }
-    }
-
-    /// [`Driver::miss`], counting as it goes.
-    #[inline]
-    fn miss_counted<F: Frames>(
         &mut self,
         page: DenseId,
         op: Op,

@@ -63,12 +63,10 @@ impl Blocked {
         (block as usize, (z >> 32) as u32, (z >> 48) as u32 | 1)
     }
 
-    /// The indexes, over all blocks, of `page`'s counters.
+    /// The position in its block of a page's `i`-th counter.
     #[inline]
-    fn slots(&self, page: u32) -> impl Iterator<Item = usize> + use<> {
-        let (k, first, stride) = self.place(u64::from(page));
-        (0..HASHES)
-            .map(move |i| k * BLOCK + first.wrapping_add(i.wrapping_mul(stride)) as usize % BLOCK)
+    fn slot(first: u32, stride: u32, i: u32) -> usize {
+        first.wrapping_add(i.wrapping_mul(stride)) as usize % BLOCK
     }
 
     #[inline]
@@ -155,10 +153,14 @@ impl Sketch {
     /// The estimate of `page`'s count: the least of its counters.
     pub(super) fn estimate(&self, page: u32) -> u32 {
         match self {
-            Sketch::Blocked(s) => s
-                .slots(page)
-                .map(|x| u32::from(s.blocks[x / BLOCK].0[x % BLOCK]))
-                .min(),
+            Sketch::Blocked(s) => {
+                // One block holds them all: indexed once.
+                let (k, first, stride) = s.place(u64::from(page));
+                let block = &s.blocks[k].0;
+                (0..HASHES)
+                    .map(|i| u32::from(block[Blocked::slot(first, stride, i)]))
+                    .min()
+            }
             Sketch::Flat(s) => s.slots(page).map(|x| s.counters[x]).min(),
         }
         .unwrap_or(0)
@@ -170,12 +172,14 @@ impl Sketch {
     pub(super) fn add(&mut self, page: u32, mut undo: Option<&mut Vec<(usize, u32)>>) {
         match self {
             Sketch::Blocked(s) => {
-                for x in s.slots(page) {
-                    let c = s.counter(x);
+                let (k, first, stride) = s.place(u64::from(page));
+                let block = &mut s.blocks[k].0;
+                for i in 0..HASHES {
+                    let x = Blocked::slot(first, stride, i);
                     if let Some(u) = undo.as_deref_mut() {
-                        u.push((x, u32::from(*c)));
+                        u.push((k * BLOCK + x, u32::from(block[x])));
                     }
-                    *c = c.saturating_add(1);
+                    block[x] = block[x].saturating_add(1);
                 }
             }
             Sketch::Flat(s) => {
