@@ -202,7 +202,7 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         series_every: u64,
     ) -> Result<bool> {
         if self.policy.may_fail() {
-            return self.request_undoable(page, op, frames, series_every);
+            return self.undoing(|d| d.serve(page, op, frames, series_every));
         }
         self.serve(page, op, frames, series_every)
     }
@@ -228,22 +228,13 @@ impl<P: Policy, S: PageStore> Driver<P, S> {
         Ok(hit)
     }
 
-    /// [`Driver::request`] for a policy that may fail: its counters put
-    /// back if the request fails or unwinds.
+    /// Runs `step` on the driver, putting its counters back if the step
+    /// fails or unwinds ([`Driver::request`] for a policy that may fail).
     #[inline(never)]
-    fn request_undoable<F: Frames>(
-        &mut self,
-        page: DenseId,
-        op: Op,
-        frames: &mut F,
-        series_every: u64,
-    ) -> Result<bool> {
+    fn undoing<T>(&mut self, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let before = self.tally();
-        let served = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.serve(page, op, frames, series_every)
-        }));
-        match served {
-            Ok(Ok(hit)) => Ok(hit),
+        match panic::catch_unwind(AssertUnwindSafe(|| step(&mut *self))) {
+            Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => {
                 self.restore(before);
                 Err(e)
