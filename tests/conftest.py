@@ -123,6 +123,14 @@ def assert_claim_complete(c: dict[str, object]) -> None:
     assert c["kind"] != "paper" or c["paper"] in ("casa", "fdbuffer", "pdl", "koltsidas", "hypro", "ace", "watt"), \
         c["id"]
     assert (c["gap"] is None) == c["holds"], c["id"]
+    # A paper's claim names the workload it is judged on, and how it stands
+    # to the paper's; one its workload cannot test says why, with numbers.
+    if c["kind"] == "paper":
+        assert isinstance(c.get("workload"), str) and len(str(c["workload"])) > 10, f"{c['id']} names no workload"
+        assert c.get("setting") in ("reproduces", "generalizes"), c["id"]
+    if c.get("untestable"):
+        assert any(ch.isdigit() for ch in str(c["untestable"])) and "table " in str(c["untestable"]) or \
+            "figure" in str(c["untestable"]), f"{c['id']}: cannot be tested, but says no number or evidence"
     if not c["holds"]:
         why = c.get("why")
         assert isinstance(why, str) and len(why) > 40 and why != c["gap"], f"{c['id']} fails without a why"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from flashlayer.experiments.inventory import INVENTORY, PAPERS, matching, status, tally
+from flashlayer.experiments.inventory import INVENTORY, PAPERS, SETTINGS, UNTESTABLE, matching, status, tally
 from flashlayer.report.papers import account
 from tests.conftest import FULL_REPORT
 
@@ -48,10 +48,34 @@ def test_a_result_holds_only_when_every_claim_it_names_holds() -> None:
     assert status({"where": "", "result": "", "claims": ["c-1"]}, claims)[0] == "not run"
 
 
-def test_the_headline_counts_a_result_that_cannot_be_checked_as_not_holding() -> None:
+def test_each_setting_is_judged_by_its_own_claims_and_untestable_never_holds() -> None:
+    claims = {
+        "x": {"holds": True, "setting": "reproduces"},
+        "x-pg": {"holds": False, "setting": "generalizes"},
+        "y": {"holds": True, "setting": "reproduces", "untestable": "below the bound by 0.02 (table t)"},
+        "z": {"holds": False, "setting": "reproduces", "untestable": "a baseline misses by 0.1 (table t)"},
+        "z-pg": {"holds": True, "setting": "generalizes"},
+    }
+    x = {"where": "", "result": "", "claims": ["x*"]}
+    assert status(x, claims, "reproduces") == ("holds", ["x"])
+    assert status(x, claims, "generalizes") == ("fails", ["x-pg"])
+    # A claim its workload cannot test is neither a pass nor a failure ...
+    assert status({"where": "", "result": "", "claims": ["y"]}, claims, "reproduces")[0] == UNTESTABLE
+    assert status({"where": "", "result": "", "claims": ["z*"]}, claims, "reproduces")[0] == UNTESTABLE
+    # ... and a failure beside it still fails the result.
+    assert status({"where": "", "result": "", "claims": ["x-pg", "y"]}, claims)[0] == "fails"
+    assert status({"where": "", "result": "", "claims": ["y"]}, claims, "generalizes")[0] == "not run"
+
+
+def test_the_headline_counts_each_setting_and_untestable_results_apart() -> None:
     claims = _full()
     papers = account(list(claims.values()))
     for paper, a in papers.items():
-        holding, checked = tally(paper, claims)
-        assert (a["holding"], a["checked"]) == (holding, checked) == (
-            sum(1 for r in a["stated"] if r["status"] == "holds"), len(INVENTORY[paper])), paper
+        for setting in SETTINGS:
+            holding, judged, untestable = tally(paper, claims, setting)
+            states = [r[setting] for r in a["stated"]]
+            assert (a[setting]["holding"], a[setting]["judged"], a[setting]["untestable"]) == (
+                holding, judged, untestable), (paper, setting)
+            if judged or untestable:
+                assert holding == states.count("holds") and untestable == states.count(UNTESTABLE), paper
+                assert judged == sum(1 for s in states if s in ("holds", "fails", "not checked")), paper

@@ -46,6 +46,7 @@ from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
 from flashlayer.requests import Cache, generate, trace_of
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
+from flashlayer.fit import fit_trace
 from flashlayer.grid import sweep_grid
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "table",
     "cost_bounds",
     "lru_curve",
+    "fit_trace",
     "sweep_grid",
     "__version__",
 ]

@@ -143,6 +143,18 @@ def gen_workload(
     frames: int = 16384,
     progress: Callable[[int, int], object] | None = None,
 ) -> GenReport: ...
+def fit_trace(
+    pages: int,
+    requests: int,
+    seed: int,
+    write_share: float | None = None,
+    skew: tuple[float, float] | None = None,
+    lru_misses: list[tuple[int, int]] | None = None,
+    lru_writes: list[tuple[int, int]] | None = None,
+    output: _Path | None = None,
+    name: _Path = ...,
+    progress: Callable[[int, int], object] | None = None,
+) -> tuple[Trace, dict[str, Any]]: ...
 
 class PowerCut(OSError):
     """The emulated NAND chip lost power during the operation."""

@@ -165,6 +165,81 @@ fn gen_workload<'py>(
     Ok(d)
 }
 
+/// A trace fitted to published statistics (`flashlayer::workload::fit`):
+/// returns the trace (in memory, named `name`; also written to `output`
+/// when given) and a dict of the fitted model, the rounds and every target
+/// beside what the trace achieves.
+#[pyfunction]
+#[pyo3(signature = (pages, requests, seed, write_share=None, skew=None, lru_misses=None, lru_writes=None, output=None, name="<fit>".into(), progress=None))]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors the CLI's flags one to one"
+)]
+fn fit_trace<'py>(
+    py: Python<'py>,
+    pages: u64,
+    requests: u64,
+    seed: u64,
+    write_share: Option<f64>,
+    skew: Option<(f64, f64)>,
+    lru_misses: Option<Vec<(u64, u64)>>,
+    lru_writes: Option<Vec<(u64, u64)>>,
+    output: Option<PathBuf>,
+    name: PathBuf,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<(crate::trace::Trace, Bound<'py, PyDict>)> {
+    let targets = flashlayer::workload::fit::FitTargets {
+        pages,
+        requests,
+        write_share,
+        skew,
+        lru_misses: lru_misses.unwrap_or_default(),
+        lru_writes: lru_writes.unwrap_or_default(),
+        seed,
+    };
+    let fitted = with_progress(py, progress, |cb| {
+        flashlayer::workload::fit::fit(&targets, cb)
+    })?;
+    let flt = py
+        .detach(|| {
+            let words = || fitted.requests.iter().map(|&(p, op)| (PageId::from(p), op));
+            if let Some(out) = &output {
+                write_requests(out, words())?;
+            }
+            let mut w = flashlayer::trace::FltWriter::new(std::io::Cursor::new(Vec::new()), &name)?;
+            for (p, op) in words() {
+                w.push(p, op)?;
+            }
+            flashlayer::trace::Flt::from_bytes(w.finish()?.into_inner(), &name)
+        })
+        .map_err(err)?;
+    let d = PyDict::new(py);
+    let model = PyDict::new(py);
+    model.set_item("rho", fitted.pages.rho)?;
+    model.set_item("alpha", fitted.pages.alpha)?;
+    model.set_item("q", fitted.pages.q)?;
+    model.set_item("knots", fitted.pages.knots.clone())?;
+    model.set_item("beta", fitted.writes.beta)?;
+    model.set_item("gamma", fitted.writes.gamma)?;
+    model.set_item("c", fitted.writes.c)?;
+    d.set_item("model", model)?;
+    d.set_item("rounds", fitted.rounds)?;
+    d.set_item("tolerance", flashlayer::workload::fit::TOLERANCE)?;
+    let rows = PyList::empty(py);
+    for a in &fitted.achieved {
+        let r = PyDict::new(py);
+        r.set_item("target", a.target)?;
+        r.set_item("at", a.at)?;
+        r.set_item("wanted", a.wanted)?;
+        r.set_item("got", a.got)?;
+        r.set_item("error", a.error())?;
+        rows.append(r)?;
+    }
+    d.set_item("targets", rows)?;
+    d.set_item("reached", fitted.reached())?;
+    Ok((crate::trace::Trace { flt, source: name }, d))
+}
+
 /// Threads fixing pages of one shared buffer pool
 /// (`flashlayer::experiment::pool_load`): `workload` is `hits`, `latency`
 /// (a memory store that waits `latency_us` per page read and written) or
@@ -311,7 +386,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             gen_zipf,
             gen_ace,
             ace_defaults,
-            gen_workload
+            gen_workload,
+            fit_trace
         ]
     );
     Ok(())

@@ -34,8 +34,11 @@ def run(a: argparse.Namespace) -> None:
         print(f"wrote {out / 'index.html'} and {out / 'results.json'}: {len(results['figures'])} figures, "
               f"{ph}/{pn} of the papers' claims hold (besides: {bh}/{bn} bound, {oh}/{on} beyond the papers), "
               f"{checks}/{len(results['checks'])} provenance checks pass")
-        print("stated results holding: " + "; ".join(
-            f"{name} {a['holding']}/{a['checked']}" for name, a in results["papers"].items() if a["checked"]))
+        def cell(a: dict[str, int]) -> str:
+            return f"{a['holding']}/{a['judged']}" + (f" ({a['untestable']} cannot be tested)" if a["untestable"] else "")
+        print("stated results holding (reproduces; generalizes): " + "; ".join(
+            f"{name} {cell(a['reproduces'])}; {cell(a['generalizes'])}" for name, a in results["papers"].items()
+            if any(a[s]["judged"] or a[s]["untestable"] for s in ("reproduces", "generalizes"))))
         unexplained = [c["id"] for c in results["claims"] if not c["holds"] and not c.get("why")]
         if unexplained:
             print(f"{len(unexplained)} failing claims name no cause: {', '.join(unexplained)}")

@@ -28,6 +28,7 @@ from flashlayer.cli.common import (
     report_written,
 )
 from flashlayer.files import atomic_output
+from flashlayer.cli import trace_fit
 
 
 def cmd_trace_stats(a: argparse.Namespace) -> None:
@@ -264,6 +265,7 @@ def add(sub: Any) -> None:
     cv.set_defaults(func=cmd_trace_convert)
 
     _add_gen(tsub)
+    trace_fit.add(tsub)
     _add_capture(tsub)
 
 

@@ -19,6 +19,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl, successors
 
 
+#: How a claim's workload stands to its paper's (:class:`Claim`).
+Setting = Literal["reproduces", "generalizes"]
+
+
 class Figure(TypedDict):
     title: str
     x_label: str
@@ -42,16 +46,29 @@ class Figure(TypedDict):
 class Claim(TypedDict):
     """A statement from a source beside what we measured.
 
-    ``kind`` says whose statement it is: ``paper``, a result one of the five
-    papers reports; ``bound``, the soundness of our cost bound (a policy's
-    cost is never below it); ``ours``, a result beyond the papers (a
-    theorem, another paper's result on our traces). The report's tallies
+    ``kind`` says whose statement it is: ``paper``, a result one of the
+    seven papers reports; ``bound``, the soundness of our cost bound (a
+    policy's cost is never below it); ``ours``, a result beyond the papers
+    (a theorem, another paper's result on our traces). The report's tallies
     per paper count ``paper`` claims only. ``source`` says where the
     expected value comes from (a paper's figure or table, or a theorem);
     ``tolerance`` states, once, how far from ``paper_value`` and over which
-    points of the figure our value may lie for the claim to hold; ``gap`` says by how much a claim that does not hold misses, and ``why``
-    names the cause, pointing at the figure or table of the report that
-    shows it (both None when it holds)."""
+    points of the figure our value may lie for the claim to hold; ``gap``
+    says by how much a claim that does not hold misses, and ``why`` names
+    the cause, pointing at the figure or table of the report that shows it
+    (both None when it holds).
+
+    A ``paper`` claim names the ``workload`` it is judged on and its
+    ``setting``: ``reproduces`` on the paper's own workload (a trace fitted
+    to the statistics it publishes, a workload generated as it specifies,
+    or a capture at its scale whose statistics match the published ones
+    within the section's stated bounds), ``generalizes`` on another (the
+    real PostgreSQL captures, flashlayer's own generators). ``untestable``
+    says, with its number, why no policy could show the paper's value on
+    that workload (the value lies below the cost lower bound there, or the
+    workload misses a baseline's own published numbers by more than the
+    stated tolerance); such a claim is counted apart, never as holding
+    (:func:`flashlayer.experiments.inventory.verdict`)."""
 
     paper: str
     kind: Literal["paper", "bound", "ours"]
@@ -64,6 +81,9 @@ class Claim(TypedDict):
     holds: bool
     gap: str | None
     why: NotRequired[str | None]
+    workload: NotRequired[str]
+    setting: NotRequired[Setting]
+    untestable: NotRequired[str | None]
 
 
 class Check(TypedDict):
@@ -145,4 +165,4 @@ CAPTURES: dict[str, list[str]] = {
     "hypro": hypro.CAPTURES,
 }
 
-__all__ = ["CAPTURES", "Inputs", "EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Table"]
+__all__ = ["CAPTURES", "Inputs", "EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Setting", "Table"]

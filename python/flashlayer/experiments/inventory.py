@@ -5,9 +5,13 @@ Every result a paper's abstract, introduction, evaluation (its figures,
 tables and their text) and conclusion state is listed once, in
 ``inventory.toml`` beside this module, with the ids of the claims that
 check it, or with the reason it cannot be checked.
-A result holds when every claim it names holds; one that cannot be checked
-counts as not holding. The report's headline per paper is the number of
-its stated results that hold.
+A result is judged twice, once per setting of its claims
+(:class:`flashlayer.experiments.Claim`): *reproduces*, on the paper's own
+workload, and *generalizes*, on the real PostgreSQL captures and our other
+workloads. In each it holds when every claim of that setting holds, fails
+when one fails, and cannot be tested here when no claim fails and one's
+workload cannot test it; a result no claim can check counts as not
+holding. The report's headline per paper counts each column apart.
 """
 
 from __future__ import annotations
@@ -76,29 +80,52 @@ def matching(pattern: str, ids: Sequence[str]) -> list[str]:
     return [i for i in ids if fnmatch.fnmatchcase(i, pattern)]
 
 
-def status(stated: Stated, claims: Mapping[str, Mapping[str, Any]]) -> tuple[str, list[str]]:
+#: The settings a claim is judged in, the paper's own workload first.
+SETTINGS = ("reproduces", "generalizes")
+#: The verdict of a claim whose workload cannot test it.
+UNTESTABLE = "cannot be tested here"
+
+
+def verdict(c: Mapping[str, Any]) -> str:
+    """``holds``, ``fails`` or :data:`UNTESTABLE`: a claim whose workload
+    cannot test it is neither, whatever its numbers say."""
+    if c.get("untestable"):
+        return UNTESTABLE
+    return "holds" if c["holds"] else "fails"
+
+
+def status(stated: Stated, claims: Mapping[str, Mapping[str, Any]],
+           setting: str | None = None) -> tuple[str, list[str]]:
     """Whether a stated result holds in a report whose claims by id are
-    `claims`: ``holds``, ``fails``, ``not checked`` (no claim can check it)
-    or ``not run`` (its claims are not in this report); and the ids it
-    resolved to."""
+    `claims`, judged by its claims of `setting` (all of them when None):
+    ``holds``, ``fails``, :data:`UNTESTABLE`, ``not checked`` (no claim can
+    check it) or ``not run`` (the report has none of its claims in that
+    setting); and the ids it resolved to."""
     if not stated["claims"]:
         return "not checked", []
     found = [matching(p, list(claims)) for p in stated["claims"]]
-    ids = [i for f in found for i in f]
-    if not all(found):
+    ids = [i for f in found for i in f if setting is None or claims[i].get("setting") == setting]
+    if not all(found) or not ids:
         return "not run", ids
-    return ("holds" if all(claims[i]["holds"] for i in ids) else "fails"), ids
+    verdicts = [verdict(claims[i]) for i in ids]
+    if "fails" in verdicts:
+        return "fails", ids
+    return (UNTESTABLE if UNTESTABLE in verdicts else "holds"), ids
 
 
-def count(states: Sequence[str]) -> tuple[int, int]:
-    """Of a paper's results' statuses, how many hold and how many the
-    report states; (0, 0) when it ran none of the paper's claims."""
-    if not any(s in ("holds", "fails") for s in states):
-        return 0, 0
-    return states.count("holds"), sum(1 for s in states if s != "not run")
+def count(states: Sequence[str]) -> tuple[int, int, int]:
+    """Of a paper's results' statuses: how many hold, how many the report
+    judged (hold or fail, or cannot be checked at all), and how many cannot
+    be tested on their workload; (0, 0, 0) when it ran none of the paper's
+    claims."""
+    if not any(s in ("holds", "fails", UNTESTABLE) for s in states):
+        return 0, 0, 0
+    judged = sum(1 for s in states if s in ("holds", "fails", "not checked"))
+    return states.count("holds"), judged, states.count(UNTESTABLE)
 
 
-def tally(paper: str, claims: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
+def tally(paper: str, claims: Mapping[str, Mapping[str, Any]], setting: str | None = None) -> tuple[int, int, int]:
     """A paper's stated results that hold in a report whose claims by id
-    are `claims`, and how many it states (:func:`count`)."""
-    return count([status(s, claims)[0] for s in INVENTORY[paper]])
+    are `claims` (in `setting`), how many it judges, and how many cannot
+    be tested there (:func:`count`)."""
+    return count([status(s, claims, setting)[0] for s in INVENTORY[paper]])

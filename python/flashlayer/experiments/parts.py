@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flashlayer.experiments import Check, Claim, Figure, Section, Table
+    from flashlayer.experiments import Check, Claim, Figure, Section, Setting, Table
 
 
 @dataclass
@@ -28,12 +28,25 @@ class Parts:
         """The parts, to fill: figures, tables, claims, checks, notes, runs."""
         return self.figures, self.tables, self.claims, self.checks, self.notes, self.runs
 
+    def judged_on(self, workload: str, setting: Setting, *ids: str) -> None:
+        """:func:`judged_on` for the section's claims."""
+        judged_on(self.claims, workload, setting, *ids)
+
     def section(self, title: str, intro: str, traces: list[Path]) -> Section:
         """The section these parts make, under `title` and `intro`, with the
         trace files it read."""
         return {"title": title, "intro": intro, "figures": self.figures, "tables": self.tables,
                 "claims": self.claims, "checks": self.checks, "notes": self.notes, "runs": self.runs,
                 "traces": traces}
+
+
+def judged_on(claims: list[Claim], workload: str, setting: Setting, *ids: str) -> None:
+    """Names the workload the paper claims of `ids` (all not named yet,
+    without any) are judged on, and its setting."""
+    for c in claims:
+        if c["kind"] == "paper" and "workload" not in c and (not ids or c["id"] in ids):
+            c["workload"] = workload
+            c["setting"] = setting
 
 
 def share_pages(share: float, pages: int) -> int:

@@ -110,6 +110,9 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         t0 = time.perf_counter()
         section = EXPERIMENTS[name](mode, inputs, quiet)
         secs = time.perf_counter() - t0
+        unnamed = [c["id"] for c in section["claims"] if c["kind"] == "paper" and not {"workload", "setting"} <= set(c)]
+        if unnamed:
+            raise RuntimeError(f"section {name}: paper claims name no workload: {', '.join(unnamed)}")
         (held, n), (o_held, o_n) = tally(section["claims"], "paper"), tally(section["claims"], "bound", "ours")
         progress.note(f"section {i}/{len(sections)}: {name} done in {secs:.1f} s, claims holding: {held}/{n} of "
                       f"the paper's, {o_held}/{o_n} bound and own", quiet)

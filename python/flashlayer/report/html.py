@@ -10,6 +10,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from flashlayer.experiments.inventory import verdict
 from flashlayer.report.papers import KINDS, headline_html, inventory_html, tally
 
 
@@ -62,6 +63,12 @@ def _verdict(holds: bool) -> str:
     return "<td class='yes'>yes</td>" if holds else "<td class='no'>no</td>"
 
 
+def _claim_verdict(c: dict[str, Any]) -> str:
+    v = verdict(c)
+    cls = {"holds": "yes", "fails": "no"}.get(v, "meta")
+    return f"<td class='{cls}'>{_e(v)}</td>"
+
+
 #: A finished section: its name, what it returned, its seconds.
 Done = tuple[str, dict[str, Any], float]
 
@@ -106,7 +113,7 @@ def _headline(done: list[Done], results: dict[str, Any]) -> list[str]:
                  "<th>seconds</th></tr>")
     for name, s, secs in done:
         (ok, n), (o_ok, o_n) = tally(s["claims"], "paper"), tally(s["claims"], "bound", "ours")
-        failing = [c for c in s["claims"] if not c["holds"]]
+        failing = [c for c in s["claims"] if c["kind"] == "paper" and verdict(c) == "fails"]
         used = "; ".join(_trace_line(meta["traces"].get(p.name), p.name) for p in s["traces"]) or "generated only"
         parts.append(
             f"<tr><td><a href='#{_e(name)}'>{_e(s['title'])}</a></td><td>{ok} / {n}"
@@ -142,15 +149,16 @@ def _section(name: str, s: dict[str, Any], secs: float) -> list[str]:
                 f"<td>{_e(f'{v:,}' if isinstance(v, int) else v)}</td>" for v in row) + "</tr>")
         parts.append("</table>")
     parts.append(f"<h3 id='{_e(name)}-claims'>Claims</h3><table><tr><th>id</th><th>kind</th><th>claim</th>"
-                 "<th>source</th><th>expected</th><th>tolerance</th><th>ours</th><th>holds</th><th>gap</th><th>why</th>"
-                 "</tr>")
+                 "<th>workload</th><th>source</th><th>expected</th><th>tolerance</th><th>ours</th><th>verdict</th>"
+                 "<th>gap</th><th>why</th></tr>")
     for c in s["claims"]:
-        why = "" if c["holds"] else (c.get("why") or UNEXPLAINED)
+        why = c.get("untestable") or ("" if c["holds"] else (c.get("why") or UNEXPLAINED))
+        where = f"{c['workload']} ({c['setting']})" if "workload" in c else ""
         parts.append(
             f"<tr id='claim-{_e(c['id'])}'><td>{_e(c['id'])}</td><td>{_e(c['kind'])}</td><td>{_e(c['text'])}</td>"
-            f"<td>{_e(c['source'])}</td><td>{_e(c['paper_value'])}</td><td>{_e(c['tolerance'])}</td>"
-            f"<td>{_e(c['ours'])}</td>"
-            f"{_verdict(c['holds'])}<td>{_e(c['gap'] or '')}</td><td>{_link_ids(why)}</td></tr>"
+            f"<td>{_e(where)}</td><td>{_e(c['source'])}</td><td>{_e(c['paper_value'])}</td>"
+            f"<td>{_e(c['tolerance'])}</td><td>{_e(c['ours'])}</td>"
+            f"{_claim_verdict(c)}<td>{_e(c['gap'] or '')}</td><td>{_link_ids(why)}</td></tr>"
         )
     parts.append("</table>")
     if s["checks"]:

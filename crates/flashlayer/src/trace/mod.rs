@@ -30,7 +30,7 @@ pub use csv::CsvWriter;
 pub use csv_layout::{parse_format, Column, CsvLayout, Header, FORMAT_SPECS};
 pub use flt::{Flt, FltWriter, Remapper};
 pub use oracle::{object_sizes, ObjectSizes};
-pub use stats::{stats, TraceStats};
+pub use stats::{hot_pages, hottest_requests, stats, TraceStats};
 
 use crate::error::{Error, Result};
 use crate::types::{ByteRange, Op, PageId};

@@ -38,9 +38,7 @@ pub fn stats(t: &Flt) -> TraceStats {
         }
     }
     let requests = t.len() as u64;
-    count.sort_unstable_by(|a, b| b.cmp(a));
-    let hot = (count.len() as u64 * 2).div_ceil(10) as usize;
-    let hot_requests: u64 = count[..hot].iter().map(|&c| u64::from(c)).sum();
+    let hot_requests = hottest_requests(&mut count, 0.2);
     let share = |x: u64| {
         if requests == 0 {
             0.0
@@ -57,4 +55,21 @@ pub fn stats(t: &Flt) -> TraceStats {
         write_share: share(writes),
         hot20_share: share(hot_requests),
     }
+}
+
+/// Pages in the hottest `fraction` of `n`: `ceil(fraction × n)`, at least
+/// one.
+pub fn hot_pages(n: usize, fraction: f64) -> usize {
+    // The nudge keeps 0.2 × 5 at 1 where f64 rounds it up.
+    ((fraction * n as f64 - 1e-9).ceil().max(1.0) as usize).min(n)
+}
+
+/// Requests to the hottest `fraction` of the pages, given each page's
+/// requests (`counts`, reordered).
+pub fn hottest_requests(counts: &mut [u32], fraction: f64) -> u64 {
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    counts[..hot_pages(counts.len(), fraction)]
+        .iter()
+        .map(|&c| u64::from(c))
+        .sum()
 }

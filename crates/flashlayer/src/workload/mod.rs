@@ -41,6 +41,7 @@ macro_rules! debug_params_counts {
 mod ace;
 pub(crate) mod btree_sets;
 mod db;
+pub mod fit;
 mod pdl;
 mod spec;
 mod tatp;

@@ -42,6 +42,9 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     ace.abstract(traces_dir, ace_runs, figures, claims, runs, quiet)
     watt.simulator(traces_dir, authors, figures, claims, runs)
     pg.postgres(traces_dir, figures, claims, notes, runs, quiet)
+    parts.judged_on("the PostgreSQL traces (data/traces), on a device of concurrency 8 and an FTL SSD",
+                    "generalizes", "successors-watt-fewest-misses", "successors-watt-write-tradeoff")
+    parts.judged_on("ACE's own workloads, drawn by its generator (glibc's rand() in the authors' order)", "reproduces")
     return parts.section(
         "Successors: ACE and WATT beside their authors' simulators, on devices with concurrency and an FTL",
         "ACE (Papon & Athanassoulis, ICDE 2023) writes a dirty victim together with the next dirty pages its "

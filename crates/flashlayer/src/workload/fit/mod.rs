@@ -1,0 +1,539 @@
+//! A page trace synthesized to published statistics (`flashlayer trace
+//! fit`): distinct pages and requests (exact), and where given the write
+//! share, a skew point (the hottest fraction of the pages takes a share of
+//! the requests), LRU's misses at any buffer sizes and LRU's write-backs
+//! (dirty evictions, no final flush) at any sizes.
+//!
+//! The model is two parts, fitted one after the other:
+//!
+//! 1. **Which page** (`pages.rs`): `N` first references at positions drawn
+//!    uniformly over the trace, naming the pages in the order an
+//!    exponential race by their frequency weight gives (a hot page is met
+//!    early, as under the frequency model itself); every other request
+//!    re-references a page by recency with probability `rho` (an LRU
+//!    stack depth drawn from a distribution with a knot at each target
+//!    size: Spirn's LRU stack model, whose hit ratio at a size is the
+//!    distribution's mass up to it), else by frequency (a Zipf–Mandelbrot
+//!    weight `(rank + q)^-alpha`). This is the mixture 2DIO (EuroSys '26)
+//!    fits to a hit-ratio curve. Between knots the depth distribution is
+//!    linear in `ln(1 + d)`; below the smallest size it keeps the first two
+//!    knots' slope down to depth 1, and above the largest it rises to 1 at
+//!    `N`. The frequency shape comes first, from the targets alone
+//!    (`irm.rs`: for each `q` of a ladder the `alpha` of the skew point, and
+//!    the `q` whose miss ratios by Che's approximation lie nearest the
+//!    targets). Rounds of a fixed-point iteration then move each knot by
+//!    the misses its size is off and `alpha` by the skew (a secant step);
+//!    `rho` starts at [`RHO_START`] (0 without miss targets: a pure
+//!    frequency model), grows when a knot is held at 0 or 1 or by its
+//!    neighbour while its size is still off, and shrinks when the skew is
+//!    short at the steepest `alpha`. The round with the smallest largest
+//!    error is kept.
+//! 2. **Which requests write** (`writes.rs`): a request writes with a
+//!    probability leaning by `beta` to hot or cold pages (which pages) and
+//!    by `gamma` to requests soon after, or long after, the page's
+//!    previous one (how soon after a read), scaled to the write share (how
+//!    often). `beta` is solved (regula falsi over [`BETA_RANGE`]) for the
+//!    write-backs at the smallest target size and `gamma` (over
+//!    [`GAMMA_RANGE`]) for those at the largest; sizes between are
+//!    reported, not fitted. One write target fits `beta` alone (`gamma`
+//!    0); none leaves both 0 (every request equally likely to write). The
+//!    search ends at a range's end when the target lies beyond it, and the
+//!    report says so.
+//!
+//! Memory is about 40 bytes a request while fitting (the trace, its stack
+//! distances and the write model's per-request arrays). A 10-million
+//! request trace of 900,000 pages fits in about 30 s on one core.
+//!
+//! Deterministic for a seed. Every target is reported beside what the
+//! trace achieves and the relative error; a target not reached within
+//! [`TOLERANCE`] is reported as such, never hidden.
+
+mod irm;
+mod pages;
+mod writes;
+
+pub use pages::PageModel;
+pub use writes::WriteModel;
+
+use crate::error::{Error, Result};
+use crate::types::Op;
+use pages::{draw, races, Drawn};
+use writes::{ByPage, Lean};
+
+/// The relative error within which a target counts as reached.
+pub const TOLERANCE: f64 = 0.02;
+/// The relative error at which a write parameter's search stops.
+const CONVERGED: f64 = 0.002;
+/// Rounds of the page model's iteration at most.
+pub const ROUNDS: usize = 40;
+/// `rho` at the start when miss targets are given: the frequency shape
+/// carries most requests until the knots show it cannot.
+pub const RHO_START: f64 = 0.1;
+/// The largest `rho`: some requests stay with the frequency component,
+/// which carries the skew.
+pub const RHO_MAX: f64 = 0.98;
+/// How far `alpha` moves in one round at most.
+const ALPHA_STEP: f64 = 0.5;
+/// Evaluations of one write parameter's search at most.
+const SOLVE_STEPS: usize = 12;
+/// The range `beta` is searched over.
+pub const BETA_RANGE: (f64, f64) = (-6.0, 6.0);
+/// The range `gamma` is searched over.
+pub const GAMMA_RANGE: (f64, f64) = (-4.0, 8.0);
+
+/// What a trace must show. `pages` and `requests` are exact; the rest are
+/// optional targets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitTargets {
+    /// Distinct pages.
+    pub pages: u64,
+    /// Requests.
+    pub requests: u64,
+    /// Share of requests that write.
+    pub write_share: Option<f64>,
+    /// `(fraction, share)`: the hottest `fraction` of the pages takes
+    /// `share` of the requests.
+    pub skew: Option<(f64, f64)>,
+    /// `(buffer pages, misses)` of LRU.
+    pub lru_misses: Vec<(u64, u64)>,
+    /// `(buffer pages, write-backs)` of LRU (no final flush).
+    pub lru_writes: Vec<(u64, u64)>,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// One target beside what the trace achieves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Achieved {
+    /// `pages`, `requests`, `write_share`, `skew` (hottest fraction in
+    /// `size`'s place, as a share), `lru_misses` or `lru_writes`.
+    pub target: &'static str,
+    /// Buffer pages of an LRU target; the fraction of a skew target.
+    pub at: Option<f64>,
+    pub wanted: f64,
+    pub got: f64,
+}
+
+impl Achieved {
+    /// `|got − wanted| / wanted` (absolute when `wanted` is 0).
+    pub fn error(&self) -> f64 {
+        if self.wanted == 0.0 {
+            self.got.abs()
+        } else {
+            (self.got - self.wanted).abs() / self.wanted
+        }
+    }
+}
+
+/// A fitted trace.
+#[derive(Clone, Debug)]
+pub struct Fitted {
+    /// The requests: pages `0..pages` in order of first reference.
+    pub requests: Vec<(u32, Op)>,
+    pub pages: PageModel,
+    pub writes: WriteModel,
+    /// Rounds of the page model's iteration run.
+    pub rounds: usize,
+    /// Every target, what the trace achieves.
+    pub achieved: Vec<Achieved>,
+}
+
+impl Fitted {
+    /// Whether every target is within [`TOLERANCE`].
+    pub fn reached(&self) -> bool {
+        self.achieved.iter().all(|a| a.error() <= TOLERANCE)
+    }
+}
+
+impl FitTargets {
+    /// Refuses targets no trace can have, naming the one and why.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::invalid(format!("trace fit: {m}")));
+        if self.pages == 0 || self.pages > u64::from(u32::MAX) {
+            return bad(format!(
+                "--pages must be from 1 to {}, got {}",
+                u32::MAX,
+                self.pages
+            ));
+        }
+        if self.requests < self.pages || self.requests > u64::from(u32::MAX) {
+            return bad(format!(
+                "--requests must be from --pages ({}) to {} (every page is requested), got {}",
+                self.pages,
+                u32::MAX,
+                self.requests
+            ));
+        }
+        if let Some(w) = self.write_share {
+            if !(0.0..=1.0).contains(&w) {
+                return bad(format!("--write-share must be in [0, 1], got {w}"));
+            }
+        }
+        if let Some((f, s)) = self.skew {
+            if !(f > 0.0 && f < 1.0 && s >= f && s <= 1.0) {
+                return bad(format!(
+                    "--skew FRACTION:SHARE needs 0 < FRACTION < 1 and FRACTION <= SHARE <= 1 (the hottest \
+                     pages take at least their own share), got {f}:{s}"
+                ));
+            }
+        }
+        let floor = self.pages;
+        for (what, list, hi) in [
+            ("--lru-misses", &self.lru_misses, self.requests),
+            ("--lru-writes", &self.lru_writes, self.requests),
+        ] {
+            let mut sizes: Vec<u64> = list.iter().map(|&(c, _)| c).collect();
+            sizes.sort_unstable();
+            if sizes.windows(2).any(|w| w[0] == w[1]) {
+                return bad(format!("{what} names a buffer size twice"));
+            }
+            for &(c, n) in list {
+                if c == 0 || c >= self.pages {
+                    return bad(format!(
+                        "{what}: buffer {c} must be from 1 to {} (below --pages)",
+                        self.pages - 1
+                    ));
+                }
+                let lo = if what == "--lru-misses" { floor } else { 0 };
+                if n < lo || n > hi {
+                    return bad(format!(
+                        "{what}: {n} at {c} pages must be from {lo} to {hi}"
+                    ));
+                }
+            }
+        }
+        let mut misses = self.lru_misses.clone();
+        misses.sort_unstable();
+        if misses.windows(2).any(|w| w[1].1 > w[0].1) {
+            return bad(
+                "--lru-misses must not grow with the buffer (LRU is a stack algorithm)".into(),
+            );
+        }
+        if !self.lru_writes.is_empty() && self.write_share.is_none() {
+            return bad("--lru-writes needs --write-share".into());
+        }
+        if self.write_share == Some(0.0) && self.lru_writes.iter().any(|&(_, n)| n > 0) {
+            return bad("--lru-writes above 0 needs a --write-share above 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// Fits a trace to `t`. `round(k, of)` is told each round of the page
+/// model's iteration; an error from it stops the fit.
+pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<Fitted> {
+    t.check()?;
+    let (n, r) = (t.pages as usize, t.requests as usize);
+    let mut misses = t.lru_misses.clone();
+    misses.sort_unstable();
+    let races = races(n, t.seed);
+    let reuse = (r - n).max(1) as f64;
+    // Miss ratios among re-references: what LRU misses beyond the first
+    // references.
+    let ratios: Vec<(u64, f64)> = misses
+        .iter()
+        .map(|&(c, k)| (c, ((k as f64 - n as f64) / reuse).clamp(0.0, 1.0)))
+        .collect();
+    let (alpha, q) = irm::shape(n, t.skew, &ratios);
+    let mut m = PageModel {
+        rho: if misses.is_empty() { 0.0 } else { RHO_START },
+        alpha,
+        q,
+        knots: ratios.iter().map(|&(c, x)| (c, 1.0 - x)).collect(),
+    };
+    let mut d = Drawn::default();
+    let mut best: Option<(f64, PageModel)> = None;
+    let mut last_skew: Option<(f64, f64)> = None;
+    let mut rounds = 0;
+    for k in 0..ROUNDS {
+        round(k as u64 + 1, ROUNDS as u64)?;
+        rounds = k + 1;
+        draw(&m, n, r, t.seed, &races, &mut d);
+        let got: Vec<u64> = misses.iter().map(|&(c, _)| d.misses(c)).collect();
+        let skew = t.skew.map(|(f, _)| d.hottest(f) as f64 / r as f64);
+        let mut worst = 0.0f64;
+        for (&(_, want), &g) in misses.iter().zip(&got) {
+            worst = worst.max((g as f64 - want as f64).abs() / want as f64);
+        }
+        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+            worst = worst.max((g - s).abs() / s);
+        }
+        if std::env::var("FIT_DEBUG").is_ok() {
+            eprintln!("DBG round {k} rho {:.3} a {:.3} q {} knots {:?} got {:?} skew {:?} worst {worst:.4}", m.rho, m.alpha, m.q, m.knots, got, skew);
+        }
+        if best.as_ref().is_none_or(|(e, _)| worst < *e) {
+            best = Some((worst, m.clone()));
+        }
+        if worst <= TOLERANCE / 4.0 {
+            break;
+        }
+        // Knots: the misses a size is off, as a share of the re-references
+        // the recency component draws.
+        let mut stuck = false;
+        if m.rho > 0.0 {
+            for (i, (&(_, want), &g)) in misses.iter().zip(&got).enumerate() {
+                let step = (g as f64 - want as f64) / reuse / m.rho;
+                let a = (m.knots[i].1 + step).clamp(0.0, 1.0);
+                let off = (g as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
+                stuck |= off && ((a == 1.0 && step > 0.0) || (a == 0.0 && step < 0.0));
+                m.knots[i].1 = a;
+            }
+            for i in 1..m.knots.len() {
+                let floor = m.knots[i - 1].1;
+                // A knot held up by the one before: the frequency component
+                // gives more hits at this size than the targets allow.
+                let (_, want) = misses[i];
+                stuck |= m.knots[i].1 < floor
+                    && (got[i] as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
+                m.knots[i].1 = m.knots[i].1.max(floor);
+            }
+        }
+        if stuck && t.skew.is_some() {
+            m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
+        }
+        // Recency spreads requests over whatever was used last, thinning
+        // the skew; when even the steepest frequency weight leaves it
+        // short, recency gives way.
+        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+            if m.alpha >= irm::ALPHA_MAX && g < s * (1.0 - TOLERANCE / 4.0) && !stuck {
+                m.rho *= 0.9;
+            }
+        }
+        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+            // A secant step on the skew; the first with the frequency
+            // component's own slope, thinned by rho.
+            let a = m.alpha;
+            let slope = match last_skew {
+                Some((a0, g0)) if (a - a0).abs() > 1e-9 && (g - g0) / (a - a0) > 1e-3 => {
+                    (g - g0) / (a - a0)
+                }
+                _ => {
+                    let (f, _) = t.skew.unwrap_or_default();
+                    let own = |x: f64| irm::share(n, f, x, m.q);
+                    ((own(a + 0.01) - own(a)) / 0.01).max(1e-3) * (1.0 - m.rho).max(0.05)
+                }
+            };
+            last_skew = Some((a, g));
+            // At most ALPHA_STEP a round: the other parameters move too.
+            let step = ((s - g) / slope).clamp(-ALPHA_STEP, ALPHA_STEP);
+            m.alpha = (a + step).clamp(0.0, irm::ALPHA_MAX);
+        }
+    }
+    let Some((_, m)) = best else {
+        return Err(Error::invalid("trace fit: no round ran"));
+    };
+    draw(&m, n, r, t.seed, &races, &mut d);
+    let by = ByPage::new(&d, t.seed);
+    let w = fit_writes(t, &by);
+    let lean = by.lean(w.beta, w.gamma);
+    let ops = by.ops(&w, &lean, &d);
+    let requests: Vec<(u32, Op)> = d
+        .pages
+        .iter()
+        .zip(&ops)
+        .map(|(&p, &x)| (p, if x { Op::Write } else { Op::Read }))
+        .collect();
+    let achieved = achieved(t, &d, &by, &w, &lean);
+    Ok(Fitted {
+        requests,
+        pages: m,
+        writes: w,
+        rounds,
+        achieved,
+    })
+}
+
+/// The write model for `t` on the pages drawn.
+fn fit_writes(t: &FitTargets, by: &ByPage) -> WriteModel {
+    let writes = t.write_share.unwrap_or(0.0) * t.requests as f64;
+    let mut targets = t.lru_writes.clone();
+    targets.sort_unstable();
+    let model = |lean: &Lean| WriteModel {
+        beta: lean.beta(),
+        gamma: lean.gamma(),
+        c: by.scale(lean, writes),
+    };
+    let Some(&(small, want_small)) = targets.first().filter(|_| writes > 0.0) else {
+        return model(&by.lean(0.0, 0.0));
+    };
+    // beta for the smallest size's write-backs at a given gamma: they fall
+    // as writes move to hot pages, which stay in the buffer.
+    let first = |gamma: f64| {
+        let at = |beta: f64| {
+            let lean = by.lean(beta, gamma);
+            let w = model(&lean);
+            (
+                want_small as f64 - by.count(&w, &lean, &[small]).1[0] as f64,
+                w,
+            )
+        };
+        solve(
+            at,
+            BETA_RANGE.0,
+            BETA_RANGE.1,
+            want_small as f64 * CONVERGED,
+        )
+    };
+    let Some(&(large, want_large)) = targets.last().filter(|_| targets.len() > 1) else {
+        return first(0.0);
+    };
+    // gamma for the largest size's: writes soon after a read dirty a
+    // residency the read began, so at a larger size, where residencies
+    // merge, fewer of them are clean.
+    let off = |gamma: f64| {
+        let w = first(gamma);
+        let lean = by.lean(w.beta, w.gamma);
+        (
+            by.count(&w, &lean, &[large]).1[0] as f64 - want_large as f64,
+            w,
+        )
+    };
+    solve(
+        off,
+        GAMMA_RANGE.0,
+        GAMMA_RANGE.1,
+        want_large as f64 * CONVERGED,
+    )
+}
+
+/// The root of `f`, increasing over `[lo, hi]`, by regula falsi with the
+/// Illinois step: the model at the point closest to the root found, or at
+/// the nearer end when `f` keeps one sign there.
+fn solve<W>(mut f: impl FnMut(f64) -> (f64, W), mut lo: f64, mut hi: f64, close: f64) -> W {
+    let (mut f_lo, w_lo) = f(lo);
+    let (mut f_hi, w_hi) = f(hi);
+    let mut best = if f_lo.abs() <= f_hi.abs() {
+        (f_lo.abs(), w_lo)
+    } else {
+        (f_hi.abs(), w_hi)
+    };
+    if f_lo >= 0.0 || f_hi <= 0.0 {
+        return best.1;
+    }
+    let mut side = 0i8;
+    for _ in 0..SOLVE_STEPS {
+        if best.0 <= close {
+            break;
+        }
+        let x = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+        let (fx, w) = f(x);
+        if fx.abs() < best.0 {
+            best = (fx.abs(), w);
+        }
+        if fx < 0.0 {
+            lo = x;
+            f_lo = fx;
+            if side == -1 {
+                f_hi /= 2.0;
+            }
+            side = -1;
+        } else {
+            hi = x;
+            f_hi = fx;
+            if side == 1 {
+                f_lo /= 2.0;
+            }
+            side = 1;
+        }
+    }
+    best.1
+}
+
+fn achieved(t: &FitTargets, d: &Drawn, by: &ByPage, w: &WriteModel, lean: &Lean) -> Vec<Achieved> {
+    let r = t.requests as f64;
+    let sizes: Vec<u64> = t.lru_writes.iter().map(|&(c, _)| c).collect();
+    let (writes, back) = by.count(w, lean, &sizes);
+    let mut out = vec![
+        Achieved {
+            target: "pages",
+            at: None,
+            wanted: t.pages as f64,
+            got: d.counts.len() as f64,
+        },
+        Achieved {
+            target: "requests",
+            at: None,
+            wanted: r,
+            got: d.pages.len() as f64,
+        },
+    ];
+    if let Some(s) = t.write_share {
+        out.push(Achieved {
+            target: "write_share",
+            at: None,
+            wanted: s,
+            got: writes as f64 / r,
+        });
+    }
+    if let Some((f, s)) = t.skew {
+        out.push(Achieved {
+            target: "skew",
+            at: Some(f),
+            wanted: s,
+            got: d.hottest(f) as f64 / r,
+        });
+    }
+    for &(c, k) in &t.lru_misses {
+        out.push(Achieved {
+            target: "lru_misses",
+            at: Some(c as f64),
+            wanted: k as f64,
+            got: d.misses(c) as f64,
+        });
+    }
+    for (&(c, k), &b) in t.lru_writes.iter().zip(&back) {
+        out.push(Achieved {
+            target: "lru_writes",
+            at: Some(c as f64),
+            wanted: k as f64,
+            got: b as f64,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bank() -> FitTargets {
+        FitTargets {
+            pages: 51_880,
+            requests: 607_390,
+            write_share: Some(0.23),
+            skew: Some((0.2, 0.72)),
+            lru_misses: vec![(1_000, 403_056), (10_000, 177_861)],
+            lru_writes: vec![(1_000, 95_849), (10_000, 51_157)],
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn the_bank_statistics_are_reached_within_the_tolerance() {
+        let f = fit(&bank(), &mut |_, _| Ok(())).unwrap();
+        for a in &f.achieved {
+            assert!(a.error() <= TOLERANCE, "{a:?}");
+        }
+        assert_eq!(f.requests.len(), 607_390);
+    }
+
+    #[test]
+    fn impossible_targets_are_refused_with_the_flag() {
+        let mut t = bank();
+        t.lru_misses = vec![(1_000, 100_000), (10_000, 200_000)];
+        assert!(t.check().unwrap_err().to_string().contains("must not grow"));
+        let mut t = bank();
+        t.requests = 10;
+        assert!(t.check().unwrap_err().to_string().contains("--requests"));
+        let mut t = bank();
+        t.skew = Some((0.2, 0.1));
+        assert!(t.check().unwrap_err().to_string().contains("--skew"));
+        let mut t = bank();
+        t.write_share = None;
+        assert!(t
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("needs --write-share"));
+    }
+}

@@ -1,0 +1,103 @@
+"""``flashlayer trace fit`` and :func:`flashlayer.fit_trace`: a trace drawn
+to published statistics reaches them within 2% under a replay, keeps LRU's
+miss ratio between the sizes it was given, is the same for a seed, and
+refuses what no trace can have."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import flashlayer
+from flashlayer.fit import TOLERANCE, fit
+from tests.conftest import ROOT, run_cli
+
+#: CASA §5.2 and LRU's row of Table 2.
+BANK = {"write_share": 0.23, "skew": (0.2, 0.72), "lru_misses": {1000: 403_056, 10_000: 177_861},
+        "lru_writes": {1000: 95_849, 10_000: 51_157}, "seed": 1}
+
+
+def test_the_bank_statistics_are_reached_and_a_replay_shows_them() -> None:
+    f = fit(51_880, 607_390, **BANK)
+    assert f.reached, f.rows
+    assert all(r["error"] <= TOLERANCE for r in f.rows)
+    st = f.trace.stats()
+    assert (st["distinct_pages"], st["requests"]) == (51_880, 607_390)
+    # The LRU rows are a replay of the trace through the one replay path.
+    r = flashlayer.simulate(f.trace, "lru", 1000)
+    rows = {(x["target"], x["at"]): x["got"] for x in f.rows}
+    assert rows[("lru_misses", 1000.0)] == r["physical_reads"]
+    assert rows[("lru_writes", 1000.0)] == r["physical_writes"]
+    assert rows[("skew", 0.2)] == pytest.approx(st["hot20_share"])
+
+
+def test_the_same_seed_draws_the_same_trace_and_another_seed_another() -> None:
+    targets = {"write_share": 0.1, "skew": (0.2, 0.8), "lru_misses": {50: 6_000, 500: 2_500}, "seed": 3}
+    a, b = (flashlayer.fit_trace(2_000, 20_000, **targets) for _ in range(2))
+    assert a.words() == b.words()
+    assert flashlayer.fit_trace(2_000, 20_000, **{**targets, "seed": 4}).words() != a.words()
+
+
+@pytest.mark.parametrize("name", ["pg15-tatp-100k.csv.gz", "pg15-tpcc-sysbench-w2.csv.gz"])
+def test_a_captures_statistics_fit_and_lru_between_the_given_sizes_follows(name: str) -> None:
+    """The statistics of a trace the fit never saw: its LRU miss ratio at
+    sizes it was not given lies within 0.03 of the trace's."""
+    t = flashlayer.Trace.open(ROOT / "data" / "traces" / name)
+    st = t.stats()
+    n = st["distinct_pages"]
+    given = [round(x * n) for x in (0.02, 0.2, 0.4)]
+    lru = {r["buffer_pages"]: r["physical_reads"] for r in flashlayer.sweep(t, ["lru"], given)}
+    f = fit(n, st["requests"], write_share=st["write_share"], skew=(0.2, st["hot20_share"]), lru_misses=lru, seed=1)
+    assert f.reached, f.rows
+    other = [round(x * n) for x in (0.05, 0.1, 0.3)]
+    real = flashlayer.sweep(t, ["lru"], other)
+    ours = flashlayer.sweep(f.trace, ["lru"], other)
+    for a, b in zip(real, ours, strict=True):
+        assert abs(a["miss_ratio"] - b["miss_ratio"]) <= 0.03, (a["buffer_pages"], a["miss_ratio"], b["miss_ratio"])
+
+
+def test_trace_fit_writes_the_trace_and_reports_every_target(tmp_path: Path) -> None:
+    out = tmp_path / "fit.csv.gz"
+    # The example of --help: CASA's bank trace.
+    r = run_cli("trace", "fit", "--pages", "51880", "--requests", "607390", "--write-share", "0.23", "--skew",
+                "0.2:0.72", "--lru-misses", "1000:403056,10000:177861", "--lru-writes", "1000:95849,10000:51157",
+                "--seed", "1", "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["reached"] and doc["requests"] == 607_390 and doc["output"] == str(out)
+    assert {x["target"] for x in doc["targets"]} == {"pages", "requests", "write_share", "skew", "lru_misses",
+                                                     "lru_writes"}
+    assert set(doc["model"]) == {"rho", "alpha", "q", "knots", "beta", "gamma", "c"}
+    assert flashlayer.Trace.open(out).stats()["requests"] == 607_390
+    # Written by flashlayer: a second run replaces it, a user's file is refused.
+    assert run_cli("trace", "fit", "--pages", "10", "--requests", "20", "--out", str(out)).returncode == 0
+    mine = tmp_path / "mine.csv"
+    mine.write_text("page,op\n1,R\n")
+    r = run_cli("trace", "fit", "--pages", "10", "--requests", "20", "--out", str(mine))
+    assert r.returncode == 2 and mine.read_text() == "page,op\n1,R\n"
+
+
+def test_a_target_no_trace_of_the_model_reaches_is_reported_and_exits_1() -> None:
+    # Each of the 1,000 pages is requested once at least, so the hottest 10
+    # cannot take 99% of 2,000 requests.
+    r = run_cli("trace", "fit", "--pages", "1000", "--requests", "2000", "--skew", "0.01:0.99")
+    assert r.returncode == 1
+    assert "NO" in r.stdout and "not every target is within 2%" in r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--pages", "10", "--requests", "5"], "--requests must be from --pages"),
+    (["--pages", "100", "--requests", "500", "--skew", "0.2"], "--skew: expected FRACTION:SHARE"),
+    (["--pages", "100", "--requests", "500", "--skew", "0.2:0.1"], "FRACTION <= SHARE"),
+    (["--pages", "100", "--requests", "500", "--lru-misses", "10:x"], "--lru-misses: expected whole numbers"),
+    (["--pages", "100", "--requests", "500", "--lru-misses", "10:300,50:400"], "must not grow"),
+    (["--pages", "100", "--requests", "500", "--lru-misses", "100:300"], "buffer 100 must be from 1 to 99"),
+    (["--pages", "100", "--requests", "500", "--lru-writes", "10:30"], "needs --write-share"),
+    (["--pages", "100", "--requests", "500", "--out", "x.txt"], "cannot tell the output format"),
+])
+def test_bad_targets_are_refused_with_the_flag_and_exit_2(args: list[str], message: str) -> None:
+    r = run_cli("trace", "fit", *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
