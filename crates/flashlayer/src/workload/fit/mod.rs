@@ -258,9 +258,6 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
         if let (Some((_, s)), Some(g)) = (t.skew, skew) {
             worst = worst.max((g - s).abs() / s);
         }
-        if std::env::var("FIT_DEBUG").is_ok() {
-            eprintln!("DBG round {k} rho {:.3} a {:.3} q {} knots {:?} got {:?} skew {:?} worst {worst:.4}", m.rho, m.alpha, m.q, m.knots, got, skew);
-        }
         if best.as_ref().is_none_or(|(e, _)| worst < *e) {
             best = Some((worst, m.clone()));
         }
