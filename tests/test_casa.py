@@ -98,7 +98,10 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
     # ... and the 20 numbers it was not fitted to stand beside the paper's.
     held = saved["tables"]["casa/held-out"]["rows"]
     assert len(held) == 20 and {r[0] for r in held} == {"CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRUWSR", "CCFLRU"}
-    assert all(r[6] == ("yes" if abs(float(r[5])) <= 0.05 else "no") for r in held)
+    # Each verdict is its difference against ±0.05 (the column shows three
+    # places, so a difference at 0.050 may fall either side).
+    assert all(r[6] == ("yes" if abs(float(r[5])) < 0.05 else "no") or abs(abs(float(r[5])) - 0.05) <= 5e-4
+               for r in held)
     # Fig. 4's hollow markers are Table 2 through Eq. (1): CASA at 1:128 and
     # 10,000 pages is (221,344 + 128 x 35,666) / (177,861 + 128 x 51,157).
     paper = figs["casa/fig4b"]["paper"]
