@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import flashlayer
+import pytest
+from flashlayer.experiments import fitted
 from flashlayer.fit import TOLERANCE, fit
+from flashlayer.papers import PaperTrace
+
 from tests.conftest import ROOT, run_cli
 
 #: CASA §5.2 and LRU's row of Table 2.
@@ -101,3 +103,32 @@ def test_bad_targets_are_refused_with_the_flag_and_exit_2(args: list[str], messa
     r = run_cli("trace", "fit", *args)
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_trace_fitted_to_a_papers_table_keeps_its_figures_and_takes_the_captures_locality(tmp_path: Path) -> None:
+    """A trace fitted to a paper's table (FD-Buffer's Table 2, HyPro's
+    Table 3): the table's requests and write share as printed, the
+    capture's pages where the table gives none, and LRU's miss ratio at
+    each share of the pages the capture's, within the fit's tolerance."""
+    capture = ROOT / "data" / "traces" / "pg15-tpcc-sysbench-w2.csv.gz"
+    paper = PaperTrace("TPC-C", 1_000_000, None, 0.04, "a table")
+    assert fitted.far_from(paper, capture)  # 15.7% writes against 4%
+    shares = (0.01, 0.031, 0.1)
+    f = fitted.shaped(paper, capture, shares, shares[1:2], tmp_path / "fit.flt", "test", quiet=True)
+    assert f.reached, f.rows
+    st, cap = f.trace.stats(), flashlayer.Trace.open(capture).stats()
+    assert (st["requests"], st["distinct_pages"]) == (1_000_000, cap["distinct_pages"])
+    assert abs(st["write_share"] - 0.04) <= TOLERANCE * 0.04
+    sizes = [round(s * cap["distinct_pages"]) for s in shares]
+    for a, b in zip(flashlayer.sweep(capture, ["lru"], sizes), flashlayer.sweep(f.trace, ["lru"], sizes), strict=True):
+        assert abs(b["miss_ratio"] / a["miss_ratio"] - 1) <= TOLERANCE, (a["buffer_pages"], a["miss_ratio"],
+                                                                        b["miss_ratio"])
+    assert flashlayer.Trace.open(tmp_path / "fit.flt").words() == f.trace.words()
+
+
+def test_a_capture_stands_for_a_table_only_within_a_third_of_its_write_share() -> None:
+    capture = ROOT / "data" / "traces" / "pg15-tpcc-sysbench-w2.csv.gz"  # 15.65% writes
+    assert not fitted.far_from(PaperTrace("TPC-C", 1, None, 0.15, "a table"), capture)
+    assert not fitted.far_from(PaperTrace("TPC-C", 1, None, 0.12, "a table"), capture)  # 0.0365 apart, a third 0.04
+    assert fitted.far_from(PaperTrace("TPC-C", 1, None, 0.11, "a table"), capture)
+    assert fitted.far_from(PaperTrace("TPC-C", 1, None, 0.24, "a table"), capture)
