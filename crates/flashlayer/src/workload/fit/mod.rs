@@ -285,7 +285,10 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
                 m.knots[i].1 = m.knots[i].1.max(floor);
             }
         }
-        if stuck && t.skew.is_some() {
+        // A knot held at its end cannot move its size's misses: the share
+        // the frequency component draws is what is off, whether or not a
+        // skew point constrains its shape.
+        if stuck {
             m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
         }
         // Recency spreads requests over whatever was used last, thinning
