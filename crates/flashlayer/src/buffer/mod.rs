@@ -125,6 +125,7 @@ mod hooks;
 mod io;
 mod latch;
 mod slab;
+mod undo;
 mod wait;
 
 pub use close::CloseError;
@@ -146,41 +147,12 @@ use slab::Slab;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use undo::Undo;
 
 /// `frame_of` of a page in no frame.
 const NIL: u32 = u32::MAX;
 /// `frame_of` of a page a miss is reading: its fixers wait.
 const LOADING: u32 = u32::MAX - 1;
-
-/// Runs its closure when dropped, unless disarmed: undoes what a thread set
-/// while it works (a page being loaded or written, a pin) if the work
-/// unwinds, so that no panic leaves a state others wait on.
-struct Undo<F: FnOnce()>(Option<F>);
-
-impl<F: FnOnce()> Undo<F> {
-    /// Done: nothing to undo.
-    #[inline]
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-
-    /// Runs the closure now.
-    #[inline]
-    fn now(mut self) {
-        if let Some(f) = self.0.take() {
-            f()
-        }
-    }
-}
-
-impl<F: FnOnce()> Drop for Undo<F> {
-    #[inline]
-    fn drop(&mut self) {
-        if let Some(f) = self.0.take() {
-            f()
-        }
-    }
-}
 
 fn too_big(frames: usize, page_size: usize) -> Error {
     Error::invalid(format!(
