@@ -59,10 +59,12 @@ def add(sub: Any) -> None:
     mode.add_argument("--quick", action="store_true", help="fewer buffer sizes (the default)")
     mode.add_argument("--full", action="store_true",
                       help=paragraph("""
-                          more buffer sizes and policies, and the sections that ask for them (fdbuffer, hypro)
-                          on paper-scale traces recorded from PostgreSQL into the trace cache where missing
-                          (needs root, PostgreSQL and bpftrace; says which and about how long before it starts;
-                          see 'flashlayer list captures')"""))
+                          more buffer sizes and policies, and the sections that ask for them (casa, fdbuffer,
+                          hypro) on paper-scale traces recorded from PostgreSQL into the trace cache where
+                          missing (needs root, PostgreSQL and bpftrace; says which and about how long before it
+                          starts; see 'flashlayer list captures'); fdbuffer and hypro also on traces fitted to
+                          their papers' tables of traces (FD-Buffer Table 2, HyPro Table 3), whose claims end
+                          in -fit"""))
     r.add_argument("--no-capture", action="store_true",
                    help="with --full: run every section on the shipped traces, recording nothing")
     r.add_argument("--cache", metavar="DIR",
