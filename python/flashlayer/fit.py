@@ -2,7 +2,9 @@
 paper gives its trace's distinct pages, requests, write share, a skew
 point and LRU's misses and write-backs at a few buffer sizes; the engine
 (``flashlayer::workload::fit``, whose module docs state the model) draws a
-trace with those statistics, and this module checks it by a replay.
+trace with those statistics and counts what it achieves: LRU's misses and
+write-backs from the trace's own stack distances, which are LRU's exactly
+(a replay gives the same counts; ``tests/test_fit.py`` holds them equal).
 
     import flashlayer
     bank = flashlayer.fit_trace(51_880, 607_390, write_share=0.23, skew=(0.2, 0.72),
@@ -20,7 +22,6 @@ from typing import Any, TypedDict
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
 from flashlayer.checks import whole
-from flashlayer.replay import sweep
 
 __all__ = ["FitRow", "Fitted", "fit", "fit_trace"]
 
@@ -39,9 +40,9 @@ class FitRow(TypedDict):
     #: target; None for the others.
     at: float | None
     wanted: float
-    #: What the trace achieves: LRU's rows from a replay of the trace
-    #: (``simulate(trace, "lru", at)``, no final flush), the rest from the
-    #: trace's own statistics.
+    #: What the trace achieves, from the trace itself: LRU's rows by its
+    #: stack distances, the counts ``simulate(trace, "lru", at)`` gives (no
+    #: final flush).
     got: float
     #: ``|got - wanted| / wanted``.
     error: float
@@ -80,8 +81,8 @@ def fit(pages: int, requests: int, *, write_share: float | None = None, skew: tu
         lru_misses: Mapping[int, int] | None = None, lru_writes: Mapping[int, int] | None = None, seed: int = 0,
         output: str | Path | None = None, name: str = "<fit>",
         progress: Callable[[int, int], None] | None = None) -> Fitted:
-    """Fits a trace to the statistics given and replays it under LRU at
-    every target size to report what it achieves.
+    """Fits a trace to the statistics given and reports what it achieves
+    at every target.
 
     `pages` and `requests` are exact. `skew` is ``(fraction, share)``: the
     hottest `fraction` of the pages takes `share` of the requests.
@@ -98,21 +99,7 @@ def fit(pages: int, requests: int, *, write_share: float | None = None, skew: tu
     trace, d = _native.fit_trace(pages, requests, seed, write_share, skew, _pairs("lru_misses", lru_misses),
                                  _pairs("lru_writes", lru_writes), None if output is None else Path(output),
                                  Path(name), progress)
-    rows: list[FitRow] = d["targets"]
-    replayed = _replay(trace, sorted({int(r["at"] or 0) for r in rows if r["target"].startswith("lru_")}))
-    for r in rows:
-        if r["target"].startswith("lru_"):
-            r["got"] = float(replayed[int(r["at"] or 0)][r["target"]])
-            r["error"] = abs(r["got"] - r["wanted"]) / r["wanted"] if r["wanted"] else abs(r["got"])
-    return Fitted(trace, d["model"], d["rounds"], rows)
-
-
-def _replay(trace: Trace, sizes: list[int]) -> dict[int, dict[str, int]]:
-    """LRU's misses and write-backs at each size, by the one replay."""
-    if not sizes:
-        return {}
-    rows = sweep(trace, ["lru"], list(sizes))
-    return {r["buffer_pages"]: {"lru_misses": r["physical_reads"], "lru_writes": r["physical_writes"]} for r in rows}
+    return Fitted(trace, d["model"], d["rounds"], d["targets"])
 
 
 def fit_trace(pages: int, requests: int, **targets: Any) -> Trace:

@@ -44,7 +44,7 @@ def account(claims: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "stated": rows,
             **{setting: dict(zip(("holding", "judged", "untestable"), count(states[setting]), strict=True))
                for setting in SETTINGS},
-            "claims_holding": sum(1 for c in mine if verdict(c) == "holds"),
+            "claims_holding": tally(mine, "paper")[0],
             "claims_untestable": sum(1 for c in mine if verdict(c) == UNTESTABLE),
             "claims": len(mine),
         }

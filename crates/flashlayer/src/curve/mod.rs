@@ -50,6 +50,9 @@ pub mod sample;
 pub mod shards;
 
 use crate::types::{DenseId, Op};
+pub(crate) use markers::Markers;
+
+mod markers;
 
 const NONE: u32 = u32::MAX;
 
@@ -122,106 +125,6 @@ pub fn log_sizes(pages: u64, points: usize) -> crate::error::Result<Vec<u64>> {
 }
 
 /// 0/1 markers over a window of request times: one bit per time, and a
-/// Fenwick tree over blocks of [`BLOCK`] bits counting the ones in each.
-/// A prefix count is a walk of the small block tree (a few kilobytes for a
-/// million pages: it stays in the first-level cache) plus the popcounts of
-/// at most a block's words; the bits take an eighth of a byte per time, so
-/// the window of a million-page trace fits the second-level cache. (A
-/// Fenwick tree with a counter per time is 32 times larger and misses the
-/// cache on most of its ~21 levels.)
-#[derive(Debug)]
-struct Markers {
-    bits: Vec<u64>,
-    /// Fenwick tree over the blocks' counts, 1-based.
-    blocks: Vec<u32>,
-    ones: u32,
-}
-
-/// Bits per block of [`Markers`]: eight words, one cache line.
-const BLOCK: usize = 512;
-const WORDS: usize = BLOCK / 64;
-
-impl Markers {
-    fn new(len: usize) -> Self {
-        let words = len.div_ceil(BLOCK) * WORDS;
-        Markers {
-            bits: vec![0; words],
-            blocks: vec![0; words / WORDS + 1],
-            ones: 0,
-        }
-    }
-
-    /// Times the window holds.
-    fn len(&self) -> usize {
-        self.bits.len() * 64
-    }
-
-    /// Sets (`delta` 1) or clears (`delta` −1) the marker at `at`.
-    #[inline]
-    fn add(&mut self, at: u32, delta: i32) {
-        let at = at as usize;
-        if delta > 0 {
-            self.bits[at >> 6] |= 1 << (at & 63);
-        } else {
-            self.bits[at >> 6] &= !(1 << (at & 63));
-        }
-        let mut i = at / BLOCK + 1;
-        while i < self.blocks.len() {
-            self.blocks[i] = self.blocks[i].wrapping_add_signed(delta);
-            i += i & i.wrapping_neg();
-        }
-        self.ones = self.ones.wrapping_add_signed(delta);
-    }
-
-    /// Markers at times `≤ at`.
-    #[inline]
-    fn prefix(&self, at: u32) -> u32 {
-        let at = at as usize;
-        let block = at / BLOCK;
-        let mut i = block;
-        let mut s = 0;
-        while i > 0 {
-            s += self.blocks[i];
-            i &= i - 1;
-        }
-        let first = block * WORDS;
-        let word = at >> 6;
-        for w in &self.bits[first..word] {
-            s += w.count_ones();
-        }
-        s + (self.bits[word] & (u64::MAX >> (63 - (at & 63)))).count_ones()
-    }
-
-    /// The word holding time `at`, for a prefetch.
-    fn word(&self, at: u32) -> Option<&u64> {
-        self.bits.get(at as usize >> 6)
-    }
-
-    /// Rebuilds with markers at `0..ones` exactly (after renumbering).
-    fn reset_to_prefix(&mut self, ones: u32) {
-        self.bits.fill(0);
-        let ones_usize = ones as usize;
-        for (i, w) in self.bits.iter_mut().enumerate() {
-            let lo = i * 64;
-            if lo + 64 <= ones_usize {
-                *w = u64::MAX;
-            } else if lo < ones_usize {
-                *w = (1u64 << (ones_usize - lo)) - 1;
-            }
-        }
-        self.blocks.fill(0);
-        for b in 1..self.blocks.len() {
-            let words = &self.bits[(b - 1) * WORDS..b * WORDS];
-            self.blocks[b] += words.iter().map(|w| w.count_ones()).sum::<u32>();
-            let parent = b + (b & b.wrapping_neg());
-            if parent < self.blocks.len() {
-                self.blocks[parent] += self.blocks[b];
-            }
-        }
-        self.ones = ones;
-    }
-}
-
 /// The one-pass state: feed requests with [`CurveBuilder::push`], then
 /// [`CurveBuilder::finish`].
 #[derive(Debug)]

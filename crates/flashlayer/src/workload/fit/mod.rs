@@ -243,12 +243,16 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
     };
     let mut d = Drawn::default();
     let mut best: Option<(f64, PageModel)> = None;
+    // The rounds whose model is the best so far and whose draw `d` holds:
+    // the best is drawn again at the end only when a later round overwrote it.
+    let (mut best_round, mut drawn_round) = (0, 0);
     let mut last_skew: Option<(f64, f64)> = None;
     let mut rounds = 0;
     for k in 0..ROUNDS {
         round(k as u64 + 1, ROUNDS as u64)?;
         rounds = k + 1;
         draw(&m, n, r, t.seed, &races, &mut d);
+        drawn_round = k;
         let got: Vec<u64> = misses.iter().map(|&(c, _)| d.misses(c)).collect();
         let skew = t.skew.map(|(f, _)| d.hottest(f) as f64 / r as f64);
         let mut worst = 0.0f64;
@@ -260,6 +264,7 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
         }
         if best.as_ref().is_none_or(|(e, _)| worst < *e) {
             best = Some((worst, m.clone()));
+            best_round = k;
         }
         if worst <= TOLERANCE / 4.0 {
             break;
@@ -322,7 +327,9 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
     let Some((_, m)) = best else {
         return Err(Error::invalid("trace fit: no round ran"));
     };
-    draw(&m, n, r, t.seed, &races, &mut d);
+    if best_round != drawn_round {
+        draw(&m, n, r, t.seed, &races, &mut d);
+    }
     let by = ByPage::new(&d, t.seed);
     let w = fit_writes(t, &by);
     let lean = by.lean(w.beta, w.gamma);

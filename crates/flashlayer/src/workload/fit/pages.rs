@@ -29,6 +29,7 @@
 //! different trace (common random numbers), which is what lets the fit
 //! converge.
 
+use crate::curve::Markers;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -73,83 +74,14 @@ impl Drawn {
     }
 }
 
-/// A Fenwick tree over blocks: sums by prefix and the block where a
-/// running sum passes a value.
-struct Tree<T> {
-    tree: Vec<T>,
-}
-
-impl<T: Copy + Default + std::ops::AddAssign + std::ops::SubAssign + PartialOrd> Tree<T> {
-    fn new(n: usize) -> Self {
-        Tree {
-            tree: vec![T::default(); n + 1],
-        }
-    }
-
-    fn add(&mut self, at: usize, delta: T, up: bool) {
-        let mut i = at + 1;
-        while i < self.tree.len() {
-            if up {
-                self.tree[i] += delta;
-            } else {
-                self.tree[i] -= delta;
-            }
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    /// The sum over `0..at`.
-    fn before(&self, at: usize) -> T {
-        let mut i = at;
-        let mut s = T::default();
-        while i > 0 {
-            s += self.tree[i];
-            i &= i - 1;
-        }
-        s
-    }
-
-    /// The block whose running sum passes `target` (the sum up to it is
-    /// `<= target`... `< target` with `strict`), and what is left of
-    /// `target` inside it.
-    fn find(&self, mut target: T, strict: bool) -> (usize, T) {
-        let mut pos = 0;
-        let mut step = (self.tree.len() - 1).next_power_of_two();
-        while step > 0 {
-            let next = pos + step;
-            if next < self.tree.len()
-                && (if strict {
-                    self.tree[next] < target
-                } else {
-                    self.tree[next] <= target
-                })
-            {
-                pos = next;
-                target -= self.tree[next];
-            }
-            step >>= 1;
-        }
-        (pos, target)
-    }
-
-    fn clear(&mut self) {
-        self.tree.iter_mut().for_each(|x| *x = T::default());
-    }
-}
-
-/// Bits per block of [`Stack`]'s marks.
-const BLOCK: usize = 512;
-
-/// The LRU stack as marks over time slots, one at each page's last
-/// request: a bitmap, with a Fenwick tree over its 512-bit blocks (as
-/// [`crate::curve`]'s pass keeps it): a page's depth is the marks after
-/// its own, and the page at depth `d` is found by descending the tree,
-/// then counting bits in one block. The slots span a window of twice the
-/// pages; when time reaches its end the marks are renumbered in order and
-/// the tree rebuilt, so memory follows the pages, not the requests.
+/// The LRU stack as markers over time slots, one at each page's last
+/// request ([`Markers`], the structure of [`crate::curve`]'s pass): a
+/// page's depth is the markers after its own, and the page at depth `d`
+/// is the one at the marker `d` from the end. The slots span a window of
+/// twice the pages; when time reaches its end the marks are renumbered in
+/// order, so memory follows the pages, not the requests.
 struct Stack {
-    bits: Vec<u64>,
-    blocks: Tree<u32>,
+    marks: Markers,
     /// The page whose request took each slot.
     page_at: Vec<u32>,
     /// Each page's slot (`u32::MAX` before its first request).
@@ -160,59 +92,13 @@ struct Stack {
 
 impl Stack {
     fn new(pages: usize) -> Self {
-        let slots = (2 * pages + 2).div_ceil(BLOCK) * BLOCK;
+        let marks = Markers::new(2 * pages + 2);
         Stack {
-            bits: vec![0; slots / 64],
-            blocks: Tree::new(slots / BLOCK),
-            page_at: vec![0; slots],
+            page_at: vec![0; marks.len()],
+            marks,
             last: vec![u32::MAX; pages],
             next: 0,
             named: 0,
-        }
-    }
-
-    fn set(&mut self, at: usize, on: bool) {
-        let (w, b) = (at / 64, at % 64);
-        if on {
-            self.bits[w] |= 1 << b;
-        } else {
-            self.bits[w] &= !(1 << b);
-        }
-        self.blocks.add(at / BLOCK, 1, on);
-    }
-
-    /// Marks at slots `0..=at`.
-    fn upto(&self, at: usize) -> u32 {
-        let block = at / BLOCK;
-        let mut s = self.blocks.before(block);
-        let first = block * BLOCK / 64;
-        for w in first..at / 64 {
-            s += self.bits[w].count_ones();
-        }
-        let b = at % 64;
-        let mask = if b == 63 {
-            u64::MAX
-        } else {
-            (1u64 << (b + 1)) - 1
-        };
-        s + (self.bits[at / 64] & mask).count_ones()
-    }
-
-    /// The slot of the `k`-th mark (1-based) from the start.
-    fn kth(&self, k: u32) -> usize {
-        let (block, mut k) = self.blocks.find(k, true);
-        let mut w = block * BLOCK / 64;
-        loop {
-            let c = self.bits[w].count_ones();
-            if c >= k {
-                let mut x = self.bits[w];
-                for _ in 1..k {
-                    x &= x - 1;
-                }
-                return w * 64 + x.trailing_zeros() as usize;
-            }
-            k -= c;
-            w += 1;
         }
     }
 
@@ -220,13 +106,13 @@ impl Stack {
     fn depth_of(&self, page: usize) -> u32 {
         match self.last[page] {
             u32::MAX => 0,
-            at => self.named - self.upto(at as usize) + 1,
+            at => self.named - self.marks.prefix(at) + 1,
         }
     }
 
     /// The page at depth `d` (1 ≤ d ≤ pages named).
     fn at_depth(&self, d: u32) -> usize {
-        self.page_at[self.kth(self.named - d + 1)] as usize
+        self.page_at[self.marks.select(self.named - d + 1)] as usize
     }
 
     /// `page` requested now: its mark moves to the newest slot.
@@ -236,15 +122,15 @@ impl Stack {
         }
         match self.last[page] {
             u32::MAX => self.named += 1,
-            at => self.set(at as usize, false),
+            at => self.marks.add(at, -1),
         }
-        self.set(self.next, true);
+        self.marks.add(self.next as u32, 1);
         self.last[page] = self.next as u32;
         self.page_at[self.next] = page as u32;
         self.next += 1;
     }
 
-    /// Marks to slots `0..named` in order; the tree rebuilt.
+    /// Marks to slots `0..named` in order.
     fn renumber(&mut self) {
         let mut k = 0;
         for s in 0..self.next {
@@ -256,11 +142,45 @@ impl Stack {
             }
         }
         self.next = k;
-        self.bits.iter_mut().for_each(|x| *x = 0);
-        self.blocks.clear();
-        for at in 0..k {
-            self.set(at, true);
+        self.marks.reset_to_prefix(k as u32);
+    }
+}
+
+/// A Fenwick tree of the blocks' weights: sums by prefix and the block
+/// where a running sum passes a value.
+struct Tree {
+    tree: Vec<f64>,
+}
+
+impl Tree {
+    fn new(n: usize) -> Self {
+        Tree {
+            tree: vec![0.0; n + 1],
         }
+    }
+
+    fn add(&mut self, at: usize, delta: f64) {
+        let mut i = at + 1;
+        while i < self.tree.len() {
+            self.tree[i] += delta;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The block whose running sum passes `target` (the sum before it is
+    /// `<= target`), and what is left of `target` inside it.
+    fn find(&self, mut target: f64) -> (usize, f64) {
+        let mut pos = 0;
+        let mut step = (self.tree.len() - 1).next_power_of_two();
+        while step > 0 {
+            let next = pos + step;
+            if next < self.tree.len() && self.tree[next] <= target {
+                pos = next;
+                target -= self.tree[next];
+            }
+            step >>= 1;
+        }
+        (pos, target)
     }
 }
 
@@ -271,7 +191,7 @@ const SPAN: usize = 64;
 /// blocks' sums, then a scan of one block.
 struct Weights {
     each: Vec<f64>,
-    blocks: Tree<f64>,
+    blocks: Tree,
     total: f64,
 }
 
@@ -287,12 +207,12 @@ impl Weights {
     fn add(&mut self, page: usize, w: f64) {
         self.total += w;
         self.each[page] += w;
-        self.blocks.add(page / SPAN, w, true);
+        self.blocks.add(page / SPAN, w);
     }
 
     /// The page where the running sum passes `target` (in `[0, total)`).
     fn find(&self, target: f64, named: usize) -> usize {
-        let (block, mut left) = self.blocks.find(target, false);
+        let (block, mut left) = self.blocks.find(target);
         let (lo, hi) = (block * SPAN, ((block + 1) * SPAN).min(named));
         for p in lo..hi {
             if left < self.each[p] {
