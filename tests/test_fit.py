@@ -75,7 +75,7 @@ def test_trace_fit_writes_the_trace_and_reports_every_target(tmp_path: Path) -> 
     assert doc["reached"] and doc["requests"] == 607_390 and doc["output"] == str(out)
     assert {x["target"] for x in doc["targets"]} == {"pages", "requests", "write_share", "skew", "lru_misses",
                                                      "lru_writes"}
-    assert set(doc["model"]) == {"rho", "alpha", "q", "knots", "beta", "gamma", "c"}
+    assert set(doc["model"]) == {"rho", "alpha", "q", "knots", "spirn", "beta", "gamma", "c"}
     assert flashlayer.Trace.open(out).stats()["requests"] == 607_390
     # Written by flashlayer: a second run replaces it, a user's file is refused.
     assert run_cli("trace", "fit", "--pages", "10", "--requests", "20", "--out", str(out)).returncode == 0

@@ -219,6 +219,7 @@ fn fit_trace<'py>(
     model.set_item("alpha", fitted.pages.alpha)?;
     model.set_item("q", fitted.pages.q)?;
     model.set_item("knots", fitted.pages.knots.clone())?;
+    model.set_item("spirn", fitted.pages.spirn)?;
     model.set_item("beta", fitted.writes.beta)?;
     model.set_item("gamma", fitted.writes.gamma)?;
     model.set_item("c", fitted.writes.c)?;

@@ -107,9 +107,11 @@ def _print(f: Fitted, out: str | None) -> None:
     print_table(rows, [("target", "target"), ("at", "at"), ("wanted", "wanted"), ("got", "achieved"),
                        ("error", "rel. error"), ("ok", f"within {TOLERANCE:.0%}")])
     m = f.model
+    first = ("where recency reaches below the pages named so far (Spirn's infinite stack)" if m["spirn"]
+             else "spread over the trace")
     print(f"model: rho {m['rho']:.3f} (re-references by recency), frequency (rank + {m['q']:g})^-{m['alpha']:.3f}, "
           f"writes lean beta {m['beta']:.3f} (to hot pages) and gamma {m['gamma']:.3f} (soon after the previous "
-          f"request); {f.rounds} rounds", file=sys.stderr)
+          f"request); first references {first}; {f.rounds} rounds", file=sys.stderr)
     if out:
         print(f"wrote {len(f.trace):,} requests to {out}", file=sys.stderr)
     if not f.reached:

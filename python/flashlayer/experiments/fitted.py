@@ -83,9 +83,10 @@ def fit_table(f: Fitted, title: str, paper: str) -> Table:
         cells = [f"{v:.4f}" if share else f"{round(v):,}" for v in (r["wanted"], r["got"])]
         rows.append([r["target"], at, *cells, f"{r['error']:.2%}"])
     m = f.model
+    first = "first references by Spirn's infinite stack; " if m["spirn"] else ""
     return {
         "title": f"{title} (model: rho {m['rho']:.3f}, frequency (rank + {m['q']:g})^-{m['alpha']:.3f}, writes beta "
-                 f"{m['beta']:.3f}, gamma {m['gamma']:.3f}; "
+                 f"{m['beta']:.3f}, gamma {m['gamma']:.3f}; {first}"
                  f"{'every target within 2%' if f.reached else 'NOT every target within 2%'})",
         "columns": ["target", "at", paper, "fitted trace", "relative error"],
         "rows": rows,

@@ -235,101 +235,37 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
         .map(|&(c, k)| (c, ((k as f64 - n as f64) / reuse).clamp(0.0, 1.0)))
         .collect();
     let (alpha, q) = irm::shape(n, t.skew, &ratios);
-    let mut m = PageModel {
+    let start = PageModel {
         rho: if misses.is_empty() { 0.0 } else { RHO_START },
         alpha,
         q,
         knots: ratios.iter().map(|&(c, x)| (c, 1.0 - x)).collect(),
+        spirn: false,
     };
     let mut d = Drawn::default();
-    let mut best: Option<(f64, PageModel)> = None;
-    // The rounds whose model is the best so far and whose draw `d` holds:
-    // the best is drawn again at the end only when a later round overwrote it.
-    let (mut best_round, mut drawn_round) = (0, 0);
-    let mut last_skew: Option<(f64, f64)> = None;
-    let mut rounds = 0;
-    for k in 0..ROUNDS {
-        round(k as u64 + 1, ROUNDS as u64)?;
-        rounds = k + 1;
-        draw(&m, n, r, t.seed, &races, &mut d);
-        drawn_round = k;
-        let got: Vec<u64> = misses.iter().map(|&(c, _)| d.misses(c)).collect();
-        let skew = t.skew.map(|(f, _)| d.hottest(f) as f64 / r as f64);
-        let mut worst = 0.0f64;
-        for (&(_, want), &g) in misses.iter().zip(&got) {
-            worst = worst.max((g as f64 - want as f64).abs() / want as f64);
-        }
-        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
-            worst = worst.max((g - s).abs() / s);
-        }
-        if best.as_ref().is_none_or(|(e, _)| worst < *e) {
-            best = Some((worst, m.clone()));
-            best_round = k;
-        }
-        if worst <= TOLERANCE / 4.0 {
-            break;
-        }
-        // Knots: the misses a size is off, as a share of the re-references
-        // the recency component draws.
-        let mut stuck = false;
-        if m.rho > 0.0 {
-            for (i, (&(_, want), &g)) in misses.iter().zip(&got).enumerate() {
-                let step = (g as f64 - want as f64) / reuse / m.rho;
-                let a = (m.knots[i].1 + step).clamp(0.0, 1.0);
-                let off = (g as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
-                stuck |= off && ((a == 1.0 && step > 0.0) || (a == 0.0 && step < 0.0));
-                m.knots[i].1 = a;
-            }
-            for i in 1..m.knots.len() {
-                let floor = m.knots[i - 1].1;
-                // A knot held up by the one before: the frequency component
-                // gives more hits at this size than the targets allow.
-                let (_, want) = misses[i];
-                stuck |= m.knots[i].1 < floor
-                    && (got[i] as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
-                m.knots[i].1 = m.knots[i].1.max(floor);
-            }
-        }
-        // A knot held at its end cannot move its size's misses: the share
-        // the frequency component draws is what is off, whether or not a
-        // skew point constrains its shape.
-        if stuck {
-            m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
-        }
-        // Recency spreads requests over whatever was used last, thinning
-        // the skew; when even the steepest frequency weight leaves it
-        // short, recency gives way.
-        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
-            if m.alpha >= irm::ALPHA_MAX && g < s * (1.0 - TOLERANCE / 4.0) && !stuck {
-                m.rho *= 0.9;
-            }
-        }
-        if let (Some((_, s)), Some(g)) = (t.skew, skew) {
-            // A secant step on the skew; the first with the frequency
-            // component's own slope, thinned by rho.
-            let a = m.alpha;
-            let slope = match last_skew {
-                Some((a0, g0)) if (a - a0).abs() > 1e-9 && (g - g0) / (a - a0) > 1e-3 => {
-                    (g - g0) / (a - a0)
-                }
-                _ => {
-                    let (f, _) = t.skew.unwrap_or_default();
-                    let own = |x: f64| irm::share(n, f, x, m.q);
-                    ((own(a + 0.01) - own(a)) / 0.01).max(1e-3) * (1.0 - m.rho).max(0.05)
-                }
-            };
-            last_skew = Some((a, g));
-            // At most ALPHA_STEP a round: the other parameters move too.
-            let step = ((s - g) / slope).clamp(-ALPHA_STEP, ALPHA_STEP);
-            m.alpha = (a + step).clamp(0.0, irm::ALPHA_MAX);
-        }
-    }
-    let Some((_, m)) = best else {
-        return Err(Error::invalid("trace fit: no round ran"));
+    let mut pass = Pass {
+        t,
+        misses: &misses,
+        races: &races,
+        reuse,
+        round,
+        rounds: 0,
     };
-    if best_round != drawn_round {
-        draw(&m, n, r, t.seed, &races, &mut d);
+    // First references spread over the trace; only when that misses a
+    // page target, again with Spirn's infinite stack, keeping the better.
+    let (worst, mut m) = pass.iterate(start.clone(), 0, &mut d)?;
+    if worst > TOLERANCE {
+        let mut e = Drawn::default();
+        let spirn = PageModel {
+            spirn: true,
+            ..start
+        };
+        let (w, s) = pass.iterate(spirn, ROUNDS, &mut e)?;
+        if w < worst {
+            (m, d) = (s, e);
+        }
     }
+    let rounds = pass.rounds;
     let by = ByPage::new(&d, t.seed);
     let w = fit_writes(t, &by);
     let lean = by.lean(w.beta, w.gamma);
@@ -348,6 +284,121 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
         rounds,
         achieved,
     })
+}
+
+/// One run of the page model's iteration, its rounds counted.
+struct Pass<'a> {
+    t: &'a FitTargets,
+    /// `(size, misses)`, sizes increasing.
+    misses: &'a [(u64, u64)],
+    races: &'a [f64],
+    /// Requests that are not first references.
+    reuse: f64,
+    round: &'a mut dyn FnMut(u64, u64) -> Result<()>,
+    rounds: usize,
+}
+
+impl Pass<'_> {
+    /// Iterates from `m` (rounds numbered after `offset`); the model with
+    /// the smallest largest error of the page targets, that error, and its
+    /// trace left in `d`.
+    fn iterate(
+        &mut self,
+        mut m: PageModel,
+        offset: usize,
+        d: &mut Drawn,
+    ) -> Result<(f64, PageModel)> {
+        let (t, misses, races, reuse) = (self.t, self.misses, self.races, self.reuse);
+        let (n, r) = (t.pages as usize, t.requests as usize);
+        let mut best: Option<(f64, PageModel)> = None;
+        // The rounds whose model is the best so far and whose draw `d` holds:
+        // the best is drawn again at the end only when a later round overwrote it.
+        let (mut best_round, mut drawn_round) = (0, 0);
+        let mut last_skew: Option<(f64, f64)> = None;
+        for k in 0..ROUNDS {
+            self.rounds += 1;
+            (self.round)((offset + k + 1) as u64, (offset + ROUNDS) as u64)?;
+            draw(&m, n, r, t.seed, races, d);
+            drawn_round = k;
+            let got: Vec<u64> = misses.iter().map(|&(c, _)| d.misses(c)).collect();
+            let skew = t.skew.map(|(f, _)| d.hottest(f) as f64 / r as f64);
+            let mut worst = 0.0f64;
+            for (&(_, want), &g) in misses.iter().zip(&got) {
+                worst = worst.max((g as f64 - want as f64).abs() / want as f64);
+            }
+            if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+                worst = worst.max((g - s).abs() / s);
+            }
+            if best.as_ref().is_none_or(|(e, _)| worst < *e) {
+                best = Some((worst, m.clone()));
+                best_round = k;
+            }
+            if worst <= TOLERANCE / 4.0 {
+                break;
+            }
+            // Knots: the misses a size is off, as a share of the re-references
+            // the recency component draws.
+            let mut stuck = false;
+            if m.rho > 0.0 {
+                for (i, (&(_, want), &g)) in misses.iter().zip(&got).enumerate() {
+                    let step = (g as f64 - want as f64) / reuse / m.rho;
+                    let a = (m.knots[i].1 + step).clamp(0.0, 1.0);
+                    let off = (g as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
+                    stuck |= off && ((a == 1.0 && step > 0.0) || (a == 0.0 && step < 0.0));
+                    m.knots[i].1 = a;
+                }
+                for i in 1..m.knots.len() {
+                    let floor = m.knots[i - 1].1;
+                    // A knot held up by the one before: the frequency component
+                    // gives more hits at this size than the targets allow.
+                    let (_, want) = misses[i];
+                    stuck |= m.knots[i].1 < floor
+                        && (got[i] as f64 - want as f64).abs() / want as f64 > TOLERANCE / 4.0;
+                    m.knots[i].1 = m.knots[i].1.max(floor);
+                }
+            }
+            // A knot held at its end cannot move its size's misses: the share
+            // the frequency component draws is what is off, whether or not a
+            // skew point constrains its shape.
+            if stuck {
+                m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
+            }
+            // Recency spreads requests over whatever was used last, thinning
+            // the skew; when even the steepest frequency weight leaves it
+            // short, recency gives way.
+            if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+                if m.alpha >= irm::ALPHA_MAX && g < s * (1.0 - TOLERANCE / 4.0) && !stuck {
+                    m.rho *= 0.9;
+                }
+            }
+            if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+                // A secant step on the skew; the first with the frequency
+                // component's own slope, thinned by rho.
+                let a = m.alpha;
+                let slope = match last_skew {
+                    Some((a0, g0)) if (a - a0).abs() > 1e-9 && (g - g0) / (a - a0) > 1e-3 => {
+                        (g - g0) / (a - a0)
+                    }
+                    _ => {
+                        let (f, _) = t.skew.unwrap_or_default();
+                        let own = |x: f64| irm::share(n, f, x, m.q);
+                        ((own(a + 0.01) - own(a)) / 0.01).max(1e-3) * (1.0 - m.rho).max(0.05)
+                    }
+                };
+                last_skew = Some((a, g));
+                // At most ALPHA_STEP a round: the other parameters move too.
+                let step = ((s - g) / slope).clamp(-ALPHA_STEP, ALPHA_STEP);
+                m.alpha = (a + step).clamp(0.0, irm::ALPHA_MAX);
+            }
+        }
+        let Some((worst, m)) = best else {
+            return Err(Error::invalid("trace fit: no round ran"));
+        };
+        if best_round != drawn_round {
+            draw(&m, n, r, t.seed, races, d);
+        }
+        Ok((worst, m))
+    }
 }
 
 /// The write model for `t` on the pages drawn.

@@ -46,6 +46,12 @@ pub struct PageModel {
     /// depths increasing, masses non-decreasing; `(0, 0)` and `(N, 1)` are
     /// implied.
     pub knots: Vec<(u64, f64)>,
+    /// Where first references fall. `false`: spread uniformly over the
+    /// trace, a recency draw deeper than the pages named so far stopping
+    /// at the bottom of the stack. `true`: Spirn's stack of infinite
+    /// depth, where such a draw names a new page (reuse at long distances
+    /// from the start, as a scan has), the rest spread as before.
+    pub spirn: bool,
 }
 
 /// What a round generated: the pages in request order, each request's
@@ -270,29 +276,35 @@ pub fn draw(
     let weight = weights_in_order(m, races);
     let mut weights = Weights::new(pages);
     let mut named = 0usize;
-    // Selection sampling: of the requests still to come after the first,
-    // `need` more first references among `left`.
-    let mut need = pages - 1;
     for t in 0..requests {
-        let is_first = t == 0 || {
-            let left = requests - t;
-            need > 0 && first.random_range(0..left) < need
-        };
-        let (page, dist) = if is_first {
-            if t > 0 {
-                need -= 1;
+        // Selection sampling: of the `left` requests still to come, the
+        // pages not yet named are first references at least at its rate,
+        // and all of them when `left` reaches them.
+        let need = pages - named;
+        let left = requests - t;
+        let sampled = need > 0 && (named == 0 || first.random_range(0..left) < need);
+        let pick = if sampled {
+            None
+        } else if mix.random::<f64>() < m.rho {
+            // A depth below the pages named so far: a new page under
+            // Spirn's infinite stack while some are left, else the bottom.
+            let d = knots.sample(depth.random::<f64>());
+            if m.spirn && d > named as u64 && need > 0 {
+                None
+            } else {
+                let d = d.min(named as u64) as u32;
+                Some((stack.at_depth(d), d))
             }
+        } else {
+            let p = weights.find(freq.random::<f64>() * weights.total, named);
+            Some((p, stack.depth_of(p)))
+        };
+        let (page, dist) = pick.unwrap_or_else(|| {
             let p = named;
             named += 1;
             weights.add(p, weight[p]);
             (p, 0)
-        } else if mix.random::<f64>() < m.rho {
-            let d = knots.sample(depth.random::<f64>()).min(named as u64) as u32;
-            (stack.at_depth(d), d)
-        } else {
-            let p = weights.find(freq.random::<f64>() * weights.total, named);
-            (p, stack.depth_of(p))
-        };
+        });
         stack.touch(page);
         out.pages.push(page as u32);
         out.distance.push(dist);
@@ -363,6 +375,7 @@ pub(super) mod tests {
             alpha,
             q,
             knots: knots.to_vec(),
+            spirn: false,
         };
         let mut out = Drawn::default();
         draw(&m, pages, requests, seed, &races(pages, seed), &mut out);
