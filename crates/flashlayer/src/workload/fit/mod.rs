@@ -234,7 +234,13 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
         .iter()
         .map(|&(c, k)| (c, ((k as f64 - n as f64) / reuse).clamp(0.0, 1.0)))
         .collect();
-    let (alpha, q) = irm::shape(n, t.skew, &ratios);
+    // The skew point among re-references: every page's first reference
+    // is one request, so the hottest pages' share of the rest is larger.
+    let skew = t.skew.map(|(f, s)| {
+        let hot = crate::trace::hot_pages(n, f) as f64;
+        (f, ((s * r as f64 - hot) / reuse).clamp(f, 1.0))
+    });
+    let (alpha, q) = irm::shape(n, skew, &ratios);
     let start = PageModel {
         rho: if misses.is_empty() { 0.0 } else { RHO_START },
         alpha,
