@@ -54,10 +54,12 @@ class Fitted:
 
     trace: Trace
     #: The engine's fitted parameters: ``rho`` (share of re-references by
-    #: recency), ``hot`` (the frequency component's hottest fraction and
-    #: its share), ``knots`` (the recency depth distribution), ``phi``
-    #: (share of pages writable), ``gamma`` (lean of writes to requests
-    #: soon after the page's previous one), ``c`` (write scale).
+    #: recency), ``alpha`` and ``q`` (the frequency weight
+    #: ``(rank + q)^-alpha``), ``knots`` (the recency depth distribution,
+    #: ``(depth, mass up to it)``), ``spirn`` (first references also where a
+    #: recency draw goes deeper than the pages named so far), ``beta`` (lean
+    #: of writes to hot pages), ``gamma`` (lean of writes to requests soon
+    #: after the page's previous one), ``c`` (write scale).
     model: dict[str, Any]
     #: Rounds of the page model's iteration.
     rounds: int

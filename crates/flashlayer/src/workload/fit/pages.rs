@@ -2,9 +2,11 @@
 //!
 //! Every request is one of three kinds:
 //!
-//! - a **first reference**: the next page never named before. The `N − 1`
-//!   positions after the first request are chosen uniformly among the
-//!   `R − 1` (selection sampling), so exactly `N` pages appear;
+//! - a **first reference**: the next page never named before. While pages
+//!   are left, each request is one with the probability selection sampling
+//!   gives (the pages left over the requests left), so exactly `N` pages
+//!   appear; under Spirn's stack of infinite depth ([`PageModel::spirn`])
+//!   a recency draw deeper than the pages named so far is one too;
 //! - with probability `rho`, a **recency** reference: the page at LRU
 //!   stack depth `d` (the `d`-th most recently used), `d` drawn from a
 //!   distribution piecewise linear in `ln(1 + d)` through the knots
@@ -370,12 +372,24 @@ pub(super) mod tests {
         requests: usize,
         seed: u64,
     ) -> Drawn {
+        drawn_by(false, (rho, alpha, q), knots, pages, requests, seed)
+    }
+
+    /// A trace of the model, first references placed by `spirn`.
+    fn drawn_by(
+        spirn: bool,
+        (rho, alpha, q): (f64, f64, f64),
+        knots: &[(u64, f64)],
+        pages: usize,
+        requests: usize,
+        seed: u64,
+    ) -> Drawn {
         let m = PageModel {
             rho,
             alpha,
             q,
             knots: knots.to_vec(),
-            spirn: false,
+            spirn,
         };
         let mut out = Drawn::default();
         draw(&m, pages, requests, seed, &races(pages, seed), &mut out);
@@ -420,6 +434,24 @@ pub(super) mod tests {
         let hits = 200_000 - out.misses(100);
         let share = hits as f64 / reuse as f64;
         assert!((0.49..0.54).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn under_spirns_stack_reuse_only_beyond_a_depth_misses_from_the_start() {
+        // Every re-reference at a depth beyond half the pages, as a scan
+        // over them all: a buffer of a quarter of them hits nothing. Without
+        // Spirn's infinite stack a draw deeper than the pages named so far
+        // stops at the bottom, a short distance early in the trace: hits.
+        let (pages, requests) = (2_000, 100_000);
+        let knots = [(pages as u64 / 2, 0.0)];
+        let spirn = drawn_by(true, (1.0, 0.0, 0.0), &knots, pages, requests, 5);
+        let spread = drawn_by(false, (1.0, 0.0, 0.0), &knots, pages, requests, 5);
+        for d in [&spirn, &spread] {
+            assert!(d.counts.iter().all(|&c| c > 0), "every page appears");
+            assert_eq!(d.distance, distances(&d.pages));
+        }
+        assert_eq!(spirn.misses(pages as u64 / 4), requests as u64);
+        assert!(spread.misses(pages as u64 / 4) < requests as u64 * 99 / 100);
     }
 
     #[test]
