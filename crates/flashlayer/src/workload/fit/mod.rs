@@ -50,7 +50,7 @@
 //!
 //! Memory is about 40 bytes a request while fitting (the trace, its stack
 //! distances and the write model's per-request arrays). A 10-million
-//! request trace of 900,000 pages fits in about 30 s on one core.
+//! request trace of 900,000 pages fits in about 50 s on one core.
 //!
 //! Deterministic for a seed. Every target is reported beside what the
 //! trace achieves and the relative error; a target not reached within
