@@ -372,24 +372,12 @@ pub(super) mod tests {
         requests: usize,
         seed: u64,
     ) -> Drawn {
-        drawn_by(false, (rho, alpha, q), knots, pages, requests, seed)
-    }
-
-    /// A trace of the model, first references placed by `spirn`.
-    fn drawn_by(
-        spirn: bool,
-        (rho, alpha, q): (f64, f64, f64),
-        knots: &[(u64, f64)],
-        pages: usize,
-        requests: usize,
-        seed: u64,
-    ) -> Drawn {
         let m = PageModel {
             rho,
             alpha,
             q,
             knots: knots.to_vec(),
-            spirn,
+            spirn: false,
         };
         let mut out = Drawn::default();
         draw(&m, pages, requests, seed, &races(pages, seed), &mut out);
@@ -444,8 +432,19 @@ pub(super) mod tests {
         // stops at the bottom, a short distance early in the trace: hits.
         let (pages, requests) = (2_000, 100_000);
         let knots = [(pages as u64 / 2, 0.0)];
-        let spirn = drawn_by(true, (1.0, 0.0, 0.0), &knots, pages, requests, 5);
-        let spread = drawn_by(false, (1.0, 0.0, 0.0), &knots, pages, requests, 5);
+        let by = |spirn| {
+            let m = PageModel {
+                rho: 1.0,
+                alpha: 0.0,
+                q: 0.0,
+                knots: knots.to_vec(),
+                spirn,
+            };
+            let mut out = Drawn::default();
+            draw(&m, pages, requests, 5, &races(pages, 5), &mut out);
+            out
+        };
+        let (spirn, spread) = (by(true), by(false));
         for d in [&spirn, &spread] {
             assert!(d.counts.iter().all(|&c| c > 0), "every page appears");
             assert_eq!(d.distance, distances(&d.pages));
