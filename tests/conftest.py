@@ -13,14 +13,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "data" / "traces"
 
 
-def run_cli(*args: str, check: bool = False, umask: int = -1) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, check: bool = False, umask: int = -1, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """Runs the real console entry point in a subprocess, as a user would
-    (with `umask`, if given, as its file mode mask)."""
+    (with `umask`, if given, as its file mode mask), stopping it after
+    `timeout` seconds."""
     p = subprocess.run(
         [sys.executable, "-m", "flashlayer.cli", *args],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         umask=umask,
     )
     if check and p.returncode != 0:
