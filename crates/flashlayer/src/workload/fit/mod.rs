@@ -8,11 +8,10 @@
 //!
 //! 1. **Which page** (`pages.rs`): `N` first references, at least at the
 //!    rate that spreads them uniformly over the trace, naming the pages in
-//!    the order an
-//!    exponential race by their frequency weight gives (a hot page is met
-//!    early, as under the frequency model itself); every other request
-//!    re-references a page by recency with probability `rho` (an LRU
-//!    stack depth drawn from a distribution with a knot at each target
+//!    the order an exponential race by their frequency weight gives (a hot
+//!    page is met early, as under the frequency model itself); every other
+//!    request re-references a page by recency with probability `rho` (an
+//!    LRU stack depth drawn from a distribution with a knot at each target
 //!    size: Spirn's LRU stack model, whose hit ratio at a size is the
 //!    distribution's mass up to it), else by frequency (a Zipf–Mandelbrot
 //!    weight `(rank + q)^-alpha`). This is the mixture 2DIO (EuroSys '26)
@@ -49,7 +48,8 @@
 //!    report says so.
 //!
 //! Memory is about 40 bytes a request while fitting (the trace, its stack
-//! distances and the write model's per-request arrays). A 10-million
+//! distances and the write model's per-request arrays), 8 more while a
+//! second pass runs beside the first's best trace. A 10-million
 //! request trace of 900,000 pages fits in about 50 s on one core.
 //!
 //! Deterministic for a seed. Every target is reported beside what the
