@@ -267,14 +267,14 @@ pub fn fit(t: &FitTargets, round: &mut dyn FnMut(u64, u64) -> Result<()>) -> Res
     };
     // First references spread over the trace; only when that misses a
     // page target, again with Spirn's infinite stack, keeping the better.
-    let (worst, mut m) = pass.iterate(start.clone(), 0, &mut d)?;
+    let (worst, mut m) = pass.iterate(start.clone(), &mut d)?;
     if worst > TOLERANCE {
         let mut e = Drawn::default();
         let spirn = PageModel {
             spirn: true,
             ..start
         };
-        let (w, s) = pass.iterate(spirn, ROUNDS, &mut e)?;
+        let (w, s) = pass.iterate(spirn, &mut e)?;
         if w < worst {
             (m, d) = (s, e);
         }
@@ -313,17 +313,13 @@ struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    /// Iterates from `m` (rounds numbered after `offset`); the model with
-    /// the smallest largest error of the page targets, that error, and its
-    /// trace left in `d`.
-    fn iterate(
-        &mut self,
-        mut m: PageModel,
-        offset: usize,
-        d: &mut Drawn,
-    ) -> Result<(f64, PageModel)> {
+    /// Iterates from `m` (rounds numbered after those run before); the
+    /// model with the smallest largest error of the page targets, that
+    /// error, and its trace left in `d`.
+    fn iterate(&mut self, mut m: PageModel, d: &mut Drawn) -> Result<(f64, PageModel)> {
         let (t, misses, races, reuse) = (self.t, self.misses, self.races, self.reuse);
         let (n, r) = (t.pages as usize, t.requests as usize);
+        let offset = self.rounds;
         let mut best: Option<(f64, PageModel)> = None;
         // The rounds whose model is the best so far and whose draw `d` holds:
         // the best is drawn again at the end only when a later round overwrote it.
