@@ -23,6 +23,9 @@ from flashlayer._native import FlashlayerError  # noqa: E402
 from flashlayer.files import check_writable, png_software  # noqa: E402
 
 MARKERS = "osD^v<>ph*"
+#: Line styles by series, so that series which coincide stay visible: a
+#: dashed line over a solid one shows both colours.
+DASHES = ("-", "--", "-.", ":")
 
 
 def check_png_path(path: Path, force: bool) -> None:
@@ -130,7 +133,7 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
                         linewidth=1.2, label=name)
                 continue
             (line,) = ax.plot(fig["x"], ys, marker=None if long else MARKERS[i % len(MARKERS)], markersize=4,
-                              linewidth=1.4, label=name)
+                              linewidth=1.4, linestyle=DASHES[i % len(DASHES)], label=name)
             colours[name] = line.get_color()
         # The paper's values: hollow markers in their series' colour.
         for name, values in fig.get("paper", {}).items():

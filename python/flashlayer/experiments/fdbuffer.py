@@ -95,9 +95,12 @@ GAIN_POINTS = 0.05
 #: A headline saving (§1, abstract) holds within this share of its value.
 GAIN_TOLERANCE = 0.25
 #: §5.2: clustering improves FD-Buffer by 5% to 67% "under different
-#: workloads and hardware settings"; each of ours may lie this many points
-#: outside that range.
+#: workloads and hardware settings".
 PAPER_CLUSTERING = (0.05, 0.67)
+#: The range's ends as printed, whole percentages: each of ours may lie
+#: half a point outside it (a value that prints as 5% or 67%).
+PRINTED = 0.005
+#: The range's ends against ours over every trace and device (ours).
 CLUSTERING_POINTS = 0.025
 #: §1 and the abstract: FD-Buffer 70% faster than LRU and 33% faster than
 #: CFDC.
@@ -153,12 +156,14 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
             series = {name: [cost[(_native.canonical("policy", spec), d)] for d in DEVICES] for name, spec in POLICIES.items()}
             figures[f"{fid}-warm"] = {
                 "title": f"{label}, buffer {buffer:,} pages (3.1% of {db_pages:,}): cost per page access after the "
-                         f"warm-up (the first {WARMUP:.0%} of requests), as §5.1 measures, relative to LRU's",
+                         f"warm-up (the first {WARMUP:.0%} of requests), as §5.1 measures, relative to LRU's (hollow: "
+                         "FD-Buffer's largest gains of §5.2 over its three benchmarks, \"up to\" 9%, 13%, 26%)",
                 "x_label": "asymmetry R = write / read",
                 "y_label": "cost per page access / LRU's",
                 "x": list(DEVICES.values()),
                 "series": {name: [v / lru_v for v, lru_v in zip(ys, series["LRU"], strict=True)]
                            for name, ys in series.items()},
+                "paper": {"FD-Buffer": [1 - PAPER_GAINS[r] if r in PAPER_GAINS else None for r in DEVICES.values()]},
             }
             # The bound is of the whole trace's cost, so it is drawn and held
             # against the whole run's cost, warm-up included.
@@ -213,7 +218,8 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "FD-Buffer splits the buffer into a clean pool and a dirty pool, each with its own replacement "
         "policy, and moves frames between them as Algorithms 1 and 2 say; the clean pool's share M_c adapts "
         "from both pools' miss-ratio curves and the device's asymmetry (mc=auto). Compared with LRU, CFLRU and "
-        "CFDC on TPC-C and TPC-B recorded from PostgreSQL and on generated TPC-C and TATP, at the paper's four "
+        "CFDC on TPC-C, TPC-B and TATP recorded from PostgreSQL (with --full, TATP at 1 million subscribers as "
+        "Table 2's TM1) and on generated TPC-C and TATP, at the paper's four "
         "asymmetries, with and without write clustering; with --full also on traces fitted to Table 2 (its "
         "requests and write shares, the captures' locality), where §5.2's headlines are judged as the paper's "
         "(claims ending -fit).",
@@ -549,7 +555,7 @@ def _clustering_claim(label: str, cost: dict[tuple[str, str], float], rows: list
     lo, hi = PAPER_CLUSTERING
     flash = [d for d, r in DEVICES.items() if r > 1.5]
     gain = {d: _clustering_gain(cost, d) for d in flash}
-    off = [(d, g) for d, g in gain.items() if not lo - CLUSTERING_POINTS <= g <= hi + CLUSTERING_POINTS]
+    off = [(d, g) for d, g in gain.items() if not lo - PRINTED <= g <= hi + PRINTED]
     key = _key(label)
     return {
         "paper": "fdbuffer",
@@ -558,8 +564,8 @@ def _clustering_claim(label: str, cost: dict[tuple[str, str], float], rows: list
         "text": f"{label}: write clustering improves FD-Buffer by 5% to 67% at every flash asymmetry",
         "source": "FD-Buffer §5.2 (\"an improvement of 5%~67%\" over workloads and devices)",
         "paper_value": f"{lo:.0%} to {hi:.0%}",
-        "tolerance": f"each of the {len(flash)} flash devices' improvements within the paper's range, widened by "
-                     f"{CLUSTERING_POINTS * 100:g} points either side (ours: the range's ends are rounded)",
+        "tolerance": f"each of the {len(flash)} flash devices' improvements within the paper's range as printed, "
+                     f"{(lo - PRINTED) * 100:g}% to {(hi + PRINTED) * 100:g}% (its ends are whole percentages)",
         "ours": ", ".join(f"R={DEVICES[d]}: {g:+.1%}" for d, g in gain.items()),
         "holds": not off,
         "gap": None if not off else ", ".join(f"{g:+.1%} at R={DEVICES[d]}" for d, g in off),

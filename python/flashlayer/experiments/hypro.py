@@ -90,6 +90,8 @@ SIGNIFICANT = 0.01
 #: "Up to 50% less": the largest saving lies between these.
 HALF = 0.40
 MOST_HALF = 0.60
+#: "A little" more flash writing (§6): at most this share above.
+LITTLE = 0.25
 #: "auto within 5% of the best fixed pair".
 WITHIN = 0.05
 #: The fixed pairs auto is held against: Table 4's p_sink values, and its
@@ -560,6 +562,49 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
         tolerance=f"the largest saving over a competitor, over all {settings} settings, in [{HALF:.0%}, {MOST_HALF:.0%}]"))
     _fig6_tpcb_claims(fig6, claims)
     _fig6_mlk_tatp_claims(fig6, claims)
+    _exchange_claim(fig6, claims)
+
+
+def _exchange_claim(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:
+    """§6: "HyPro can achieve lower hard disk access with a little exchange
+    overhead increment on flash writes", read against the competitor that
+    writes least to the SSD at each setting (the other reading, against
+    each competitor, in the why)."""
+    def disk(r: SimResult) -> int:
+        return int(r["hdd_reads"]) + int(r["hdd_writes"])
+
+    settings, lower, little = 0, 0, 0
+    ratios: list[str] = []
+    for name, by in fig6.items():
+        for i, size in enumerate(SSD_SIZES):
+            hy = by["HyPro"][i]
+            others = [v[i] for k, v in by.items() if k != "HyPro"]
+            fewest = min(others, key=lambda r: r["ssd_writes"])
+            ratio = hy["ssd_writes"] / max(1, fewest["ssd_writes"])
+            settings += 1
+            lower += disk(hy) < min(disk(r) for r in others)
+            little += 1 < ratio <= 1 + LITTLE
+            ratios.append(f"{name} {size} {ratio:.2f}")
+    ok = lower * 2 > settings and little * 2 > settings
+    against = {k: sum(by["HyPro"][i]["ssd_writes"] < by[k][i]["ssd_writes"] for by in fig6.values()
+                      for i in range(len(SSD_SIZES)))
+               for k in next(iter(fig6.values())) if k != "HyPro"}
+    claims.append(_claim(
+        "lower-disk-little-more-flash", "HyPro reaches the disk less than its competitors, paying for it with a "
+        "little more writing to the SSD",
+        "HyPro §6", "lower disk access; a little more flash writing",
+        f"disk accesses below every competitor's at {lower}/{settings} settings; SSD writes over the fewest "
+        f"competitor's: " + ", ".join(ratios), ok,
+        None if ok else "; ".join(([] if lower * 2 > settings else [f"lower disk access at {lower}/{settings}"])
+                                  + ([] if little * 2 > settings else [
+                                      f"a little more flash writing at {little}/{settings}"])),
+        None if ok else ("Figures hypro/fig6a-c: HyPro writes fewer pages to the SSD than "
+                         + ", ".join(f"{k} at {n}/{settings} settings" for k, n in against.items())
+                         + "; its tuning ends at a small p_sink, so few pages DRAM evicts sink to the SSD, while "
+                           "FaCE and LC write every one they cache."),
+        tolerance=f"at more than half of the {settings} settings each: disk reads and writes below every "
+                  f"competitor's, and SSD writes above the fewest competitor's by at most {LITTLE:.0%} (ours: "
+                  "\"a little\")"))
 
 
 def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:
@@ -606,19 +651,22 @@ def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[
     # "When the flash size is large, the performance of TAC degrades": TAC's
     # I/O time over the best scheme's grows from the smallest SSD to 20%.
     standing = [tpcb["TAC"][i]["io_time"] / min(tpcb[k][i]["io_time"] for k in tpcb) for i in range(len(SSD_SIZES))]
-    ok = standing[-1] > standing[0]
+    # "When the flash size is large, the performance of TAC degrades": its
+    # standing is worst at the largest size, against every smaller one.
+    ok = all(standing[-1] > x for x in standing[:-1])
     tac, face = tpcb["TAC"][-1], tpcb["FaCE"][-1]
     claims.append(_claim(
-        "tac-degrades-with-ssd-size-tpcb", "On TPC-B, TAC's standing degrades as the SSD grows: its I/O time over "
-        "the best scheme's is larger at 20% than at 1.25%",
-        "HyPro §5.3, Fig. 6(c) (a direction only: the text gives no values)", "degrades from 1.25% to 20%",
+        "tac-degrades-with-ssd-size-tpcb", "On TPC-B, TAC's standing degrades when the SSD is large: its I/O time "
+        "over the best scheme's is larger at 20% than at every smaller size",
+        "HyPro §5.3, Fig. 6(c) (a direction only: the text gives no values)", "degrades at the largest sizes",
         "TAC over the best: " + ", ".join(f"{x:.3f}" for x in standing) + " from 1.25% to 20%", ok,
-        None if ok else f"{standing[-1]:.3f} at 20% against {standing[0]:.3f} at 1.25%",
+        None if ok else f"{standing[-1]:.3f} at 20% against up to {max(standing[:-1]):.3f} at smaller sizes",
         None if ok else (
             f"At 20% TAC reads {tac['hdd_reads']:,} pages from the disk against FaCE's {face['hdd_reads']:,} (TAC "
             f"admits pages of hot extents, FaCE every page DRAM evicts, so FaCE's {face['ssd_pages']:,} SSD pages "
             f"churn) (table hypro/fig6c-io, figure hypro/fig6c)."),
-        tolerance="exact: TAC over the best scheme higher at 20% than at 1.25% (the paper states a direction)"))
+        tolerance="exact: TAC over the best scheme higher at 20% than at each smaller size (the paper states a "
+                  "direction)"))
 
 
 def _fig6_mlk_tatp_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:
@@ -626,16 +674,18 @@ def _fig6_mlk_tatp_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: l
     mlk = fig6["MLK"]
     worst = [max(mlk, key=lambda k: mlk[k][i]["io_time"]) for i in range(len(SSD_SIZES))]
     n_face = worst.count("FaCE")
-    ok = n_face * 2 > len(SSD_SIZES)
+    ok = n_face == len(SSD_SIZES)
     claims.append(_claim(
-        "face-worst-mlk", "On MLK, FaCE performs the worst (it caches pages used once)",
+        "face-worst-mlk", "On MLK, FaCE performs the worst (it caches pages used once), at every SSD size",
         "HyPro §5.3, Fig. 6(a)", "FaCE worst", f"FaCE worst at {n_face}/{len(SSD_SIZES)} sizes "
-        f"(worst: {', '.join(worst)})", ok, None if ok else "FaCE is not the worst at most sizes",
+        f"(worst: {', '.join(worst)})", ok, None if ok else "FaCE is not the worst at " + ", ".join(
+            SSD_SIZES[i] for i, w in enumerate(worst) if w != "FaCE"),
         None if ok else (
             "Figure hypro/fig6a: " + ", ".join(f"{w} is the worst at {SSD_SIZES[i]}" for i, w in enumerate(worst))
             + f"; MLK is read-mostly and {fig6['MLK']['FaCE'][0]['ssd_writes']:,} of FaCE's SSD writes at 1.25% "
             "are pages DRAM evicts."),
-        tolerance=f"FaCE has the highest I/O time at more than half of the {len(SSD_SIZES)} sizes"))
+        tolerance=f"exact: FaCE has the highest I/O time at each of the {len(SSD_SIZES)} sizes (the paper says it "
+                  "without exception)"))
     tatp = fig6["TATP"]
     close = sum(1 for i in range(len(SSD_SIZES))
                 if abs(tatp["HyPro"][i]["io_time"] / tatp["FaCE"][i]["io_time"] - 1) <= 0.10

@@ -138,9 +138,12 @@ def _fig9_10(ctx: _Ctx, figures: dict[str, Figure], claims: list[Claim], notes: 
     all_totals: dict[str, dict[str, float]] = {}
     for fid, (title, params) in sets.items():
         series: dict[str, list[float]] = {}
+        moved: list[int] = []
         for name, placement in (("F", "f-only"), ("M", "m-only"), ("M/F", "conservative")):
             r = ctx.sequence([{**params, "queries": q}], [0] * 15, placement, f"{fid} {name}")
             series[name] = _costs(r)
+            if name == "M/F":
+                moved = [int(run["migrations"]) for run in r["runs"]]
             if fid == "fig9a" and name == "M":
                 _tree_check(ctx, int(r["tree_pages"]), checks)
         figures[f"koltsidas/{fid}"] = {
@@ -154,18 +157,9 @@ def _fig9_10(ctx: _Ctx, figures: dict[str, Figure], claims: list[Claim], notes: 
         totals = {k: sum(v) for k, v in series.items()}
         notes.append(f"{fid}: totals F {totals['F']:,.0f}, M {totals['M']:,.0f}, M/F {totals['M/F']:,.0f}.")
         if fid == "fig9a":
-            claims.append(_fig9a_claim(series))
+            claims.append(_fig9a_claim(series, moved))
         if fid == "fig9b":
-            ok = totals["M/F"] <= 1.02 * totals["M"] and totals["M"] < totals["F"]
-            claims.append(_claim(
-                "koltsidas-fig9b-mf-no-worse-than-m",
-                "Insert/update set: F is far slower than M, and M/F is no slower than M (within 2%)",
-                "Koltsidas Fig. 9(b)", "F >> M >= M/F",
-                f"F {totals['F']:,.0f}, M {totals['M']:,.0f}, M/F {totals['M/F']:,.0f}", ok,
-                None if ok else "M/F above M, or F not above M",
-                None if ok else "Figure koltsidas/fig9b: totals " + ", ".join(f"{k} {v:,.0f}" for k, v in totals.items())
-                + ".",
-                tolerance="M/F's total at most 2% above M's; F's total above M's"))
+            claims.append(_fig9b_claim(series, moved))
         all_totals[fid] = totals
         if fid.startswith("fig10"):
             ok = totals["M/F"] < min(totals["M"], totals["F"])
@@ -558,14 +552,24 @@ def _fig14(ctx: _Ctx, figures: dict[str, Figure], tables: dict[str, Table], clai
                       f"its measured times), the best λ within one step ({LAMBDA_STEP:g}) of the paper's"))
         at_one = costs[LAMBDAS.index(1.0)] / lru
         below = key == "A"
-        ok = at_one < 1 if below else at_one > 1
+        # Set B: "when internal node pages do not fit in the time segment
+        # (for some λ > 0.9), performance ... becomes even worse than
+        # LRU": above LRU at λ = 1, and not before λ passes 0.9.
+        early = [lam for lam, c in zip(LAMBDAS, costs, strict=True) if 0 < lam <= 0.9 + 1e-9 and c > lru]
+        ok = at_one < 1 if below else at_one > 1 and not early
         claims.append(_claim(
             f"koltsidas-fig14-{key.lower()}-lambda-1",
             f"Query set {key}: with the whole buffer a cost segment (λ = 1) the cost is "
-            + ("still below LRU's" if below else "above LRU's"),
-            f"Koltsidas §6.4, Fig. 14({key.lower()})", "below LRU" if below else "above LRU",
-            f"{at_one:.3f}x LRU at λ = 1", ok, None if ok else f"{at_one:.3f}x LRU",
-            None if ok else why, tolerance="exact: the side of LRU's cost the paper states"))
+            + ("still below LRU's" if below else "above LRU's, and only past λ = 0.9 (the internal nodes no longer "
+                                                 "fit in the time segment)"),
+            f"Koltsidas §6.4, Fig. 14({key.lower()})", "below LRU at λ = 1" if below else
+            "above LRU only for λ > 0.9",
+            f"{at_one:.3f}x LRU at λ = 1" + ("" if below else "; above LRU at λ = "
+                                              + (", ".join(f"{lam:g}" for lam in early) or "none up to 0.9")), ok,
+            None if ok else (f"{at_one:.3f}x LRU at λ = 1" if (at_one >= 1) == below else
+                             "above LRU already at λ = " + ", ".join(f"{lam:g}" for lam in early)),
+            None if ok else why, tolerance="exact: the side of LRU's cost the paper states"
+            + ("" if below else ", at every λ of the sweep")))
         ratio = auto / best
         ok = ratio <= 1 + WITHIN
         nearest = min(range(len(LAMBDAS)), key=lambda i: abs(LAMBDAS[i] - auto_lambda))
@@ -584,14 +588,25 @@ def _fig14(ctx: _Ctx, figures: dict[str, Figure], tables: dict[str, Table], clai
             tolerance=f"at most {WITHIN:.0%} above the best fixed λ of the sweep", kind="ours"))
 
 
-def _fig9a_claim(series: dict[str, list[float]]) -> Claim:
+#: "Equal" read off Fig. 9 for M/F against M, either way: a tenth, what a
+#: bar's height can be told apart by on the figure's axis.
+EQUAL = 0.1
+#: "One order of magnitude" (§6.1, Fig. 9(b)): F over M whose decimal
+#: logarithm rounds to 1.
+MAGNITUDE = (10 ** 0.5, 10 ** 1.5)
+#: "Improves slightly" (§6.1, Fig. 9(b)): M/F's 4th execution below M's by
+#: more than nothing and by at most this share.
+SLIGHTLY = 0.25
+
+
+def _fig9a_claim(series: dict[str, list[float]], moved: list[int]) -> Claim:
     """Fig. 9(a) as §6.1 describes it, execution by execution: M/F runs at
-    M's cost until pages migrate in the 4th and the 7th executions, and at
-    F's after."""
+    M's cost ("initially equal") until pages migrate in the 4th and the 7th
+    executions, and at F's after."""
     mf, m, f = series["M/F"], series["M"], series["F"]
     falls = sorted(range(1, len(mf)), key=lambda i: mf[i - 1] - mf[i], reverse=True)[:2]
     at = sorted(i + 1 for i in falls)
-    first = all(mf[i] >= 0.9 * m[i] for i in range(3))
+    first = all(abs(mf[i] / m[i] - 1) <= EQUAL for i in range(3))
     last = all(mf[i] <= 1.1 * f[i] for i in range(7, len(mf)))
     steps = len(at) == 2 and abs(at[0] - 4) <= 1 and abs(at[1] - 7) <= 1
     ok = first and last and steps
@@ -603,14 +618,50 @@ def _fig9a_claim(series: dict[str, list[float]]) -> Claim:
         "executions 1-3 = M; falls at 4 and 7; 8-15 = F",
         "M/F " + ", ".join(f"{c:,.0f}" for c in mf) + f"; M {m[0]:,.0f}; F {f[-1]:,.0f}; largest falls at "
         + " and ".join(map(str, at)), ok,
-        None if ok else "; ".join(([] if first else ["executions 1-3 below 90% of M"])
+        None if ok else "; ".join(([] if first else ["executions 1-3 at " + ", ".join(
+                                      f"{mf[i] / m[i]:.2f}" for i in range(3)) + "x M's"])
                                   + ([] if last else ["executions 8-15 above F by more than 10%"])
                                   + ([] if steps else [f"falls at {' and '.join(map(str, at))}"])),
         None if ok else ("Figure koltsidas/fig9a: conservative moves a page once its physical reads pass the "
-                         "threshold of §4, so the executions in which pages move are set by how often the buffer "
-                         "misses each page; ours falls at " + " and ".join(map(str, at)) + "."),
-        tolerance="executions 1-3 at least 90% of M's, 8-15 within 10% of F's, and M/F's two largest falls at "
-                  "the 4th and 7th executions ± one (ours)")
+                         "threshold of §4, and each move writes the page to flash (Table 1's dearest operation); "
+                         "M/F migrates " + ", ".join(f"{k:,}" for k in moved[:8]) + " pages in executions 1-8, so "
+                         "the executions in which it leaves M's cost are set by how often the buffer misses each "
+                         "page; ours falls at " + " and ".join(map(str, at)) + "."),
+        tolerance=f"executions 1-3 within ±{EQUAL:.0%} of M's (\"initially equal\", either way), 8-15 within 10% "
+                  "of F's, and M/F's two largest falls at the 4th and 7th executions ± one (ours)")
+
+
+def _fig9b_claim(series: dict[str, list[float]], moved: list[int]) -> Claim:
+    """Fig. 9(b) as §6.1 describes it: F one order of magnitude slower than
+    M; M/F initially equal to M, improving slightly at the 4th execution
+    when the internal nodes migrate."""
+    mf, m, f = series["M/F"], series["M"], series["F"]
+    slow = sum(f) / sum(m)
+    first = all(abs(mf[i] / m[i] - 1) <= EQUAL for i in range(3))
+    gain = 1 - mf[3] / m[3]
+    magnitude = MAGNITUDE[0] <= slow <= MAGNITUDE[1]
+    slight = 0 < gain <= SLIGHTLY
+    ok = magnitude and first and slight
+    return _claim(
+        "koltsidas-fig9b-mf-starts-at-m-improves-slightly",
+        "Insert/update set: F is one order of magnitude slower than M; M/F runs at M's cost at first and improves "
+        "slightly at the 4th execution, as the B+-tree's internal nodes migrate to flash",
+        "Koltsidas Fig. 9(b) and §6.1", "F/M about 10; M/F = M in executions 1-3; slightly below M at the 4th",
+        f"F/M {slow:.1f}; M/F over M in executions 1-4: " + ", ".join(f"{mf[i] / m[i]:.3f}" for i in range(4))
+        + "; pages migrated in executions 1-4: " + ", ".join(f"{k:,}" for k in moved[:4]), ok,
+        None if ok else "; ".join(([] if magnitude else [f"F/M {slow:.1f}"])
+                                  + ([] if first else ["M/F leaves M's cost in executions 1-3"])
+                                  + ([] if slight else [f"M/F's 4th execution {gain:+.1%} below M's"])),
+        None if ok else ("Figure koltsidas/fig9b: with " + (f"{sum(moved[:4]):,} pages migrated in executions 1-4"
+                                                           if sum(moved[:4]) else "no page migrated by the 4th "
+                                                           "execution")
+                         + ", M/F serves the set from the magnetic disk as M does; conservative moves a page only "
+                           "once its physical reads pass §4's threshold, and our buffer keeps the internal nodes, "
+                           "whose reads are then hits (§6.1: a buffer too small for them gives a much greater "
+                           "boost)."),
+        tolerance=f"F/M between {MAGNITUDE[0]:.1f} and {MAGNITUDE[1]:.1f} (its decimal logarithm rounds to 1); "
+                  f"executions 1-3 within ±{EQUAL:.0%} of M's; the 4th below M's by more than 0 and at most "
+                  f"{SLIGHTLY:.0%}")
 
 
 def _claim(cid: str, text: str, source: str, paper_value: str, ours: str, holds: bool, gap: str | None,

@@ -108,19 +108,23 @@ def _headline(done: list[Done], results: dict[str, Any]) -> list[str]:
                  "checks pass. Every claim that fails names its cause (<i>why</i>), pointing at the figure or table "
                  "that shows it.</p>")
     parts.append(inventory_html(results["papers"], _link_ids))
-    parts.append("<h2 id='summary'>Summary</h2><table><tr><th>section</th><th>paper claims held</th><th>bound and "
-                 "own claims held</th><th>traces (requests, distinct pages, writes)</th><th>figures</th>"
-                 "<th>seconds</th></tr>")
+    parts.append("<h2 id='summary'>Summary</h2><p>Each kind of claim is counted in its own column, the failing "
+                 "ones named beside their count.</p><table><tr><th>section</th>"
+                 + "".join(f"<th>{ {'ours': 'own'}.get(k, k)} claims held</th>" for k in KINDS)
+                 + "<th>traces (requests, distinct pages, writes)</th><th>figures</th><th>seconds</th></tr>")
+
+    def held(claims: list[dict[str, Any]], kind: str) -> str:
+        ok, n = tally(claims, kind)
+        failing = [c for c in claims if c["kind"] == kind and verdict(c) == "fails"]
+        return f"<td>{ok} / {n}" + (" (failing: " + ", ".join(
+            f"<a href='#claim-{_e(c['id'])}'>{_e(c['id'])}</a>" for c in failing) + ")" if failing else "") + "</td>"
+
     for name, s, secs in done:
-        (ok, n), (o_ok, o_n) = tally(s["claims"], "paper"), tally(s["claims"], "bound", "ours")
-        failing = [c for c in s["claims"] if c["kind"] == "paper" and verdict(c) == "fails"]
         used = "; ".join(_trace_line(meta["traces"].get(p.name), p.name) for p in s["traces"]) or "generated only"
         parts.append(
-            f"<tr><td><a href='#{_e(name)}'>{_e(s['title'])}</a></td><td>{ok} / {n}"
-            + (" (failing: " + ", ".join(f"<a href='#claim-{_e(c['id'])}'>{_e(c['id'])}</a>" for c in failing) + ")"
-               if failing else "")
-            + f"</td><td>{o_ok} / {o_n}</td>"
-            f"<td>{_e(used)}</td><td>{len(s['figures'])}</td><td>{secs:.1f}</td></tr>")
+            f"<tr><td><a href='#{_e(name)}'>{_e(s['title'])}</a></td>"
+            + "".join(held(s["claims"], k) for k in KINDS)
+            + f"<td>{_e(used)}</td><td>{len(s['figures'])}</td><td>{secs:.1f}</td></tr>")
     parts.append("</table>")
     return parts
 

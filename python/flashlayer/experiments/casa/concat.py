@@ -39,9 +39,13 @@ def scaled(paper_pages: int, ours_distinct: int) -> int:
 SCALE_BOUND = 1 / 3
 #: "Close to LRU" in Fig. 2a, our reading of the figure: within 5%.
 CLOSE = 0.05
-#: "Far worse" for CCF-LRU in Fig. 2a: at least 25% above LRU (the paper
-#: reports 2x at 16,000 pages).
-FAR = 0.25
+#: CCF-LRU at the largest buffer in Fig. 2a: the paper's "about 2x" LRU
+#: at 16,000 pages, read to the nearest quarter either way.
+CCF_2X = (1.75, 2.25)
+#: Fig. 3a's |C| "fluctuates around 200" of 1,000 pages in the OLTP
+#: phases: as a share of the buffer, read to the nearest 50 pages
+#: either way.
+OLTP_CLEAN = (0.15, 0.25)
 
 
 def concat_check(concat: Path, oltp: Path, dss: Path) -> tuple[Check, int, int]:
@@ -87,29 +91,33 @@ def fig2(mode: str, concat: Path, buffers: list[int], figures: dict[str, Figure]
             "x": [float(b) for b in buffers],
             "series": {**rel[d], "bound": [lb / vt[(LRU, b, d)] for lb, b in zip(bound, buffers, strict=True)]},
         }
+        if fid == "casa/fig2a":
+            # The one value §5.1 states: CCF-LRU about twice LRU at 16,000 pages (our largest).
+            figures[fid]["paper"] = {"CCFLRU": [None] * (len(buffers) - 1) + [2.0]}
+            figures[fid]["title"] += " (hollow: the paper's value, \"about 2x\")"
         costs = {name: [vt[(_native.canonical("policy", spec), b, d)] for b in buffers]
                  for name, spec in {"LRU": LRU, **POLICIES}.items()}
         claims.append(bound_claim("casa", fid, f"CONCAT at {d.removeprefix('ratio:')}", costs, bound, mode))
     one = rel[devices[0]]
     worst_casa = max(one["CASA"])
     at_largest = one["CCFLRU"][-1]
-    holds = worst_casa <= 1 + CLOSE and at_largest >= 1 + FAR
+    ccf_2x = CCF_2X[0] <= at_largest <= CCF_2X[1]
+    holds = worst_casa <= 1 + CLOSE and ccf_2x
     claims.append({
         "paper": "casa",
         "kind": "paper",
         "id": "casa-fig2a-close-to-lru",
         "text": f"At 1:1 on CONCAT, CASA's virtual time stays within {CLOSE:.0%} of LRU's at every buffer size, "
-        f"while CCF-LRU is far worse (at least {FAR:.0%} above LRU at {buffers[-1]:,} pages, the paper's 16,000 at "
-        "our scale)",
+        f"while CCF-LRU is far worse (about twice LRU's at {buffers[-1]:,} pages, the paper's 16,000 at our scale)",
         "source": "CASA Fig. 2a and §5.1 (CCF-LRU 2x LRU at 16,000 pages)",
         "paper_value": "CASA close to 1.0; CCF-LRU about 2.0 at 16,000 pages",
-        "tolerance": f"CASA at most {1 + CLOSE:g}x LRU at every size; CCF-LRU at least {1 + FAR:g}x LRU at the "
-                     "largest",
+        "tolerance": f"CASA at most {1 + CLOSE:g}x LRU at every size; CCF-LRU {CCF_2X[0]:g}x to {CCF_2X[1]:g}x LRU "
+                     "at the largest (\"about 2x\" to the nearest quarter)",
         "ours": f"CASA at most {worst_casa:.3f}; CCF-LRU {at_largest:.3f} at {buffers[-1]:,} pages",
         "holds": holds,
         "gap": None if holds else ", ".join(
             ([f"CASA {worst_casa - 1:.1%} above LRU"] if worst_casa > 1 + CLOSE else [])
-            + ([f"CCF-LRU only {at_largest - 1:.1%} above LRU"] if at_largest < 1 + FAR else [])),
+            + ([] if ccf_2x else [f"CCF-LRU {at_largest:.3f}x LRU"])),
         "why": None if holds else _ccflru_why(rows, concat, buffers[-1], devices[0]),
     })
     r64 = rel[devices[1]]
@@ -198,7 +206,16 @@ def fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], c
         pts = [c for x, c in zip(xs, clean, strict=True) if lo < x <= hi]
         means.append(sum(pts) / len(pts) if pts else math.nan)
     dss_full = min(means[1], means[3]) >= 0.95 * buffer
-    oltp_low = max(means[0], means[2]) < min(means[1], means[3])
+    # The paper's |C| in each phase's middle (Fig. 3a: about 200 of 1,000
+    # pages in OLTP, 1,000 in DSS), scaled to our buffer.
+    middles = [min(range(len(xs)), key=lambda i, m=(lo + hi) / 2: abs(xs[i] - m)) for lo, hi in bounds]
+    level = dict(zip(middles, (0.2 * buffer, buffer, 0.2 * buffer, buffer), strict=True))
+    figures["casa/fig3"]["paper"] = {"|C|": [level.get(i) for i in range(len(xs))]}
+    figures["casa/fig3"]["title"] += " (hollow: the paper's |C| per phase, scaled)"
+    oltp_share = [means[0] / buffer, means[2] / buffer]
+    oltp_low = all(OLTP_CLEAN[0] <= x <= OLTP_CLEAN[1] for x in oltp_share)
+    taus = [sum(t for x, t in zip(xs, tau, strict=True) if lo < x <= hi)
+            / max(1, sum(1 for x in xs if lo < x <= hi)) for lo, hi in (bounds[0], bounds[2])]
     hits, req = s["hits"], s["requests"]
     dss = [i for i, x in enumerate(req) if bounds[1][0] < x <= bounds[1][1]]
     a, b = (dss[0], dss[-1]) if len(dss) > 1 else (0, len(req) - 1)
@@ -213,18 +230,24 @@ def fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], c
         "kind": "paper",
         "id": "casa-fig3-clean-list-follows-phases",
         "text": f"With {buffer:,} pages (the paper's 1,000 at our scale) at 1:64, CASA's clean list fills the buffer "
-        f"in the read-only DSS phases of CONCAT (mean |C| at least 95%, {0.95 * buffer:.0f}) and is smaller in the "
-        "OLTP phases",
+        f"in the read-only DSS phases of CONCAT (mean |C| at least 95%, {0.95 * buffer:.0f}) and fluctuates around "
+        "a fifth of it (the paper's 200 of 1,000) in the OLTP phases",
         "source": "CASA Fig. 3a (|C| about 200 in OLTP phases, 1,000 in DSS phases)",
         "paper_value": "OLTP about 200; DSS 1,000",
-        "tolerance": "mean |C| at least 95% of the buffer in both DSS phases, and both OLTP phases' means below "
-                     "both DSS phases'",
-        "ours": "mean |C| per phase " + " / ".join(f"{m:.0f}" for m in means),
+        "tolerance": f"mean |C| at least 95% of the buffer in both DSS phases, and {OLTP_CLEAN[0]:.0%} to "
+                     f"{OLTP_CLEAN[1]:.0%} of it in both OLTP phases (\"around 200\" to the nearest 50 pages)",
+        "ours": "mean |C| per phase " + " / ".join(f"{m:.0f}" for m in means) + f" of {buffer:,} (OLTP "
+                + " and ".join(f"{x:.1%}" for x in oltp_share) + ")",
         "holds": holds,
         "gap": None if holds else (f"DSS phases at {min(means[1], means[3]):.0f} pages, below the "
                                    f"{0.95 * buffer:.0f} of a full clean list" if not dss_full
-                                   else "OLTP phases not below the DSS phases"),
-        "why": None if holds else mechanism[0].upper() + mechanism[1:] + ".",
+                                   else "OLTP phases at " + " and ".join(f"{x:.1%}" for x in oltp_share)
+                                   + " of the buffer"),
+        "why": None if holds else (mechanism[0].upper() + mechanism[1:] + "." if not dss_full else
+                                   "Figure casa/fig3: in the OLTP phases |C| follows tau, whose mean there is "
+                                   + " and ".join(f"{t:.0f}" for t in taus) + " pages: tau moves by c_R x |D|/|C| "
+                                   "on read hits in C and by c_W x |C|/|D| on write hits in D, so where it settles is "
+                                   "set by the phase's hits on each list, not by the buffer's size."),
     })
     notes.append(f"Fig. 3: one point every {every:,} requests; phases end at requests "
                  + ", ".join(f"{hi:,}" for _, hi in bounds) + ".")

@@ -223,8 +223,8 @@ def workloads(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
         "text": "ACE cuts the runtime of LRU, CFLRU and LRU-WSR on ACE's four workloads (up to 30.0% on the "
         "write-intensive one: LRU 865 → 606 s); ours: the cut in the model's cost with the authors' "
         "parameters (read 1, write 4, k=8)",
-        "source": "Papon & Athanassoulis, ICDE 2023, via BU-DiSC/parametric_io Example_Plots/Fig 8/a/"
-        "ssd_latency.txt (runtimes on their SSD)",
+        "source": "authors' plot data: Papon & Athanassoulis, ICDE 2023, Fig. 8a, BU-DiSC/parametric_io "
+        "Example_Plots/Fig 8/a/ssd_latency.txt (runtimes on their SSD)",
         "paper_value": "cuts of " + ", ".join(f"{w} {min(p for ww, _, p, _ in points if ww == w):.0f}-"
                                               f"{max(p for ww, _, p, _ in points if ww == w):.0f}%"
                                               for w in ACE_WORKLOADS),
@@ -285,8 +285,8 @@ def second_device(ace: AceRuns, figures: dict[str, Figure], claims: list[Claim])
         "text": "On a second device ACE cuts the runtime of LRU, CFLRU and LRU-WSR on ACE's four workloads, "
         "writing the next dirty pages (COW-Xa) or only those among the 8 pages nearest eviction (COW-a); ours: "
         "the cut in the model's cost with the authors' parameters (read 1, write 4, k=8)",
-        "source": "Papon & Athanassoulis, via BU-DiSC/parametric_io Example_Plots/Fig 7/device_latency_w1.txt to "
-        "_w4.txt (runtimes; workloads 1 to 4 in their script's order)",
+        "source": "authors' plot data: Papon & Athanassoulis, ICDE 2023, Fig. 7, BU-DiSC/parametric_io "
+        "Example_Plots/Fig 7/device_latency_w1.txt to _w4.txt (runtimes; workloads 1 to 4 in their script's order)",
         "paper_value": "cuts of " + ranges(2),
         "tolerance": f"within {ACE_RUNTIME_POINTS:.0f} percentage points at each of the {len(every)} workload, "
         "policy and variant points",
@@ -526,8 +526,8 @@ def asymmetry(work: Path, authors: Path, figures: dict[str, Figure], claims: lis
         "α pages at once on a device serving α, the next α − 1 dirty pages (COW-X(α)) or those among the next "
         f"α − 1 pages (COW(α)); ours: ACE over LRU on the {w0} workload (their script's first; the figure names "
         "none), 2M operations, 344,066 pages, a 20,000-page buffer",
-        "source": "Papon & Athanassoulis, ICDE 2023, Fig 8h, via BU-DiSC/parametric_io Example_Plots/Fig 8/h/"
-        "normalized_io.txt",
+        "source": "authors' plot data: Papon & Athanassoulis, ICDE 2023, Fig. 8h, BU-DiSC/parametric_io "
+        "Example_Plots/Fig 8/h/normalized_io.txt",
         "paper_value": "; ".join(f"{n} " + ", ".join(f"{p:.3f}" for p in vs) for n, vs in ACE_NORMALIZED.items())
         + " at α = " + ", ".join(map(str, KS)),
         "tolerance": f"within {ACE_NORMALIZED_TOLERANCE:.0%} of each, relative",

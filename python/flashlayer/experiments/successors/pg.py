@@ -109,9 +109,10 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
         "id": "successors-watt-fewest-misses",
         "text": "WATT overall has fewer misses than LRU, LRU-2, 2Q, ARC, CLOCK and LFU, though a strategy may "
         "beat it at some sizes",
-        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, §6 (the talk: \"even if there are some parts where a "
-        "specific strategy produces less misses than watt, WATT overall generates less misses than any other "
-        "strategy\"; leanstore/leanstore VLDB2023/presentation_transcript.md)",
+        "source": "talk: Vöhringer & Leis at VLDB 2023, its transcript (leanstore/leanstore "
+        "VLDB2023/presentation_transcript.md): \"even if there are some parts where a specific strategy produces "
+        "less misses than watt, WATT overall generates less misses than any other strategy\"; the paper, PVLDB "
+        "16(11), shows the comparison in its evaluation (§6)",
         "paper_value": "fewer misses than each other strategy overall (a direction: no values stated)",
         "tolerance": f"against each strategy, WATT's misses over its, averaged over the {len(points)} points (3 "
                      "traces x 1%, 3%, 10%), below 1",
@@ -127,8 +128,9 @@ def postgres(traces_dir: Path, figures: dict[str, Figure], claims: list[Claim], 
         "id": "successors-watt-write-tradeoff",
         "text": "With its write weight WATT trades misses for writes better than CFLRU (any window), LRU-WSR and "
         "LRU: some weight gives no more misses and no more writes than each of them",
-        "source": "Vöhringer & Leis, PVLDB 16(11) 2023, write-awareness evaluation (the talk's transcript, "
-        "leanstore/leanstore VLDB2023/presentation_transcript.md)",
+        "source": "talk: Vöhringer & Leis at VLDB 2023, its transcript (leanstore/leanstore "
+        "VLDB2023/presentation_transcript.md), on the write-aware variant; the paper, PVLDB 16(11), evaluates "
+        "write-awareness in §6",
         "paper_value": "better than every other strategy in writes and misses",
         "tolerance": "each rival's (misses, writes) point matched within 1% on both by one of the write weights "
         "0, 1, 2, 4, 8, at 3% of each trace's pages",
