@@ -208,7 +208,10 @@ def fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], c
     dss_full = min(means[1], means[3]) >= 0.95 * buffer
     # The paper's |C| in each phase's middle (Fig. 3a: about 200 of 1,000
     # pages in OLTP, 1,000 in DSS), scaled to our buffer.
-    middles = [min(range(len(xs)), key=lambda i, m=(lo + hi) / 2: abs(xs[i] - m)) for lo, hi in bounds]
+    def nearest(x: float) -> int:
+        return min(range(len(xs)), key=lambda i: abs(xs[i] - x))
+
+    middles = [nearest((lo + hi) / 2) for lo, hi in bounds]
     level = dict(zip(middles, (0.2 * buffer, buffer, 0.2 * buffer, buffer), strict=True))
     figures["casa/fig3"]["paper"] = {"|C|": [level.get(i) for i in range(len(xs))]}
     figures["casa/fig3"]["title"] += " (hollow: the paper's |C| per phase, scaled)"
