@@ -598,7 +598,7 @@ def _exchange_claim(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Cl
         None if ok else "; ".join(([] if lower * 2 > settings else [f"lower disk access at {lower}/{settings}"])
                                   + ([] if little * 2 > settings else [
                                       f"a little more flash writing at {little}/{settings}"])),
-        None if ok else ("Figures hypro/fig6a-c: HyPro writes fewer pages to the SSD than "
+        None if ok else ("Figure by figure (hypro/fig6a-c): HyPro writes fewer pages to the SSD than "
                          + ", ".join(f"{k} at {n}/{settings} settings" for k, n in against.items())
                          + "; its tuning ends at a small p_sink, so few pages DRAM evicts sink to the SSD, while "
                            "FaCE and LC write every one they cache."),
