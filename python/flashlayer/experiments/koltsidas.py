@@ -599,6 +599,11 @@ MAGNITUDE = (10 ** 0.5, 10 ** 1.5)
 SLIGHTLY = 0.25
 
 
+def _starts_at_m(mf: list[float], m: list[float]) -> bool:
+    """Whether M/F's executions 1-3 are "initially equal" to M's."""
+    return all(abs(mf[i] / m[i] - 1) <= EQUAL for i in range(3))
+
+
 def _fig9a_claim(series: dict[str, list[float]], moved: list[int]) -> Claim:
     """Fig. 9(a) as §6.1 describes it, execution by execution: M/F runs at
     M's cost ("initially equal") until pages migrate in the 4th and the 7th
@@ -606,7 +611,7 @@ def _fig9a_claim(series: dict[str, list[float]], moved: list[int]) -> Claim:
     mf, m, f = series["M/F"], series["M"], series["F"]
     falls = sorted(range(1, len(mf)), key=lambda i: mf[i - 1] - mf[i], reverse=True)[:2]
     at = sorted(i + 1 for i in falls)
-    first = all(abs(mf[i] / m[i] - 1) <= EQUAL for i in range(3))
+    first = _starts_at_m(mf, m)
     last = all(mf[i] <= 1.1 * f[i] for i in range(7, len(mf)))
     steps = len(at) == 2 and abs(at[0] - 4) <= 1 and abs(at[1] - 7) <= 1
     ok = first and last and steps
@@ -637,7 +642,7 @@ def _fig9b_claim(series: dict[str, list[float]], moved: list[int]) -> Claim:
     when the internal nodes migrate."""
     mf, m, f = series["M/F"], series["M"], series["F"]
     slow = sum(f) / sum(m)
-    first = all(abs(mf[i] / m[i] - 1) <= EQUAL for i in range(3))
+    first = _starts_at_m(mf, m)
     gain = 1 - mf[3] / m[3]
     magnitude = MAGNITUDE[0] <= slow <= MAGNITUDE[1]
     slight = 0 < gain <= SLIGHTLY

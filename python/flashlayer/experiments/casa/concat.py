@@ -201,10 +201,11 @@ def fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], c
     # Phases of CONCAT: OLTP, DSS, OLTP, DSS.
     half = n // 2
     bounds = [(0, oltp_len), (oltp_len, half), (half, half + oltp_len), (half + oltp_len, n)]
-    means = []
-    for lo, hi in bounds:
-        pts = [c for x, c in zip(xs, clean, strict=True) if lo < x <= hi]
-        means.append(sum(pts) / len(pts) if pts else math.nan)
+    def phase_mean(ys: list[float], lo: float, hi: float) -> float:
+        pts = [y for x, y in zip(xs, ys, strict=True) if lo < x <= hi]
+        return sum(pts) / len(pts) if pts else math.nan
+
+    means = [phase_mean(clean, lo, hi) for lo, hi in bounds]
     dss_full = min(means[1], means[3]) >= 0.95 * buffer
     # The paper's |C| in each phase's middle (Fig. 3a: about 200 of 1,000
     # pages in OLTP, 1,000 in DSS), scaled to our buffer.
@@ -217,8 +218,7 @@ def fig3(concat: Path, oltp_len: int, buffer: int, figures: dict[str, Figure], c
     figures["casa/fig3"]["title"] += " (hollow: the paper's |C| per phase, scaled)"
     oltp_share = [means[0] / buffer, means[2] / buffer]
     oltp_low = all(OLTP_CLEAN[0] <= x <= OLTP_CLEAN[1] for x in oltp_share)
-    taus = [sum(t for x, t in zip(xs, tau, strict=True) if lo < x <= hi)
-            / max(1, sum(1 for x in xs if lo < x <= hi)) for lo, hi in (bounds[0], bounds[2])]
+    taus = [phase_mean(tau, lo, hi) for lo, hi in (bounds[0], bounds[2])]
     hits, req = s["hits"], s["requests"]
     dss = [i for i, x in enumerate(req) if bounds[1][0] < x <= bounds[1][1]]
     a, b = (dss[0], dss[-1]) if len(dss) > 1 else (0, len(req) - 1)
