@@ -252,9 +252,9 @@ def flash_updates(
     chip's from ``ChipBuilder`` with 16 data programs, the run's from
     ``flashlayer::flash::updates::UpdateParams``: 20,000 operations, all
     updates, N = 1, 2% changed, warm-up to 10 erases per block, at most
-    2,000,000 warm-up operations, seed 0, each update's changed bytes
-    ``following`` the previous update's on the page; ``random``: at a
-    random offset)."""
+    2,000,000 warm-up operations, seed 0, each update's changed bytes at a
+    ``random`` offset, §5.1's words; ``following``: right after the
+    previous update's on the page, footnote 17's analysis)."""
 
 
 

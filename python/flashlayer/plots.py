@@ -140,6 +140,12 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
             ys = [math.nan if y is None else y for y in values]
             ax.plot(fig["x"], ys, linestyle=":", linewidth=0.9, marker="o", markersize=7, fillstyle="none",
                     color=colours.get(name, "grey"), label=f"{name} (paper)")
+        # Where the paper's text puts a result on the x axis: lines, bands.
+        for name, xs in fig.get("paper_x", {}).items():
+            for i, x in enumerate(xs):
+                ax.axvline(x, color="black", linestyle=":", linewidth=1.0, label=f"{name} (paper)" if i == 0 else None)
+        for name, (lo, hi) in fig.get("paper_band", {}).items():
+            ax.axvspan(lo, hi, color="black", alpha=0.1, label=f"{name} (paper)")
         if "log_x" not in fig:
             _log_x(ax, fig["x"])
         elif fig["log_x"]:
@@ -149,7 +155,8 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(series) + len(fig.get("paper", {})), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
+    _legend(ax, len(series) + len(fig.get("paper", {})) + len(fig.get("paper_x", {}))
+            + len(fig.get("paper_band", {})), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
     fit_title(f, ax, fig["title"])
     return f, ax
 

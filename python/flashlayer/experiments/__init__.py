@@ -41,6 +41,13 @@ class Figure(TypedDict):
     #: or derived from its table (drawn as hollow markers in the series'
     #: colour); ``None`` where the paper gives no value.
     paper: NotRequired[Mapping[str, Sequence[float | None]]]
+    #: Where on the x axis the paper's text places a result (the best
+    #: parameter, the executions at which pages migrate), by label: a
+    #: vertical line at each x.
+    paper_x: NotRequired[Mapping[str, Sequence[float]]]
+    #: A range of x the paper's text gives, by label: a band from its first
+    #: to its second value.
+    paper_band: NotRequired[Mapping[str, tuple[float, float]]]
 
 
 class Claim(TypedDict):

@@ -134,7 +134,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         for name in ("TPC-B generated", "TATP generated"):
             _fig6(f"fig6-{name.split()[0].lower().replace('-', '')}-generated", name, traces[name], LOW_END, figures,
                   runs, quiet)
-        _fig6_claims(fig6, claims)
+        _fig6_claims(fig6, claims, _other_seeds(traces["TPC-B"], quiet))
         tables["hypro/fig6c-io"] = _io_table(fig6["TPC-B"])
         if mode == "full":
             _on_fitted(paths, work, parts, quiet)
@@ -209,7 +209,7 @@ def _on_fitted(paths: dict[str, Path], work: Path, parts: Parts, quiet: bool) ->
     fig6 = {name: _fig6(f"{fid}{FIT_SUFFIX}", name, traces[name], ssd, figures, runs, quiet,
                         f" fitted to Table 3 (table hypro/fit-{name.lower().replace('-', '')})")
             for fid, name, ssd in FIG6}
-    _fig6_claims(fig6, made)
+    _fig6_claims(fig6, made, _other_seeds(traces["TPC-B"], quiet))
     tables[f"hypro/fig6c{FIT_SUFFIX}-io"] = _io_table(fig6["TPC-B"])
     for c in made:
         c["id"] += FIT_SUFFIX
@@ -260,12 +260,14 @@ def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: lis
             "C_sinkf": [(r["c_sinkf"] or 0.0) * sec for r in sink_rows],
             "C_sinkd": [(r["c_sinkd"] or 0.0) * sec for r in sink_rows],
         },
+        "paper_x": {"best p_sink, about 0.15 (§5.2)": [0.15]},
     }
     figures[f"hypro/fig5b{suffix}"] = {
         "title": f"Fig. 5(b): I/O time, mean of seeds {', '.join(map(str, SEEDS))} ({name}, SSD {FIG5_SSD}, "
                  "p_sink 0.2)",
         "x_label": "p_elevate", "y_label": "seconds", "x": P_ELEVATES, "log_x": False,
         "series": {"I/O time": [t * sec for t in elev_io]},
+        "paper_band": {"least I/O time, 0.01 to 0.02 (§5.2)": (0.01, 0.02)},
     }
     best_sink = P_SINKS[min(range(len(sink_io)), key=lambda i: sink_io[i])]
     best_elev = P_ELEVATES[min(range(len(elev_io)), key=lambda i: elev_io[i])]
@@ -522,7 +524,19 @@ def _fig6(fid: str, name: str, trace: Any, ssd: str, figures: dict[str, Figure],
     return by
 
 
-def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:
+def _other_seeds(trace: Any, quiet: bool) -> dict[int, list[SimResult]]:
+    """HyPro on TPC-B (Fig. 6(c)'s SSD) at its other seeds, every SSD size:
+    the spread of the claims that rank it against the deterministic TAC,
+    FaCE and LC."""
+    ssd = next(s for _, name, s in FIG6 if name == "TPC-B")
+    with progress.bar(None, f"hypro: TPC-B, HyPro at seeds {', '.join(map(str, SEEDS[1:]))}", quiet=quiet):
+        rows = _tiers(trace, [f"hypro:seed={s}" for s in SEEDS[1:]], SSD_SIZES, ssd=ssd)
+    n = len(SSD_SIZES)
+    return {s: rows[i * n:(i + 1) * n] for i, s in enumerate(SEEDS[1:])}
+
+
+def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim],
+                 seeds: dict[int, list[SimResult]]) -> None:
     settings = equal_or_better = 0
     savings: list[tuple[float, str, str, str, int]] = []
     for name, by in fig6.items():
@@ -560,7 +574,7 @@ def _fig6_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim
                          else f"{top[0] - MOST_HALF:.1%} beyond {MOST_HALF:.0%}"),
         None if ok else _saving_why(fig6, top),
         tolerance=f"the largest saving over a competitor, over all {settings} settings, in [{HALF:.0%}, {MOST_HALF:.0%}]"))
-    _fig6_tpcb_claims(fig6, claims)
+    _fig6_tpcb_claims(fig6, claims, seeds)
     _fig6_mlk_tatp_claims(fig6, claims)
     _exchange_claim(fig6, claims)
 
@@ -607,7 +621,8 @@ def _exchange_claim(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Cl
                   "\"a little\")"))
 
 
-def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:
+def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim],
+                      seeds: dict[int, list[SimResult]]) -> None:
     """Fig. 6 on TPC-B: HyPro's I/O time falls with the SSD's size, TAC leads at small SSDs and degrades at
     large ones."""
     tpcb = fig6["TPC-B"]
@@ -648,25 +663,35 @@ def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[
                "references to warm up."
                if tac0["requests"] < PAPER_TABLE3["TPC-B"].requests else "")),
         tolerance="exact: TAC has the lowest I/O time at both sizes"))
-    # "When the flash size is large, the performance of TAC degrades": TAC's
-    # I/O time over the best scheme's grows from the smallest SSD to 20%.
-    standing = [tpcb["TAC"][i]["io_time"] / min(tpcb[k][i]["io_time"] for k in tpcb) for i in range(len(SSD_SIZES))]
     # "When the flash size is large, the performance of TAC degrades": its
-    # standing is worst at the largest size, against every smaller one.
-    ok = all(standing[-1] > x for x in standing[:-1])
+    # I/O time over the best scheme's is worst at the largest size, against
+    # every smaller one, whichever seed HyPro (the one scheme that draws at
+    # random) runs with.
+    hypro_at = {SEEDS[0]: tpcb["HyPro"], **seeds}
+
+    def standing_at(s: int) -> list[float]:
+        return [tpcb["TAC"][i]["io_time"] / min(min(tpcb[k][i]["io_time"] for k in tpcb if k != "HyPro"),
+                                                 hypro_at[s][i]["io_time"]) for i in range(len(SSD_SIZES))]
+    by_seed = {s: standing_at(s) for s in hypro_at}
+    standing = by_seed[SEEDS[0]]
+    failing = [s for s, x in by_seed.items() if not all(x[-1] > y for y in x[:-1])]
+    ok = not failing
     tac, face = tpcb["TAC"][-1], tpcb["FaCE"][-1]
     claims.append(_claim(
         "tac-degrades-with-ssd-size-tpcb", "On TPC-B, TAC's standing degrades when the SSD is large: its I/O time "
         "over the best scheme's is larger at 20% than at every smaller size",
         "HyPro §5.3, Fig. 6(c) (a direction only: the text gives no values)", "degrades at the largest sizes",
-        "TAC over the best: " + ", ".join(f"{x:.3f}" for x in standing) + " from 1.25% to 20%", ok,
-        None if ok else f"{standing[-1]:.3f} at 20% against up to {max(standing[:-1]):.3f} at smaller sizes",
+        "TAC over the best: " + ", ".join(f"{x:.3f}" for x in standing) + " from 1.25% to 20%; across HyPro's "
+        f"seeds {', '.join(map(str, hypro_at))}: " + ", ".join(
+            f"{min(v[i] for v in by_seed.values()):.3f}-{max(v[i] for v in by_seed.values()):.3f}"
+            for i in range(len(SSD_SIZES))), ok,
+        None if ok else "not worst at 20% with HyPro's seed " + ", ".join(map(str, failing)),
         None if ok else (
             f"At 20% TAC reads {tac['hdd_reads']:,} pages from the disk against FaCE's {face['hdd_reads']:,} (TAC "
             f"admits pages of hot extents, FaCE every page DRAM evicts, so FaCE's {face['ssd_pages']:,} SSD pages "
             f"churn) (table hypro/fig6c-io, figure hypro/fig6c)."),
-        tolerance="exact: TAC over the best scheme higher at 20% than at each smaller size (the paper states a "
-                  "direction)"))
+        tolerance=f"exact, with each of HyPro's seeds {', '.join(map(str, SEEDS))}: TAC over the best scheme higher "
+                  "at 20% than at each smaller size (the paper states a direction)"))
 
 
 def _fig6_mlk_tatp_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[Claim]) -> None:

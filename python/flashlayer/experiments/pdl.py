@@ -3,22 +3,25 @@ against IPU, OPU and IPL on the NAND emulator (§5, Table 2, Figs. 8-13).
 
 Every point is a fresh chip of PDL Table 1's geometry and timing (2,048 +
 64-byte pages, 64 pages a block; read 110 µs, program 1,010 µs, erase
-1,500 µs), smaller than the paper's, holding a relation of a quarter of its
-pages. The paper gives the chip two sizes: Table 1's 32,768 blocks of 64
-2-KB pages are 4 GiB, §5.1 calls it "a 2-Gbyte flash memory chip"; its
-relation is 1 GB. We take Table 1, whose parameters the experiments are
-said to use, so the relation takes a quarter of the chip (``DB_SHARE``).
-The chip takes 16 partial programs a page: IPL writes its 128-byte log
-sectors that way (Lee & Moon's sector writes); the other methods always
-program whole pages. Each run loads every page, runs update operations
-until each block has been erased ``warmup`` times on average (the paper:
-ten), then measures (``flashlayer.flash.updates``). Times are the chip's
-operation counts priced at Table 1's timing, so Fig. 12 re-prices Fig. 8's
-runs at other read and write times (collection does not depend on timing).
-Fig. 14 (TPC-C on a buffer pool over each store) is in
-:mod:`flashlayer.experiments.pdl_tpcc`. Figure ``pdl/room`` runs PDL(2KB)
-and OPU with the relation taking from a quarter to half of the chip,
-§5.1's reading: how full the chip is decides their order.
+1,500 µs), smaller than the paper's, holding a relation of half its pages.
+The paper gives the chip two sizes: §5.1 calls it "a 2-Gbyte flash memory
+chip" for its 1 GB relation, and says IPL(64KB) and PDL(2KB) "use 50 % of
+flash memory for storing log/differential pages" (the relation the other
+half); Table 1's 32,768 blocks of 64 2-KB pages are 4 GiB, a quarter. We
+take the text's half (``DB_SHARE``); figure ``pdl/room`` and
+``pdl/fig8-readings`` run the quarter beside it. Each update's changed
+bytes start at an offset drawn afresh (§5.1: "randomly selected", the
+engine's default); ``pdl/fig9-reading`` and ``pdl/fig8-readings`` run the
+other reading, each run following the last on its page as footnote 17's
+analysis assumes. The chip takes 16 partial programs a page: IPL writes its
+128-byte log sectors that way (Lee & Moon's sector writes); the other
+methods always program whole pages. Each run loads every page, runs update
+operations until each block has been erased ``warmup`` times on average
+(the paper: ten), then measures (``flashlayer.flash.updates``). Times are
+the chip's operation counts priced at Table 1's timing, so Fig. 12
+re-prices Fig. 8's runs at other read and write times (collection does not
+depend on timing). Fig. 14 (TPC-C on a buffer pool over each store) is in
+:mod:`flashlayer.experiments.pdl_tpcc`.
 """
 
 from __future__ import annotations
@@ -27,13 +30,16 @@ import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flashlayer import _native, progress
 from flashlayer.experiments.parts import judged_on
+from flashlayer.experiments.pdl_ops import DB_SHARE, TABLE1_SHARE
+from flashlayer.experiments.pdl_ops import ops as _ops
+from flashlayer.experiments.pdl_ops import per_op as _per_op
+from flashlayer.experiments.pdl_readings import below_opu, fig8_readings, reading
 from flashlayer.experiments.pdl_tpcc import RATIO_TOLERANCE, near, tpcc
 
 if TYPE_CHECKING:
@@ -64,21 +70,16 @@ POINTS: dict[str, dict[str, list[float]]] = {
         "update_ops": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
     },
 }
-#: The relation's share of the chip: PDL Table 1's 32,768 blocks of 64
-#: 2-KB pages (4 GiB) holding §5.1's 1 GB relation.
-DB_SHARE = 0.25
-#: Figure pdl/room: larger shares up to half, §5.1's "2-Gbyte" chip, for
-#: PDL(2KB) and OPU at N=1, 2% changed.
-ROOM: dict[str, list[float]] = {"quick": [0.3, 0.4, 0.5], "full": [0.3, 0.35, 0.4, 0.45, 0.5]}
+#: Figure pdl/room: shares from Table 1's quarter up to the text's half,
+#: for PDL(2KB) and OPU at N=1, 2% changed.
+ROOM: dict[str, list[float]] = {"quick": [0.25, 0.35, 0.45], "full": [0.25, 0.3, 0.35, 0.4, 0.45]}
 ROOM_METHODS = ["PDL(2KB)", "OPU"]
-#: Runs beside the paper's reading: each update's changed bytes at a random
-#: offset (``random``), and the obsolete bits kept in memory
-#: (``obsolete-in-memory``, the paper's footnote 19).
-VARIANTS: dict[str, dict[str, Any]] = {"": {}, "random": {"placement": "random"},
+#: Runs beside the paper's reading: each update's changed bytes right after
+#: the previous update's run on its page (``following``, footnote 17's
+#: analysis), and the obsolete bits kept in memory (``obsolete-in-memory``,
+#: the paper's footnote 19).
+VARIANTS: dict[str, dict[str, Any]] = {"": {}, "following": {"placement": "following"},
                                        "obsolete-in-memory": {"obsolete_in_memory": True}}
-#: Footnote 19 / §6: obsolete bits in memory make PDL "up to two folds"
-#: faster; our largest speed-up along Fig. 9 may lie this share from 2.
-FOLD_TOLERANCE = 0.25
 #: Fig. 10: "slightly larger than OPU" at about 100% changed: PDL(2KB)
 #: over OPU above 1 and at most this.
 SLIGHTLY_ABOVE = 1.3
@@ -88,7 +89,6 @@ SLIGHTLY_ABOVE = 1.3
 LINEAR_R2 = 0.9
 T_READ = [10, 50, 110, 200, 500, 1000, 1500]
 T_WRITE = [500, 1000]
-T_ERASE = 1500.0
 #: Halves of the measured operations whose write cost differs by more than
 #: this are not in a steady state, unless their erases differ by no more
 #: than counting noise (``_unsteady``).
@@ -108,20 +108,6 @@ SLIGHTLY = 1.5
 BELOW_OPU_UP_TO = 4
 #: Fig. 13's order at N_updates_till_write = 1, most erases first.
 PAPER_ERASE_ORDER = ["OPU", "PDL(2KB)", "IPL(18KB)", "PDL(256B)", "IPL(64KB)"]
-
-
-def _per_op(r: dict[str, Any], t_read: float | None = None, t_write: float | None = None) -> dict[str, float]:
-    """Read, write and overall µs per operation, and erases per update."""
-    tr = r["read_us"] if t_read is None else t_read
-    tw = r["program_us"] if t_write is None else t_write
-
-    def price(c: dict[str, float]) -> float:
-        return float(c["reads"] * tr + c["programs"] * tw + c["erases"] * T_ERASE)
-
-    n = max(1, r["operations"])
-    read, write = price(r["read"]) / n, price(r["write"]) / n
-    return {"read": read, "write": write, "overall": read + write,
-            "erases": r["write"]["erases"] / max(1, r["updates"])}
 
 
 def _halves_gap(r: dict[str, Any]) -> float:
@@ -166,18 +152,21 @@ class _Pdl:
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
-    traces_dir = inputs.traces
     scale, points = SCALE[mode], POINTS[mode]
     base = {"blocks": int(scale["blocks"]), "operations": int(scale["operations"]),
             "warmup_erases_per_block": scale["warmup"]}
     jobs: dict[Key, dict[str, Any]] = {}
     chip_pages = int(scale["blocks"]) * 64
+    # The relation's share is of every block but one: at half, IPL(64KB)'s
+    # data pages (32 a block) then hold the relation with one block left
+    # for merging, which it needs.
+    room = chip_pages - 64
 
     def job(method: str, n: float = 1, changed: float = 2, update_ops: float = 100, share: float = DB_SHARE,
             variant: str = "") -> None:
         jobs[(method, n, changed, update_ops, share, variant)] = {
                      "method": METHODS[method], "updates_till_write": int(n), "changed_share": changed / 100,
-                     "update_share": update_ops / 100, "logical_pages": round(share * chip_pages),
+                     "update_share": update_ops / 100, "logical_pages": round(share * room),
                      **VARIANTS[variant], **base}
 
     for m in METHODS:
@@ -192,11 +181,17 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     for m in ROOM_METHODS:
         for share in ROOM[mode]:
             job(m, share=share)
+    # Fig. 8 under the other readings: the changed runs following one
+    # another, Table 1's quarter, and both.
+    for m in METHODS:
+        job(m, share=TABLE1_SHARE)
+        job(m, variant="following")
+        job(m, share=TABLE1_SHARE, variant="following")
     # The other reading of the changed bytes, and footnote 19's obsolete
     # bits in memory, for the two PDLs along Fig. 9.
     for m in ("PDL(2KB)", "PDL(256B)"):
         for n in points["n"]:
-            job(m, n=n, variant="random")
+            job(m, n=n, variant="following")
             job(m, n=n, variant="obsolete-in-memory")
     results: dict[Key, dict[str, Any]] = {}
     with progress.bar(len(jobs), "pdl: update operations on the NAND emulator", quiet=quiet) as bar, \
@@ -210,7 +205,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     claims: list[Claim] = []
     notes: list[str] = []
     g = scale["blocks"]
-    where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {DB_SHARE * g * 64:,.0f} pages"
+    where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {DB_SHARE * (g - 1) * 64:,.0f} pages"
     r = _Pdl(mode=mode, quiet=quiet, scale=scale, points=points, chip_pages=chip_pages, results=results,
              figures=figures, claims=claims, notes=notes, where=where)
     _fig8(r)
@@ -252,7 +247,7 @@ def _fig8(r: _Pdl) -> None:
         # The paper draws PDL(2KB) and PDL(256B), and OPU and IPU, as equal
         # in reading: those pairs may differ by TIE either way.
         holds = all(fig8[a][step] >= fig8[b][step] * (1 - TIE if {(a, b), (b, a)} & set(PAPER_TIES) else 1)
-                    for a, b in zip(paper_order, paper_order[1:]))
+                    for a, b in itertools.pairwise(paper_order))
         claims.append({
             "paper": "pdl", "kind": "paper", "id": f"pdl-{step}-order",
             "text": f"The {STEP_NAMES[step]} step's I/O time per update operation is ordered " + " > ".join(paper_order)
@@ -289,7 +284,7 @@ def _fig9_13(r: _Pdl) -> None:
         "series": {m: [_per_op(get(m, n=n))["erases"] for n in points["n"]] for m in METHODS},
         "log_x": False, "log_y": True,
     }
-    shares = [DB_SHARE, *ROOM[mode]]
+    shares = sorted([DB_SHARE, *ROOM[mode]])
     figures["pdl/room"] = {
         "title": "Time per update operation against the relation's share of the chip (N=1, 2% changed)",
         "x_label": "relation's share of the chip (%)", "y_label": "µs per update operation",
@@ -300,6 +295,7 @@ def _fig9_13(r: _Pdl) -> None:
         "log_x": False, "log_y": True,
     }
     claims.extend(_fig9_claims(points["n"], get, shares, chip_pages))
+    fig8_readings(list(METHODS), get, figures, r.notes)
     erases = {m: _per_op(get(m))["erases"] for m in PAPER_ERASE_ORDER}
     order = sorted(erases, key=lambda m: -erases[m])
     # The erase order against the size of a change: where PDL(256B) and
@@ -348,7 +344,7 @@ def _fig10(r: _Pdl) -> None:
     }
 
     claims.extend(_fig10_claims(points["changed"], get))
-    _reading(points["n"], get, figures, claims, notes)
+    reading(points["n"], get, figures, claims, notes)
 
 
 def _fig11(r: _Pdl) -> None:
@@ -533,16 +529,16 @@ def _steady(r: _Pdl) -> Section:
         "holds": steady,
     }]
     notes.append(f"Scale ({mode}): chips of {where}; {scale['operations']:,} measured operations a point after "
-                 f"warming up to {scale['warmup']:g} erases per block. The paper's relation is 1 GB on a chip of "
-                 "32,768 blocks (Table 1; 4 GiB): the same share of the chip. §5.1 also calls it \"a 2-Gbyte flash "
-                 "memory chip\", which would make the relation half of it; figure pdl/room runs that reading too. "
-                 "With half, PDL(2KB)'s base pages and differentials (about 1.5 times the relation at steady state, "
-                 "footnote 17) leave collection little free room, so the 2 GB reading is the harsher one for PDL.")
+                 f"warming up to {scale['warmup']:g} erases per block. The relation is half the chip, §5.1's 1 GB "
+                 "on \"a 2-Gbyte flash memory chip\", the half Fig. 8's text leaves IPL(64KB) and PDL(2KB) for log "
+                 "and differential pages. Table 1's 32,768 blocks (4 GiB) would make it a quarter; figures pdl/room "
+                 "and pdl/fig8-readings run that reading beside.")
     pdl2k = get("PDL(2KB)")
-    notes.append("PDL(2KB): with Max_Differential_Size equal to the page, a page's differential grows with each "
-                 "update until it no longer fits, so at steady state differentials average about half a page "
-                 "(the paper's footnote 17) and most differential pages hold one or two, so base and "
-                 "differential pages take about 1.5 times the relation's room against OPU's once: "
+    notes.append("PDL(2KB): with Max_Differential_Size equal to the page, a page's differential holds every byte "
+                 "changed since its base page was written, until it no longer fits. With each update's bytes at a "
+                 "random offset the runs overlap more and more, so a differential covers most of its page before "
+                 "the page is rewritten whole, and base and differential pages fill most of a chip twice the "
+                 "relation's size: "
                  f"{_per_op(pdl2k)['erases']:.4f} erases per update, "
                  f"{pdl2k['gc_time_us'] / max(1, pdl2k['updates']):,.0f} µs of collection per update.")
     judged_on(claims, "flashlayer's TPC-C on a buffer pool over each store, as §5.1 and Table 2 (Exp. 7) specify",
@@ -614,61 +610,12 @@ def _fig10_claims(changed: list[float], get: Any) -> list[Claim]:
     return out
 
 
-def _reading(ns: list[float], get: Any, figures: dict[str, Figure], claims: list[Claim], notes: list[str]) -> None:
-    """Fig. 9 under the other reading of "randomly selected" changed bytes,
-    and footnote 19's obsolete bits in memory."""
-    pdls = ("PDL(2KB)", "PDL(256B)")
-    series = {f"{m}, {label}": [_per_op(get(m, n=n, variant=v))["overall"] for n in ns]
-              for m in pdls for label, v in (("following", ""), ("random offsets", "random"))}
-    series["OPU"] = [_per_op(get("OPU", n=n))["overall"] for n in ns]
-    figures["pdl/fig9-reading"] = {
-        "title": "Fig. 9 under both readings of the changed bytes: each update's run following the last on its "
-                 "page (the report's) or at a random offset",
-        "x_label": "N_updates_till_write", "y_label": "µs per update operation", "x": [float(n) for n in ns],
-        "series": series, "log_x": False, "log_y": True,
-    }
-    notes.append(
-        "Which bytes an update changes: §5.1 says only that \"the portion of data to be changed is randomly "
-        "selected\". The report's runs start each page's first change at a random offset and each later change "
-        "right after the previous one on that page, so a differential grows linearly as footnote 17's analysis "
-        "assumes; figure pdl/fig9-reading runs the other reading (each change at its own random offset) beside it: "
-        + "; ".join(f"{k} at N=1 {v[0]:,.0f} µs, at N={ns[-1]:g} {v[-1]:,.0f} µs" for k, v in series.items()) + ".")
-    fold = {m: [_per_op(get(m, n=n))["overall"] / _per_op(get(m, n=n, variant="obsolete-in-memory"))["overall"]
-                for n in ns] for m in pdls}
-    top = max(max(v) for v in fold.values())
-    ok = abs(top - 2.0) <= FOLD_TOLERANCE * 2.0 and min(min(v) for v in fold.values()) >= 1.0 - 1e-9
-    claims.append({
-        "paper": "pdl", "kind": "paper", "id": "pdl-obsolete-bits-in-memory-up-to-2x",
-        "text": "Keeping the obsolete bits in memory instead of in the spare area makes PDL up to twice as fast",
-        "source": "PDL §6 and footnote 19 (\"up to two folds\"; not run in the paper)",
-        "paper_value": "up to 2x",
-        "tolerance": f"never slower, and the largest speed-up along Fig. 9 (both PDLs, every N) within "
-                     f"±{FOLD_TOLERANCE:.0%} of 2 (ours)",
-        "ours": "; ".join(f"{m}: " + ", ".join(f"{x:.2f}x" for x in v) + f" at N={', '.join(f'{n:g}' for n in ns)}"
-                          for m, v in fold.items()),
-        "holds": ok,
-        "gap": None if ok else f"largest {top:.2f}x",
-        "why": None if ok else (
-            "Setting a page obsolete is one spare-area program in the chip; with the bits in memory it is none. "
-            "The speed-up is the share of PDL's writing step those programs take: "
-            + "; ".join(f"{m} at N=1 programs {(get(m)['write']['programs']) / max(1, get(m)['operations']):.2f} "
-                        f"pages a write-back with the bits on flash, "
-                        f"{get(m, variant='obsolete-in-memory')['write']['programs'] / max(1, get(m, variant='obsolete-in-memory')['operations']):.2f} "
-                        "in memory" for m in pdls) + " (figure pdl/fig9-reading for the times along N)."),
-    })
-
-
 def _r2(xs: list[float], ys: list[float]) -> float:
     """The share of the variance of `ys` a least-squares line in `xs`
     explains (1 for a level `ys`)."""
     if len(set(ys)) == 1:
         return 1.0
     return float(np.corrcoef(xs, ys)[0, 1] ** 2)
-
-
-def _ops(r: dict[str, Any], step: str) -> str:
-    k = max(1, r["operations"])
-    return ", ".join(f"{r[step][c] / k:.3f} {c}" for c in ("reads", "programs", "erases"))
 
 
 def _room(get: Any, shares: list[float], chip_pages: int) -> str:
@@ -715,9 +662,12 @@ def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int
                                                                    if above else [])),
         "why": None if ok else (
             "Figure pdl/fig9, and the chip operations per update: " + counts("PDL(2KB)") + "; " + counts("OPU")
-            + ". A differential averages half a page (footnote 17) and nearly every page carries one, so PDL(2KB)'s "
-            "live bytes take about 1.5 times the relation's room against OPU's once, and its collection copies "
-            "more pages per erase. " + _room(get, shares, chip_pages)),
+            + ". A differential holds every byte changed since its base page was written; with each change at a "
+            "random offset it covers most of its page before the page is rewritten whole, and nearly every page "
+            "carries one, so PDL(2KB)'s live bytes take close to twice the relation's room against OPU's once, and "
+            "its collection copies more pages per erase (figure pdl/fig9-reading runs the reading where each change "
+            "follows the last, under which a differential averages half a page, footnote 17). "
+            + _room(get, shares, chip_pages) + " " + below_opu(get)),
     })
     k = [i for i, n in enumerate(ns) if n <= BELOW_OPU_UP_TO]
     below = all(t["PDL(256B)"][i] < t["OPU"][i] for i in k)
@@ -745,10 +695,11 @@ def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int
                                           else []) + ([f"at or above OPU at N <= {BELOW_OPU_UP_TO}"] if not below
                                                       else [])),
         "why": None if ok else (
-            "Figure pdl/fig9: " + counts("PDL(256B)") + "; " + counts("OPU") + ". A 2% change is 41 bytes and our changed runs follow one another on a page, so a write-back of N "
-            "updates grows the differential by 41·N bytes and the page is rewritten whole (Case 3) once it passes "
-            "Max_Differential_Size, 256 bytes: a page takes floor(256 / (41·N)) differential writes between two "
-            "whole-page writes (6, 3, 2, 1, 1, then 0 from N = 6), a step function of N that the cost follows "
-            "(figure pdl/fig9-reading shows the random reading beside it)."),
+            "Figure pdl/fig9: " + counts("PDL(256B)") + "; " + counts("OPU") + ". A 2% change is 41 bytes, so a "
+            "write-back of N updates adds up to 41·N changed bytes to the differential, and the page is rewritten "
+            "whole (Case 3) once the differential passes Max_Differential_Size, 256 bytes: at most "
+            "floor(256 / (41·N)) differential writes between two whole-page writes (6, 3, 2, 1, 1, then 0 from "
+            "N = 6), a step function of N that the cost follows "
+            "(figure pdl/fig9-reading shows the reading where each run follows the last beside it)."),
     })
     return out

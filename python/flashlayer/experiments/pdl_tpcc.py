@@ -1,7 +1,8 @@
 """PDL Fig. 14 (§5.2, Exp. 7): I/O time per TPC-C transaction against the
 DBMS buffer size, flashlayer's TPC-C driver running on an LRU buffer pool
-over each flash store. The relation as loaded takes a quarter of the chip,
-as in the other PDL experiments; every method then runs the same warm-up
+over each flash store. The relation as loaded takes half the chip, as in
+the other PDL experiments (Fig. 14's 1 GB database on §5.1's 2-Gbyte chip);
+every method then runs the same warm-up
 transactions (in the full report, as many as the chip holds as TPC-C's
 tables grow) so that each is measured while its collection runs."""
 
@@ -164,7 +165,7 @@ def _tpcc_note(out: dict[tuple[str, int], dict[str, Any]], buffers: list[int], b
                  f"of {blocks:,} blocks of 64 pages), {measured:,} transactions measured a point. The time is the "
                  "chip's while they run, with the final flush of the pages they dirtied; loading is not counted. "
                  f"Before measuring, every method runs the same {warmup:,} transactions unmeasured"
-                 + (f" (quick mode's cap; the full report runs the longest warm-up the chip holds)"
+                 + (" (quick mode's cap; the full report runs the longest warm-up the chip holds)"
                     if warmup < longest else
                     " (the longest the chip holds: TPC-C's tables grow as it runs, and after these they would "
                     f"outgrow IPL(64KB)'s {logical:,} data pages)")
