@@ -215,6 +215,13 @@ def test_reproduce_pdl_draws_its_figures_and_explains_every_failing_claim(tmp_pa
     fig = results["figures"]["pdl/erases-vs-changed"]
     assert set(fig["series"]) == {"OPU", "PDL(2KB)", "IPL(18KB)", "PDL(256B)", "IPL(64KB)"}
     assert all(len(v) == len(fig["x"]) for v in fig["series"].values())
+    # The report's reading (random offsets, half the chip) beside the other three, every method in each.
+    readings = results["figures"]["pdl/fig8-readings"]
+    assert next(iter(readings["series"])) == "random offsets, half the chip (the report's)"
+    assert len(readings["series"]) == 4 and all(len(v) == 6 for v in readings["series"].values())
+    # Its first series is Fig. 8's overall time: the same runs.
+    assert readings["series"]["random offsets, half the chip (the report's)"] == [
+        results["figures"]["pdl/fig8"]["series"][m][2] for m in readings["categories"]]
 
 
 def test_changed_bytes_at_random_offsets_by_default_grow_pdl_2k_differentials_and_leave_opu_alone() -> None:
@@ -254,3 +261,19 @@ def test_a_workload_on_flash_warms_up_until_the_store_erases_before_it_measures(
     capped = _native.workload_on_flash("tpcb", dict(params), "opu", 120, 64, warmup_erases=10**9,
                                        max_warmup_steps=50, **kw)
     assert capped["warmup_steps"] == 50
+
+
+def test_warm_up_goes_on_past_its_erase_target_until_a_growing_differential_stops_raising_the_cost() -> None:
+    """PDL(2KB) with each change at a random offset on a chip twice the
+    relation: its differentials cover more of their pages with every update,
+    so the cost keeps rising long after every block was erased once. The
+    warm-up runs until two windows (each updating every page about twice)
+    cost the same, so a target of 1 erase per block measures what a target
+    of 300 does."""
+    def run(target: float) -> dict:
+        return _native.flash_updates("pdl:2k", 32, operations=4000, warmup_erases_per_block=target,
+                                     logical_pages=31 * 32)
+    short, long = run(1.0), run(300.0)
+    assert short["warmup_erases_per_block"] > 10, "stopped at its target while the cost still rose"
+    cost = [(r["read"]["time_us"] + r["write"]["time_us"]) / r["operations"] for r in (short, long)]
+    assert cost[0] == pytest.approx(cost[1], rel=0.05), cost

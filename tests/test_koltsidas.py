@@ -121,9 +121,44 @@ def test_reproduce_koltsidas_draws_the_papers_figures_and_states_its_claims(tmp_
     claims = {c["id"]: c for c in saved["claims"]}
     assert {"koltsidas-seq1-order", "koltsidas-seq2-order", "koltsidas-seq1-distance-to-optimum",
             "koltsidas-seq2-distance-to-optimum", "koltsidas-fig14-a-best-lambda-gain",
-            "koltsidas-fig14-b-lambda-auto-near-best"} <= set(claims)
+            "koltsidas-fig14-b-lambda-auto-near-best", "koltsidas-seq1-adapt-quickly-to-updates",
+            "koltsidas-fig13-migrations-constant-across-mixes"} <= set(claims)
+    # §6.1's migrations marked where the paper's text puts them.
+    assert figs["koltsidas/fig9a"]["paper_x"] == {"M/F's pages migrate: 4th and 7th": [4.0, 7.0]}
     for c in claims.values():
         assert c["source"].startswith("Koltsidas")
         assert_claim_complete(c)
     for fid in figs:
         assert (out / "figures" / f"{fid}.png").stat().st_size > 1000
+
+
+def test_adapting_to_updates_counts_the_fall_made_in_the_first_three_update_executions() -> None:
+    """§6.2: 'all algorithms adapt very quickly to the update workload'.
+    Three read executions, then four update executions: a placement that
+    makes 90 of its 100 pages' fall by the third update execution adapts
+    quickly; one that makes 30 does not, and the why sets the read phase's
+    rise beside it."""
+    from flashlayer.experiments.koltsidas import _adapt_claim
+
+    seq = [0, 0, 0, 1, 1, 1, 1]
+    quick = {"conservative": [40, 80, 100, 40, 20, 10, 0], "optimistic": [100, 100, 100, 10, 10, 10, 0]}
+    assert _adapt_claim(seq, quick)["holds"]
+    slow = _adapt_claim(seq, {**quick, "hybrid": [20, 60, 100, 90, 80, 70, 0]})
+    assert not slow["holds"] and slow["gap"] == "hybrid 30%"
+    assert "koltsidas/fig11-flash" in slow["why"]
+    # The read phase rose 20, 60, 100: all of it by its third execution.
+    assert "initial read phase" in slow["why"] and "hybrid 100%" in slow["why"]
+
+
+def test_migrations_constant_across_mixes_within_a_tenth_of_their_mean() -> None:
+    """§6.3: at each interesting-set size, every mix's pages on flash within
+    ±10% of the mixes' mean; the why gives the read-mostly mixes' spread."""
+    from flashlayer.experiments.koltsidas import _constant_claim
+
+    mixes = [0.9, 0.7, 0.3]
+    even = {"a": [100, 200], "b": [105, 190], "c": [95, 210]}
+    assert _constant_claim(even, [0.1, 1.0], mixes)["holds"]
+    uneven = {"a": [100, 200], "b": [50, 200], "c": [10, 200]}
+    c = _constant_claim(uneven, [0.1, 1.0], mixes)
+    assert not c["holds"] and c["gap"] == "not constant at 10%"
+    assert "at least 70% read" in c["why"] and "±33% at 10%" in c["why"]

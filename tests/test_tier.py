@@ -153,6 +153,11 @@ def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path
         assert_claim_complete(c)
     fig6 = results["figures"]["hypro/fig6c"]
     assert set(fig6["series"]) == {"HyPro", "TAC", "FaCE", "LC"} and fig6["x"] == [1.25, 2.5, 5.0, 10.0, 20.0]
+    # §5.2's best parameters marked where the text puts them.
+    assert list(results["figures"]["hypro/fig5a"]["paper_x"].values()) == [[0.15]]
+    assert list(results["figures"]["hypro/fig5b"]["paper_band"].values()) == [[0.01, 0.02]]
+    # TAC's degradation is judged with HyPro at each of its seeds.
+    assert "across HyPro's seeds 0, 1, 2" in claims["hypro-tac-degrades-with-ssd-size-tpcb"]["ours"]
     checks = {c["id"]: c for c in results["checks"] if c["id"].startswith("hypro-")}
     assert all(c["holds"] for c in checks.values()), checks
     # Table 3 is information, beside ours: the paper's figures and our trace's.

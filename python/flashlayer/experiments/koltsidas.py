@@ -330,7 +330,7 @@ def _adapt_claim(seq: list[int], flash: dict[str, list[int]]) -> Claim:
         """The share of the change from `before` to `pages[end]` made by
         execution `start + QUICK_EXECUTIONS` (0 where there is none)."""
         total = before - pages[end]
-        return (before - pages[start + QUICK_EXECUTIONS - 1]) / total if total else 0.0
+        return (before - pages[min(start + QUICK_EXECUTIONS - 1, end)]) / total if total else 0.0
 
     share = {n: made(v, first_u, v[first_u - 1], last_u) for n, v in flash.items()}
     slow = [n for n, x in share.items() if x < ADAPTED]

@@ -103,6 +103,9 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
     traces = find_traces(traces_dir, sorted({f for s in sections for f in TRACE_FILES[s]}))
     check_folder(out, force)
     started = time.time()
+    # The commit of the code that runs, taken before it runs: the tree may
+    # change while a long report is being made.
+    commit = _git_commit()
     captured = _captures(sections, cache, quiet) if mode == "full" and capture else {}
     inputs = Inputs(traces, {name: c.path for name, c in captured.items()})
     def run(i: int, name: str) -> tuple[str, dict[str, Any], float]:
@@ -133,7 +136,7 @@ def reproduce(sections: list[str], mode: str, out: Path, traces_dir: Path | None
         "runs": [r for _, s, _ in done for r in s["runs"]],
         "meta": {
             "version": __version__,
-            "git_commit": _git_commit(),
+            "git_commit": commit,
             "mode": mode,
             "sections": sections,
             "traces": {p.name: _trace_meta(p) for p in used},
