@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -270,7 +271,7 @@ def test_warm_up_goes_on_past_its_erase_target_until_a_growing_differential_stop
     warm-up runs until two windows (each updating every page about twice)
     cost the same, so a target of 1 erase per block measures what a target
     of 300 does."""
-    def run(target: float) -> dict:
+    def run(target: float) -> dict[str, Any]:
         return _native.flash_updates("pdl:2k", 32, operations=4000, warmup_erases_per_block=target,
                                      logical_pages=31 * 32)
     short, long = run(1.0), run(300.0)

@@ -294,3 +294,21 @@ def test_a_capture_refuses_a_users_file_before_it_records(tmp_path: Path) -> Non
         p = run_cli(*args)
         assert p.returncode == 2 and "--force" in p.stderr, p.stderr
         assert users.read_bytes() == b"not a trace of flashlayer's"
+
+
+def test_a_report_records_the_commit_its_code_ran_from_not_the_tree_at_its_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long report runs while its tree may change: the commit it records
+    is the one taken before the sections run."""
+    from flashlayer import experiments, report
+
+    tree = {"dirty": False}
+    monkeypatch.setattr(report, "_git_commit", lambda: "c0ffee" + ("+dirty" if tree["dirty"] else ""))
+
+    def section(mode: str, inputs: object, quiet: bool) -> dict[str, object]:
+        tree["dirty"] = True  # the tree changes while the section runs
+        return {"title": "t", "intro": "i", "figures": {}, "claims": [], "checks": [], "notes": [], "runs": [],
+                "traces": []}
+    monkeypatch.setitem(experiments.EXPERIMENTS, "bounds", section)
+    results = report.reproduce(["bounds"], "quick", tmp_path / "out", None, quiet=True)
+    assert results["meta"]["git_commit"] == "c0ffee"
