@@ -155,8 +155,9 @@ def draw(fig: dict[str, Any]) -> tuple[Any, Any]:
     ax.set_xlabel(fig["x_label"])
     ax.set_ylabel(fig["y_label"])
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(series) + len(fig.get("paper", {})) + len(fig.get("paper_x", {}))
-            + len(fig.get("paper_band", {})), 1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
+    # As many entries as the axes hold labels: series, the paper's markers, lines and bands.
+    _legend(ax, len(ax.get_legend_handles_labels()[1]),
+            1 + max((c.count("\n") for c in fig.get("categories", [])), default=0))
     fit_title(f, ax, fig["title"])
     return f, ax
 

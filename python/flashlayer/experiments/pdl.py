@@ -205,7 +205,7 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     claims: list[Claim] = []
     notes: list[str] = []
     g = scale["blocks"]
-    where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {DB_SHARE * (g - 1) * 64:,.0f} pages"
+    where = f"{g:g} blocks ({g * 64 * 2048 / 2**20:g} MiB), relation of {round(DB_SHARE * room):,} pages"
     r = _Pdl(mode=mode, quiet=quiet, scale=scale, points=points, chip_pages=chip_pages, results=results,
              figures=figures, claims=claims, notes=notes, where=where)
     _fig8(r)
@@ -294,8 +294,8 @@ def _fig9_13(r: _Pdl) -> None:
                                            for s in shares] for m in ROOM_METHODS}},
         "log_x": False, "log_y": True,
     }
-    claims.extend(_fig9_claims(points["n"], get, shares, chip_pages))
-    fig8_readings(list(METHODS), get, figures, r.notes)
+    readings = fig8_readings(list(METHODS), get, figures, r.notes)
+    claims.extend(_fig9_claims(points["n"], get, shares, chip_pages, below_opu(list(METHODS), readings)))
     erases = {m: _per_op(get(m))["erases"] for m in PAPER_ERASE_ORDER}
     order = sorted(erases, key=lambda m: -erases[m])
     # The erase order against the size of a change: where PDL(256B) and
@@ -644,9 +644,10 @@ def _room(get: Any, shares: list[float], chip_pages: int) -> str:
                       if below else "PDL(2KB) stays above OPU at every share run."))
 
 
-def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int) -> list[Claim]:
+def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int, readings: str) -> list[Claim]:
     """Fig. 9: PDL(2KB) nearly flat in N and below OPU; PDL(256B) rising
-    towards OPU, below it while its differential fits."""
+    towards OPU, below it while its differential fits. `readings` says under
+    which readings of figure pdl/fig8-readings PDL(2KB) is below OPU."""
     t = {m: [_per_op(get(m, n=n))["overall"] for n in ns] for m in ("PDL(2KB)", "PDL(256B)", "OPU")}
     out: list[Claim] = []
     rise = max(t["PDL(2KB)"]) / t["PDL(2KB)"][0]
@@ -674,7 +675,7 @@ def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int
             "carries one, so PDL(2KB)'s live bytes take close to twice the relation's room against OPU's once, and "
             "its collection copies more pages per erase (figure pdl/fig9-reading runs the reading where each change "
             "follows the last, under which a differential averages half a page, footnote 17). "
-            + _room(get, shares, chip_pages) + " " + below_opu(get)),
+            + _room(get, shares, chip_pages) + " " + readings),
     })
     k = [i for i, n in enumerate(ns) if n <= BELOW_OPU_UP_TO]
     below = all(t["PDL(256B)"][i] < t["OPU"][i] for i in k)

@@ -68,19 +68,20 @@ READINGS = {"random offsets, half the chip (the report's)": (DB_SHARE, ""),
             "following runs, a quarter (Table 1)": (TABLE1_SHARE, "following")}
 
 
-def below_opu(get: Any) -> str:
-    """Under which readings of figure pdl/fig8-readings PDL(2KB) is below
-    OPU at N=1."""
-    def at(share: float, v: str, m: str) -> float:
-        return per_op(get(m, share=share, variant=v))["overall"]
-    below = [label for label, (share, v) in READINGS.items() if at(share, v, "PDL(2KB)") < at(share, v, "OPU")]
+def below_opu(methods: list[str], times: dict[str, list[float]]) -> str:
+    """Under which readings of figure pdl/fig8-readings (`times`, each
+    reading's time per method) PDL(2KB) is below OPU at N=1."""
+    pdl, opu = methods.index("PDL(2KB)"), methods.index("OPU")
+    below = [label for label, ys in times.items() if ys[pdl] < ys[opu]]
     return ("Figure pdl/fig8-readings: at N=1 PDL(2KB) is below OPU " + (
         "under " + " and ".join(below) if below else "under none of the four readings") + ".")
 
 
-def fig8_readings(methods: list[str], get: Any, figures: dict[str, Figure], notes: list[str]) -> None:
+def fig8_readings(methods: list[str], get: Any, figures: dict[str, Figure],
+                  notes: list[str]) -> dict[str, list[float]]:
     """Fig. 8(c) under both readings of the changed bytes and both sizes of
-    the chip, so a reader sees which reading decides an order."""
+    the chip, so a reader sees which reading decides an order; returns each
+    reading's time per method."""
     t = {label: [per_op(get(m, share=share, variant=v))["overall"] for m in methods]
          for label, (share, v) in READINGS.items()}
     figures["pdl/fig8-readings"] = {
@@ -92,3 +93,4 @@ def fig8_readings(methods: list[str], get: Any, figures: dict[str, Figure], note
     notes.append("Readings (figure pdl/fig8-readings), overall µs per update at N=1, 2% changed: " + "; ".join(
         f"{label}: " + ", ".join(f"{m} {v:,.0f}" for m, v in zip(methods, vs, strict=True))
         for label, vs in t.items()) + ".")
+    return t

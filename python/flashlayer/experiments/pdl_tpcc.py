@@ -155,6 +155,7 @@ def tpcc(mode: str, db_share: float, quiet: bool, figures: dict[str, Figure], cl
     notes.append(_tpcc_note(out, buffers, blocks, db_pages, db_share, measured, warmup, longest, logical, grown)
                  + " " + _unreachable(out, buffers[-1], blocks, rate, grown))
 
+
 def _unreachable(out: dict[tuple[str, int], dict[str, Any]], largest: int, blocks: int, rate: float,
                  grown: int) -> str:
     """Why §5.1's steady state (every block collected ten times) is out of
