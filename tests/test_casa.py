@@ -4,12 +4,14 @@ state over time, measured costs on a real file, and ``reproduce casa``."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-import pytest
-
 import flashlayer
+import pytest
 from flashlayer import _native
+from flashlayer.experiments.casa.calibration import KNOWN
+
 from tests.conftest import assert_claim_complete, quick_section, run_cli
 
 
@@ -98,6 +100,12 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
     # ... and the 20 numbers it was not fitted to stand beside the paper's.
     held = saved["tables"]["casa/held-out"]["rows"]
     assert len(held) == 20 and {r[0] for r in held} == {"CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRUWSR", "CCFLRU"}
+    # The same check on the shipped traces, whose rows are known: each
+    # fitted to its own statistics, its 20 numbers against the trace's.
+    known = saved["tables"]["casa/held-out-known"]["rows"]
+    assert [r[0] for r in known] == KNOWN
+    assert all(re.fullmatch(r"\d+ of 20", r[3]) for r in known)
+    assert all("casa/held-out-known" in claims[c]["why"] for c in bank)
     # Each verdict is its difference against ±0.05 (the column shows three
     # places, so a difference at 0.050 may fall either side).
     assert all(r[6] == ("yes" if abs(float(r[5])) < 0.05 else "no") or abs(abs(float(r[5])) - 0.05) <= 5e-4

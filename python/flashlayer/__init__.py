@@ -43,7 +43,8 @@ from flashlayer._native import (
 )
 from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
 from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
-from flashlayer.requests import Cache, generate, trace_of
+from flashlayer.arrays import trace_of
+from flashlayer.requests import Cache, generate
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
 from flashlayer.fit import fit_trace

@@ -1,6 +1,6 @@
 """What a command writes, and the one rule by which it may replace what is
-there (``DESIGN.md`` §2, "Outputs are written whole or not at all, and
-never over what flashlayer did not write").
+there (``docs/design/grammar.md``: outputs are written whole or not at
+all, and never over what flashlayer did not write).
 
 - A file is written through a temporary name in its folder and renamed on
   success, so a failed run never leaves a partial file. An existing file

@@ -26,12 +26,13 @@ from typing import Any, TypeVar
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
+from flashlayer.arrays import trace_of
 from flashlayer.checks import distinct, items, whole_or_none
 from flashlayer.results import SimResult
 
 #: A trace path, an open :class:`Trace`, or requests in memory (a list of
 #: ``(page, op)`` pairs, an array of pages, a pandas or pyarrow frame:
-#: :func:`flashlayer.requests.trace_of`).
+#: :func:`flashlayer.arrays.trace_of`).
 TraceLike = str | PathLike[str] | Trace | Sequence[tuple[int, str]] | Any
 BufferSpec = int | str
 J = TypeVar("J")
@@ -53,8 +54,6 @@ def open_trace(trace: TraceLike, format: str | None = None, page_size: int | Non
         return Trace.open(os.fspath(trace), format=format, page_size=page_size)
     if format is not None or page_size is not None:
         raise FlashlayerError("format and page_size apply when opening a path, not to an open Trace or requests")
-    from flashlayer.requests import trace_of
-
     return trace_of(trace)
 
 

@@ -1,22 +1,15 @@
-"""Requests from Python: a trace built in memory (:func:`trace_of`), a
-workload generated straight into one (:func:`generate`), and a policy over
-a store served one request at a time (:class:`Cache`), as libCacheSim's
-``cache.get(req)`` is.
+"""Requests from Python: a workload generated straight into a trace in
+memory (:func:`generate`), and a policy over a store served one request at
+a time (:class:`Cache`), as libCacheSim's ``cache.get(req)`` is.
 
-A trace in memory is accepted wherever a trace path is (``simulate``,
-``sweep``, ``lru_curve``): a list of ``(page, op)``
-pairs, an array of pages with an array of write flags, or a pandas or
-pyarrow frame with a ``page`` column and an ``op`` (``"R"``/``"W"``) or
-``write`` (bool) column. Pages are whole numbers from 0 to 2**64 - 1.
+A trace in memory (:func:`flashlayer.arrays.trace_of`) is accepted
+wherever a trace path is (``simulate``, ``sweep``, ``lru_curve``).
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections import OrderedDict
-from collections.abc import Sequence
-from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,104 +17,12 @@ import numpy as np
 
 from flashlayer import _native
 from flashlayer._native import FlashlayerError, Trace
+from flashlayer.arrays import pages_array, writes_array
+from flashlayer.replay import annotate, stores_of
 from flashlayer.results import SimResult
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
-
-#: The names an op column may give a read and a write.
-READ_OPS = frozenset({"R", "r", "read", "READ", "Read", "get", "GET"})
-WRITE_OPS = frozenset({"W", "w", "write", "WRITE", "Write", "set", "SET", "put", "PUT"})
-
-
-def _pages(pages: ArrayLike) -> NDArray[np.uint64]:
-    if isinstance(pages, (list, tuple)) and not all(type(p) is int for p in pages):
-        first = next(i for i, p in enumerate(pages) if type(p) is not int)
-        if not isinstance(pages[first], np.integer):
-            raise FlashlayerError(f"pages must be whole numbers: request {first} has page {pages[first]!r}")
-    elif isinstance(pages, (list, tuple)):
-        # Python ints: up to 2**64 - 1 (numpy would take ids past 2**63 as floats).
-        bad = next((i for i, p in enumerate(pages) if not 0 <= p < 2**64), None)
-        if bad is not None and pages[bad] < 0:
-            raise FlashlayerError(f"page numbers cannot be negative: request {bad} has page {pages[bad]}")
-        if bad is not None:
-            raise FlashlayerError(f"page numbers run from 0 to 2**64 - 1: request {bad} has page {pages[bad]}")
-        return np.array(pages, dtype="<u8")
-    a = np.asarray(pages)
-    if a.ndim != 1:
-        raise FlashlayerError(f"pages must be one-dimensional, got shape {a.shape}")
-    if a.size and a.dtype.kind not in "iu":
-        raise FlashlayerError(f"pages must be whole numbers, got {a.dtype}")
-    if a.size and a.dtype.kind == "i" and int(a.min()) < 0:
-        i = int(np.argmax(a < 0))
-        raise FlashlayerError(f"page numbers cannot be negative: request {i} has page {int(a[i])}")
-    return np.ascontiguousarray(a, dtype="<u8")
-
-
-def _writes(writes: ArrayLike | None, n: int) -> NDArray[np.uint8]:
-    if writes is None:
-        return np.zeros(n, dtype=np.uint8)
-    w = np.asarray(writes)
-    if w.shape != (n,):
-        raise FlashlayerError(f"{n} pages but write flags of shape {w.shape}")
-    if n == 0:
-        return np.zeros(0, dtype=np.uint8)
-    if w.dtype.kind in "USO":
-        return _ops(w)
-    if w.dtype.kind not in "biu":
-        raise FlashlayerError(f"write flags must be bools, 0/1, or 'R'/'W', got {w.dtype}")
-    return np.ascontiguousarray(w != 0, dtype=np.uint8)
-
-
-def _ops(ops: NDArray[Any]) -> NDArray[np.uint8]:
-    out = np.empty(len(ops), dtype=np.uint8)
-    for i, o in enumerate(ops.tolist()):
-        if o in WRITE_OPS:
-            out[i] = 1
-        elif o in READ_OPS:
-            out[i] = 0
-        else:
-            raise FlashlayerError(f"request {i}: op {o!r} is neither a read ('R') nor a write ('W')")
-    return out
-
-
-def _frame_columns(frame: Any) -> tuple[Any, Any | None]:
-    names = list(getattr(frame, "column_names", None) or getattr(frame, "columns", []))
-    if "page" not in names:
-        raise FlashlayerError(f"a frame needs a 'page' column, got columns {names}")
-    page = np.asarray(frame["page"])
-    for col in ("op", "write"):
-        if col in names:
-            return page, np.asarray(frame[col])
-    return page, None
-
-
-def trace_of(requests: Any, writes: ArrayLike | None = None, *, name: str = "<arrays>") -> Trace:
-    """A :class:`Trace` of `requests`: an open Trace, a path, a list of
-    ``(page, op)`` pairs, an array of pages (with `writes`: bools, 0/1 or
-    ``"R"``/``"W"``; default all reads), or a frame with ``page`` and ``op``
-    or ``write`` columns. `name` is what rows and errors call it."""
-    if isinstance(requests, Trace):
-        if writes is not None:
-            raise FlashlayerError("writes apply to an array of pages, not to an open Trace")
-        return requests
-    if isinstance(requests, (str, PathLike)):
-        return Trace.open(os.fspath(requests))
-    if hasattr(requests, "column_names") or hasattr(requests, "columns"):
-        pages, writes = _frame_columns(requests)
-    elif isinstance(requests, Sequence) and requests and isinstance(requests[0], (tuple, list)):
-        if writes is not None:
-            raise FlashlayerError("writes apply to an array of pages, not to (page, op) pairs")
-        bad = next((i for i, r in enumerate(requests) if len(r) != 2), None)
-        if bad is not None:
-            raise FlashlayerError(f"request {bad}: expected a (page, op) pair, got {requests[bad]!r}")
-        pages, writes = [r[0] for r in requests], [r[1] for r in requests]
-    else:
-        pages = requests
-    p = _pages(pages)
-    w = _writes(writes, len(p))
-    return Trace.from_words(p.tobytes(), w.tobytes(), name)
-
 
 #: The parameters of Zipf-distributed references, all required (the CLI's
 #: ``trace gen zipf`` states its own defaults).
@@ -185,8 +86,6 @@ class Cache:
 
     def __init__(self, policy: str, capacity: int | str, store: str | None = None, *,
                  device: str | None = None, pages: int | None = None) -> None:
-        from flashlayer.replay import stores_of
-
         (spec,) = stores_of(store, device)
         self._c = _native.Cache(policy, capacity, spec, pages)
         self._capacity = capacity
@@ -199,8 +98,8 @@ class Cache:
         """Serves every request of `pages` (with `writes` as in
         :func:`trace_of`) in Rust, the GIL released; returns whether each
         hit."""
-        p = _pages(pages)
-        w = _writes(writes, len(p))
+        p = pages_array(pages)
+        w = writes_array(writes, len(p))
         return np.frombuffer(self._c.serve(p.tobytes(), w.tobytes()), dtype=np.bool_)
 
     @property
@@ -211,8 +110,6 @@ class Cache:
     def result(self, flush_at_end: bool | None = None) -> SimResult:
         """The row ``simulate`` gives for the requests so far (``trace`` is
         ``"<requests>"``); `flush_at_end` writes the dirty pages first."""
-        from flashlayer.replay import annotate
-
         return annotate(self._c.result(flush_at_end), self._capacity, self._c.pages)
 
     def __repr__(self) -> str:

@@ -1,6 +1,6 @@
 //! PyO3 bindings of the flashlayer engine: `flashlayer._native`.
 //!
-//! Thin by design (`DESIGN.md` §1 rule 5): every function converts arguments,
+//! Thin by design (`DESIGN.md` §1 rule 6): every function converts arguments,
 //! releases the GIL for the engine call, and converts results to plain
 //! Python values. Engine errors become `flashlayer.FlashlayerError`, which the
 //! CLI prints as one line with exit code 2.

@@ -26,7 +26,8 @@ fn device_dict<'py>(py: Python<'py>, m: &DeviceModel) -> PyResult<Bound<'py, PyD
     Ok(d)
 }
 
-/// The canonical form of one spec of `kind` (`policy`, `scheme`, `store`),
+/// The canonical form of one spec of `kind` (`policy`, `scheme`, `workload`,
+/// `method`, `store`),
 /// every parameter written out; an error naming what is wrong.
 #[pyfunction]
 fn canonical(kind: &str, text: &str) -> PyResult<String> {

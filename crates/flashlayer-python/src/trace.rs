@@ -83,7 +83,7 @@ impl Trace {
 
     /// A trace of requests in memory: an array of pages with `writes`
     /// (bools, 0/1 or `"R"`/`"W"`), a list of `(page, op)` pairs, or a
-    /// pandas or pyarrow frame (`flashlayer.requests.trace_of`).
+    /// pandas or pyarrow frame (`flashlayer.arrays.trace_of`).
     #[staticmethod]
     #[pyo3(signature = (pages, writes=None, name="<arrays>"))]
     fn from_arrays<'py>(
@@ -94,7 +94,7 @@ impl Trace {
     ) -> PyResult<Bound<'py, PyAny>> {
         let kw = PyDict::new(py);
         kw.set_item("name", name)?;
-        py.import("flashlayer.requests")?
+        py.import("flashlayer.arrays")?
             .getattr("trace_of")?
             .call((pages, writes), Some(&kw))
     }

@@ -1,11 +1,11 @@
 //! Core value types shared by every layer: page ids, operations, requests and
-//! the metrics a run reports (`DESIGN.md` §2).
+//! the metrics a run reports (`docs/design/stores.md`).
 
 /// A page id as the user or the trace names it (any 64-bit value).
 pub type PageId = u64;
 
 /// A dense page id in `0..n`, assigned once per trace or buffer pool so that
-/// policies index plain vectors instead of hashing (`DESIGN.md` §1 rule 4).
+/// policies index plain vectors instead of hashing (`DESIGN.md` §1 rule 5).
 /// At most [`MAX_DENSE`]` + 1` distinct pages fit.
 pub type DenseId = u32;
 
@@ -182,7 +182,7 @@ pub struct SeriesPoint {
     pub state: Vec<(&'static str, f64)>,
 }
 
-/// Counters of a run (`DESIGN.md` §2). All counts are exact.
+/// Counters of a run (`docs/design/stores.md`). All counts are exact.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metrics {
     /// Logical requests served.

@@ -28,7 +28,7 @@ from flashlayer.cli.common import (
     rate,
 )
 from flashlayer.files import MARKDOWN_MARK, atomic_output, check_writable
-from flashlayer import replay
+from flashlayer import compare, replay
 
 
 #: ``bench policies``: every policy of the engine's table at its defaults, but
@@ -36,8 +36,9 @@ from flashlayer import replay
 #: variants: FD-Buffer writing clusters, Koltsidas with a fixed cost segment.
 DEFAULT_POLICIES = ",".join([*(p for p in replay.policies(builtin=True) if p != "costopt-ub"), "fdbuffer:cluster=64",
                              "koltsidas:lambda=0.5"])
-#: ``bench libcachesim``: the policies libCacheSim also has.
-COMPARED_POLICIES = "lru,fifo,clock,2q,arc,sieve,s3fifo,lfu,slru,lruk,lirs,wtinylfu,belady"
+#: ``bench libcachesim``: the policies libCacheSim also has (the one list,
+#: :data:`flashlayer.compare.POLICIES`).
+COMPARED_POLICIES = ",".join(compare.POLICIES)
 
 
 #: Flash methods timed by ``bench flash``.
@@ -263,7 +264,6 @@ def _write_page(path: str, title: str, intro: str, command: str, heading: str, c
 
 
 def _compare(a: argparse.Namespace) -> None:
-    from flashlayer import compare
 
     _markdown_target(a)
     policies = policy_specs(a.policies or COMPARED_POLICIES)

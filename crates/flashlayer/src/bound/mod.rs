@@ -135,17 +135,6 @@ pub struct Bounds {
     pub iterations: usize,
 }
 
-impl Bounds {
-    /// How far `cost` lies above the lower bound, in percent.
-    pub fn above_lower(&self, cost: f64) -> f64 {
-        if self.lower > 0.0 {
-            100.0 * (cost - self.lower) / self.lower
-        } else {
-            0.0
-        }
-    }
-}
-
 /// The bounds and the prices of the best schedule.
 #[derive(Clone, Debug)]
 pub struct Plan {

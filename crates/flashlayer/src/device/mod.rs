@@ -1,4 +1,5 @@
-//! Device cost models (`DESIGN.md` §2, §4).
+//! Device cost models (`docs/design/stores.md`: device costs;
+//! `docs/design/systems.md`: the presets and their sources).
 //!
 //! A [`DeviceModel`] prices physical operations in virtual time: random and
 //! sequential reads and writes, and block erases for raw NAND. Virtual time is
@@ -121,7 +122,7 @@ pub struct Preset {
     pub source: &'static str,
 }
 
-/// The presets of `DESIGN.md` §4, each citing its source.
+/// The presets of `docs/design/systems.md`, each citing its source.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "koltsidas08-flash",

@@ -9,7 +9,7 @@
 //!
 //! One policy value serves every caller: the trace simulator
 //! ([`crate::sim::Simulator`]), the real [`crate::buffer::BufferPool`], and
-//! (in later layers) the DRAM and flash tiers. Policies work on dense page ids
+//! the DRAM and SSD levels of [`crate::tier`]. Policies work on dense page ids
 //! ([`DenseId`]) and keep their per-page state in plain vectors indexed by
 //! them, so the per-request path neither hashes nor allocates. Vectors grow on
 //! the first [`Policy::insert`] of a larger id, so a pool whose universe of

@@ -161,11 +161,6 @@ impl CrashLab {
         self.lock().steps
     }
 
-    /// Whether the power is off.
-    pub fn is_off(&self) -> bool {
-        self.lock().off
-    }
-
     /// The crash: each disk keeps its durable image plus, for every write
     /// not yet synced, a random subset of its sectors (all, some or none).
     /// Power comes back on and no cut is armed.
@@ -314,11 +309,6 @@ impl<D: Disk> DiskStore<D> {
             page_size,
             meter: super::Meter::new(device),
         })
-    }
-
-    /// The disk back.
-    pub fn into_disk(self) -> D {
-        self.disk
     }
 
     fn offset(&self, page: crate::types::PageId) -> Result<u64> {

@@ -1,4 +1,4 @@
-//! Page stores (`DESIGN.md` §2): where misses are read from and dirty pages
+//! Page stores (`docs/design/stores.md`): where misses are read from and dirty pages
 //! written to. Every store prices its physical I/O with a
 //! [`DeviceModel`] through a [`Meter`]; some also keep the bytes.
 //!
@@ -10,8 +10,9 @@
 //!   several threads; a store that does I/O from many threads at once hands
 //!   out a [`SharedIo`] ([`PageStore::shared_io`]) that needs none.
 //!
-//! Later layers add the hybrid flash+HDD store, the SSD cache tier and the
-//! NAND flash stores behind the same trait.
+//! The hybrid flash+HDD store ([`crate::hybrid`]), the SSD cache tier
+//! ([`crate::tier`]), the FTL SSD ([`crate::ftl`]) and the NAND flash stores
+//! ([`crate::flash`]) implement the same trait.
 
 /// The `cost_of`, `stats` and `device_stats` of a [`PageStore`] priced by
 /// one [`Meter`] in its field `meter` (one device, every page alike).

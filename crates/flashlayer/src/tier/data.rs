@@ -474,20 +474,8 @@ impl<D: Disk, H: PageStore, P: Policy> TieredStore<D, H, P> {
         TierStats::of(&self.d.metrics(), self.d.store().counts())
     }
 
-    /// Each device's operations so far.
-    pub fn io_counts(&self) -> IoCounts {
-        self.d.store().io().counts.0
-    }
-
     /// Pages on the SSD, and dirty ones among them.
     pub fn ssd_pages(&self) -> (u64, u64) {
         self.d.store().scheme().ssd_pages()
-    }
-
-    /// The devices back.
-    pub fn into_devices(self) -> (D, H) {
-        let (_, tier) = self.d.into_parts();
-        let io = tier.into_io();
-        (io.ssd, io.hdd)
     }
 }

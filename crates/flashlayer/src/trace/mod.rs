@@ -1,4 +1,5 @@
-//! Trace readers and writers (`DESIGN.md` §5).
+//! Trace readers and writers (`docs/design/grammar.md`: inputs and their
+//! errors; `docs/USAGE.md`: the formats).
 //!
 //! Formats in: `csv` (`page,op`, op `R`/`W`, gzip accepted), `flt` (native,
 //! see [`flt`]), `vscsi` (VMware, 32-byte records), `msr` (MSR Cambridge csv),

@@ -139,9 +139,10 @@ def _held_out(by: dict[tuple[str, int, str], Any], canon: dict[str, str]) -> tup
 
 
 def judge_bank(mode: str, trace: Path, label: str, suffix: str, said: dict[str, str], parts: Parts,
-          quiet: bool) -> None:
+               quiet: bool, beside: str = "") -> None:
     """Table 2 and Fig. 4 on one bank workload, beside the paper's values:
-    the rows the fit was not given, and CASA's claims."""
+    the rows the fit was not given, and CASA's claims; `beside` ends each
+    claim's why."""
     figures, tables, claims, _, _, runs = parts.unpack()
     by, rel, floor = ratio_sweep(mode, trace, label, suffix, figures, claims, runs, quiet)
     canon = {name: _native.canonical("policy", spec) for name, spec in {"LRU": LRU, **POLICIES}.items()}
@@ -176,7 +177,8 @@ def judge_bank(mode: str, trace: Path, label: str, suffix: str, said: dict[str, 
     }
     for i, b in enumerate(FIG4_BUFFERS):
         figures[f"casa/fig4{'ab'[i]}{suffix}"]["paper"] = paper_fig4(i)
-    why = _bank_why(by, said, label, suffix) + " " + _against_baselines(held, by, canon, suffix)
+    why = " ".join(x for x in (_bank_why(by, said, label, suffix), _against_baselines(held, by, canon, suffix),
+                               beside) if x)
     untestable = _untestable(off, floor, label, suffix)
     made = len(claims)
     _table2_claims(by, canon, why, claims, label)
