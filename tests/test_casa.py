@@ -10,7 +10,7 @@ from pathlib import Path
 import flashlayer
 import pytest
 from flashlayer import _native
-from flashlayer.experiments.casa.calibration import KNOWN
+from flashlayer.experiments.casa.calibration import KNOWN, held_out_ratios
 
 from tests.conftest import assert_claim_complete, quick_section, run_cli
 
@@ -131,3 +131,15 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
         vt[("casa:cost=model", buffers[0][2], "ratio:1:64")] / vt[("lru", buffers[0][2], "ratio:1:64")])
     html = (out / "index.html").read_text()
     assert "casa/table2-paper" in html and "389,350" in html
+
+
+def test_a_held_out_number_is_the_policys_count_over_lrus_at_one_to_one() -> None:
+    trace = flashlayer.generate("zipf", requests=20_000, pages=2_000, alpha=0.9, write_ratio=0.3, seed=3)
+    got = held_out_ratios(trace, [50, 500])
+    assert {k[0] for k in got} == {"CFLRU-0.25", "CFLRU-0.50", "CFLRU-0.75", "LRUWSR", "CCFLRU"}
+    for b in (50, 500):
+        lru = flashlayer.simulate(trace, "lru", b, device="ratio:1:1")
+        for name, spec in (("CCFLRU", "ccflru"), ("CFLRU-0.75", "cflru:w=0.75")):
+            mine = flashlayer.simulate(trace, spec, b, device="ratio:1:1")
+            assert got[(name, "n_R", b)] == mine["physical_reads"] / lru["physical_reads"]
+            assert got[(name, "n_W", b)] == mine["physical_writes"] / lru["physical_writes"]
