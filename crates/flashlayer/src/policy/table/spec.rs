@@ -280,7 +280,10 @@ mod tests {
         let belady = err("fdbuffer:clean=belady");
         let pools = crate::policy::nested::allowed(crate::policy::Role::Pool);
         assert!(belady.contains(&format!("expected {pools}")), "{belady}");
-        assert!(pools.contains("lru, ") && !pools.contains("belady"), "{pools}");
+        assert!(
+            pools.contains("lru, ") && !pools.contains("belady"),
+            "{pools}"
+        );
         assert!(err("fdbuffer:mc=10,epoch=5").contains("only with mc=auto"));
     }
 
