@@ -25,6 +25,7 @@ from flashlayer.experiments.casa.bank import (
     FIG4_BUFFERS,
     HELD_OUT,
     HELD_OUT_TOLERANCE,
+    ratios_to_lru,
 )
 from flashlayer.experiments.casa.common import LRU, POLICIES, device
 from flashlayer.experiments.fitted import HOT, SEED
@@ -41,20 +42,17 @@ KNOWN = ["pg15-bank-s100.csv.gz", "pg15-tpcb-s5.csv.gz", "pg15-tpcc-sysbench-w2.
 SHARES = [b / BANK_TARGETS["pages"] for b in FIG4_BUFFERS]
 
 
+def _runs(trace: _native.Trace, sizes: list[int]) -> dict[tuple[str, int, str], Any]:
+    """LRU and the held-out policies at 1:1 on `trace`, by (policy,
+    buffer, device)."""
+    rows = sweep(trace, [LRU, *(POLICIES[n] for n in HELD_OUT)], sizes, device=device(1))
+    return {(r["policy"], r["buffer_pages"], r["device"]): r for r in rows}
+
+
 def held_out_ratios(trace: _native.Trace, sizes: list[int]) -> dict[tuple[str, str, int], float]:
-    """Each held-out policy's n_R and n_W over LRU's at 1:1, by (policy,
-    count, size)."""
-    specs = [LRU, *(POLICIES[n] for n in HELD_OUT)]
-    rows = sweep(trace, specs, sizes, device=device(1))
-    by = {(r["policy"], r["buffer_pages"]): r for r in rows}
-    out = {}
-    for name in HELD_OUT:
-        canon = _native.canonical("policy", POLICIES[name])
-        for b in sizes:
-            mine, lru = by[(canon, b)], by[(LRU, b)]
-            out[(name, "n_R", b)] = mine["physical_reads"] / max(1, lru["physical_reads"])
-            out[(name, "n_W", b)] = mine["physical_writes"] / max(1, lru["physical_writes"])
-    return out
+    """Each held-out policy's n_R and n_W over LRU's at 1:1 on `trace`, by
+    (policy, count, size)."""
+    return ratios_to_lru(_runs(trace, sizes), sizes)
 
 
 def known(traces: Path, tables: dict[str, Table], quiet: bool) -> str:
@@ -68,12 +66,13 @@ def known(traces: Path, tables: dict[str, Table], quiet: bool) -> str:
         st = trace.stats()
         pages, requests = int(st["distinct_pages"]), len(trace)
         sizes = [share_pages(s, pages) for s in SHARES]
-        lru = {r["buffer_pages"]: r for r in sweep(trace, [LRU], sizes, device=device(1))}
+        runs = _runs(trace, sizes)
+        lru = {b: runs[(LRU, b, device(1))] for b in sizes}
         with progress.bar(None, f"casa: fitting {name} to the statistics the bank trace is fitted to", quiet=quiet):
             f = fit(pages, requests, write_share=float(st["write_share"]), skew=(HOT, float(st["hot20_share"])),
                     lru_misses={b: int(lru[b]["physical_reads"]) for b in sizes},
                     lru_writes={b: int(lru[b]["physical_writes"]) for b in sizes}, seed=SEED, name=name)
-        real, fitted = held_out_ratios(trace, sizes), held_out_ratios(f.trace, sizes)
+        real, fitted = ratios_to_lru(runs, sizes), held_out_ratios(f.trace, sizes)
         diffs = {k: fitted[k] - real[k] for k in real}
         within = sum(1 for d in diffs.values() if abs(d) <= HELD_OUT_TOLERANCE)
         within_counts.append(within)
