@@ -16,7 +16,7 @@ import pytest
 
 from flashlayer import capture, tracecache
 from flashlayer._native import FlashlayerError
-from flashlayer.experiments import hypro
+from flashlayer.experiments import casa
 from tests.conftest import run_cli
 from tests.test_capture import needs_capture
 
@@ -120,24 +120,25 @@ def test_a_trace_changed_by_hand_is_refused_with_what_to_do(tmp_path: Path) -> N
 def test_reproduce_full_runs_a_section_on_its_captures_and_records_them(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     # The section's captures, already in the cache (small ones, under the presets' names and keys).
-    for name in hypro.CAPTURES:
+    for name in casa.CAPTURES:
         preset = tracecache.CAPTURES[name]
         got = tracecache.ensure([preset.scaled(**SMALL[name])], cache)[f"{name}-scaled"]
         os.replace(got.path, cache / preset.file_name())
         record = got.path.with_name(got.path.name.removesuffix(".csv.gz") + ".json")
         os.replace(record, cache / (preset.file_name().removesuffix(".csv.gz") + ".json"))
     out = tmp_path / "report"
-    # --full fits Table 3's three traces at the paper's scale (MLK: 27.2 million references, fitted twice when
-    # spread first references miss its targets): several minutes whatever the captures' size.
-    p = run_cli("reproduce", "hypro", "--full", "--cache", str(cache), "--out", str(out), check=True, timeout=1800)
+    # CASA's section: its full run replays the captures, fits the bank trace and bounds the generated TPC-C, a few
+    # minutes (HyPro's fits Table 3's traces at the paper's scale, 27.2 million references for MLK, whatever
+    # the captures' size).
+    p = run_cli("reproduce", "casa", "--full", "--cache", str(cache), "--out", str(out), check=True, timeout=1800)
     assert "capturing" not in p.stderr, "nothing is recorded when the cache holds it"
     results = json.loads((out / "results.json").read_text())
-    assert set(results["meta"]["captures"]) == set(hypro.CAPTURES)
-    tpcb = results["meta"]["captures"]["pg15-tpcb-s150"]
+    assert set(results["meta"]["captures"]) == set(casa.CAPTURES)
+    tpcc = results["meta"]["captures"]["pg15-tpcc-w50"]
     # The record says what produced the file (here the small capture moved under the preset's name).
-    assert tpcb["command"] == tracecache.CAPTURES["pg15-tpcb-s150"].scaled(**SMALL["pg15-tpcb-s150"]).command()
-    # Table 3 sets the paper's TPC-B beside the captured one.
-    row = results["tables"]["hypro/table3"]["rows"][0]
-    assert row[0] == "TPC-B" and row[3].endswith(f"/ {tpcb['distinct_pages']:,}")
+    assert tpcc["command"] == tracecache.CAPTURES["pg15-tpcc-w50"].scaled(**SMALL["pg15-tpcc-w50"]).command()
+    # Table 1 sets the paper's OLTP trace beside the captured one.
+    row = results["tables"]["casa/table1"]["rows"][0]
+    assert row[0].startswith("OLTP") and row[3].endswith(f"/ {tpcc['distinct_pages']:,}")
     html = (out / "index.html").read_text()
-    assert "<h2 id='captures'>Paper-scale captures</h2>" in html and tpcb["sha256"] in html
+    assert "<h2 id='captures'>Paper-scale captures</h2>" in html and tpcc["sha256"] in html
