@@ -45,7 +45,7 @@ def cli_in_process(args: list[str]) -> tuple[int, str, str]:
             main(args)
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 0
-        except BaseException as e:  # noqa: BLE001 - a panic is a BaseException
+        except BaseException as e:
             raise AssertionError(f"flashlayer {args!r}: {type(e).__name__}: {e}") from e
     return code, out.getvalue(), err.getvalue()
 
@@ -135,7 +135,7 @@ def assert_claim_complete(c: dict[str, object]) -> None:
         assert isinstance(c.get("workload"), str) and len(str(c["workload"])) > 10, f"{c['id']} names no workload"
         assert c.get("setting") in ("reproduces", "generalizes"), c["id"]
     if c.get("untestable"):
-        assert any(ch.isdigit() for ch in str(c["untestable"])) and "table " in str(c["untestable"]) or \
+        assert (any(ch.isdigit() for ch in str(c["untestable"])) and "table " in str(c["untestable"])) or \
             "figure" in str(c["untestable"]), f"{c['id']}: cannot be tested, but says no number or evidence"
     if not c["holds"]:
         why = c.get("why")

@@ -140,11 +140,9 @@ def lruwsr_under_ace(trace: list[tuple[int, bool]], buffer: int, variant: str, r
             if queue.pop(victim)[0]:
                 batches += 1
                 written: list[int] = []
-                passed = 0
-                for p in list(queue):
+                for passed, p in enumerate(list(queue)):
                     if (passed if windowed else len(written)) == 7:
                         break
-                    passed += 1
                     if queue[p][0] and queue[p][1]:
                         queue[p][0] = False
                         written.append(p)

@@ -27,7 +27,7 @@ def test_reuse_times_and_first_references_of_a_hand_worked_trace() -> None:
     assert a["over_time"] == {"end": [3, 6], "write_share": [1 / 3, 1 / 3], "working_set": [2, 3],
                               "first_references": [2, 1]}
     # Stack distances: 1 (d=2), 1 (d=3), 2 (d=3): 1 hit within 2 pages, 3 within 3.
-    sd = dict(zip(a["stack_distance"]["sizes"], a["stack_distance"]["hits_within"]))
+    sd = dict(zip(a["stack_distance"]["sizes"], a["stack_distance"]["hits_within"], strict=True))
     assert sd[2] == 1 and sd[3] == 3
 
 

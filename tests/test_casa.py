@@ -7,11 +7,11 @@ import json
 import re
 from pathlib import Path
 
-import flashlayer
 import pytest
+
+import flashlayer
 from flashlayer import _native
 from flashlayer.experiments.casa.calibration import KNOWN, held_out_ratios
-
 from tests.conftest import assert_claim_complete, quick_section, run_cli
 
 
@@ -66,7 +66,7 @@ def test_reproduce_casa_draws_the_papers_figures_and_states_its_claims(tmp_path:
         assert set(figs[fid]["series"]) == names, fid
         # Relative to LRU, no policy goes below the lower bound.
         series = figs[fid]["series"]
-        assert all(y >= b - 1e-9 for name, ys in series.items() for y, b in zip(ys, series["bound"]))
+        assert all(y >= b - 1e-9 for name, ys in series.items() for y, b in zip(ys, series["bound"], strict=True))
     # Fig. 2's buffers are the paper's at the same share of each CONCAT's distinct pages.
     buffers = saved["tables"]["casa/buffers"]["rows"]
     assert [r[0] for r in buffers] == [1000, 2000, 4000, 8000, 16000]

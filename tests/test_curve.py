@@ -38,7 +38,7 @@ def test_a_sampled_curve_is_close_to_the_exact_one_above_its_resolution() -> Non
     for kw in ({"sample": 0.1}, {"sample_size": 1500}):
         s = lru_curve(PG, sizes=sizes, **kw)  # type: ignore[arg-type]
         assert not s["exact"] and s["sampled"] < exact["requests"] / 5
-        err = max(abs(a - b) for a, b in zip(s["miss_ratio"], exact["miss_ratio"]))
+        err = max(abs(a - b) for a, b in zip(s["miss_ratio"], exact["miss_ratio"], strict=True))
         assert err < 0.02, (kw, err)
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import flashlayer
 import pytest
+
+import flashlayer
 from flashlayer.experiments import fitted
 from flashlayer.fit import TOLERANCE, fit
 from flashlayer.papers import PaperTrace
-
 from tests.conftest import ROOT, run_cli
 
 #: CASA §5.2 and LRU's row of Table 2.

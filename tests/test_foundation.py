@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import flashlayer
-from tests.conftest import TRACES, quick_section, run_cli
 from flashlayer import FlashlayerError, Trace, _native
 from flashlayer.cli import build_parser
+from tests.conftest import TRACES, quick_section, run_cli
 
 TPCC = TRACES / "pg15-tpcc-sysbench-w2.csv.gz"
 
@@ -309,7 +309,7 @@ def test_a_long_figure_title_wraps_to_fit_the_figure() -> None:
     f, ax = plots.draw(fig)
     # As saved: laid out, the whole title inside the figure.
     box = ax.title.get_window_extent(renderer=f.canvas.get_renderer())
-    assert 0 <= box.x0 and box.x1 <= f.bbox.width
+    assert box.x0 >= 0 and box.x1 <= f.bbox.width
     assert "\n" in ax.get_title() and ax.get_title().replace("\n", " ") == title
     plt.close(f)
     # A title that fits stays on one line.
@@ -333,7 +333,7 @@ def test_bars_open_side_by_side_share_one_display(monkeypatch: pytest.MonkeyPatc
                 both_open.wait()
                 b.advance(3)
                 both_open.wait()
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=section, args=(n,)) for n in ("a", "b")]

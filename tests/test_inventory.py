@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from flashlayer.experiments.inventory import INVENTORY, PAPERS, SETTINGS, UNTESTABLE, matching, status, tally
-from flashlayer.report.papers import account
+from flashlayer.report.account import account
 from tests.conftest import FULL_REPORT
 
 

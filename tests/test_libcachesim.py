@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flashlayer import _native, compare, files
-
 from conftest import run_cli
+from flashlayer import _native, compare, files
 
 lcs = pytest.importorskip("libcachesim")
 

@@ -130,7 +130,7 @@ def test_an_output_file_never_lands_on_a_users_file_in_a_marked_folder(tmp_path:
     write_folder(out, _figures(["001-a.png", "002-b.png"]))
     (out / "figures" / "002-b.png").write_text("the user's\n")
     before = _tree(out)
-    with pytest.raises(FlashlayerError, match="002-b.png: not written by flashlayer"):
+    with pytest.raises(FlashlayerError, match=r"002-b\.png: not written by flashlayer"):
         write_folder(out, _figures(["001-a.png", "002-b.png"]))
     assert _tree(out) == before
     write_folder(out, _figures(["001-a.png", "002-b.png"]), force=True)

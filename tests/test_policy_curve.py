@@ -90,8 +90,8 @@ def test_curve_cli_with_a_policy_prints_json_and_draws(tmp_path: Path, capsys: p
 
 def test_a_sampled_curve_refuses_sizes_below_its_resolution() -> None:
     trace = ROOT / "data" / "traces" / "pg15-tpcb-s5.csv.gz"
-    with pytest.raises(FlashlayerError, match="a sampled buffer of 10 pages holds 1 sampled pages, below the 100 .* "
-                       "the smallest accurate size is 10203 pages"):
+    with pytest.raises(FlashlayerError, match=r"a sampled buffer of 10 pages holds 1 sampled pages, below the 100 .* "
+                       r"the smallest accurate size is 10203 pages"):
         policy_curve(trace, "lru", sample=0.01, sizes=[10, 96])
     exact = policy_curve(trace, "lru", sizes=[10, 96])
     assert exact["miss_ratio"][0] > exact["miss_ratio"][1]

@@ -50,9 +50,8 @@ def test_flush_cleans_every_page_and_a_file_pool_keeps_them(tmp_path: Path) -> N
 
 def test_close_and_with_write_every_dirty_page_and_a_dropped_pool_warns(tmp_path: Path) -> None:
     db = tmp_path / "db"
-    with flashlayer.BufferPool("lru", 4, db, page_size=512) as pool:
-        with pool.write(1) as p:
-            p.write_at(b"kept")
+    with flashlayer.BufferPool("lru", 4, db, page_size=512) as pool, pool.write(1) as p:
+        p.write_at(b"kept")
     assert db.read_bytes()[512:516] == b"kept"
     with pytest.raises(FlashlayerError, match="the pool is closed"):
         pool.read(1)
@@ -79,7 +78,7 @@ def test_threads_share_a_pool_and_a_page_unfixed_on_another_thread_is_released()
             for i in range(200):
                 with pool.write(t) as p:
                     p.write_at(i.to_bytes(4, "little"))
-        except BaseException as e:  # noqa: BLE001 - the thread's failure is the test's
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
@@ -114,9 +113,8 @@ def test_fixes_that_would_wait_on_the_callers_own_are_refused() -> None:
         f.unfix()
     with pool.read(3), pool.write(1) as w:
         w.write_at(b"y")
-    with pytest.raises(FlashlayerError, match="do not fit"):
-        with pool.write(1) as w:
-            w.write_at(b"z" * 5000)
+    with pytest.raises(FlashlayerError, match="do not fit"), pool.write(1) as w:
+        w.write_at(b"z" * 5000)
     with pytest.raises(FlashlayerError, match="future"):
         flashlayer.BufferPool("belady", 2)
 

@@ -230,7 +230,7 @@ def test_eight_threads_share_a_file_pool_and_a_cache_whose_policy_fails_at_rando
                 except RuntimeError as e:
                     assert str(e) == "random failure"
                     done[t]["failed"] += 1
-        except BaseException as e:  # noqa: BLE001 - the thread's failure is the test's
+        except BaseException as e:
             errors.append(e)
 
     workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, reproduce_quick
-
 from flashlayer.files import MARKDOWN_MARK
+from tests.conftest import ROOT, reproduce_quick
 
 README = (ROOT / "README.md").read_text()
 #: The pages people write, the README first, in the order their commands run.

@@ -4,6 +4,7 @@ same requests."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ def _dense(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The first `n` requests of the shipped TPC-B trace, pages renumbered
     in order of first appearance (so a page's number is its dense id)."""
     t = flashlayer.Trace.open(TRACE)
-    pairs = [r for _, r in zip(range(n), t)]
+    pairs = list(itertools.islice(t, n))
     pages = np.array([p for p, _ in pairs], dtype=np.uint64)
     _, first, inverse = np.unique(pages, return_index=True, return_inverse=True)
     order = np.argsort(first)
@@ -59,7 +60,7 @@ def test_cache_request_loop_and_arrays_equal_simulate_for_every_policy(store: st
                 flashlayer.Cache(policy, 64, store, pages=n)
             continue
         loop = flashlayer.Cache(policy, 64, store, pages=n)
-        hits = [loop.request(int(p), bool(w)) for p, w in zip(pages, writes)]
+        hits = [loop.request(int(p), bool(w)) for p, w in zip(pages, writes, strict=True)]
         _same(dict(loop.result()), dict(want))
         arrays = flashlayer.Cache(policy, 64, store, pages=n)
         assert arrays.requests(pages, writes).tolist() == hits
@@ -107,7 +108,7 @@ def test_cache_refuses_what_cannot_work(make: Any, why: str) -> None:
 
 def test_cache_refuses_a_page_outside_the_declared_ones() -> None:
     c = flashlayer.Cache("lru", 4, pages=10)
-    with pytest.raises(FlashlayerError, match="outside the declared pages 0..10"):
+    with pytest.raises(FlashlayerError, match=r"outside the declared pages 0\.\.10"):
         c.request(10)
 
 
@@ -146,8 +147,13 @@ def test_a_generated_workload_is_a_trace_in_memory() -> None:
     assert flashlayer.simulate(t, "lru", 50)["requests"] == 5000
     tpcb = flashlayer.generate("tpcb", transactions=200)
     assert len(tpcb) > 200 and tpcb.stats()["writes"] > 0
-    with pytest.raises(FlashlayerError, match="missing alpha, write_ratio"):
-        flashlayer.generate("zipf", requests=10, pages=10)
+    # What is not given takes the engine's defaults; what it does not take is refused, by name.
+    small = flashlayer.generate("zipf", requests=1000, pages=10)
+    assert len(small) == 1000 and small.stats()["distinct_pages"] <= 10
+    assert flashlayer._native.generator_defaults("zipf") == {
+        "requests": 1_000_000, "pages": 100_000, "alpha": 0.99, "write_ratio": 0.2, "seed": 0}
+    with pytest.raises(FlashlayerError, match="zipf takes requests, pages, alpha, write_ratio; unknown skew"):
+        flashlayer.generate("zipf", requests=10, skew=0.5)
 
 
 def test_python_refuses_what_the_cli_refuses_in_its_words() -> None:
@@ -168,14 +174,14 @@ def test_page_ids_up_to_2_to_the_64_are_taken_from_python_lists() -> None:
     assert list(c.requests(ids)) == [False, False, True]
     with pytest.raises(flashlayer.FlashlayerError, match="page numbers run from 0 to 2\\*\\*64 - 1"):
         flashlayer.trace_of([2**64])
-    with pytest.raises(flashlayer.FlashlayerError, match="request 1 has page 1.5"):
+    with pytest.raises(flashlayer.FlashlayerError, match=r"request 1 has page 1\.5"):
         flashlayer.trace_of([1, 1.5])
 
 
 def test_generate_takes_aces_workload_with_the_engines_defaults_and_names_every_kind() -> None:
     small = flashlayer.generate("ace", operations=1000, pages=500)
     assert len(small) == 1000 and small.stats()["distinct_pages"] <= 500
-    assert flashlayer._native.ace_defaults() == {"operations": 2_000_000, "pages": 344_066, "reads": 50.0,
+    assert flashlayer._native.generator_defaults("ace") == {"operations": 2_000_000, "pages": 344_066, "reads": 50.0,
                                                   "skew": 90.0, "hot": 10.0}
     with pytest.raises(flashlayer.FlashlayerError, match="generate takes zipf, ace, tpcc"):
         flashlayer.generate("nope")

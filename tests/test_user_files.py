@@ -7,7 +7,6 @@ column."""
 from __future__ import annotations
 
 import json
-import re
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, TRACES, run_cli
+from tests.conftest import TRACES, run_cli
 
 PG = str(TRACES / "pg15-tpcc-sysbench-w2.csv.gz")
 

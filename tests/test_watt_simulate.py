@@ -91,5 +91,5 @@ def test_on_the_bench_trace_lru_and_watt_give_the_watt_authors_simulators_counts
                               "--json", check=True).stdout)
     ours = {r["policy"].split(":")[0]: (r["misses"], r["physical_writes"]) for r in rows}
     assert ours["lru"] == theirs[("lru", buffer)]
-    for what, got, want in zip(("misses", "writes"), ours["watt"], theirs[("watt", buffer)]):
+    for what, got, want in zip(("misses", "writes"), ours["watt"], theirs[("watt", buffer)], strict=True):
         assert abs(got / want - 1) <= WATT_TOLERANCE, f"WATT's {what}: {got} against their {want}"

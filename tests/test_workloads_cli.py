@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-
 from flashlayer import _native
 
 

@@ -25,8 +25,6 @@ Every long call releases the GIL, so threads run simulations in parallel.
 
 from __future__ import annotations
 
-from flashlayer.version import __version__
-
 from flashlayer._native import (
     BufferPool,
     FlashlayerError,
@@ -34,52 +32,53 @@ from flashlayer._native import (
     NandChip,
     PowerCut,
     Trace,
-    crash_test,
     canonical,
+    crash_test,
     formats,
     presets,
     register_policy,
     table,
 )
-from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
-from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
 from flashlayer.arrays import trace_of
-from flashlayer.requests import Cache, generate
 from flashlayer.bounds import cost_bounds
 from flashlayer.curves import lru_curve
 from flashlayer.fit import fit_trace
 from flashlayer.grid import sweep_grid
+from flashlayer.replay import TraceLike, resolve_buffer, simulate, sweep
+from flashlayer.requests import Cache, generate
+from flashlayer.results import DeviceInfo, GenReport, Preset, Series, SimResult, TraceStats
+from flashlayer.version import __version__
 
 __all__ = [
     "BufferPool",
     "Cache",
-    "register_policy",
-    "generate",
-    "trace_of",
     "DeviceInfo",
+    "FlashStore",
+    "FlashlayerError",
     "GenReport",
+    "NandChip",
+    "PowerCut",
     "Preset",
     "Series",
     "SimResult",
-    "TraceStats",
-    "resolve_buffer",
-    "FlashlayerError",
-    "FlashStore",
-    "NandChip",
-    "PowerCut",
-    "crash_test",
     "Trace",
     "TraceLike",
+    "TraceStats",
+    "__version__",
     "canonical",
+    "cost_bounds",
+    "crash_test",
+    "fit_trace",
     "formats",
+    "generate",
+    "lru_curve",
     "presets",
+    "register_policy",
+    "resolve_buffer",
     "simulate",
     "sweep",
-    "table",
-    "cost_bounds",
-    "lru_curve",
-    "fit_trace",
     "sweep_grid",
-    "__version__",
+    "table",
+    "trace_of",
 ]
 

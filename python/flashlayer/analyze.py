@@ -21,6 +21,7 @@ references move over the trace.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,10 +84,10 @@ def _over_time(pages: NDArray[np.int64], writes: NDArray[np.bool_], firsts: NDAr
                windows: int) -> dict[str, list[float]]:
     edges = np.linspace(0, len(pages), min(windows, len(pages)) + 1).astype(np.int64)
     out: dict[str, list[float]] = {"end": [], "write_share": [], "working_set": [], "first_references": []}
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in pairwise(edges):
         out["end"].append(int(hi))
         out["write_share"].append(float(writes[lo:hi].mean()))
-        out["working_set"].append(int(len(np.unique(pages[lo:hi]))))
+        out["working_set"].append(len(np.unique(pages[lo:hi])))
         out["first_references"].append(int(firsts[lo:hi].sum()))
     return out
 
@@ -160,7 +161,7 @@ def plot(a: dict[str, Any], folder: Path, force: bool = False) -> list[Path]:
         t = a["over_time"]
         fig, axes = plt.subplots(1, 3, figsize=(15, 4), dpi=110)
         for ax, key, label in zip(axes, ("write_share", "working_set", "first_references"),
-                                  ("write share", "distinct pages in the span", "first references")):
+                                  ("write share", "distinct pages in the span", "first references"), strict=True):
             ax.plot(t["end"], t[key])
             ax.set(xlabel="requests", ylabel=label, title=f"{name}: {label}")
         save(fig, path)

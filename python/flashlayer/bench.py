@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from flashlayer import _native, progress
@@ -111,7 +111,7 @@ def run(
         out: list[dict[str, Any]] = []
         for row in rows:
             rps = stats["requests"] / row.seconds
-            rounds = None if lru is None else [a / b for a, b in zip(lru.rounds, row.rounds)]
+            rounds = None if lru is None else [a / b for a, b in zip(lru.rounds, row.rounds, strict=True)]
             out.append({
                 "policy": row.name,
                 "seconds": row.seconds,

@@ -142,7 +142,7 @@ def policy_curve(
                            "sampled": len(run_on), "virtual_time": {}, "rows": []}
     for s in canonical:
         runs: list[dict[str, Any]] = [dict(by[(s, scaled[c])]) for c in chosen]
-        for c, r in zip(chosen, runs):
+        for c, r in zip(chosen, runs, strict=True):
             r.update({k: r[k] / rate for k in SCALED if k in r and r[k] is not None},
                      buffer_pages=c, buffer_share=c / pages, trace=str(full.path))
             if not exact:

@@ -30,6 +30,7 @@ under the umask, so an output can be shared or served.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -40,8 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
+from flashlayer.version import __version__
 
 __all__ = ["MARKDOWN_MARK", "MARKER", "OWN_MARK", "atomic_output", "check_folder", "check_writable", "dir_mode",
            "file_mode", "is_own_file", "png_software", "write_folder"]
@@ -69,10 +70,8 @@ def mark_output(path: Path) -> None:
     """Marks `path` as written by flashlayer as it is now; on a file system
     without extended attributes nothing is marked (the file is then not
     recognised, and replacing it takes ``--force``)."""
-    try:
+    with contextlib.suppress(OSError):
         os.setxattr(path, OUTPUT_ATTR, _stamp(path))
-    except OSError:
-        pass
 
 
 def _marked(path: Path) -> bool:

@@ -9,7 +9,6 @@ import math
 import multiprocessing
 import os
 import textwrap
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,10 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from flashlayer._native import FlashlayerError  # noqa: E402
-from flashlayer.files import check_writable, png_software  # noqa: E402
+from flashlayer._native import FlashlayerError
+from flashlayer.files import check_writable, png_software
 
 MARKERS = "osD^v<>ph*"
 #: Line styles by series, so that series which coincide stay visible: a
@@ -256,7 +255,7 @@ def render_curve(curve: dict[str, Any], path: Path, title: str = "") -> int:
     panels = [("miss ratio", {who: curve["miss_ratio"]}), ("dirty write-backs", {who: curve["writebacks"]}),
               (vt_label, {d: [v / scale for v in vs] for d, vs in curve["virtual_time"].items()})]
     how = "exact" if curve.get("exact") else ("sampled (MINISIM)" if "policy" in curve else "sampled (SHARDS)")
-    for ax, (label, series) in zip(axes[0], panels):
+    for ax, (label, series) in zip(axes[0], panels, strict=True):
         for i, (name, ys) in enumerate(series.items()):
             ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)], markersize=3, linewidth=1.4, label=name)
         _log_x(ax, xs)

@@ -24,35 +24,26 @@ from flashlayer.results import SimResult
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-#: The parameters of Zipf-distributed references, all required (the CLI's
-#: ``trace gen zipf`` states its own defaults).
-ZIPF_PARAMS = ("requests", "pages", "alpha", "write_ratio")
-
-
 def generate(kind: str, seed: int = 0, **params: Any) -> Trace:
     """Generates workload `kind` into a trace in memory: ``"zipf"``
-    (``requests``, ``pages``, ``alpha`` and ``write_ratio`` required, e.g.
-    ``generate("zipf", requests=100_000, pages=10_000, alpha=0.99,
-    write_ratio=0.2)``), ``"ace"`` (ACE's synthetic workload: ``operations``,
+    (``requests``, ``pages``, ``alpha`` and ``write_ratio`` as ``flashlayer
+    trace gen zipf`` takes them, e.g. ``generate("zipf", requests=100_000,
+    pages=10_000, alpha=0.99, write_ratio=0.2)``), ``"ace"`` (ACE's synthetic workload: ``operations``,
     ``pages``, ``reads``, ``skew``, ``hot`` as ``flashlayer trace gen ace``
     takes them; glibc's default seed, so `seed` must stay 0) or a database
     workload of ``flashlayer list workloads`` (``generate("tpcc",
     transactions=1000)``). Parameters not given take the engine's
-    defaults."""
+    defaults (``flashlayer._native.generator_defaults``)."""
     with tempfile.TemporaryDirectory(prefix="flashlayer-gen-") as tmp:
         out = Path(tmp) / "trace.flt"
-        if kind == "zipf":
-            missing = [k for k in ZIPF_PARAMS if k not in params]
-            extra = sorted(set(params) - set(ZIPF_PARAMS))
-            if missing or extra:
-                raise FlashlayerError(f"zipf takes {', '.join(ZIPF_PARAMS)}"
-                                      + (f"; missing {', '.join(missing)}" if missing else "")
-                                      + (f"; unknown {', '.join(extra)}" if extra else ""))
-            _native.gen_zipf(out, params["requests"], params["pages"], params["alpha"], params["write_ratio"], seed)
-        elif kind == "ace":
-            extra = sorted(set(params) - set(_native.ace_defaults()))
+        if kind in ("zipf", "ace"):
+            takes = [k for k in _native.generator_defaults(kind) if k != "seed"]
+            extra = sorted(set(params) - set(takes))
             if extra:
-                raise FlashlayerError(f"ace takes {', '.join(_native.ace_defaults())}; unknown {', '.join(extra)}")
+                raise FlashlayerError(f"{kind} takes {', '.join(takes)}; unknown {', '.join(extra)}")
+        if kind == "zipf":
+            _native.gen_zipf(out, seed=seed, **params)
+        elif kind == "ace":
             if seed != 0:
                 raise FlashlayerError("ace draws from glibc's default seed, as its authors' generator does: "
                                       "seed must be 0")

@@ -5,7 +5,7 @@ workload generation reports."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 __all__ = ["DeviceInfo", "GenReport", "Preset", "Series", "SimResult", "TraceStats", "state_series"]
 

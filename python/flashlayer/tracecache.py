@@ -36,7 +36,16 @@ from typing import Any
 from flashlayer import _native, progress
 from flashlayer import capture as pg
 from flashlayer._native import FlashlayerError
-from flashlayer.papers import CASA_DSS, CASA_OLTP, FDBUFFER_TM1, FDBUFFER_TPCB, FDBUFFER_TPCC, HYPRO_TATP, HYPRO_TPCB, PaperTrace
+from flashlayer.papers import (
+    CASA_DSS,
+    CASA_OLTP,
+    FDBUFFER_TM1,
+    FDBUFFER_TPCB,
+    FDBUFFER_TPCC,
+    HYPRO_TATP,
+    HYPRO_TPCB,
+    PaperTrace,
+)
 
 #: Bumped when the capture of a preset would record something else from the
 #: same options; part of every cache key.

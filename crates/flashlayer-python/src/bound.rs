@@ -16,7 +16,10 @@ use pyo3::types::PyDict;
 /// then Belady's cost): the lower bound in a fraction of the time.
 /// `progress` is called with each iteration's number.
 #[pyfunction]
-#[expect(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one argument per keyword of the Python function"
+)]
 #[pyo3(signature = (trace, buffer_pages, device=None, flush_at_end=false, iterations=None, search=true, progress=None))]
 pub fn bound<'py>(
     py: Python<'py>,

@@ -87,7 +87,10 @@ pub struct NandChip {
 impl NandChip {
     #[new]
     #[pyo3(signature = (blocks, pages_per_block=None, page_size=None, spare_size=None, path=None, preset=None, spare_programs=None, data_programs=None, seed=None))]
-    #[expect(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per keyword of the Python function"
+    )]
     fn new(
         blocks: u32,
         pages_per_block: Option<u32>,
@@ -306,7 +309,10 @@ impl FlashStore {
 /// with the GIL about every 1% of the cuts.
 #[pyfunction]
 #[pyo3(signature = (method, cuts=None, seed=None, blocks=None, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, progress=None))]
-#[expect(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one argument per keyword of the Python function"
+)]
 pub fn crash_test<'py>(
     py: Python<'py>,
     method: &str,
@@ -388,7 +394,10 @@ fn counts<'py>(py: Python<'py>, c: &OpCounts) -> PyResult<Bound<'py, PyDict>> {
 /// operations of the reading and writing steps.
 #[pyfunction]
 #[pyo3(signature = (method, blocks, pages_per_block=None, page_size=None, spare_size=None, preset=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, operations=None, update_share=None, updates_till_write=None, changed_share=None, warmup_erases_per_block=None, max_warmup_operations=None, seed=None, placement=None))]
-#[expect(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one argument per keyword of the Python function"
+)]
 pub fn flash_updates<'py>(
     py: Python<'py>,
     method: &str,
@@ -411,8 +420,8 @@ pub fn flash_updates<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let placement = match placement {
         None => UpdateParams::default().placement,
-        Some("following") => updates::Placement::Following,
-        Some("random") => updates::Placement::Random,
+        Some("following") => updates::RunOffset::Following,
+        Some("random") => updates::RunOffset::Random,
         Some(other) => {
             return Err(err(flashlayer::Error::invalid(format!(
                 "placement '{other}': expected following or random"
@@ -491,7 +500,10 @@ pub fn flash_updates<'py>(
 /// (`experiment::run_on`).
 #[pyfunction]
 #[pyo3(signature = (kind, params, method, blocks, frames, seed=0, pages_per_block=None, page_size=None, spare_size=None, data_programs=None, logical_pages=None, obsolete_in_memory=false, warmup_erases=0, max_warmup_steps=0, progress=None))]
-#[expect(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one argument per keyword of the Python function"
+)]
 pub fn workload_on_flash<'py>(
     py: Python<'py>,
     kind: &str,

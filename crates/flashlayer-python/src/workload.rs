@@ -4,29 +4,32 @@
 
 use crate::{err, with_progress};
 use flashlayer::types::{Op, PageId};
-use flashlayer::workload::{AceParams, GenOptions, WorkloadSpec, ZipfParams};
+use flashlayer::workload::{AceWorkload, GenOptions, WorkloadSpec, ZipfParams};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::path::PathBuf;
 
 /// Writes a Zipf trace to `output` (`.flt` or `.csv[.gz]`); returns requests.
+/// A parameter not given takes the engine's default
+/// ([`generator_defaults`]).
 #[pyfunction]
-#[pyo3(signature = (output, requests, pages, alpha, write_ratio, seed))]
+#[pyo3(signature = (output, requests=None, pages=None, alpha=None, write_ratio=None, seed=None))]
 fn gen_zipf(
     py: Python<'_>,
     output: PathBuf,
-    requests: u64,
-    pages: u64,
-    alpha: f64,
-    write_ratio: f64,
-    seed: u64,
+    requests: Option<u64>,
+    pages: Option<u64>,
+    alpha: Option<f64>,
+    write_ratio: Option<f64>,
+    seed: Option<u64>,
 ) -> PyResult<u64> {
+    let d = ZipfParams::default();
     let params = ZipfParams {
-        requests,
-        pages,
-        alpha,
-        write_ratio,
-        seed,
+        requests: requests.unwrap_or(d.requests),
+        pages: pages.unwrap_or(d.pages),
+        alpha: alpha.unwrap_or(d.alpha),
+        write_ratio: write_ratio.unwrap_or(d.write_ratio),
+        seed: seed.unwrap_or(d.seed),
     };
     py.detach(|| write_requests(&output, flashlayer::workload::zipf(&params)?))
         .map_err(err)
@@ -49,7 +52,7 @@ fn write_requests(
 
 /// Writes ACE's synthetic workload (`flashlayer::workload::ace`) to
 /// `output`; returns requests. A parameter not given takes the engine's
-/// default ([`ace_defaults`]).
+/// default ([`generator_defaults`]).
 #[pyfunction]
 #[pyo3(signature = (output, operations=None, pages=None, reads=None, skew=None, hot=None))]
 fn gen_ace(
@@ -61,8 +64,8 @@ fn gen_ace(
     skew: Option<f32>,
     hot: Option<f32>,
 ) -> PyResult<u64> {
-    let d = AceParams::default();
-    let params = AceParams {
+    let d = AceWorkload::default();
+    let params = AceWorkload {
         operations: operations.unwrap_or(d.operations),
         pages: pages.unwrap_or(d.pages),
         reads: reads.unwrap_or(d.reads),
@@ -73,16 +76,29 @@ fn gen_ace(
         .map_err(err)
 }
 
-/// ACE's generator's defaults (`AceParams::default`), by parameter.
+/// The engine's defaults of a generator by parameter: `"zipf"`
+/// (`ZipfParams::default`), `"ace"` (`AceWorkload::default`) or
+/// `"workload"`, the generating pool's `frames` (`GenOptions::default`).
 #[pyfunction]
-fn ace_defaults(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
-    let d = AceParams::default();
-    let out = pyo3::types::PyDict::new(py);
-    out.set_item("operations", d.operations)?;
-    out.set_item("pages", d.pages)?;
-    out.set_item("reads", d.reads)?;
-    out.set_item("skew", d.skew)?;
-    out.set_item("hot", d.hot)?;
+fn generator_defaults<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let fields = match name {
+        "zipf" => flashlayer::fields!(
+            ZipfParams::default(),
+            [requests, pages, alpha, write_ratio, seed]
+        ),
+        "ace" => flashlayer::fields!(
+            AceWorkload::default(),
+            [operations, pages, reads, skew, hot]
+        ),
+        "workload" => flashlayer::fields!(GenOptions::default(), [frames]),
+        _ => {
+            return Err(err(flashlayer::Error::invalid(format!(
+                "no generator '{name}': zipf, ace or workload"
+            ))))
+        }
+    };
+    crate::put_fields(&out, &fields)?;
     Ok(out)
 }
 
@@ -118,7 +134,7 @@ pub(crate) fn workload_spec(
 /// parameters by name (unknown names are errors). `progress(done, total)` is
 /// called every 1,000 steps. Returns a report dict.
 #[pyfunction]
-#[pyo3(signature = (kind, output, seed, params=None, with_bytes=false, frames=16384, progress=None))]
+#[pyo3(signature = (kind, output, seed, params=None, with_bytes=false, frames=None, progress=None))]
 #[expect(
     clippy::too_many_arguments,
     reason = "mirrors the CLI's flags one to one"
@@ -130,7 +146,7 @@ fn gen_workload<'py>(
     seed: u64,
     params: Option<Bound<'py, PyDict>>,
     with_bytes: bool,
-    frames: usize,
+    frames: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let spec = workload_spec(kind, params.as_ref())?;
@@ -138,7 +154,7 @@ fn gen_workload<'py>(
     let opts = GenOptions {
         seed,
         with_bytes,
-        frames,
+        frames: frames.unwrap_or(GenOptions::default().frames),
     };
     let report = with_progress(py, progress, |cb| {
         flashlayer::workload::generate(drv.as_mut(), &opts, &output, cb)
@@ -386,7 +402,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             run_terminals,
             gen_zipf,
             gen_ace,
-            ace_defaults,
+            generator_defaults,
             gen_workload,
             fit_trace
         ]

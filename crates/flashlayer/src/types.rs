@@ -424,6 +424,7 @@ value_from! {
     u32 => Int(u64::from),
     usize => Int(|x| x as u64),
     f64 => Float(|x| x),
+    f32 => Float(f64::from),
     bool => Switch(|x| x),
     String => Text(|x| x),
     &str => Text(str::to_owned),

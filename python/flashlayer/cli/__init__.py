@@ -15,10 +15,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.cli import benchmark, bound, curve, flash, info, plot, report, reproduce, sim, sweep, trace
 from flashlayer.cli.common import EXIT_USAGE, Parser, UsageError, paragraph, stdout_for_json
+from flashlayer.version import __version__
 
 __all__ = ["build_parser", "main"]
 

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer import _native
+from flashlayer import _native, compare, replay
 from flashlayer._native import FlashlayerError
 from flashlayer.cli.common import (
     UsageError,
@@ -28,8 +28,6 @@ from flashlayer.cli.common import (
     rate,
 )
 from flashlayer.files import MARKDOWN_MARK, atomic_output, check_writable
-from flashlayer import compare, replay
-
 
 #: ``bench policies``: every policy of the engine's table at its defaults, but
 #: costopt-ub (its planner's iterations dwarf any per-request cost), and two

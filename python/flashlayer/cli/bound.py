@@ -53,7 +53,7 @@ def run(a: argparse.Namespace) -> None:
         table.append(row)
     names = list(rows[0]["policies"]) if rows else []
     bases = [p.split(":")[0] for p in names]
-    label = {p: (b if bases.count(b) == 1 else p) for p, b in zip(names, bases)}
+    label = {p: (b if bases.count(b) == 1 else p) for p, b in zip(names, bases, strict=True)}
     print_table(table, [("buffer", "pages"), ("device", "device"), ("lower", "lower bound"),
                         ("upper", "upper bound"), ("gap", "gap"), ("belady_cost", "Belady"),
                         *((p, f"{label[p]} vs bound") for p in names)])

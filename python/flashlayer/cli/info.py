@@ -11,7 +11,6 @@ from typing import Any, Literal
 from flashlayer import _native
 from flashlayer.cli.common import emit_json, paragraph, print_table
 
-
 #: What a policy can serve as (`_native.policy_roles`), in words.
 ROLE_WORDS = {"offline": "offline (a trace's replay only)", "pool": "a pool of FD-Buffer (clean=, dirty=)",
               "ace_base": "ACE's base (base=)", "registered": "registered by the program"}

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, capture, progress
+from flashlayer._native import FlashlayerError
 from flashlayer.analyze import FIT_SHARE as FIT
 from flashlayer.analyze import WINDOWS
-from flashlayer._native import FlashlayerError
+from flashlayer.cli import trace_fit
 from flashlayer.cli.common import (
     Parser,
     UsageError,
@@ -28,7 +29,6 @@ from flashlayer.cli.common import (
     report_written,
 )
 from flashlayer.files import atomic_output
-from flashlayer.cli import trace_fit
 
 
 def cmd_trace_stats(a: argparse.Namespace) -> None:
@@ -65,10 +65,10 @@ def cmd_trace_analyze(a: argparse.Namespace) -> None:
     print(f"popularity: {fit}; hottest 20% of pages take {r['hot20_share']:.1%}")
     for op, h in r["reuse_time"].items():
         total = sum(h["count"]) or 1
-        cells = ", ".join(f"<{2 * lo:,}: {c / total:.0%}" for lo, c in zip(h["lower"], h["count"]) if c / total >= 0.05)
+        cells = ", ".join(f"<{2 * lo:,}: {c / total:.0%}" for lo, c in zip(h["lower"], h["count"], strict=True) if c / total >= 0.05)
         print(f"reuse time, {op}: {cells or 'none'} (bins holding 5% or more)")
     sd = r["stack_distance"]
-    half = next((s for s, h in zip(sd["sizes"], sd["hits_within"]) if h >= 0.5 * r["requests"]), None)
+    half = next((s for s, h in zip(sd["sizes"], sd["hits_within"], strict=True) if h >= 0.5 * r["requests"]), None)
     print("LRU: half the requests hit in " + (f"{half:,} pages" if half else "no buffer (most are first references)"))
     t_ = r["over_time"]
     print(f"over {len(t_['end'])} spans: write share {min(t_['write_share']):.1%}–{max(t_['write_share']):.1%}, "
@@ -276,13 +276,15 @@ def _add_gen(tsub: Any) -> None:
     z = gsub.add_parser("zipf", help="Zipf-distributed page references",
                         description="Rank k is requested with probability proportional to 1/k^alpha; ranks are "
                         "scattered over page ids 0..pages-1 by a fixed permutation. Deterministic for a seed.")
-    z.add_argument("--requests", type=int_arg(1, "--requests"), default=1_000_000, help="default: 1,000,000")
-    z.add_argument("--pages", type=int_arg(1, "--pages"), default=100_000, help="page universe (default: 100,000)")
-    z.add_argument("--alpha", type=float_arg(0.0, None, "--alpha", lo_open=True), default=0.99,
-                   help="Zipf exponent > 0 (default: 0.99)")
-    z.add_argument("--write-ratio", type=float_arg(0.0, 1.0, "--write-ratio"), default=0.2,
-                   help="probability that a request is a write (default: 0.2)")
-    z.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
+    zd = _native.generator_defaults("zipf")
+    z.add_argument("--requests", type=int_arg(1, "--requests"), default=None, help=f"default: {zd['requests']:,}")
+    z.add_argument("--pages", type=int_arg(1, "--pages"), default=None,
+                   help=f"page universe (default: {zd['pages']:,})")
+    z.add_argument("--alpha", type=float_arg(0.0, None, "--alpha", lo_open=True), default=None,
+                   help=f"Zipf exponent > 0 (default: {zd['alpha']:g})")
+    z.add_argument("--write-ratio", type=float_arg(0.0, 1.0, "--write-ratio"), default=None,
+                   help=f"probability that a request is a write (default: {zd['write_ratio']:g})")
+    z.add_argument("--seed", type=int_arg(0, "--seed"), default=None, help=f"random seed (default: {zd['seed']})")
     z.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
     add_force(z)
     z.add_argument("--json", action="store_true", help="print {output, requests} as JSON")
@@ -298,7 +300,7 @@ def _add_gen(tsub: Any) -> None:
             workload over the 344,066 pages of their figure 7."""),
         epilog="Example:\n  flashlayer trace gen ace --reads 10 --out wis.flt   # their write-intensive skewed workload",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    d = _native.ace_defaults()
+    d = _native.generator_defaults("ace")
     ace.add_argument("--operations", type=int_arg(1, "--operations"), default=None,
                      help=f"operations, their -x (default: {d['operations']:,})")
     ace.add_argument("--pages", type=int_arg(1, "--pages", 1 << 24), default=None,
@@ -316,7 +318,7 @@ def _add_gen(tsub: Any) -> None:
         w = gsub.add_parser(name, help=about, description=about + ". The load phase is not recorded; every page fix "
                             "of the run is one request (W if the page was modified). Deterministic for a seed. "
                             "Output: .flt, .csv or .csv.gz. Each flag is a key of the workload's spec "
-                            f"('flashlayer list workloads'); the run's spec is reported as 'params'.")
+                            "('flashlayer list workloads'); the run's spec is reported as 'params'.")
         for key, default, allowed, help_text in params:
             # argparse expands % in help texts; these are written for people.
             text = f"{help_text}: {allowed} (default: {default})".replace("%", "%%")
@@ -324,9 +326,9 @@ def _add_gen(tsub: Any) -> None:
         w.add_argument("--seed", type=int_arg(0, "--seed"), default=0, help="random seed (default: 0)")
         w.add_argument("--with-bytes", action="store_true",
                        help="also record the byte ranges each write changed (for PDL and IPL)")
-        w.add_argument("--frames", type=int_arg(8, "--frames"), default=16384,
+        w.add_argument("--frames", type=int_arg(8, "--frames"), default=None,
                        help="frames of the generating buffer pool; bounds memory only, the trace does not depend "
-                       "on it (default: 16384)")
+                       f"on it (default: {_native.generator_defaults('workload')['frames']:,})")
         w.add_argument("--out", required=True, help="output path: .flt, .csv or .csv.gz")
         add_force(w)
         w.add_argument("--json", action="store_true", help="print the generation report as JSON")

@@ -18,7 +18,6 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from flashlayer.experiments import baselines, bounds, casa, fdbuffer, hypro, koltsidas, pdl, successors
 
-
 #: How a claim's workload stands to its paper's (:class:`Claim`).
 Setting = Literal["reproduces", "generalizes"]
 
@@ -172,4 +171,4 @@ CAPTURES: dict[str, list[str]] = {
     "hypro": hypro.CAPTURES,
 }
 
-__all__ = ["CAPTURES", "Inputs", "EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Section", "Setting", "Table"]
+__all__ = ["CAPTURES", "EXPERIMENTS", "TRACE_FILES", "Check", "Claim", "Figure", "Inputs", "Section", "Setting", "Table"]

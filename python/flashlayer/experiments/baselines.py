@@ -10,11 +10,11 @@ write; HyPro Table 4), reported in seconds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer import _native, progress
 from flashlayer.experiments.bounds import bound_claim, lower_bounds
+from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer.results import SimResult, TraceStats
 
 if TYPE_CHECKING:

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer import _native, progress
 from flashlayer.bounds import above
 from flashlayer.curves import lru_curve
+from flashlayer.experiments.parts import Parts, share_pages
 from flashlayer.replay import sweep
 
 if TYPE_CHECKING:
@@ -157,10 +158,26 @@ class _Bounds:
     landlord_best: list[tuple[str, int, int, bool]]
 
 
+def _bound(t: Any, iterations: int, bar: Any, job: tuple[int, str]) -> dict[str, Any]:
+    """The bounds of trace `t` at one (buffer, device), advancing `bar`."""
+    b, d = job
+    r: dict[str, Any] = _native.bound(t, b, d, False, iterations, True, None)
+    bar.advance()
+    return r
+
+
+def _points(x: list[int], values: dict[int, float]) -> list[float | None]:
+    """`values` by buffer size placed at their sizes in `x`, None elsewhere."""
+    out: list[float | None] = [None] * len(x)
+    for b, v in values.items():
+        out[x.index(b)] = v
+    return out
+
+
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
     traces_dir = inputs.traces
     parts = Parts()
-    figures, tables, claims, _, notes, runs = parts.unpack()
+    figures, _, _, _, _, runs = parts.unpack()
     devices = [f"ratio:1:{r}" for r in RATIOS]
     rows: list[list[Any]] = []
     below: list[str] = []
@@ -174,27 +191,15 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         curve = lru_curve(t, devices, sizes=sorted({*_native.log_sizes(t.pages, 24), *buffers}))
         jobs = [(b, d) for b in buffers for d in devices]
         with progress.bar(len(jobs), f"bounds: {short}", quiet=quiet) as bar:
-            def one(job: tuple[int, str]) -> dict[str, Any]:
-                b, d = job
-                r = _native.bound(t, b, d, False, ITERATIONS[mode], True, None)
-                bar.advance()
-                return r
-
             with ThreadPoolExecutor(WORKERS) as pool:
-                found = dict(zip(jobs, pool.map(one, jobs), strict=True))
+                found = dict(zip(jobs, pool.map(partial(_bound, t, ITERATIONS[mode], bar), jobs), strict=True))
             sims = sweep(t, list(POLICIES.values()), buffers, device=devices)
         runs.extend({**r, "trace": file} for r in sims)
         cost = {(r["policy"], r["buffer_pages"], r["device"]): r["virtual_time"] for r in sims}
         canon = {name: _native.canonical("policy", spec) for name, spec in POLICIES.items()}
         for d, ratio in zip(devices, RATIOS, strict=True):
             x = curve["sizes"]
-            at = {b: x.index(b) for b in buffers}
-
-            def points(values: dict[int, float]) -> list[float | None]:
-                out: list[float | None] = [None] * len(x)
-                for b, v in values.items():
-                    out[at[b]] = v
-                return out
+            points = partial(_points, x)
 
             series: dict[str, list[float | None]] = {"LRU (one-pass curve)": list(curve["virtual_time"][d])}
             for name in POLICIES:

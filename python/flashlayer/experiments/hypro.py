@@ -33,6 +33,7 @@ latency.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -314,7 +315,7 @@ def _fig5(trace: Any, figures: dict[str, Figure], claims: list[Claim], runs: lis
         "sank and the disk if it did not; pages a sink pushes off the SSD are followed the same way into R_fevict, "
         "W_fevict. A window is 1,000 evictions from DRAM; at its end p_sink is multiplied by C_sinkd / C_sinkf "
         "(p_elevate by the like ratio), the ratio held within [1/2, 2] while the SSD fills and within [1/1.2, 1.2] "
-        f"once it is full. Those two bounds were chosen by measuring MLK at 10% and 20% SSD and TATP at 20% "
+        "once it is full. Those two bounds were chosen by measuring MLK at 10% and 20% SSD and TATP at 20% "
         "(the points marked in table hypro/auto-vs-grid); figure hypro/auto-held-out shows auto on traces and "
         "sizes they were not chosen on. Figure hypro/fig5a shows the run totals: sinking pays (C_sinkf below "
         "C_sinkd) while the SSD has room for pages that come back."
@@ -482,9 +483,9 @@ def _where_auto_loses(traces: dict[str, Any], points: list[tuple[str, str, tuple
             auto, best = _tiers(trace, ["hypro:seed=0", f"hypro:p_sink={sink},p_elevate={elevate}"], [size],
                                 ssd=ssds[name], series_every=every)
             a, b = (r["series"]["virtual_time"] for r in (auto, best))
-            excess = [(a1 - a0) - (b1 - b0) for a0, a1, b0, b1 in zip([0.0, *a], a, [0.0, *b], b)]
+            excess = [(a1 - a0) - (b1 - b0) for a0, a1, b0, b1 in zip([0.0, *a], a, [0.0, *b], b, strict=False)]
             # A last, partial segment joins the one before it.
-            excess = excess[:SEGMENTS - 1] + [sum(excess[SEGMENTS - 1:])]
+            excess = [*excess[:SEGMENTS - 1], sum(excess[SEGMENTS - 1:])]
             series[f"{name} {size}"] = [e * 1e-6 for e in excess]
             total = sum(excess)
             first = max(1, round(START * len(excess)))
@@ -628,7 +629,7 @@ def _fig6_tpcb_claims(fig6: dict[str, dict[str, list[SimResult]]], claims: list[
     tpcb = fig6["TPC-B"]
     hy_t = [r["io_time"] for r in tpcb["HyPro"]]
     best_t = [min(v[i]["io_time"] for v in tpcb.values()) for i in range(len(SSD_SIZES))]
-    falls = all(b < a for a, b in zip(hy_t, hy_t[1:]))
+    falls = all(b < a for a, b in pairwise(hy_t))
     off = [hy_t[i] / best_t[i] - 1 for i in range(len(SSD_SIZES))]
     ok = falls and max(off) <= 0.10
     claims.append(_claim(

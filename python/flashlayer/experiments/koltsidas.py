@@ -18,13 +18,14 @@ in Table 1's cost units, so claims compare orders and ratios, not seconds.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
-from flashlayer.experiments.parts import judged_on
 from flashlayer import _native, progress
+from flashlayer.experiments.parts import judged_on
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from flashlayer.experiments import Check, Claim, Figure, Inputs, Section, Table
 
@@ -83,7 +84,6 @@ ONLINE = ["conservative", "optimistic", "hybrid"]
 
 
 def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
-    traces_dir = inputs.traces
     s = SCALE[mode]
     ctx = _Ctx(records=int(s["records"]), buffer=int(s["buffer"]), scale=float(s["queries"]), quiet=quiet)
     figures: dict[str, Figure] = {}
@@ -110,6 +110,13 @@ def run(mode: str, inputs: Inputs, quiet: bool) -> Section:
         "runs": [],
         "traces": [],
     }
+
+
+def _last_run(ctx: _Ctx, sets: list[dict[str, Any]], seq: list[int], fid: str, policy: str,
+              label: str) -> dict[str, Any]:
+    """The measured (last) execution of `seq` on the hybrid placement under `policy`."""
+    r = ctx.sequence(sets, seq, "hybrid", f"{fid} {label}", policy=policy)
+    return dict(r["runs"][-1])
 
 
 class _Ctx:
@@ -278,7 +285,7 @@ def _sequences(ctx: _Ctx, figures: dict[str, Figure], claims: list[Claim], notes
                 "Sequence 1 (r×10, u×10, r×20): optimistic is nearest the optimum, then hybrid, then conservative, "
                 "and all are below M-only and F-only",
                 "Koltsidas §6.2, Fig. 11", theirs, ours, ok, None if ok else "the order differs",
-                None if ok else (f"Figures koltsidas/fig11 and koltsidas/fig11-flash: each placement's cost per "
+                None if ok else ("Figures koltsidas/fig11 and koltsidas/fig11-flash: each placement's cost per "
                                  "execution and the pages it keeps on flash."),
                 tolerance="exact order of the four totals; conservative below M-only and F-only"))
         else:
@@ -496,7 +503,7 @@ def _fig13(ctx: _Ctx, figures: dict[str, Figure], claims: list[Claim], notes: li
     # "Performance improves when the interesting set becomes more
     # read-intensive": at each size, cost falls as the read share grows.
     wrong = [f for i, f in enumerate(sizes)
-             if any(series[a][i] > series[b][i] for a, b in zip(names, names[1:], strict=False))]
+             if any(series[a][i] > series[b][i] for a, b in pairwise(names))]
     claims.append(_claim(
         "koltsidas-fig13-reads-help",
         "Mixed workloads: at every size of the interesting set, the more read-intensive its pages, the lower the "
@@ -585,9 +592,7 @@ def _fig14(ctx: _Ctx, figures: dict[str, Figure], tables: dict[str, Table], clai
         sets = [{**params, "queries": q}]
         seq = [0] * (WARMUP + 1)
 
-        def last(policy: str, label: str) -> dict[str, Any]:
-            r = ctx.sequence(sets, seq, "hybrid", f"{fid} {label}", policy=policy)
-            return dict(r["runs"][-1])
+        last = partial(_last_run, ctx, sets, seq, fid)
 
         measured = [last(f"koltsidas:lambda={lam}", f"λ={lam}") for lam in LAMBDAS]
         costs = [float(m["virtual_time"]) for m in measured]

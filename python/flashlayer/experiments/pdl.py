@@ -651,7 +651,7 @@ def _fig9_claims(ns: list[float], get: Any, shares: list[float], chip_pages: int
     t = {m: [_per_op(get(m, n=n))["overall"] for n in ns] for m in ("PDL(2KB)", "PDL(256B)", "OPU")}
     out: list[Claim] = []
     rise = max(t["PDL(2KB)"]) / t["PDL(2KB)"][0]
-    above = [f"N={n:g}" for n, a, b in zip(ns, t["PDL(2KB)"], t["OPU"]) if a >= b]
+    above = [f"N={n:g}" for n, a, b in zip(ns, t["PDL(2KB)"], t["OPU"], strict=True) if a >= b]
     ok = rise <= SLIGHTLY and not above
     def counts(m: str) -> str:
         return "; ".join(f"{m} at N={n:g}: {_ops(get(m, n=n), 'write')} a writing step" for n in (ns[0], ns[-1]))

@@ -115,7 +115,7 @@ def tpcc(mode: str, db_share: float, quiet: bool, figures: dict[str, Figure], cl
         ends = [min(pairs), max(pairs)]
         why = "; ".join(
             f"{m} at {f:,} pages is {r:.2f}x PDL(256B)'s time: {m} {ops(m, f)} against PDL(256B)'s {ops('PDL(256B)', f)}"
-            for (r, m, f), p in zip(ends, (1.2, 6.1)) if not near(r, p))
+            for (r, m, f), p in zip(ends, (1.2, 6.1), strict=True) if not near(r, p))
         erased = sum(out[("PDL(256B)", f)]["run"]["erases"] for f in buffers)
         why += (" (figure pdl/fig14). " + ("PDL(256B) erased nothing while measured: its warm-up did not reach "
                 "collection (note below)." if erased == 0 else "These are the operations that set the ends of the "

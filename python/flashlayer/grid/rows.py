@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native
-from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.grid.spec import Cell, Grid
+from flashlayer.version import __version__
 
 
 def run_cell(cell: Cell, trace: Path | _native.Trace, trace_hash: str, flush_at_end: bool | None,

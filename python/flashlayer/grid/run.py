@@ -19,7 +19,7 @@ from typing import Any
 from flashlayer import _native
 from flashlayer._native import FlashlayerError
 from flashlayer.checks import whole_or_none
-from flashlayer.grid.rows import Rows, _head, _in_order, _spec, _pyarrow, read_rows, run_cell, write_rows
+from flashlayer.grid.rows import Rows, _head, _in_order, _pyarrow, _spec, read_rows, run_cell, write_rows
 from flashlayer.grid.spec import Cell, Grid, TraceSpec, content_hash, load_grid
 
 

@@ -15,7 +15,6 @@ from flashlayer import _native
 from flashlayer._native import FlashlayerError
 from flashlayer.checks import distinct
 
-
 KEYS = {
     "traces": "trace files: paths or globs (relative to the grid file), or tables {path, format, page_size}",
     "format": "input format of every trace given as a plain path (default: detected)",

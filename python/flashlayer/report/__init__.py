@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, plots, progress
-from flashlayer.version import __version__
 from flashlayer._native import FlashlayerError
 from flashlayer.files import check_folder, write_folder
+from flashlayer.report.account import KINDS, account, tally
 from flashlayer.report.html import page
-from flashlayer.report.papers import KINDS, account, tally
 from flashlayer.report.sweep import sweep_report
+from flashlayer.version import __version__
 
 __all__ = ["KINDS", "find_traces", "reproduce", "sweep_report", "tally"]
 

@@ -11,7 +11,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from flashlayer.experiments.inventory import verdict
-from flashlayer.report.papers import KINDS, headline_html, inventory_html, tally
+from flashlayer.report.account import KINDS, headline_html, inventory_html, tally
 
 
 def _e(s: Any) -> str:

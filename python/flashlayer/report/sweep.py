@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from flashlayer import _native, plots
-from flashlayer.version import __version__
 from flashlayer.files import write_folder
 from flashlayer.report.html import CSS, _e
+from flashlayer.version import __version__
 
 
 def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool = False,

@@ -24,7 +24,7 @@ impl<F: FnMut(PageId, Op, &[ByteRange]) + Send> Recorder for F {
     }
 }
 
-pub(super) struct Recording {
+pub(super) struct RecorderSlot {
     pub(super) sink: Box<dyn Recorder>,
     pub(super) bytes: bool,
 }
@@ -41,9 +41,9 @@ pub trait WriteAhead: Send + Sync + std::fmt::Debug {
     fn before_write(&self, page: PageId, bytes: &[u8]) -> Result<()>;
 }
 
-impl std::fmt::Debug for Recording {
+impl std::fmt::Debug for RecorderSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recording")
+        f.debug_struct("RecorderSlot")
             .field("bytes", &self.bytes)
             .finish_non_exhaustive()
     }
@@ -59,7 +59,7 @@ impl<P: Policy, S: PageStore> BufferPool<P, S> {
             ));
         }
         let mut st = self.drained();
-        st.recording = Some(Recording { sink, bytes });
+        st.recording = Some(RecorderSlot { sink, bytes });
         self.slow.store(true, Ordering::Relaxed);
         Ok(())
     }

@@ -140,7 +140,7 @@ use crate::sync::{Condvar, Mutex, MutexGuard};
 use crate::types::{ByteRange, DenseId, Metrics, Op, PageId};
 use frame::{hold, Frame, PoolFrames, PoolGate, Shadow, MAX_TRACKED};
 use hits::{Padded, Readers, Stripes, Table};
-use hooks::Recording;
+use hooks::RecorderSlot;
 use latch::Parking;
 use rustc_hash::FxHashMap;
 use slab::Slab;
@@ -186,7 +186,7 @@ struct State<P: Policy, S: PageStore> {
     free: Vec<u32>,
     /// Time-series interval in unfixes (0: none).
     series_every: u64,
-    recording: Option<Recording>,
+    recording: Option<RecorderSlot>,
     /// Guards may be dropped on other threads ([`BufferPool::with_movable_guards`]).
     movable: bool,
     /// Per frame, for a store that uses changed byte ranges

@@ -12,14 +12,14 @@
 //! Which bytes an update changes: the paper says "the portion of data to be
 //! changed is randomly selected" (§5.1), so by default every update's run
 //! of changed bytes starts at an offset drawn uniformly
-//! ([`Placement::Random`]). Runs then overlap more and more as a page
+//! ([`RunOffset::Random`]). Runs then overlap more and more as a page
 //! accumulates changes: the union approaches the whole page only slowly, a
 //! PDL(2KB) differential averages about 84% of the page, the live data of
 //! PDL(2KB) fills a chip twice the database's size (the paper's 1 GB on
 //! 2 GB), and collection moves about 60 pages per erase. The paper's
 //! analysis (§5.2, footnote 17) instead takes a differential to grow from 0
 //! to `Max_Differential_Size` as updates repeat, half that size on average;
-//! [`Placement::Following`] is that reading: a page's first run at a random
+//! [`RunOffset::Following`] is that reading: a page's first run at a random
 //! offset, each later run right after the previous one on that page
 //! (wrapping at the page's end), so the changed bytes are new differences
 //! until the page is rewritten whole. IPU, OPU and IPL pay the same for
@@ -64,8 +64,8 @@ pub struct UpdateParams {
     /// the report says how far warm-up got. Default: 2,000,000.
     pub max_warmup_operations: u64,
     /// Where an update's run of changed bytes starts. Default:
-    /// [`Placement::Random`] (PDL §5.1: "randomly selected").
-    pub placement: Placement,
+    /// [`RunOffset::Random`] (PDL §5.1: "randomly selected").
+    pub placement: RunOffset,
     /// Seed of page choice and changed bytes. Default: 0.
     pub seed: u64,
 }
@@ -73,7 +73,7 @@ pub struct UpdateParams {
 /// Where each update's run of changed bytes starts on its page (the paper:
 /// "the portion of data to be changed is randomly selected").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Placement {
+pub enum RunOffset {
     /// Right after the previous update's run on that page (the page's first
     /// run at a random offset): a differential grows linearly until it
     /// covers the page, as the paper's analysis (footnote 17) assumes.
@@ -92,7 +92,7 @@ impl Default for UpdateParams {
             changed_share: 0.02,
             warmup_erases_per_block: 10.0,
             max_warmup_operations: 2_000_000,
-            placement: Placement::Random,
+            placement: RunOffset::Random,
             seed: 0,
         }
     }
@@ -229,7 +229,7 @@ pub fn run<C: ChipAccess>(store: &mut FlashStore<C>, p: &UpdateParams) -> Result
         }
         ranges.clear();
         for _ in 0..p.updates_till_write {
-            if p.placement == Placement::Random {
+            if p.placement == RunOffset::Random {
                 cursor[l as usize] = rng.random_range(0..ps) as u32;
             }
             change_run(

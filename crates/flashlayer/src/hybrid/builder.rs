@@ -137,7 +137,7 @@ impl<F: PageStore, M: PageStore> HybridStoreBuilder<F, M> {
             marked: Vec::new(),
             moved: Vec::new(),
             preloaded: self.preloaded,
-            recording: self.record.then(Recording::default),
+            recording: self.record.then(EventLog::default),
             migrations: [0, 0],
             scratch: vec![0; page_size],
         };

@@ -65,7 +65,7 @@ mod placement;
 pub use builder::HybridStoreBuilder;
 pub use costs::{other, Costs};
 pub use journal::{BoxDisk, Record, RECORD};
-pub use optimal::{Event, PlacementSchedule, Recording};
+pub use optimal::{Event, EventLog, PlacementSchedule};
 pub use placement::{Counters, Placement, PLACEMENTS};
 
 use crate::error::{Error, Result};
@@ -172,7 +172,7 @@ pub struct HybridStore<F, M> {
     marked: Vec<u32>,
     moved: Vec<PageId>,
     preloaded: bool,
-    recording: Option<Recording>,
+    recording: Option<EventLog>,
     migrations: [u64; 2],
     scratch: Vec<u8>,
 }
@@ -305,12 +305,12 @@ impl<F: PageStore, M: PageStore> HybridStore<F, M> {
             self.changed(i as u32);
         }
         if let Some(r) = self.recording.as_mut() {
-            *r = Recording::default();
+            *r = EventLog::default();
         }
     }
 
     /// The recorded physical events, if recording ([`HybridStoreBuilder::record`]).
-    pub fn take_recording(&mut self) -> Option<Recording> {
+    pub fn take_recording(&mut self) -> Option<EventLog> {
         self.recording.take()
     }
 

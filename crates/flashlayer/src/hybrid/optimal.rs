@@ -6,7 +6,7 @@
 //! Placement is decided per page and independently of other pages, so the
 //! optimum is a two-state dynamic program over each page's own sequence of
 //! physical events, recorded in a first run in which every page stays on
-//! the magnetic disk ([`Recording`]):
+//! the magnetic disk ([`EventLog`]):
 //!
 //! - a physical read costs `r` of the page's disk, a write that is not an
 //!   eviction (write clustering, a checkpoint) `w`;
@@ -100,11 +100,11 @@ pub fn optimum(events: &[Event], k: &Costs, start: DeviceId) -> (f64, Vec<Device
 /// Each page's physical events, recorded by a hybrid store that moves
 /// nothing.
 #[derive(Clone, Debug, Default)]
-pub struct Recording {
+pub struct EventLog {
     pub(super) events: FxHashMap<PageId, Vec<Event>>,
 }
 
-impl Recording {
+impl EventLog {
     /// Pages recorded.
     pub fn pages(&self) -> usize {
         self.events.len()
@@ -130,7 +130,7 @@ pub struct PlacementSchedule {
 impl PlacementSchedule {
     /// Solves every page of `rec` for costs `k` (pages start on the
     /// magnetic disk).
-    pub fn solve(rec: &Recording, k: &Costs) -> PlacementSchedule {
+    pub fn solve(rec: &EventLog, k: &Costs) -> PlacementSchedule {
         let mut after = FxHashMap::default();
         let mut cost = 0.0;
         for (&page, events) in &rec.events {

@@ -74,7 +74,7 @@ impl Placement {
     /// unknown name is an error listing the valid ones.
     pub fn by_name(
         name: &str,
-        record: impl FnOnce() -> crate::error::Result<(super::Recording, Costs)>,
+        record: impl FnOnce() -> crate::error::Result<(super::EventLog, Costs)>,
     ) -> crate::error::Result<Placement> {
         if name == "optimal" {
             let (rec, costs) = record()?;

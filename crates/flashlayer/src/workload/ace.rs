@@ -13,7 +13,7 @@ use crate::types::{Op, PageId};
 
 /// Parameters of [`ace`], named as the authors' flags.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AceParams {
+pub struct AceWorkload {
     /// Operations (`-x`).
     pub operations: u64,
     /// Pages on the disk (`-n`).
@@ -26,12 +26,12 @@ pub struct AceParams {
     pub hot: f32,
 }
 
-impl Default for AceParams {
+impl Default for AceWorkload {
     /// The authors' mixed skewed workload over the 344,066 pages of their
     /// figure 7: 2,000,000 operations, 50% reads, 90% of them on the first
     /// 10% of the pages.
     fn default() -> Self {
-        AceParams {
+        AceWorkload {
             operations: 2_000_000,
             pages: 344_066,
             reads: 50.0,
@@ -94,7 +94,7 @@ impl GlibcRand {
 }
 
 /// ACE's workload as `(page, op)` requests, pages numbered from 0.
-pub fn ace(p: &AceParams) -> Result<impl Iterator<Item = (PageId, Op)>> {
+pub fn ace(p: &AceWorkload) -> Result<impl Iterator<Item = (PageId, Op)>> {
     for (what, v) in [("reads", p.reads), ("skew", p.skew), ("hot", p.hot)] {
         if !(0.0..=100.0).contains(&v) {
             return Err(Error::invalid(format!(
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn regions_without_pages_are_refused() {
-        let p = AceParams {
+        let p = AceWorkload {
             operations: 10,
             pages: 5,
             reads: 50.0,
@@ -174,12 +174,12 @@ mod tests {
             hot: 10.0,
         };
         assert!(ace(&p).is_err());
-        assert!(ace(&AceParams {
+        assert!(ace(&AceWorkload {
             hot: 100.0,
             ..p.clone()
         })
         .is_err());
-        assert!(ace(&AceParams {
+        assert!(ace(&AceWorkload {
             hot: 100.0,
             skew: 100.0,
             ..p

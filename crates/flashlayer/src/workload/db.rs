@@ -146,6 +146,17 @@ pub struct GenOptions {
     pub frames: usize,
 }
 
+impl Default for GenOptions {
+    /// Seed 0, no byte ranges, 16,384 frames (128 MiB of 8-KiB pages).
+    fn default() -> Self {
+        GenOptions {
+            seed: 0,
+            with_bytes: false,
+            frames: 16_384,
+        }
+    }
+}
+
 /// What [`generate`] did.
 #[derive(Clone, Debug)]
 pub struct GenReport {

@@ -51,7 +51,7 @@ mod tpch;
 pub(crate) mod util;
 mod zipf;
 
-pub use ace::{ace, AceParams, GlibcRand};
+pub use ace::{ace, AceWorkload, GlibcRand};
 pub use btree_sets::{BTreeSets, BTreeSetsParams};
 pub use db::{generate, Db, GenOptions, GenReport, Workload};
 pub use pdl::{PdlUpdates, PdlUpdatesParams};

@@ -22,6 +22,20 @@ pub struct ZipfParams {
     pub seed: u64,
 }
 
+impl Default for ZipfParams {
+    /// 1,000,000 requests over 100,000 pages at YCSB's exponent 0.99, a
+    /// fifth of them writes, seed 0.
+    fn default() -> Self {
+        ZipfParams {
+            requests: 1_000_000,
+            pages: 100_000,
+            alpha: 0.99,
+            write_ratio: 0.2,
+            seed: 0,
+        }
+    }
+}
+
 /// Zipf-distributed page references: rank `k` has probability ∝ `1/k^alpha`.
 /// Ranks are scattered over page ids by a fixed odd multiplier modulo the
 /// next power of two (a bijection), skipping values ≥ `pages`, so hot pages

@@ -5,6 +5,7 @@ TPC-C, with τ and |C| over each."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -188,7 +189,7 @@ def judge_bank(mode: str, trace: Path, label: str, suffix: str, said: dict[str, 
         "columns": ["policy", "count", "buffer (pages)", "ours / LRU", "paper / LRU", "difference", "within"],
         "rows": held,
     }
-    for i, b in enumerate(FIG4_BUFFERS):
+    for i in range(len(FIG4_BUFFERS)):
         figures[f"casa/fig4{'ab'[i]}{suffix}"]["paper"] = paper_fig4(i)
     why = " ".join(x for x in (_bank_why(by, said, label, suffix), _against_baselines(held, by, canon, suffix),
                                beside) if x)
@@ -326,7 +327,7 @@ def _table2_claims(by: dict[tuple[str, int, str], Any], canon: dict[str, str], w
             mine = [by[(canon["CASA"], b, device(r))][key] for r in RATIOS]
             printed = [PAPER_TABLE2[f"CASA 1:{r}"][i][k] for r in RATIOS]
             m, t = mine[-1] / mine[0] - 1, printed[-1] / printed[0] - 1
-            monotone = all((y >= x) if k == 0 else (y <= x) for x, y in zip(mine, mine[1:], strict=False))
+            monotone = all((y >= x) if k == 0 else (y <= x) for x, y in pairwise(mine))
             moves.append(f"{what} {m:+.1%} at {b:,}" + ("" if monotone else " (not monotone)"))
             pmoves.append(f"{what} {t:+.1%} at {b:,}")
             if not monotone or not (t / 2 <= m <= t * 2 if t > 0 else t * 2 <= m <= t / 2):

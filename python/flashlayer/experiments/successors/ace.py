@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -567,7 +568,7 @@ def _effective(model: AceModel, cuts: dict[str, float]) -> dict[str, float]:
 def _matching_k(cuts: list[float], target: float) -> float:
     """The concurrency (log-interpolated between :data:`KS`) at which the
     model's cut equals `target`."""
-    for (k0, c0), (k1, c1) in zip(zip(KS, cuts), zip(KS[1:], cuts[1:])):
+    for (k0, c0), (k1, c1) in pairwise(zip(KS, cuts, strict=True)):
         if c0 <= target <= c1 and c1 > c0:
             f = (target - c0) / (c1 - c0)
             return float(2 ** (math.log2(k0) + f * (math.log2(k1) - math.log2(k0))))

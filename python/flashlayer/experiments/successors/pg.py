@@ -295,7 +295,7 @@ def _together(runs: dict[str, list[SimResult]]) -> str:
         return [float(r["physical_writes"]) / max(float(r["dirty_evictions"]), 1.0) for r in runs[name]]
 
     same = all(a["misses"] == b["misses"] for a, b in zip(runs["ACE over WATT"], runs["WATT"], strict=True))
-    return (f"Over the 9 points on the device of concurrency 8, ACE over WATT "
+    return ("Over the 9 points on the device of concurrency 8, ACE over WATT "
             + ("has exactly WATT's misses (WATT's choices do not depend on whether a page is dirty)"
                if same else "changes WATT's misses by " + _span(ratios("ACE over WATT", "WATT", "misses"), True))
             + f", writes {_span(batch('ACE over WATT'))} pages a batch (ACE over LRU {_span(batch('ACE over LRU'))}: "

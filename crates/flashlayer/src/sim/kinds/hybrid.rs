@@ -58,9 +58,9 @@ impl HybridKind {
 
 /// `optimal`'s first pass: every page left on the magnetic disk, each
 /// page's physical events recorded.
-struct Recording<'h>(&'h HybridKind);
+struct FirstPass<'h>(&'h HybridKind);
 
-impl Opens for Recording<'_> {
+impl Opens for FirstPass<'_> {
     type Store = Store;
     type Via = Simulated;
 
@@ -76,7 +76,7 @@ impl Opens for HybridKind {
 
     fn open(&self, run: &mut Run<'_>) -> Result<Store> {
         let placement = Placement::by_name(self.placement, || {
-            let (_, mut first) = run.drive(&Recording(self))?;
+            let (_, mut first) = run.drive(&FirstPass(self))?;
             let costs = first.costs();
             Ok((
                 first.take_recording().expect("the first pass records"),

@@ -10,7 +10,6 @@ from typing import Any
 
 from flashlayer.experiments.inventory import INVENTORY, PAPERS, SETTINGS, UNTESTABLE, count, status, verdict
 
-
 #: The kinds of claim (`flashlayer.experiments.Claim`), the papers' first.
 KINDS = ("paper", "bound", "ours")
 
