@@ -1,12 +1,13 @@
 """A result row's fields are declared once, in the engine
 (``_native.row_fields``): every kind's rows are flat and hold exactly the
-declared fields, Python's row type (`flashlayer.results.SimResult`) says
-the same names and types, and ``docs/USAGE.md`` lists them."""
+declared fields, and Python's row type (`flashlayer.results.SimResult`) and
+``docs/USAGE.md``'s lists are what ``scripts/fields.py`` writes from them."""
 
 from __future__ import annotations
 
 import json
-import re
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -33,26 +34,13 @@ def test_every_kind_has_a_declaration_and_the_kinds_are_the_stores_table() -> No
     assert set(typing.get_args(hints["store_name"])) == set(kinds)
 
 
-def test_pythons_row_type_is_the_engines_declaration() -> None:
-    common, kinds = _declared()
-    declared = {n: ty for n, ty, _ in common} | {n: ty for fs in kinds.values() for n, ty, _ in fs}
+def test_pythons_row_type_and_the_usage_lists_are_written_from_the_declarations() -> None:
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "fields.py"), "--check"], capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
     hints = typing.get_type_hints(SimResult)
-    # `series` is the one field that is not a value: counters sampled along the run.
-    typed = {n: h for n, h in hints.items() if n != "series"}
-    assert set(typed) == set(declared), (set(typed) ^ set(declared))
-
-    def spelled(h: object) -> str:
-        if typing.get_origin(h) is typing.NotRequired:
-            (h,) = typing.get_args(h)
-        if typing.get_origin(h) is typing.Literal:
-            return type(typing.get_args(h)[0]).__name__
-        args = typing.get_args(h)
-        if args:
-            return " | ".join("None" if a is type(None) else a.__name__ for a in args)
-        return h.__name__  # type: ignore[attr-defined]
-
-    wrong = {n: (spelled(h), declared[n]) for n, h in typed.items() if spelled(h) != declared[n]}
-    assert not wrong
+    common, kinds = _declared()
+    assert list(hints) == [n for n, _, _ in common] + [n for fs in kinds.values() for n, _, _ in fs] + ["series"]
 
 
 def test_every_kinds_rows_are_flat_and_hold_the_declared_fields(tmp_path: Path) -> None:
@@ -72,17 +60,3 @@ def test_every_kinds_rows_are_flat_and_hold_the_declared_fields(tmp_path: Path) 
                 assert ty.endswith("| None"), (kind, n)
             else:
                 assert isinstance(v, kinds_of[ty.split(" |")[0]]), (kind, n, v)
-
-
-def test_the_usage_page_lists_the_declared_fields() -> None:
-    common, kinds = _declared()
-    page = (ROOT / "docs" / "USAGE.md").read_text()
-    listed: dict[str, list[str]] = {}
-    for kind, text in re.findall(r"^- (every row|`\w+`): (.*)$", page, flags=re.M):
-        names: list[str] = []
-        # The list, before what the line says of it.
-        for group in re.findall(r"`([a-z_0-9, ]+)`", re.split(r" \(|; ", text)[0]):
-            names += [n.strip() for n in group.split(",")]
-        listed[kind.strip("`")] = names
-    assert sorted(listed.pop("every row")) == sorted(n for n, _, _ in common)
-    assert {k: sorted(v) for k, v in listed.items()} == {k: sorted(n for n, _, _ in fs) for k, fs in kinds.items()}

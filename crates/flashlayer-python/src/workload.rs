@@ -9,6 +9,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::path::PathBuf;
 
+/// A generator's parameters: each one given (`Some`), else the engine's
+/// default.
+macro_rules! given_or_default {
+    ($ty:ident { $($f:ident),* $(,)? }) => {{
+        let d = $ty::default();
+        $ty { $($f: $f.unwrap_or(d.$f)),* }
+    }};
+}
+
 /// Writes a Zipf trace to `output` (`.flt` or `.csv[.gz]`); returns requests.
 /// A parameter not given takes the engine's default
 /// ([`generator_defaults`]).
@@ -23,14 +32,13 @@ fn gen_zipf(
     write_ratio: Option<f64>,
     seed: Option<u64>,
 ) -> PyResult<u64> {
-    let d = ZipfParams::default();
-    let params = ZipfParams {
-        requests: requests.unwrap_or(d.requests),
-        pages: pages.unwrap_or(d.pages),
-        alpha: alpha.unwrap_or(d.alpha),
-        write_ratio: write_ratio.unwrap_or(d.write_ratio),
-        seed: seed.unwrap_or(d.seed),
-    };
+    let params = given_or_default!(ZipfParams {
+        requests,
+        pages,
+        alpha,
+        write_ratio,
+        seed
+    });
     py.detach(|| write_requests(&output, flashlayer::workload::zipf(&params)?))
         .map_err(err)
 }
@@ -64,14 +72,13 @@ fn gen_ace(
     skew: Option<f32>,
     hot: Option<f32>,
 ) -> PyResult<u64> {
-    let d = AceWorkload::default();
-    let params = AceWorkload {
-        operations: operations.unwrap_or(d.operations),
-        pages: pages.unwrap_or(d.pages),
-        reads: reads.unwrap_or(d.reads),
-        skew: skew.unwrap_or(d.skew),
-        hot: hot.unwrap_or(d.hot),
-    };
+    let params = given_or_default!(AceWorkload {
+        operations,
+        pages,
+        reads,
+        skew,
+        hot
+    });
     py.detach(|| write_requests(&output, flashlayer::workload::ace(&params)?))
         .map_err(err)
 }

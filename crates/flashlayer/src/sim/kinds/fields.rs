@@ -1,10 +1,11 @@
 //! What a result row holds, declared once: every row's fields ([`ROW`])
 //! and each kind's own, beside its entry ([`super::Kind::FIELDS`]). A row
 //! is flat: one value a field, the same shape for every kind (a kind's
-//! fields follow the common ones). Rust's rows ([`super::Replayed::row`]),
-//! Python's row type (`flashlayer.results.SimResult`, checked against
-//! these by a test), the CLI's column headers and the field lists of
-//! `docs/USAGE.md` (checked by a test) come from these declarations.
+//! fields follow the common ones). Rust's rows ([`super::Replayed::row`])
+//! and the CLI's column headers come from these declarations; Python's row
+//! type (`flashlayer.results.SimResult`) and the field lists of
+//! `docs/USAGE.md` are written from them by `scripts/fields.py` (a test
+//! runs its check).
 
 /// The type of a field's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
