@@ -89,9 +89,11 @@ def replacing(spec: str) -> str:
     """A canonical store spec allowed to write over an existing file it
     names that flashlayer did not write (a file store's ``replace=on``,
     what ``--force`` says); any other spec as it is."""
-    if not spec.startswith("file:") or ",replace=off," not in spec:
+    name, params = _native.spec_parts("store", spec)
+    if name != "file" or params["replace"] == "on":
         return spec
-    return _native.canonical("store", spec.replace(",replace=off,", ",replace=on,", 1))
+    return _native.canonical("store", "file:" + ",".join(f"{k}={'on' if k == 'replace' else v}"
+                                                         for k, v in params.items()))
 
 
 def annotate(r: SimResult, spec: BufferSpec, pages: int) -> SimResult:

@@ -45,6 +45,26 @@ fn canonical_of(kind: &str, text: &str) -> flashlayer::Result<String> {
     })
 }
 
+/// The pieces of one spec of `kind`: its name and, in its canonical
+/// form's order, each key with its value as that form writes it (a nested
+/// spec whole, in its own canonical form). Python reads a spec through
+/// these, never by taking its text apart.
+#[pyfunction]
+fn spec_parts<'py>(
+    py: Python<'py>,
+    kind: &str,
+    text: &str,
+) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
+    let table = spec_table(kind)?;
+    let canonical = canonical_of(kind, text).map_err(err)?;
+    let given = flashlayer::spec::parse(table, &canonical).map_err(err)?;
+    let values = PyDict::new(py);
+    for (key, value) in given.pairs() {
+        values.set_item(key, value)?;
+    }
+    Ok((given.name(), values))
+}
+
 /// Splits and validates a comma-separated list of specs of `kind` by the
 /// one continuation rule (a `key=value` piece continues the spec before
 /// it); returns canonical specs.
@@ -183,6 +203,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             device,
             canonical,
             canonical_list,
+            spec_parts,
             table,
             policy_roles,
             row_fields,

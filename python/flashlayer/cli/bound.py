@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer import progress
+from flashlayer import plots, progress
 from flashlayer.bounds import DEFAULT_ITERATIONS
 from flashlayer.cli.common import (
     add_read_opts,
@@ -52,8 +52,7 @@ def run(a: argparse.Namespace) -> None:
             row[p] = f"+{v['above_bound']:.1f}%"
         table.append(row)
     names = list(rows[0]["policies"]) if rows else []
-    bases = [p.split(":")[0] for p in names]
-    label = {p: (b if bases.count(b) == 1 else p) for p, b in zip(names, bases, strict=True)}
+    label = plots.policy_labels(names)
     print_table(table, [("buffer", "pages"), ("device", "device"), ("lower", "lower bound"),
                         ("upper", "upper bound"), ("gap", "gap"), ("belady_cost", "Belady"),
                         *((p, f"{label[p]} vs bound") for p in names)])

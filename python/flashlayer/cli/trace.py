@@ -158,7 +158,7 @@ def cmd_gen_workload(a: argparse.Namespace) -> None:
         atomic_output(Path(a.out), write, a.force)
     report["output"] = a.out
     report["seed"] = a.seed
-    report["params"] = {k: _number(v) for k, v in (kv.split("=", 1) for kv in spec.split(":", 1)[1].split(","))}
+    report["params"] = {k: _number(v) for k, v in _native.spec_parts("workload", spec)[1].items()}
     if a.json:
         emit_json(report)
         return

@@ -631,7 +631,7 @@ def _mc(trace: Run, figures: dict[str, Figure], claims: list[Claim], notes: list
         auto = _native.replay(t, "fdbuffer", buffer, f"cost:device={device}", every)
         bar.advance()
     best = min(fixed, key=lambda r: r["virtual_time"])
-    best_mc = round(float(best["policy"].split("mc=")[1].split(",")[0]) * buffer)
+    best_mc = round(float(_native.spec_parts("policy", best["policy"])[1]["mc"]) * buffer)
     mc_series = state_series(auto, "mc")
     figures["fdbuffer/mc"] = {
         "title": f"{label}, {buffer:,} pages, R = 39.6: M_c chosen by mc=auto, and the best fixed M_c",

@@ -199,9 +199,8 @@ def parse_grid(text: str, source: str = "<grid>", base: Path | None = None) -> G
 
 def _file_path(store: str) -> str | None:
     """The database file a canonical file store spec names, if any."""
-    if not store.startswith("file:path="):
-        return None
-    return store[len("file:path="):].split(",page_size=", 1)[0]
+    name, params = _native.spec_parts("store", store)
+    return params.get("path") if name == "file" else None
 
 
 def load_grid(path: Path) -> Grid:

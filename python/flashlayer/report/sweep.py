@@ -30,8 +30,7 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
         groups.setdefault(key, {}).setdefault(r["policy"], {})[int(r["buffer_pages"])] = r
     # Legends name a policy without its parameters where that is unique.
     specs = sorted({r["policy"] for r in ok})
-    bases = [p.split(":")[0] for p in specs]
-    legend = {p: (b if bases.count(b) == 1 else p) for p, b in zip(specs, bases, strict=True)}
+    legend = plots.policy_labels(specs)
     figures: dict[str, dict[str, Any]] = {}
     for n, ((trace, target), by_policy) in enumerate(sorted(groups.items())):
         sizes = sorted({b for pts in by_policy.values() for b in pts})

@@ -434,6 +434,11 @@ impl Given {
         self.pairs.iter().any(|(p, _)| p.key == key)
     }
 
+    /// Every key given and its value as typed, in the order given.
+    pub fn pairs(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.pairs.iter().map(|(p, v)| (p.key, v.as_str()))
+    }
+
     /// The value given for `key`, as typed.
     pub fn given(&self, key: &str) -> Option<&str> {
         self.pairs
