@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from flashlayer.experiments.inventory import PAPERS
+from flashlayer.report.account import KINDS
+
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "data" / "traces"
 
@@ -124,10 +127,9 @@ def assert_claim_complete(c: dict[str, object]) -> None:
     assert c["source"] and c["paper_value"] and c["ours"], c["id"]
     assert isinstance(c["tolerance"], str) and len(c["tolerance"]) > 8, f"{c['id']} states no tolerance"
     # A bound's soundness and results beyond the papers are not the papers'.
-    assert c["kind"] in ("paper", "bound", "ours"), c["id"]
+    assert c["kind"] in KINDS, c["id"]
     assert (c["kind"] == "bound") == (str(c["id"]).endswith("-above-bound") or c["id"] == "bounds-sound"), c["id"]
-    assert c["kind"] != "paper" or c["paper"] in ("casa", "fdbuffer", "pdl", "koltsidas", "hypro", "ace", "watt"), \
-        c["id"]
+    assert c["kind"] != "paper" or c["paper"] in PAPERS, c["id"]
     assert (c["gap"] is None) == c["holds"], c["id"]
     # A paper's claim names the workload it is judged on, and how it stands
     # to the paper's; one its workload cannot test says why, with numbers.
