@@ -430,6 +430,13 @@ value_from! {
     &str => Text(str::to_owned),
 }
 
+/// A field some other layer fills (`sim::kinds`' rows: the API's).
+impl From<()> for Value {
+    fn from((): ()) -> Value {
+        Value::Absent
+    }
+}
+
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(x: Option<T>) -> Value {
         x.map_or(Value::Absent, Into::into)

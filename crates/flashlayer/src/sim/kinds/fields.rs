@@ -85,7 +85,44 @@ impl Field {
     }
 }
 
-pub(crate) use FieldType::{Count, MaybeCount, MaybeNumber, Number, Switch, Text};
+pub(crate) use FieldType::{Count, Number, Switch, Text};
+
+/// A kind's own fields, declared once: a struct with a member per field
+/// and its [`Field`] list in the same order (`FIELDS`). A kind's `report`
+/// fills the struct and `fields` puts each value under its member's name,
+/// so a name is written once and the compiler holds every value to a
+/// declared field. A field the API fills (`by_api` after its type) is a
+/// member of type `()`, left out of the engine's row.
+macro_rules! kind_row {
+    ($(#[$meta:meta])* struct $row:ident {
+        $($name:ident: $rty:ty = $ty:ident $($api:ident)?, $unit:literal, $label:literal, $doc:literal;)*
+    }) => {
+        $(#[$meta])*
+        struct $row {
+            $($name: $rty,)*
+        }
+
+        impl $row {
+            /// The fields, in a row's order.
+            const FIELDS: &'static [$crate::sim::kinds::fields::Field] = &[$(
+                $crate::sim::kinds::fields::Field::new(
+                    stringify!($name),
+                    $crate::sim::kinds::fields::FieldType::$ty,
+                    $unit,
+                    $label,
+                    $doc,
+                )$(.$api())?,
+            )*];
+
+            /// The values the engine fills, under their fields' names.
+            fn fields(self) -> $crate::types::Fields {
+                let all = [$((stringify!($name), $crate::types::Value::from(self.$name)),)*];
+                all.into_iter().zip(Self::FIELDS).filter(|(_, f)| !f.by_api).map(|(kv, _)| kv).collect()
+            }
+        }
+    };
+}
+pub(crate) use kind_row;
 
 /// The fields every row has, in the order a row holds them; a kind's own
 /// follow. `buffer_spec` and `buffer_share` are the API's: the size as

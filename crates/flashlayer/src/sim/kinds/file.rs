@@ -4,7 +4,7 @@
 //! `fix_write` that changes the page; the run ends with a flush.
 
 use super::claim::Claim;
-use super::fields::{Count, Field, Number};
+use super::fields::{kind_row, Field};
 use super::{batched_device, device_key, Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -47,11 +47,16 @@ impl Opens for FileKind {
     }
 }
 
+kind_row! {
+    /// A file store's own fields.
+    struct FileRow {
+        file_bytes: u64 = Count, "bytes", "file bytes", "the database file's size at the end";
+        measured_io_seconds: f64 = Number, "s", "measured I/O", "the time its reads, writes and fsyncs took, as measured (the virtual time is the device model's)";
+    }
+}
+
 impl Kind for FileKind {
-    const FIELDS: &'static [Field] = &[
-        Field::new("file_bytes", Count, "bytes", "file bytes", "the database file's size at the end"),
-        Field::new("measured_io_seconds", Number, "s", "measured I/O", "the time its reads, writes and fsyncs took, as measured (the virtual time is the device model's)"),
-    ];
+    const FIELDS: &'static [Field] = FileRow::FIELDS;
 
     const ENTRY: Entry = Entry {
         name: "file",
@@ -110,9 +115,10 @@ impl Kind for FileKind {
         let bytes = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len();
-        Ok(vec![
-            ("file_bytes", bytes.into()),
-            ("measured_io_seconds", store.measured_io_seconds().into()),
-        ])
+        Ok(FileRow {
+            file_bytes: bytes,
+            measured_io_seconds: store.measured_io_seconds(),
+        }
+        .fields())
     }
 }

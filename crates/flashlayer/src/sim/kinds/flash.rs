@@ -9,7 +9,7 @@
 //! so the pool hands those ranges to the store at write-back and a
 //! differential or a log holds just them. The run's time is the chip's.
 
-use super::fields::{Count, Field, MaybeCount, Number, Text};
+use super::fields::{kind_row, Field};
 use super::{Kind, Opens, Pooled, Run};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -160,27 +160,32 @@ impl Opens for FlashKind {
     }
 }
 
+kind_row! {
+    /// A flash store's own fields.
+    struct FlashRow {
+        flash_method: String = Text, "", "method", "the page update method's canonical spec";
+        flash_blocks: u64 = Count, "blocks", "blocks", "erase blocks of the chip";
+        flash_changed: Option<usize> = MaybeCount, "bytes", "changed", "the bytes at the start of its page each write changed; none where the trace's byte ranges said";
+        chip_reads: u64 = Count, "", "chip reads", "page reads on the chip (data and spare)";
+        chip_spare_reads: u64 = Count, "", "spare reads", "reads of a spare area alone";
+        chip_programs: u64 = Count, "", "chip programs", "page programs";
+        chip_spare_programs: u64 = Count, "", "spare programs", "re-programs of a spare area (obsolete marks)";
+        chip_erases: u64 = Count, "", "erases", "block erases";
+        chip_time_us: f64 = Number, "us", "chip time", "the chip's time for every operation";
+        chip_max_erase_count: u64 = Count, "", "max erases", "the most erases any block has had";
+        flash_page_reads: u64 = Count, "", "page reads", "logical pages the method read";
+        flash_page_writes: u64 = Count, "", "page writes", "logical pages the method wrote";
+        flash_flushes: u64 = Count, "", "flushes", "flushes of the method's write buffer";
+        flash_gc_runs: u64 = Count, "", "gc runs", "garbage collections";
+        flash_gc_time_us: f64 = Number, "us", "gc time", "the chip's time spent collecting";
+        flash_differentials: u64 = Count, "", "differentials", "differentials written (PDL)";
+        flash_new_base_pages: u64 = Count, "", "new base pages", "base pages rewritten because a differential outgrew its room (PDL)";
+        flash_folds: u64 = Count, "", "folds", "collections forced by space pressure that found no block worth reclaiming";
+    }
+}
+
 impl Kind for FlashKind {
-    const FIELDS: &'static [Field] = &[
-        Field::new("flash_method", Text, "", "method", "the page update method's canonical spec"),
-        Field::new("flash_blocks", Count, "blocks", "blocks", "erase blocks of the chip"),
-        Field::new("flash_changed", MaybeCount, "bytes", "changed", "the bytes at the start of its page each write changed; none where the trace's byte ranges said"),
-        Field::new("chip_reads", Count, "", "chip reads", "page reads on the chip (data and spare)"),
-        Field::new("chip_spare_reads", Count, "", "spare reads", "reads of a spare area alone"),
-        Field::new("chip_programs", Count, "", "chip programs", "page programs"),
-        Field::new("chip_spare_programs", Count, "", "spare programs", "re-programs of a spare area (obsolete marks)"),
-        Field::new("chip_erases", Count, "", "erases", "block erases"),
-        Field::new("chip_time_us", Number, "us", "chip time", "the chip's time for every operation"),
-        Field::new("chip_max_erase_count", Count, "", "max erases", "the most erases any block has had"),
-        Field::new("flash_page_reads", Count, "", "page reads", "logical pages the method read"),
-        Field::new("flash_page_writes", Count, "", "page writes", "logical pages the method wrote"),
-        Field::new("flash_flushes", Count, "", "flushes", "flushes of the method's write buffer"),
-        Field::new("flash_gc_runs", Count, "", "gc runs", "garbage collections"),
-        Field::new("flash_gc_time_us", Number, "us", "gc time", "the chip's time spent collecting"),
-        Field::new("flash_differentials", Count, "", "differentials", "differentials written (PDL)"),
-        Field::new("flash_new_base_pages", Count, "", "new base pages", "base pages rewritten because a differential outgrew its room (PDL)"),
-        Field::new("flash_folds", Count, "", "folds", "collections forced by space pressure that found no block worth reclaiming"),
-    ];
+    const FIELDS: &'static [Field] = FlashRow::FIELDS;
 
     const ENTRY: Entry = Entry {
         name: "flash",
@@ -213,22 +218,28 @@ impl Kind for FlashKind {
     /// (The run's time is the chip's already: the store's I/O statistics
     /// are its chip's, collection included.)
     fn report(&self, _: &Run<'_>, store: &mut FlashStore, _: &mut Metrics) -> Result<Fields> {
-        let blocks = store.chip().geometry().blocks;
-        let own: Fields = vec![
-            ("flash_method", self.method.to_string().into()),
-            ("flash_blocks", u64::from(blocks).into()),
-            // Absent: each write changed the bytes of the trace's ranges.
-            ("flash_changed", self.changed.into()),
-        ];
-        // The chip's and the method's counters as their stats list them,
-        // named as declared: `chip_` or `flash_` before the stat's name.
-        let chip = store.chip().stats().fields();
-        let counters = chip.into_iter().chain(store.flash_stats().fields());
-        let declared = &Self::FIELDS[own.len()..];
-        let named = declared.iter().zip(counters).map(|(f, (stat, v))| {
-            assert!(f.name.ends_with(stat), "{} declared for {stat}", f.name);
-            (f.name, v)
-        });
-        Ok(own.into_iter().chain(named).collect())
+        let (c, f) = (store.chip().stats(), store.flash_stats());
+        Ok(FlashRow {
+            flash_method: self.method.to_string(),
+            flash_blocks: store.chip().geometry().blocks.into(),
+            // None: each write changed the bytes of the trace's ranges.
+            flash_changed: self.changed,
+            chip_reads: c.reads,
+            chip_spare_reads: c.spare_reads,
+            chip_programs: c.programs,
+            chip_spare_programs: c.spare_programs,
+            chip_erases: c.erases,
+            chip_time_us: c.time_us,
+            chip_max_erase_count: c.max_erase_count.into(),
+            flash_page_reads: f.page_reads,
+            flash_page_writes: f.page_writes,
+            flash_flushes: f.flushes,
+            flash_gc_runs: f.gc_runs,
+            flash_gc_time_us: f.gc_time_us,
+            flash_differentials: f.differentials,
+            flash_new_base_pages: f.new_base_pages,
+            flash_folds: f.folds,
+        }
+        .fields())
     }
 }

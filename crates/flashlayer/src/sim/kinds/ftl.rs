@@ -4,7 +4,7 @@
 //! writes cause. One logical page per page of the trace, every one written
 //! once before the run ([`FtlStore`]); no data.
 
-use super::fields::{Count, Field, Number};
+use super::fields::{kind_row, Field};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -45,16 +45,21 @@ impl Opens for FtlKind {
     }
 }
 
+kind_row! {
+    /// An SSD's own fields.
+    struct FtlRow {
+        ftl_blocks: u32 = Count, "blocks", "blocks", "erase blocks of the SSD";
+        ftl_host_reads: u64 = Count, "", "host reads", "pages the host read";
+        ftl_host_writes: u64 = Count, "", "host writes", "pages the host wrote";
+        ftl_relocations: u64 = Count, "", "relocations", "valid pages the collector moved";
+        ftl_erases: u64 = Count, "", "erases", "blocks the collector erased";
+        ftl_write_amplification: f64 = Number, "", "write ampl.", "flash programs per host write";
+        ftl_uniform_greedy_write_amplification: f64 = Number, "", "uniform greedy WA", "greedy collection's write amplification under uniform random writes at this spare room (Xiang & Kurkoski)";
+    }
+}
+
 impl Kind for FtlKind {
-    const FIELDS: &'static [Field] = &[
-        Field::new("ftl_blocks", Count, "blocks", "blocks", "erase blocks of the SSD"),
-        Field::new("ftl_host_reads", Count, "", "host reads", "pages the host read"),
-        Field::new("ftl_host_writes", Count, "", "host writes", "pages the host wrote"),
-        Field::new("ftl_relocations", Count, "", "relocations", "valid pages the collector moved"),
-        Field::new("ftl_erases", Count, "", "erases", "blocks the collector erased"),
-        Field::new("ftl_write_amplification", Number, "", "write ampl.", "flash programs per host write"),
-        Field::new("ftl_uniform_greedy_write_amplification", Number, "", "uniform greedy WA", "greedy collection's write amplification under uniform random writes at this spare room (Xiang & Kurkoski)"),
-    ];
+    const FIELDS: &'static [Field] = FtlRow::FIELDS;
 
     const ENTRY: Entry = Entry {
         name: "ftl",
@@ -88,17 +93,15 @@ impl Kind for FtlKind {
     /// for comparison.
     fn report(&self, _: &Run<'_>, store: &mut FtlStore, _: &mut Metrics) -> Result<Fields> {
         let s = store.ftl_stats();
-        Ok(vec![
-            ("ftl_blocks", u64::from(store.ftl().blocks()).into()),
-            ("ftl_host_reads", s.host_reads.into()),
-            ("ftl_host_writes", s.host_writes.into()),
-            ("ftl_relocations", s.relocations.into()),
-            ("ftl_erases", s.erases.into()),
-            ("ftl_write_amplification", s.write_amplification().into()),
-            (
-                "ftl_uniform_greedy_write_amplification",
-                greedy_write_amplification(self.op).into(),
-            ),
-        ])
+        Ok(FtlRow {
+            ftl_blocks: store.ftl().blocks(),
+            ftl_host_reads: s.host_reads,
+            ftl_host_writes: s.host_writes,
+            ftl_relocations: s.relocations,
+            ftl_erases: s.erases,
+            ftl_write_amplification: s.write_amplification(),
+            ftl_uniform_greedy_write_amplification: greedy_write_amplification(self.op),
+        }
+        .fields())
     }
 }

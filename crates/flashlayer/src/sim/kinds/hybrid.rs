@@ -11,7 +11,7 @@
 //! magnetic disk at the start with their accounting started
 //! ([`crate::hybrid::HybridStoreBuilder::preloaded`]).
 
-use super::fields::{Count, Field, MaybeCount, MaybeNumber, Text};
+use super::fields::{kind_row, Field};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::Result;
@@ -87,79 +87,24 @@ impl Opens for HybridKind {
     }
 }
 
+kind_row! {
+    /// A hybrid store's own fields.
+    struct HybridRow {
+        placement: String = Text, "", "placement", "the placement algorithm";
+        flash_reads: u64 = Count, "", "flash reads", "reads on the flash disk (migrations included)";
+        flash_writes: u64 = Count, "", "flash writes", "writes on the flash disk (migrations included)";
+        magnetic_reads: u64 = Count, "", "magnetic reads", "reads on the magnetic disk (migrations included)";
+        magnetic_writes: u64 = Count, "", "magnetic writes", "writes on the magnetic disk (migrations included)";
+        migrations: u64 = Count, "", "migrations", "pages moved between the disks";
+        pages_on_flash: u64 = Count, "pages", "on flash", "pages on the flash disk at the end";
+        flash_capacity: Option<u64> = MaybeCount, "pages", "flash capacity", "the most pages the flash disk holds; none: no limit";
+        defer: usize = Count, "pages", "defer", "migrations deferred into batches of this many (0: none)";
+        optimum: Option<f64> = MaybeNumber, "cost_unit", "optimum", "the offline optimum's cost of the recorded events (placement optimal; else none)";
+    }
+}
+
 impl Kind for HybridKind {
-    const FIELDS: &'static [Field] = &[
-        Field::new(
-            "placement",
-            Text,
-            "",
-            "placement",
-            "the placement algorithm",
-        ),
-        Field::new(
-            "flash_reads",
-            Count,
-            "",
-            "flash reads",
-            "reads on the flash disk (migrations included)",
-        ),
-        Field::new(
-            "flash_writes",
-            Count,
-            "",
-            "flash writes",
-            "writes on the flash disk (migrations included)",
-        ),
-        Field::new(
-            "magnetic_reads",
-            Count,
-            "",
-            "magnetic reads",
-            "reads on the magnetic disk (migrations included)",
-        ),
-        Field::new(
-            "magnetic_writes",
-            Count,
-            "",
-            "magnetic writes",
-            "writes on the magnetic disk (migrations included)",
-        ),
-        Field::new(
-            "migrations",
-            Count,
-            "",
-            "migrations",
-            "pages moved between the disks",
-        ),
-        Field::new(
-            "pages_on_flash",
-            Count,
-            "pages",
-            "on flash",
-            "pages on the flash disk at the end",
-        ),
-        Field::new(
-            "flash_capacity",
-            MaybeCount,
-            "pages",
-            "flash capacity",
-            "the most pages the flash disk holds; none: no limit",
-        ),
-        Field::new(
-            "defer",
-            Count,
-            "pages",
-            "defer",
-            "migrations deferred into batches of this many (0: none)",
-        ),
-        Field::new(
-            "optimum",
-            MaybeNumber,
-            "cost_unit",
-            "optimum",
-            "the offline optimum's cost of the recorded events (placement optimal; else none)",
-        ),
-    ];
+    const FIELDS: &'static [Field] = HybridRow::FIELDS;
 
     const ENTRY: Entry = Entry {
         name: "hybrid",
@@ -197,17 +142,18 @@ impl Kind for HybridKind {
     /// program's cost of the recorded events.
     fn report(&self, _: &Run<'_>, store: &mut Store, m: &mut Metrics) -> Result<Fields> {
         let dev = |i: usize| m.devices.get(i).map(|d| d.io).unwrap_or_default();
-        Ok(vec![
-            ("placement", self.placement.into()),
-            ("flash_reads", dev(0).reads.into()),
-            ("flash_writes", dev(0).writes.into()),
-            ("magnetic_reads", dev(1).reads.into()),
-            ("magnetic_writes", dev(1).writes.into()),
-            ("migrations", m.migrations.into()),
-            ("pages_on_flash", store.pages_on_flash().into()),
-            ("flash_capacity", self.capacity.into()),
-            ("defer", self.defer.into()),
-            ("optimum", store.placement().optimum().into()),
-        ])
+        Ok(HybridRow {
+            placement: self.placement.into(),
+            flash_reads: dev(0).reads,
+            flash_writes: dev(0).writes,
+            magnetic_reads: dev(1).reads,
+            magnetic_writes: dev(1).writes,
+            migrations: m.migrations,
+            pages_on_flash: store.pages_on_flash(),
+            flash_capacity: self.capacity,
+            defer: self.defer,
+            optimum: store.placement().optimum(),
+        }
+        .fields())
     }
 }

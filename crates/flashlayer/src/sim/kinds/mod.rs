@@ -73,7 +73,8 @@ pub trait Kind: Opens + Clone + fmt::Debug + PartialEq + Send + 'static {
     const ENTRY: Entry;
     /// The fields a row of this kind holds after the common ones
     /// ([`fields::ROW`]), in order: what [`Kind::report`] gives, and the
-    /// API's own.
+    /// API's own. A kind declares them once, with `fields::kind_row!`,
+    /// whose struct its `report` fills.
     const FIELDS: &'static [Field];
 
     /// Its parameters from a spec of its entry.

@@ -3,7 +3,7 @@
 //! (HyPro, TAC, FaCE, lazy cleaning) over a disk; each device's
 //! operations are counted and priced.
 
-use super::fields::{Count, Field, MaybeNumber, Number, Text};
+use super::fields::{kind_row, Field};
 use super::{device, device_key, Kind, Opens, Run, Simulated};
 use crate::device::{CostUnit, DeviceModel};
 use crate::error::{Error, Result};
@@ -60,162 +60,40 @@ impl Opens for TierKind {
     }
 }
 
+kind_row! {
+    /// A tier's own fields.
+    struct TierRow {
+        scheme: String = Text, "", "scheme", "the hierarchy scheme's canonical spec";
+        scheme_name: String = Text, "", "scheme name", "its short name";
+        scheme_label: String = Text, "", "scheme label", "its name with its parameters, as it ran";
+        ssd_pages: usize = Count, "pages", "ssd", "the SSD cache's size";
+        ssd_share: () = Number by_api, "", "ssd share", "the SSD cache's share of the trace's distinct pages";
+        ssd_device: String = Text, "", "ssd device", "the SSD";
+        hdd_device: String = Text, "", "hdd device", "the disk";
+        ssd_hits: u64 = Count, "", "ssd hits", "requests the SSD served (hits are DRAM's)";
+        hdd_misses: u64 = Count, "", "hdd misses", "requests the disk served";
+        ssd_reads: u64 = Count, "", "ssd reads", "page reads on the SSD";
+        ssd_writes: u64 = Count, "", "ssd writes", "page writes on the SSD";
+        ssd_seq_writes: u64 = Count, "", "ssd seq writes", "SSD writes that were sequential";
+        hdd_reads: u64 = Count, "", "hdd reads", "page reads on the disk";
+        hdd_writes: u64 = Count, "", "hdd writes", "page writes on the disk";
+        cleanings: u64 = Count, "", "cleanings", "dirty SSD pages copied to the disk";
+        elevations: u64 = Count, "", "elevations", "pages moved up from the SSD to DRAM";
+        sinks: u64 = Count, "", "sinks", "pages moved down from DRAM to the SSD";
+        ssd_time: f64 = Number, "cost_unit", "ssd time", "the SSD's time: its operations times its prices";
+        hdd_time: f64 = Number, "cost_unit", "hdd time", "the disk's time";
+        io_time: f64 = Number, "cost_unit", "I/O time", "both, which is the virtual time";
+        ssd_used: u64 = Count, "pages", "ssd used", "pages on the SSD at the end";
+        ssd_dirty: u64 = Count, "pages", "ssd dirty", "dirty pages on the SSD at the end";
+        p_sink: Option<f64> = MaybeNumber, "", "p_sink", "HyPro's final sinking probability (else none)";
+        p_elevate: Option<f64> = MaybeNumber, "", "p_elevate", "HyPro's final elevation probability (else none)";
+        c_sinkf: Option<f64> = MaybeNumber, "", "c_sinkf", "HyPro's run total of its Eq. 1 (else none)";
+        c_sinkd: Option<f64> = MaybeNumber, "", "c_sinkd", "HyPro's run total of its Eq. 2 (else none)";
+    }
+}
+
 impl Kind for TierKind {
-    const FIELDS: &'static [Field] = &[
-        Field::new(
-            "scheme",
-            Text,
-            "",
-            "scheme",
-            "the hierarchy scheme's canonical spec",
-        ),
-        Field::new("scheme_name", Text, "", "scheme name", "its short name"),
-        Field::new(
-            "scheme_label",
-            Text,
-            "",
-            "scheme label",
-            "its name with its parameters, as it ran",
-        ),
-        Field::new("ssd_pages", Count, "pages", "ssd", "the SSD cache's size"),
-        Field::new(
-            "ssd_share",
-            Number,
-            "",
-            "ssd share",
-            "the SSD cache's share of the trace's distinct pages",
-        )
-        .by_api(),
-        Field::new("ssd_device", Text, "", "ssd device", "the SSD"),
-        Field::new("hdd_device", Text, "", "hdd device", "the disk"),
-        Field::new(
-            "ssd_hits",
-            Count,
-            "",
-            "ssd hits",
-            "requests the SSD served (hits are DRAM's)",
-        ),
-        Field::new(
-            "hdd_misses",
-            Count,
-            "",
-            "hdd misses",
-            "requests the disk served",
-        ),
-        Field::new("ssd_reads", Count, "", "ssd reads", "page reads on the SSD"),
-        Field::new(
-            "ssd_writes",
-            Count,
-            "",
-            "ssd writes",
-            "page writes on the SSD",
-        ),
-        Field::new(
-            "ssd_seq_writes",
-            Count,
-            "",
-            "ssd seq writes",
-            "SSD writes that were sequential",
-        ),
-        Field::new(
-            "hdd_reads",
-            Count,
-            "",
-            "hdd reads",
-            "page reads on the disk",
-        ),
-        Field::new(
-            "hdd_writes",
-            Count,
-            "",
-            "hdd writes",
-            "page writes on the disk",
-        ),
-        Field::new(
-            "cleanings",
-            Count,
-            "",
-            "cleanings",
-            "dirty SSD pages copied to the disk",
-        ),
-        Field::new(
-            "elevations",
-            Count,
-            "",
-            "elevations",
-            "pages moved up from the SSD to DRAM",
-        ),
-        Field::new(
-            "sinks",
-            Count,
-            "",
-            "sinks",
-            "pages moved down from DRAM to the SSD",
-        ),
-        Field::new(
-            "ssd_time",
-            Number,
-            "cost_unit",
-            "ssd time",
-            "the SSD's time: its operations times its prices",
-        ),
-        Field::new(
-            "hdd_time",
-            Number,
-            "cost_unit",
-            "hdd time",
-            "the disk's time",
-        ),
-        Field::new(
-            "io_time",
-            Number,
-            "cost_unit",
-            "I/O time",
-            "both, which is the virtual time",
-        ),
-        Field::new(
-            "ssd_used",
-            Count,
-            "pages",
-            "ssd used",
-            "pages on the SSD at the end",
-        ),
-        Field::new(
-            "ssd_dirty",
-            Count,
-            "pages",
-            "ssd dirty",
-            "dirty pages on the SSD at the end",
-        ),
-        Field::new(
-            "p_sink",
-            MaybeNumber,
-            "",
-            "p_sink",
-            "HyPro's final sinking probability (else none)",
-        ),
-        Field::new(
-            "p_elevate",
-            MaybeNumber,
-            "",
-            "p_elevate",
-            "HyPro's final elevation probability (else none)",
-        ),
-        Field::new(
-            "c_sinkf",
-            MaybeNumber,
-            "",
-            "c_sinkf",
-            "HyPro's run total of its Eq. 1 (else none)",
-        ),
-        Field::new(
-            "c_sinkd",
-            MaybeNumber,
-            "",
-            "c_sinkd",
-            "HyPro's run total of its Eq. 2 (else none)",
-        ),
-    ];
+    const FIELDS: &'static [Field] = TierRow::FIELDS;
 
     const ENTRY: Entry = Entry {
         name: "tier",
@@ -262,38 +140,34 @@ impl Kind for TierKind {
         let (ssd_used, ssd_dirty) = scheme.ssd_pages();
         m.physical_reads = io.ssd_reads + io.hdd_reads;
         m.physical_writes = io.ssd_writes + io.hdd_writes;
-        let mut fields: Fields = vec![
-            ("scheme", self.scheme.to_string().into()),
-            ("scheme_name", self.scheme.name().into()),
-            ("scheme_label", scheme.name().into()),
-            ("ssd_pages", self.ssd.pages(run.trace.pages()).into()),
-            ("ssd_device", self.ssd_device.name.as_str().into()),
-            ("hdd_device", self.hdd_device.name.as_str().into()),
-        ];
-        fields.extend(crate::fields!(s, [ssd_hits, hdd_misses]));
-        fields.extend(crate::fields!(
-            io,
-            [
-                ssd_reads,
-                ssd_writes,
-                ssd_seq_writes,
-                hdd_reads,
-                hdd_writes,
-                cleanings
-            ]
-        ));
-        fields.extend(crate::fields!(s, [elevations, sinks]));
-        fields.extend([
-            ("ssd_time", ssd_time.into()),
-            ("hdd_time", hdd_time.into()),
-            ("io_time", (ssd_time + hdd_time).into()),
-            ("ssd_used", ssd_used.into()),
-            ("ssd_dirty", ssd_dirty.into()),
-            ("p_sink", probabilities.map(|p| p.0).into()),
-            ("p_elevate", probabilities.map(|p| p.1).into()),
-            ("c_sinkf", sink_costs.map(|c| c.0).into()),
-            ("c_sinkd", sink_costs.map(|c| c.1).into()),
-        ]);
-        Ok(fields)
+        Ok(TierRow {
+            scheme: self.scheme.to_string(),
+            scheme_name: self.scheme.name().into(),
+            scheme_label: scheme.name(),
+            ssd_pages: self.ssd.pages(run.trace.pages()),
+            ssd_share: (),
+            ssd_device: self.ssd_device.name.clone(),
+            hdd_device: self.hdd_device.name.clone(),
+            ssd_hits: s.ssd_hits,
+            hdd_misses: s.hdd_misses,
+            ssd_reads: io.ssd_reads,
+            ssd_writes: io.ssd_writes,
+            ssd_seq_writes: io.ssd_seq_writes,
+            hdd_reads: io.hdd_reads,
+            hdd_writes: io.hdd_writes,
+            cleanings: io.cleanings,
+            elevations: s.elevations,
+            sinks: s.sinks,
+            ssd_time,
+            hdd_time,
+            io_time: ssd_time + hdd_time,
+            ssd_used,
+            ssd_dirty,
+            p_sink: probabilities.map(|p| p.0),
+            p_elevate: probabilities.map(|p| p.1),
+            c_sinkf: sink_costs.map(|c| c.0),
+            c_sinkd: sink_costs.map(|c| c.1),
+        }
+        .fields())
     }
 }
