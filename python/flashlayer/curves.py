@@ -13,7 +13,6 @@ keeping at most S pages, bounded memory whatever the trace).
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,8 +53,6 @@ def lru_curve(
     t = open_trace(trace, format, page_size)
     return _native.lru_curve(t, sizes, points, devices, sample, sample_size, None, progress)
 
-
-re_ssd_share = re.compile(r"(^|,|:)ssd=[0-9.]+%")
 
 #: The smallest sampled buffer a default sampled curve is drawn at: below
 #: about 100 pages a sampled buffer's misses stray from the whole trace's
@@ -110,7 +107,8 @@ def policy_curve(
     full = open_trace(trace, format, page_size)
     specs = stores_of(stores, device)
     exact = sample is None and sample_size is None
-    fixed = [s for s in specs if s.startswith("tier:") and not re_ssd_share.search(s)]
+    parts = [(s, *_native.spec_parts("store", s)) for s in specs]
+    fixed = [s for s, name, keys in parts if name == "tier" and not keys["ssd"].endswith("%")]
     if fixed and not exact:
         raise FlashlayerError(f"a sampled curve shrinks the store with the sample: give the SSD of {fixed[0]} as a "
                               "share of the pages (ssd=P%)")
@@ -135,8 +133,8 @@ def policy_curve(
     rows = sweep(run_on, [policy], sorted(set(scaled.values())), specs, workers=workers, on_done=on_done)
     by = {(r["store"], r["buffer_pages"]): r for r in rows}
     canonical = [_native.canonical("store", s) for s in specs]
-    names = {s: (by[(s, scaled[chosen[0]])]["device"] if s.startswith("cost:") else _native.short_spec("store", s))
-             for s in canonical}
+    names = {s: (by[(s, scaled[chosen[0]])]["device"] if _native.spec_parts("store", s)[0] == "cost"
+                 else _native.short_spec("store", s)) for s in canonical}
     out: dict[str, Any] = {"policy": _native.canonical("policy", policy), "sizes": chosen,
                            "requests": len(full), "pages": pages, "rate": rate, "exact": exact,
                            "sampled": len(run_on), "virtual_time": {}, "rows": []}
