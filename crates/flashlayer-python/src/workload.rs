@@ -161,7 +161,7 @@ fn gen_workload<'py>(
     let opts = GenOptions {
         seed,
         with_bytes,
-        frames: frames.unwrap_or(GenOptions::default().frames),
+        frames: frames.unwrap_or_else(|| GenOptions::default().frames),
     };
     let report = with_progress(py, progress, |cb| {
         flashlayer::workload::generate(drv.as_mut(), &opts, &output, cb)
