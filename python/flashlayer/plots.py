@@ -18,7 +18,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from flashlayer import _native
 from flashlayer._native import FlashlayerError
 from flashlayer.files import check_writable, png_software
 
@@ -27,12 +26,6 @@ MARKERS = "osD^v<>ph*"
 #: dashed line over a solid one shows both colours.
 DASHES = ("-", "--", "-.", ":")
 
-
-def policy_labels(specs: Sequence[str]) -> dict[str, str]:
-    """Each canonical policy spec's label in a legend or a column: the
-    policy's name where no other spec has it, else the whole spec."""
-    names = [_native.spec_parts("policy", p)[0] for p in specs]
-    return {p: (n if names.count(n) == 1 else p) for p, n in zip(specs, names, strict=True)}
 
 
 def check_png_path(path: Path, force: bool) -> None:

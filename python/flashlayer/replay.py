@@ -85,6 +85,13 @@ def stores_of(store: str | Sequence[str] | None, device: str | Sequence[str] | N
     return out
 
 
+def policy_labels(specs: Sequence[str]) -> dict[str, str]:
+    """Each canonical policy spec's label in a legend or a column: the
+    policy's name where no other spec has it, else the whole spec."""
+    names = [_native.spec_parts("policy", p)[0] for p in specs]
+    return {p: (n if names.count(n) == 1 else p) for p, n in zip(specs, names, strict=True)}
+
+
 def replacing(spec: str) -> str:
     """A canonical store spec allowed to write over an existing file it
     names that flashlayer did not write (a file store's ``replace=on``,

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flashlayer import plots, progress
+from flashlayer import progress
 from flashlayer.bounds import DEFAULT_ITERATIONS
 from flashlayer.cli.common import (
     add_read_opts,
@@ -21,6 +21,7 @@ from flashlayer.cli.common import (
     policy_specs,
     print_table,
 )
+from flashlayer.replay import policy_labels
 
 
 def run(a: argparse.Namespace) -> None:
@@ -52,7 +53,7 @@ def run(a: argparse.Namespace) -> None:
             row[p] = f"+{v['above_bound']:.1f}%"
         table.append(row)
     names = list(rows[0]["policies"]) if rows else []
-    label = plots.policy_labels(names)
+    label = policy_labels(names)
     print_table(table, [("buffer", "pages"), ("device", "device"), ("lower", "lower bound"),
                         ("upper", "upper bound"), ("gap", "gap"), ("belady_cost", "Belady"),
                         *((p, f"{label[p]} vs bound") for p in names)])

@@ -7,6 +7,7 @@ from typing import Any
 
 from flashlayer import _native, plots
 from flashlayer.files import write_folder
+from flashlayer.replay import policy_labels
 from flashlayer.report.html import CSS, _e
 from flashlayer.version import __version__
 
@@ -30,7 +31,7 @@ def sweep_report(rows: list[dict[str, Any]], out: Path, source: str, force: bool
         groups.setdefault(key, {}).setdefault(r["policy"], {})[int(r["buffer_pages"])] = r
     # Legends name a policy without its parameters where that is unique.
     specs = sorted({r["policy"] for r in ok})
-    legend = plots.policy_labels(specs)
+    legend = policy_labels(specs)
     figures: dict[str, dict[str, Any]] = {}
     for n, ((trace, target), by_policy) in enumerate(sorted(groups.items())):
         sizes = sorted({b for pts in by_policy.values() for b in pts})
