@@ -132,6 +132,7 @@ def test_hypro_auto_tunes_to_within_5pct_of_the_best_fixed_pair(trace: str, ssd:
         assert auto <= 1.05 * best, (size, auto / best)
 
 
+@pytest.mark.xdist_group("reproduce-hypro")
 def test_reproduce_hypro_draws_the_papers_figures_and_states_its_claims(tmp_path: Path) -> None:
     out = tmp_path / "rep"
     results = quick_section("hypro", out)
