@@ -107,8 +107,9 @@ def policy_curve(
     full = open_trace(trace, format, page_size)
     specs = stores_of(stores, device)
     exact = sample is None and sample_size is None
-    parts = [(s, *_native.spec_parts("store", s)) for s in specs]
-    fixed = [s for s, name, keys in parts if name == "tier" and not keys["ssd"].endswith("%")]
+    # `specs` are canonical (stores_of); their pieces are read once, here.
+    parts = {s: _native.spec_parts("store", s) for s in specs}
+    fixed = [s for s, (name, keys) in parts.items() if name == "tier" and not keys["ssd"].endswith("%")]
     if fixed and not exact:
         raise FlashlayerError(f"a sampled curve shrinks the store with the sample: give the SSD of {fixed[0]} as a "
                               "share of the pages (ssd=P%)")
@@ -132,13 +133,12 @@ def policy_curve(
             f"at least {min(1.0, SAMPLED_FLOOR / c):.4g}")
     rows = sweep(run_on, [policy], sorted(set(scaled.values())), specs, workers=workers, on_done=on_done)
     by = {(r["store"], r["buffer_pages"]): r for r in rows}
-    canonical = [_native.canonical("store", s) for s in specs]
-    names = {s: (by[(s, scaled[chosen[0]])]["device"] if _native.spec_parts("store", s)[0] == "cost"
-                 else _native.short_spec("store", s)) for s in canonical}
+    names = {s: (by[(s, scaled[chosen[0]])]["device"] if parts[s][0] == "cost" else _native.short_spec("store", s))
+             for s in specs}
     out: dict[str, Any] = {"policy": _native.canonical("policy", policy), "sizes": chosen,
                            "requests": len(full), "pages": pages, "rate": rate, "exact": exact,
                            "sampled": len(run_on), "virtual_time": {}, "rows": []}
-    for s in canonical:
+    for s in specs:
         runs: list[dict[str, Any]] = [dict(by[(s, scaled[c])]) for c in chosen]
         for c, r in zip(chosen, runs, strict=True):
             r.update({k: r[k] / rate for k in SCALED if k in r and r[k] is not None},
