@@ -10,6 +10,9 @@
 //! faster than at the test profile's level 1).
 #![cfg(feature = "shuttle")]
 
+#[macro_use]
+#[path = "wrapped/mod.rs"]
+mod wrapped;
 mod common;
 
 use common::{Faults, Faulty};

@@ -53,7 +53,7 @@
 //! `μ`: no iteration can make the bound wrong, only looser.
 //!
 //! How tight: on 200 random traces small enough for an exhaustive search
-//! the bound is on average 0.8% below the optimum (`tests/bound.rs`); on
+//! the bound is on average 0.8% below the optimum (`tests/engine/bound.rs`); on
 //! traces of 400 and 2,000 requests solved exactly as integer programs
 //! (HiGHS, `scripts/measure-bound-gap`) it is 0.2–0.8% (write cost 8) and
 //! 1.4–2.0% (write cost 64) below, costopt-ub 0–0.9% and 0.2% above.

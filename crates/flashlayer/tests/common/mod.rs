@@ -1,9 +1,8 @@
 //! A store for concurrency tests: any store with shared I/O, with injected
 //! failures and latency.
-
-#[macro_use]
-#[path = "../wrapped/mod.rs"]
-mod wrapped;
+//!
+//! Uses the `wrapped` macros: the binary that includes it declares
+//! `#[macro_use] mod wrapped;` first.
 
 use flashlayer::store::{PageStore, SharedIo};
 use flashlayer::types::PageId;

@@ -1,9 +1,8 @@
 //! A store for tests that watch or break a buffer pool's I/O: any store
 //! with a hook called before each read and write.
-
-#[macro_use]
-#[path = "../wrapped/mod.rs"]
-mod wrapped;
+//!
+//! Uses the `wrapped` macros: the binary that includes it declares
+//! `#[macro_use] mod wrapped;` first.
 
 use flashlayer::store::PageStore;
 use flashlayer::types::PageId;

@@ -2,9 +2,6 @@
 //! failure leaves the policy, frames and data as they were, and a retry
 //! decides as if it never happened.
 
-#[macro_use]
-mod wrapped;
-
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Arc, Clock, Fifo, Lru, Policy, TwoQ};

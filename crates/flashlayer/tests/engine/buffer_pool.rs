@@ -2,9 +2,6 @@
 //! pinned pages stay, a full pool of pinned pages is an error, threads lose
 //! no update, and the pool makes the same decisions as the simulator.
 
-#[macro_use]
-mod wrapped;
-
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{

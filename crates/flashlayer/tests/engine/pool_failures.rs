@@ -4,10 +4,6 @@
 //! its own, a panic inside a timed fix leaves no sleeper counted, timed fixes bound every wait, try
 //! fixes wait for nothing, and a close that fails gives the pool back.
 
-#[macro_use]
-#[path = "wrapped/policy.rs"]
-mod wrapped_policy;
-
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Lru, Policy};

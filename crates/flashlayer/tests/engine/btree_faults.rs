@@ -4,7 +4,7 @@
 //! every failed operation the checker passes and the tree holds exactly the
 //! operations that were acknowledged.
 
-mod common;
+use crate::common;
 
 use common::{Faults, Faulty};
 use flashlayer::btree::{BTree, Space};

@@ -4,7 +4,7 @@
 //! page being written, a pin, a latch) outlives it, other threads waiting
 //! for that page go on, and no modification is lost.
 
-mod hooked;
+use crate::hooked;
 
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;

@@ -3,10 +3,6 @@
 //! capacity limit, deferred migrations, and one protocol for the simulator
 //! and the buffer pool.
 
-#[macro_use]
-#[path = "wrapped/policy.rs"]
-mod wrapped_policy;
-
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::hybrid::{

@@ -9,7 +9,7 @@
 //! the union of the models, and so does the file after close and reopen.
 //! And the checker itself finds each kind of corruption planted in a tree.
 
-mod common;
+use crate::common;
 
 use common::{Faults, Faulty};
 use flashlayer::btree::{BTree, HeapFile, Space};

@@ -9,7 +9,7 @@
 //! Each page holds one counter per thread, and only thread `t` changes
 //! counter `t`: a thread knows exactly what every page must hold for it.
 
-mod common;
+use crate::common;
 
 use common::{Faults, Faulty};
 use flashlayer::buffer::BufferPool;

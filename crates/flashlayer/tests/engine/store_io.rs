@@ -2,9 +2,6 @@
 //! read ahead k at a time, sequential pricing, and latencies a store
 //! measures (what CASA with `cost=measured` learns).
 
-#[macro_use]
-mod wrapped;
-
 use flashlayer::buffer::BufferPool;
 use flashlayer::device::DeviceModel;
 use flashlayer::policy::{Casa, CostSource};

@@ -3,7 +3,7 @@
 //! failing at once (`fix_*_timeout`), and a write-ahead log's hold on
 //! write-backs (`with_write_ahead`, the WAL rule).
 
-mod hooked;
+use crate::hooked;
 
 use flashlayer::buffer::{BufferPool, WriteAhead};
 use flashlayer::device::DeviceModel;
