@@ -458,8 +458,10 @@ fn fit_writes(t: &FitTargets, by: &ByPage) -> WriteModel {
         by.count(w, &lean, &[size]).1[0] as f64
     };
     let one = targets.len() == 1;
-    if one {
-        let w = first(0.0);
+    // One target: beta alone first, kept for the gamma search's own first
+    // point (gamma 0) so its beta search is not run again.
+    let alone = one.then(|| first(0.0));
+    if let Some(w) = alone {
         if (got(&w, small) - want_small as f64).abs() <= want_small as f64 * TOLERANCE {
             return w;
         }
@@ -474,7 +476,10 @@ fn fit_writes(t: &FitTargets, by: &ByPage) -> WriteModel {
         _ => (small, want_small as f64, false),
     };
     let off = |gamma: f64| {
-        let w = first(gamma);
+        let w = match alone {
+            Some(w) if gamma == 0.0 => w,
+            _ => first(gamma),
+        };
         let d = got(&w, size) - want;
         (if rising { d } else { -d }, w)
     };
