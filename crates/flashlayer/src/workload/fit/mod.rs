@@ -25,9 +25,13 @@
 //!    nearest the targets). Rounds of a fixed-point iteration then move
 //!    each knot by the misses its size is off and `alpha` by the skew (a
 //!    secant step); `rho` starts at [`RHO_START`] (0 without miss targets:
-//!    a pure frequency model), grows when a knot is held at 0 or 1 or by
-//!    its neighbour while its size is still off, and shrinks when the skew
-//!    is short at the steepest `alpha`. A pass runs [`ROUNDS`] rounds at
+//!    a pure frequency model) and grows when a knot is held at 0 or 1 or
+//!    by its neighbour while its size is still off. At the steepest
+//!    `alpha` (6), where `alpha` no longer moves the skew
+//!    (the hottest pages take every frequency draw), `rho` moves for the
+//!    skew instead: a secant step over the rounds at that `alpha` (the
+//!    first down by a tenth when the skew is short, up by 0.3 of the way
+//!    to 1 when it is over), and `alpha` holds. A pass runs [`ROUNDS`] rounds at
 //!    most and keeps its round with the smallest largest error. A recency
 //!    draw deeper than the pages named so far stops at the bottom of the
 //!    stack in the first pass; when that pass misses a page target by more
@@ -336,11 +340,14 @@ impl Pass<'_> {
         // the best is drawn again at the end only when a later round overwrote it.
         let (mut best_round, mut drawn_round) = (0, 0);
         let mut last_skew: Option<(f64, f64)> = None;
+        // `(rho, skew)` of the last round at the steepest alpha.
+        let mut last_steep: Option<(f64, f64)> = None;
         for k in 0..ROUNDS {
             self.rounds += 1;
             (self.round)((offset + k + 1) as u64, (offset + ROUNDS) as u64)?;
             draw(&m, n, r, t.seed, races, d);
             drawn_round = k;
+            let drawn_rho = m.rho;
             let got: Vec<u64> = misses.iter().map(|&(c, _)| d.misses(c)).collect();
             let skew = t.skew.map(|(f, _)| d.hottest(f) as f64 / r as f64);
             let mut worst = 0.0f64;
@@ -385,14 +392,40 @@ impl Pass<'_> {
                 m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
             }
             // Recency spreads requests over whatever was used last, thinning
-            // the skew; when even the steepest frequency weight leaves it
-            // short, recency gives way.
+            // the skew. At the steepest frequency weight alpha no longer
+            // moves the skew (the hottest pages take every frequency draw),
+            // so rho does: a secant step over the rounds at that alpha, the
+            // first by a fixed share (recency gives way when the skew is
+            // short, takes more when it is over).
+            let mut held = false;
             if let (Some((_, s)), Some(g)) = (t.skew, skew) {
-                if m.alpha >= irm::ALPHA_MAX && g < s * (1.0 - TOLERANCE / 4.0) && !stuck {
-                    m.rho *= 0.9;
+                let off = (g - s).abs() > s * TOLERANCE / 4.0;
+                if m.alpha >= irm::ALPHA_MAX && off && !stuck {
+                    let rho = drawn_rho;
+                    let secant = last_steep
+                        .filter(|&(r0, g0)| {
+                            (rho - r0).abs() > 1e-9 && (g - g0) / (rho - r0) < -1e-3
+                        })
+                        .map(|(r0, g0)| rho + (s - g) * (rho - r0) / (g - g0));
+                    let fixed = if g < s {
+                        rho * 0.9
+                    } else {
+                        rho + (1.0 - rho) * 0.3
+                    };
+                    // At most the fixed step a round: the knots follow, and
+                    // where they are held (the misses pull rho up) a longer
+                    // step only swings between the two.
+                    m.rho = secant
+                        .unwrap_or(fixed)
+                        .clamp(rho * 0.9, rho + (1.0 - rho) * 0.3)
+                        .min(RHO_MAX);
+                    held = true;
+                }
+                if m.alpha >= irm::ALPHA_MAX {
+                    last_steep = Some((drawn_rho, g));
                 }
             }
-            if let (Some((_, s)), Some(g)) = (t.skew, skew) {
+            if let (Some((_, s)), Some(g), false) = (t.skew, skew, held) {
                 // A secant step on the skew; the first with the frequency
                 // component's own slope, thinned by rho.
                 let a = m.alpha;
@@ -494,48 +527,85 @@ fn fit_writes(t: &FitTargets, by: &ByPage) -> WriteModel {
 /// hold no sign change, or a root the interpolation reaches only slowly.
 /// Steps out from 0 on the side `f`'s sign there points to, from
 /// [`FIRST_STEP`] doubling to the range's end, until `f` changes sign, then
-/// narrows that bracket by regula falsi with the Illinois step. Returns
-/// the model at the point closest to a root that it evaluated: the range's
-/// end when `f` keeps its sign all the way.
+/// narrows that bracket by regula falsi with the Illinois step. When that
+/// side holds no sign change it steps out on the other side too: where
+/// `f` turns back, the only root may lie behind 0. Returns the model at the
+/// point closest to a root that it evaluated: one of the range's ends, or
+/// a point on the way, when `f` keeps its sign all the way on both sides.
 fn solve<W>(mut f: impl FnMut(f64) -> (f64, W), lo: f64, hi: f64, close: f64) -> W {
     let (f0, w0) = f(0.0);
     let mut best = (f0.abs(), w0);
-    let keep = |fx: f64, w: W, best: &mut (f64, W)| {
-        if fx.abs() < best.0 {
-            *best = (fx.abs(), w);
+    let toward = if f0 < 0.0 { hi } else { lo };
+    let away = if f0 < 0.0 { lo } else { hi };
+    for end in [toward, away] {
+        if best.0 <= close {
+            break;
         }
-    };
-    if best.0 <= close {
-        return best.1;
+        if let Some(bracket) = step_out(&mut f, f0, end, close, &mut best) {
+            narrow(&mut f, bracket, close, &mut best);
+            break;
+        }
     }
-    let end = if f0 < 0.0 { hi } else { lo };
+    best.1
+}
+
+/// Keeps `(fx, w)` in `best` when `fx` is closer to 0.
+fn keep<W>(fx: f64, w: W, best: &mut (f64, W)) {
+    if fx.abs() < best.0 {
+        *best = (fx.abs(), w);
+    }
+}
+
+/// Two points `(x, f(x))` on either side of a root.
+type Bracket = ((f64, f64), (f64, f64));
+
+/// Steps from 0 (where `f` is `f0`) towards `end`, from [`FIRST_STEP`]
+/// doubling, to the first sign change: the bracket `((a, f(a)), (b,
+/// f(b)))` with `b` the newer point, or `None` when `f` keeps its sign to
+/// `end` (or a point comes within `close`).
+fn step_out<W>(
+    f: &mut impl FnMut(f64) -> (f64, W),
+    f0: f64,
+    end: f64,
+    close: f64,
+    best: &mut (f64, W),
+) -> Option<Bracket> {
     let (mut a, mut fa) = (0.0, f0);
     let mut step = FIRST_STEP;
-    let (mut b, mut fb) = loop {
+    loop {
         let x = if step >= end.abs() {
             end
         } else {
             step * end.signum()
         };
         let (fx, w) = f(x);
-        keep(fx, w, &mut best);
+        keep(fx, w, best);
         if (fx < 0.0) != (f0 < 0.0) {
-            break (x, fx);
+            return Some(((a, fa), (x, fx)));
         }
         if x == end || best.0 <= close {
-            return best.1;
+            return None;
         }
         (a, fa) = (x, fx);
         step *= 2.0;
-    };
-    // `a` and `b` bracket the root; `b` is the newest point.
+    }
+}
+
+/// Narrows a bracket from [`step_out`] by regula falsi with the Illinois
+/// step, at most [`SOLVE_STEPS`] evaluations.
+fn narrow<W>(
+    f: &mut impl FnMut(f64) -> (f64, W),
+    ((mut a, mut fa), (mut b, mut fb)): Bracket,
+    close: f64,
+    best: &mut (f64, W),
+) {
     for _ in 0..SOLVE_STEPS {
         if best.0 <= close {
             break;
         }
         let x = b - fb * (b - a) / (fb - fa);
         let (fx, w) = f(x);
-        keep(fx, w, &mut best);
+        keep(fx, w, best);
         if (fx < 0.0) != (fb < 0.0) {
             (a, fa) = (b, fb);
         } else {
@@ -543,7 +613,6 @@ fn solve<W>(mut f: impl FnMut(f64) -> (f64, W), lo: f64, hi: f64, close: f64) ->
         }
         (b, fb) = (x, fx);
     }
-    best.1
 }
 
 fn achieved(t: &FitTargets, d: &Drawn, by: &ByPage, w: &WriteModel, lean: &Lean) -> Vec<Achieved> {
@@ -683,6 +752,10 @@ mod tests {
         let g = |x: f64| (x - 2.5, x);
         assert!((solve(g, -6.0, 6.0, 1e-6) - 2.5).abs() < 1e-6);
         assert_eq!(solve(|x: f64| (x + 10.0, x), -6.0, 6.0, 1e-4), -6.0);
+        // Rising near 0, above 0 all down the side its sign points to, but
+        // turning back behind 0 (a peak at 1): the root there, at 2.1.
+        let turned = |x: f64| (if x <= 1.0 { 1.0 + 0.1 * x } else { 2.1 - x }, x);
+        assert!((solve(turned, -6.0, 6.0, 1e-9) - 2.1).abs() < 1e-6);
     }
 
     #[test]
