@@ -169,6 +169,32 @@ impl Entry {
     }
 }
 
+/// A thing a spec names, with its parameters, said in the thing's own
+/// file: its entry in its kind's table, its value read from a checked
+/// spec, and its parameters written out in the entry's order (the
+/// canonical spec after `name:`). A kind lists its things once, and its
+/// table, parse and canonical form follow from the list
+/// ([`crate::workload::WorkloadSpec`]).
+pub trait FromSpec: Sized {
+    /// Its entry: name, description, keys and their defaults.
+    const ENTRY: Entry;
+    /// The value `g` gives (`g` names [`Self::ENTRY`]).
+    fn from_spec(g: &Given) -> Result<Self>;
+    /// Every parameter as `(key, value)`, in [`Self::ENTRY`]'s order.
+    fn pairs(&self) -> Vec<(&'static str, String)>;
+}
+
+/// `name:key=value,...` (`name` alone without keys): the canonical spec of
+/// a [`FromSpec`] value.
+pub fn write_canonical<T: FromSpec>(t: &T, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    let pairs: Vec<String> = t.pairs().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if pairs.is_empty() {
+        f.write_str(T::ENTRY.name)
+    } else {
+        write!(f, "{}:{}", T::ENTRY.name, pairs.join(","))
+    }
+}
+
 /// Every name of one kind of spec.
 #[derive(Debug)]
 pub struct Table {
@@ -189,6 +215,18 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table of `entries` only: none added at run time, no bare values
+    /// after a name, no unnamed entry.
+    pub const fn of(what: &'static str, entries: &'static [Entry]) -> Table {
+        Table {
+            what,
+            entries,
+            more: None,
+            lead: false,
+            unnamed: None,
+        }
+    }
+
     /// The entry named `name` (case-insensitive).
     pub fn entry(&'static self, name: &str) -> Option<&'static Entry> {
         let named = |e: &&'static Entry| e.name.eq_ignore_ascii_case(name);

@@ -19,9 +19,9 @@ const LEVEL: Param = Param {
 };
 
 /// Every hierarchy scheme: the schemes' table of the one grammar.
-pub static SCHEMES: Table = Table {
-    what: "scheme",
-    entries: &[
+pub static SCHEMES: Table = Table::of(
+    "scheme",
+    &[
         Entry {
             name: "hypro",
             description: "HyPro, Lv et al.: DRAM and SSD exclusive, pages sink with p_sink and elevate with p_elevate, both tuned by §4's costs",
@@ -103,10 +103,7 @@ pub static SCHEMES: Table = Table {
             ],
         },
     ],
-    more: None,
-    lead: false,
-    unnamed: None,
-};
+);
 
 /// A scheme and its parameters.
 #[derive(Clone, Debug, PartialEq)]

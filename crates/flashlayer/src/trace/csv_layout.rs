@@ -56,9 +56,9 @@ const SEPARATORS: &[(&str, u8)] = &[
 
 /// The trace formats as the grammar reads them: a name, and for csv its
 /// column mapping.
-pub static FORMAT_SPECS: Table = Table {
-    what: "format",
-    entries: &[
+pub static FORMAT_SPECS: Table = Table::of(
+    "format",
+    &[
         Entry {
             name: "csv",
             description: "text, one request a line: a page column and an op column",
@@ -77,10 +77,7 @@ pub static FORMAT_SPECS: Table = Table {
         Entry { name: "spc", description: "UMass/SPC block trace csv", params: &[] },
         Entry { name: "oracle", description: "libCacheSim oracleGeneral", params: &[] },
     ],
-    more: None,
-    lead: false,
-    unnamed: None,
-};
+);
 
 fn column(g: &Given, key: &str) -> Result<Column> {
     let v = g.value(key);

@@ -28,10 +28,12 @@
 //! `repeat` times, as the paper re-executes its query sets.
 
 use super::db::{Db, Workload};
+use super::spec::{PAGE_SIZE, PAGE_TY, SHARE};
 use super::util::{check_min, check_share, fill_text, Counts, WRng};
 use crate::btree::{BTree, Space};
 use crate::error::{Error, Result};
 use crate::policy::Policy;
+use crate::spec::{Entry, FromSpec, Param, Ty, NO_MAX};
 use crate::store::PageStore;
 use rand::Rng;
 use std::ops::Bound;
@@ -71,6 +73,46 @@ pub struct BTreeSetsParams {
     pub hot_queries: f64,
     /// Page size. Default 4096 (the paper's).
     pub page_size: usize,
+}
+
+impl FromSpec for BTreeSetsParams {
+    const ENTRY: Entry = Entry {
+        name: "btree",
+        description: "Koltsidas & Viglas 2008 section 6: B+-tree of 16-byte keys and 80-byte payloads, query sets by page class",
+        params: &[
+            Param { key: "records", ty: Ty::Int(1, NO_MAX), default: "1000000", help: "records in the tree" },
+            Param { key: "queries", ty: Ty::Int(1, NO_MAX), default: "100000", help: "queries in the query set" },
+            Param { key: "repeat", ty: Ty::Int(1, NO_MAX), default: "1", help: "times the query set runs" },
+            Param { key: "read_only", ty: SHARE, default: "0", help: "share of keys only read (first in key order)" },
+            Param { key: "update_only", ty: SHARE, default: "0", help: "share of keys only written (next)" },
+            Param { key: "interesting", ty: SHARE, default: "0", help: "share of keys in the interesting set (next)" },
+            Param { key: "interesting_read_prob", ty: SHARE, default: "0.5", help: "read probability of interesting keys" },
+            Param { key: "read_prob", ty: SHARE, default: "0.5", help: "read probability of the remaining keys" },
+            Param { key: "range_share", ty: SHARE, default: "0.2", help: "share of reads that are range queries" },
+            Param { key: "range_len", ty: Ty::Int(1, NO_MAX), default: "100", help: "records per range query" },
+            Param { key: "insert_share", ty: SHARE, default: "0.3", help: "share of writes that are inserts" },
+            Param { key: "hot_keys", ty: SHARE, default: "0", help: "share of keys, from the first, that are hot" },
+            Param { key: "hot_queries", ty: SHARE, default: "0", help: "share of queries that pick a hot key (0: every key equally likely)" },
+            Param { key: "page_size", ty: PAGE_TY, default: "4096", help: PAGE_SIZE },
+        ],
+    };
+
+    spec_fields!(
+        records,
+        queries,
+        repeat,
+        read_only,
+        update_only,
+        interesting,
+        interesting_read_prob,
+        read_prob,
+        range_share,
+        range_len,
+        insert_share,
+        hot_keys,
+        hot_queries,
+        page_size,
+    );
 }
 
 #[derive(Clone, Copy, Debug)]

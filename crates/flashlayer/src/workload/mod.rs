@@ -38,6 +38,25 @@ macro_rules! debug_params_counts {
     };
 }
 
+/// [`crate::spec::FromSpec`]'s reading and writing of a workload's
+/// parameters: each listed field is read from the key of its name
+/// ([`spec::Value`]) and written back under it, in order.
+macro_rules! spec_fields {
+    ($($field:ident),* $(,)?) => {
+        fn from_spec(g: &crate::spec::Given) -> crate::error::Result<Self> {
+            use super::spec::Value;
+            Ok(Self {
+                $($field: Value::read(g, stringify!($field)),)*
+            })
+        }
+
+        fn pairs(&self) -> Vec<(&'static str, String)> {
+            use super::spec::Value;
+            vec![$((stringify!($field), self.$field.write())),*]
+        }
+    };
+}
+
 mod ace;
 pub(crate) mod btree_sets;
 mod db;

@@ -13,8 +13,10 @@
 //! on tables, so no access method is involved.
 
 use super::db::{Db, Workload};
+use super::spec::{PAGE_SIZE, PAGE_TY, SHARE};
 use super::util::{check_min, check_share, uniform, Counts, WRng};
 use crate::error::Result;
+use crate::spec::{Entry, FromSpec, Param, Ty, NO_MAX};
 use crate::types::{ByteRange, Op};
 use rand::Rng;
 
@@ -33,6 +35,61 @@ pub struct PdlUpdatesParams {
     pub changed_share: f64,
     /// Page size (512–32768). Default 2048 (the paper's logical page).
     pub page_size: usize,
+}
+
+impl FromSpec for PdlUpdatesParams {
+    const ENTRY: Entry = Entry {
+        name: "pdl-updates",
+        description:
+            "Kim, Whang & Song 2010 section 5.1: synthetic update operations on a relation",
+        params: &[
+            Param {
+                key: "pages",
+                ty: Ty::Int(1, NO_MAX),
+                default: "51200",
+                help: "pages in the relation",
+            },
+            Param {
+                key: "operations",
+                ty: Ty::Int(1, NO_MAX),
+                default: "100000",
+                help: "operations",
+            },
+            Param {
+                key: "update_share",
+                ty: SHARE,
+                default: "1",
+                help: "%UpdateOps as a fraction",
+            },
+            Param {
+                key: "updates_till_write",
+                ty: Ty::Int(1, NO_MAX),
+                default: "1",
+                help: "N_updates_till_write: updates applied in memory per operation",
+            },
+            Param {
+                key: "changed_share",
+                ty: Ty::Positive(1.0),
+                default: "0.02",
+                help: "%ChangedByOneU_Op as a fraction of the page",
+            },
+            Param {
+                key: "page_size",
+                ty: PAGE_TY,
+                default: "2048",
+                help: PAGE_SIZE,
+            },
+        ],
+    };
+
+    spec_fields!(
+        pages,
+        operations,
+        update_share,
+        updates_till_write,
+        changed_share,
+        page_size,
+    );
 }
 
 /// The PDL synthetic update driver.

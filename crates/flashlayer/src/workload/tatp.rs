@@ -14,9 +14,11 @@
 //! N ≤ 1,000,000 and 1,048,575 above (spec §4.1).
 
 use super::db::{Db, Workload};
+use super::spec::{PAGE_8192, TRANSACTIONS};
 use super::util::{check_min, fill_text, key, nurand, pick, put_u32, uniform, Counts, WRng};
 use crate::btree::BTree;
 use crate::error::{Error, Result};
+use crate::spec::{Entry, FromSpec, Param, Ty};
 use rand::Rng;
 use std::ops::Bound;
 
@@ -29,6 +31,26 @@ pub struct TatpParams {
     pub transactions: u64,
     /// Page size in bytes. Default 8192.
     pub page_size: usize,
+}
+
+impl FromSpec for TatpParams {
+    const ENTRY: Entry = Entry {
+        name: "tatp",
+        description:
+            "TATP (TM1): four tables, seven transactions in the standard mix, NURand subscriber ids",
+        params: &[
+            Param {
+                key: "scale",
+                ty: Ty::Int(1, u32::MAX as u64),
+                default: "1",
+                help: "subscribers in units of 100,000",
+            },
+            TRANSACTIONS,
+            PAGE_8192,
+        ],
+    };
+
+    spec_fields!(scale, transactions, page_size);
 }
 
 const NAMES: [&str; 7] = [

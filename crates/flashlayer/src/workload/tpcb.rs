@@ -6,9 +6,11 @@
 //! and branch are uniform random, as in pgbench.
 
 use super::db::{Db, Workload};
+use super::spec::{PAGE_8192, TRANSACTIONS};
 use super::util::{check_min, fill_text, get_i64, key, put_i64, put_u32, uniform, WRng};
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
+use crate::spec::{Entry, FromSpec, Param, Ty};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -24,6 +26,25 @@ pub struct TpcBParams {
     pub transactions: u64,
     /// Page size in bytes. Default 8192.
     pub page_size: usize,
+}
+
+impl FromSpec for TpcBParams {
+    const ENTRY: Entry = Entry {
+        name: "tpcb",
+        description: "TPC-B as pgbench runs it: accounts, tellers, branches, history",
+        params: &[
+            Param {
+                key: "branches",
+                ty: Ty::Int(1, u32::MAX as u64),
+                default: "1",
+                help: "scale in branches (pgbench -s)",
+            },
+            TRANSACTIONS,
+            PAGE_8192,
+        ],
+    };
+
+    spec_fields!(branches, transactions, page_size);
 }
 
 /// The TPC-B driver.

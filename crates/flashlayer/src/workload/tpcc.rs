@@ -32,12 +32,14 @@
 //! conditions 1 to 4 (§3.3.2) once the terminals have stopped.
 
 use super::db::{Db, Workload};
+use super::spec::{PAGE_8192, TRANSACTIONS};
 use super::util::{
     check_min, fill_text, get_i64, key, key_part, nurand, pick, put_i64, put_u32, u32_at, uniform,
     Counts, WRng,
 };
 use crate::btree::{BTree, HeapFile};
 use crate::error::{Error, Result};
+use crate::spec::{Entry, FromSpec, Param, Ty};
 use rand::Rng;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -92,6 +94,32 @@ pub struct TpcCParams {
     pub mix: [u32; 5],
     /// Page size in bytes. Default 8192 (PostgreSQL's).
     pub page_size: usize,
+}
+
+impl FromSpec for TpcCParams {
+    const ENTRY: Entry = Entry {
+        name: "tpcc",
+        description:
+            "TPC-C: nine tables on B+-trees and a heap, five transactions, NURand (TPC-C 5.11)",
+        params: &[
+            Param {
+                key: "warehouses",
+                ty: Ty::Int(1, u32::MAX as u64),
+                default: "1",
+                help: "scale in warehouses",
+            },
+            TRANSACTIONS,
+            Param {
+                key: "mix",
+                ty: Ty::Mix(5, 100.0, true),
+                default: "45/43/4/4/4",
+                help: "percent New-Order/Payment/Order-Status/Delivery/Stock-Level",
+            },
+            PAGE_8192,
+        ],
+    };
+
+    spec_fields!(warehouses, transactions, mix, page_size);
 }
 
 struct Tables {

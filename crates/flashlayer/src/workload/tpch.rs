@@ -19,11 +19,13 @@
 //! methods, as the DSS half of CASA's CONCAT needs.
 
 use super::db::{Db, Workload};
+use super::spec::PAGE_8192;
 use super::util::{
     check_min, check_share, fill_text, key, put_i64, put_u32, uniform, Counts, WRng,
 };
 use crate::btree::{BTree, HeapFile, Rid};
 use crate::error::{Error, Result};
+use crate::spec::{Entry, FromSpec, Param, Ty, NO_MAX};
 use rand::Rng;
 use std::ops::Bound;
 
@@ -38,6 +40,36 @@ pub struct TpcHParams {
     pub mix: [f64; 3],
     /// Page size in bytes. Default 8192.
     pub page_size: usize,
+}
+
+impl FromSpec for TpcHParams {
+    const ENTRY: Entry = Entry {
+        name: "tpch",
+        description: "TPC-H-like DSS: lineitem scans, order ranges and order lookups through an index (read-only)",
+        params: &[
+            Param {
+                key: "scale_factor",
+                ty: Ty::Positive(100.0),
+                default: "0.01",
+                help: "TPC-H scale factor (1.0 = 1.5M orders, ~6M lineitems)",
+            },
+            Param {
+                key: "queries",
+                ty: Ty::Int(1, NO_MAX),
+                default: "100",
+                help: "queries to run",
+            },
+            Param {
+                key: "mix",
+                ty: Ty::Mix(3, 1.0, false),
+                default: "0.2/0.4/0.4",
+                help: "shares of scan/range/lookup queries",
+            },
+            PAGE_8192,
+        ],
+    };
+
+    spec_fields!(scale_factor, queries, mix, page_size);
 }
 
 /// The TPC-H-like driver.

@@ -246,6 +246,21 @@ fn recorder_reports_each_fix_and_the_bytes_a_write_changed() {
 }
 
 #[test]
+fn a_taken_recorder_hears_nothing_more_and_a_new_one_can_be_set() {
+    let pool = BufferPool::new(Lru::new(4), MemStore::new(512, DeviceModel::unit())).unwrap();
+    let log = record(&pool);
+    drop(pool.fix_read(1).unwrap());
+    assert!(pool.take_recorder().is_some());
+    assert!(pool.take_recorder().is_none(), "taken once");
+    drop(pool.fix_write(2).unwrap());
+    assert_eq!(*log.lock().unwrap(), vec![(1, Op::Read, vec![])]);
+    let again = record(&pool);
+    drop(pool.fix_read(3).unwrap());
+    assert_eq!(*again.lock().unwrap(), vec![(3, Op::Read, vec![])]);
+    assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+#[test]
 fn btree_update_in_place_changes_only_the_value_bytes() {
     let pool = BufferPool::new(Lru::new(4), MemStore::new(1024, DeviceModel::unit())).unwrap();
     let sp = Space::create(pool).unwrap();

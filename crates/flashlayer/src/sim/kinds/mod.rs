@@ -308,13 +308,7 @@ impl<K: Opens> WithPolicy for OpenRun<'_, '_, K> {
 macro_rules! stores {
     ($($variant:ident => $ty:ty),* $(,)?) => {
         /// Every kind of store: the stores' table of the one grammar.
-        pub static STORES: Table = Table {
-            what: "store",
-            entries: &[$(<$ty as Kind>::ENTRY),*],
-            more: None,
-            lead: false,
-            unnamed: None,
-        };
+        pub static STORES: Table = Table::of("store", &[$(<$ty as Kind>::ENTRY),*]);
 
         /// A kind of store with its parameters.
         #[derive(Clone, Debug, PartialEq)]
