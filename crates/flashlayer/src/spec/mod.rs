@@ -187,11 +187,17 @@ pub trait FromSpec: Sized {
 /// `name:key=value,...` (`name` alone without keys): the canonical spec of
 /// a [`FromSpec`] value.
 pub fn write_canonical<T: FromSpec>(t: &T, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-    let pairs: Vec<String> = t.pairs().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let pairs = t.pairs().into_iter().map(|(k, v)| format!("{k}={v}"));
+    f.write_str(&written(T::ENTRY.name, pairs.collect()))
+}
+
+/// `name:pair,pair,...`, or `name` alone without pairs: how every
+/// canonical spec is written.
+fn written(name: &str, pairs: Vec<String>) -> String {
     if pairs.is_empty() {
-        f.write_str(T::ENTRY.name)
+        name.to_owned()
     } else {
-        write!(f, "{}:{}", T::ENTRY.name, pairs.join(","))
+        format!("{name}:{}", pairs.join(","))
     }
 }
 
@@ -541,11 +547,7 @@ impl Given {
             };
             pairs.push(format!("{key}={v}"));
         }
-        Ok(if pairs.is_empty() {
-            self.name().to_owned()
-        } else {
-            format!("{}:{}", self.name(), pairs.join(","))
-        })
+        Ok(written(self.name(), pairs))
     }
 
     /// A whole-number key.

@@ -148,23 +148,30 @@ impl Value for f64 {
     }
 }
 
-/// A mix, its shares written with `/` between them (`,` separates keys).
+/// A mix's shares with `/` between them (`,` separates keys).
+fn slashed<T: std::fmt::Display>(shares: &[T]) -> String {
+    let parts: Vec<String> = shares.iter().map(T::to_string).collect();
+    parts.join("/")
+}
+
+/// A mix of whole percentages.
 impl<const N: usize> Value for [u32; N] {
     fn read(g: &Given, key: &str) -> Self {
         let m = g.mix(key);
         std::array::from_fn(|i| m[i] as u32)
     }
     fn write(&self) -> String {
-        self.map(|x| x.to_string()).join("/")
+        slashed(self)
     }
 }
 
+/// A mix of fractions.
 impl<const N: usize> Value for [f64; N] {
     fn read(g: &Given, key: &str) -> Self {
         let m = g.mix(key);
         std::array::from_fn(|i| m[i])
     }
     fn write(&self) -> String {
-        self.map(|x| x.to_string()).join("/")
+        slashed(self)
     }
 }

@@ -389,7 +389,7 @@ impl Pass<'_> {
             // the frequency component draws is what is off, whether or not a
             // skew point constrains its shape.
             if stuck {
-                m.rho = (m.rho + (1.0 - m.rho) * 0.3).min(RHO_MAX);
+                m.rho = grown(m.rho).min(RHO_MAX);
             }
             // Recency spreads requests over whatever was used last, thinning
             // the skew. At the steepest frequency weight alpha no longer
@@ -407,18 +407,12 @@ impl Pass<'_> {
                             (rho - r0).abs() > 1e-9 && (g - g0) / (rho - r0) < -1e-3
                         })
                         .map(|(r0, g0)| rho + (s - g) * (rho - r0) / (g - g0));
-                    let fixed = if g < s {
-                        rho * 0.9
-                    } else {
-                        rho + (1.0 - rho) * 0.3
-                    };
                     // At most the fixed step a round: the knots follow, and
                     // where they are held (the misses pull rho up) a longer
                     // step only swings between the two.
-                    m.rho = secant
-                        .unwrap_or(fixed)
-                        .clamp(rho * 0.9, rho + (1.0 - rho) * 0.3)
-                        .min(RHO_MAX);
+                    let (down, up) = (rho * 0.9, grown(rho));
+                    let fixed = if g < s { down } else { up };
+                    m.rho = secant.map_or(fixed, |x| x.clamp(down, up)).min(RHO_MAX);
                     held = true;
                 }
                 if m.alpha >= irm::ALPHA_MAX {
@@ -453,6 +447,12 @@ impl Pass<'_> {
         }
         Ok((worst, m))
     }
+}
+
+/// `rho` grown by 0.3 of its way to 1: the step when a held knot or a
+/// skew over its target asks for more recency.
+fn grown(rho: f64) -> f64 {
+    rho + (1.0 - rho) * 0.3
 }
 
 /// The write model for `t` on the pages drawn.
@@ -535,9 +535,9 @@ fn fit_writes(t: &FitTargets, by: &ByPage) -> WriteModel {
 fn solve<W>(mut f: impl FnMut(f64) -> (f64, W), lo: f64, hi: f64, close: f64) -> W {
     let (f0, w0) = f(0.0);
     let mut best = (f0.abs(), w0);
-    let toward = if f0 < 0.0 { hi } else { lo };
-    let away = if f0 < 0.0 { lo } else { hi };
-    for end in [toward, away] {
+    // The side f's sign points to first, then the other.
+    let sides = if f0 < 0.0 { [hi, lo] } else { [lo, hi] };
+    for end in sides {
         if best.0 <= close {
             break;
         }
